@@ -1,0 +1,233 @@
+// Diagnostics engine: formatting, the error limit, and the text and JSON renderers.
+//
+// Text form (what humans and agents read):
+//   k.cake:12:7: error: use of undeclared name 'acc' [E0301]
+//      12 |   acc += x;
+//         |   ^~~
+//   k.cake:3:5: note: did you mean 'accum'?
+//   hint: ...
+// JSON form: one array; each element {code, kind, severity, file, line, column, end_line, end_column,
+// message, notes[{file,line,column,end_line,end_column,message}], fixits[{...,replacement}], hint}.
+#include "support/Diagnostics.h"
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <ostream>
+#include <sstream>
+
+namespace cake {
+
+namespace {
+const std::vector<DiagKindInfo> kKinds = {
+#define DIAG(Kind, Code, Sev, Format, Explanation) {#Kind, Code, Severity::Sev, Format, Explanation},
+#include "support/DiagnosticKinds.def"
+#undef DIAG
+};
+
+const char *severityName(Severity s) {
+  switch (s) {
+  case Severity::Note: return "note";
+  case Severity::Warning: return "warning";
+  case Severity::Error: return "error";
+  case Severity::Fatal: return "fatal error";
+  }
+  return "error";
+}
+
+void jsonString(std::ostream &os, std::string_view s) {
+  os << '"';
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"': os << "\\\""; break;
+    case '\\': os << "\\\\"; break;
+    case '\n': os << "\\n"; break;
+    case '\r': os << "\\r"; break;
+    case '\t': os << "\\t"; break;
+    default:
+      if (c < 0x20 || c >= 0x7f) {
+        // Non-ASCII bytes are escaped one by one so the output is valid JSON even for invalid UTF-8.
+        static const char *hex = "0123456789abcdef";
+        os << "\\u00" << hex[c >> 4] << hex[c & 15];
+      } else {
+        os << c;
+      }
+    }
+  }
+  os << '"';
+}
+
+// Printable form of a source line: tabs stay, other control bytes and non-ASCII bytes become '?', so a
+// caret line computed in bytes stays aligned.
+std::string printable(std::string_view line) {
+  std::string out(line);
+  for (char &c : out) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u >= 0x7f) c = '?';
+  }
+  return out;
+}
+} // namespace
+
+const DiagKindInfo &diagInfo(DiagKind kind) { return kKinds[static_cast<size_t>(kind)]; }
+const std::vector<DiagKindInfo> &allDiagKinds() { return kKinds; }
+
+const DiagKindInfo *findDiagByCode(std::string_view code) {
+  for (const auto &k : kKinds) {
+    if (k.code.size() != code.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < code.size(); ++i)
+      if (std::toupper(static_cast<unsigned char>(code[i])) != k.code[i]) same = false;
+    if (same) return &k;
+  }
+  return nullptr;
+}
+
+std::string formatMessage(std::string_view format, const std::vector<std::string> &args) {
+  std::string out;
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] == '{' && i + 2 < format.size() && std::isdigit(static_cast<unsigned char>(format[i + 1])) &&
+        format[i + 2] == '}') {
+      size_t n = static_cast<size_t>(format[i + 1] - '0');
+      if (n < args.size()) out += args[n];
+      i += 2;
+    } else {
+      out += format[i];
+    }
+  }
+  return out;
+}
+
+DiagBuilder DiagnosticEngine::reportArgs(DiagKind kind, SourceRange range, std::vector<std::string> args) {
+  const DiagKindInfo &info = diagInfo(kind);
+  bool isError = info.severity == Severity::Error || info.severity == Severity::Fatal;
+  if (limitReached_) return DiagBuilder(this, SIZE_MAX);
+  if (isError && errorLimit_ != 0 && errors_ >= errorLimit_) {
+    limitReached_ = true;
+    ++errors_;
+    diags_.push_back({DiagKind::TooManyErrors, Severity::Fatal, {}, formatMessage(diagInfo(DiagKind::TooManyErrors).format, {std::to_string(errorLimit_)}), {}, {}, {}});
+    return DiagBuilder(this, SIZE_MAX);
+  }
+  if (isError) ++errors_;
+  diags_.push_back({kind, info.severity, range, formatMessage(info.format, args), {}, {}, {}});
+  return DiagBuilder(this, diags_.size() - 1);
+}
+
+Diagnostic *DiagBuilder::get() { return index_ == SIZE_MAX ? nullptr : &engine_->at(index_); }
+
+DiagBuilder &DiagBuilder::note(SourceRange range, std::string message) {
+  if (Diagnostic *d = get()) d->notes.push_back({range, std::move(message)});
+  return *this;
+}
+DiagBuilder &DiagBuilder::fixit(SourceRange range, std::string replacement) {
+  if (Diagnostic *d = get()) d->fixits.push_back({range, std::move(replacement)});
+  return *this;
+}
+DiagBuilder &DiagBuilder::hint(std::string text) {
+  if (Diagnostic *d = get()) d->hint = std::move(text);
+  return *this;
+}
+
+namespace {
+void renderLocation(std::ostream &os, const SourceManager &sm, SourceRange r) {
+  if (!r.valid()) {
+    os << "cakec: ";
+    return;
+  }
+  LineCol lc = sm.lineCol(r.begin);
+  os << sm.name(r.begin.file) << ':' << lc.line << ':' << lc.column << ": ";
+}
+
+void renderSnippet(std::ostream &os, const SourceManager &sm, SourceRange r) {
+  if (!r.valid()) return;
+  LineCol lc = sm.lineCol(r.begin);
+  std::string_view line = sm.lineText(r.begin);
+  std::string num = std::to_string(lc.line);
+  std::string pad(num.size(), ' ');
+  os << ' ' << num << " | " << printable(line) << '\n';
+  os << ' ' << pad << " | ";
+  size_t col = lc.column - 1;
+  for (size_t i = 0; i < col && i < line.size(); ++i) os << (line[i] == '\t' ? '\t' : ' ');
+  os << '^';
+  size_t len = r.end > r.begin.offset ? r.end - r.begin.offset : 1;
+  size_t maxLen = line.size() > col ? line.size() - col : 1;
+  for (size_t i = 1; i < std::min(len, maxLen); ++i) os << '~';
+  os << '\n';
+}
+
+void jsonRange(std::ostream &os, const SourceManager &sm, SourceRange r) {
+  if (!r.valid()) {
+    os << "\"file\":null,\"line\":0,\"column\":0,\"end_line\":0,\"end_column\":0";
+    return;
+  }
+  LineCol b = sm.lineCol(r.begin);
+  LineCol e = sm.lineCol(SourceLoc{r.begin.file, std::max(r.end, r.begin.offset)});
+  os << "\"file\":";
+  jsonString(os, sm.name(r.begin.file));
+  os << ",\"line\":" << b.line << ",\"column\":" << b.column << ",\"end_line\":" << e.line
+     << ",\"end_column\":" << e.column;
+}
+} // namespace
+
+void DiagnosticEngine::renderText(std::ostream &os, bool color) const {
+  (void)color;
+  for (const Diagnostic &d : diags_) {
+    const DiagKindInfo &info = diagInfo(d.kind);
+    renderLocation(os, sm_, d.range);
+    os << severityName(d.severity) << ": " << d.message << " [" << info.code << "]\n";
+    renderSnippet(os, sm_, d.range);
+    for (const FixIt &f : d.fixits) {
+      renderLocation(os, sm_, f.range);
+      os << "fix-it: " << (f.range.end > f.range.begin.offset ? "replace with '" : "insert '") << f.replacement
+         << "'\n";
+    }
+    for (const DiagNote &n : d.notes) {
+      renderLocation(os, sm_, n.range);
+      os << "note: " << n.message << '\n';
+      renderSnippet(os, sm_, n.range);
+    }
+    if (!d.hint.empty()) os << "hint: " << d.hint << '\n';
+  }
+}
+
+void DiagnosticEngine::renderJson(std::ostream &os) const {
+  os << "[";
+  bool first = true;
+  for (const Diagnostic &d : diags_) {
+    const DiagKindInfo &info = diagInfo(d.kind);
+    os << (first ? "\n" : ",\n") << "  {\"code\":\"" << info.code << "\",\"kind\":\"" << info.name
+       << "\",\"severity\":\"" << severityName(d.severity) << "\",";
+    first = false;
+    jsonRange(os, sm_, d.range);
+    os << ",\"message\":";
+    jsonString(os, d.message);
+    os << ",\"notes\":[";
+    for (size_t i = 0; i < d.notes.size(); ++i) {
+      os << (i ? "," : "") << "{";
+      jsonRange(os, sm_, d.notes[i].range);
+      os << ",\"message\":";
+      jsonString(os, d.notes[i].message);
+      os << "}";
+    }
+    os << "],\"fixits\":[";
+    for (size_t i = 0; i < d.fixits.size(); ++i) {
+      os << (i ? "," : "") << "{";
+      jsonRange(os, sm_, d.fixits[i].range);
+      os << ",\"replacement\":";
+      jsonString(os, d.fixits[i].replacement);
+      os << "}";
+    }
+    os << "],\"hint\":";
+    jsonString(os, d.hint);
+    os << "}";
+  }
+  os << (first ? "]\n" : "\n]\n");
+}
+
+void internalError(const char *file, int line, const std::string &what) {
+  std::ostringstream os;
+  os << "internal compiler error at " << file << ':' << line << ": " << what;
+  throw InternalError(os.str());
+}
+
+} // namespace cake
