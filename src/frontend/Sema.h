@@ -4,6 +4,9 @@
 // CtParam::value, Kernel::shapeVars) and records per-kernel facts in KernelInfo for later stages.
 #pragma once
 #include "frontend/AST.h"
+#include "frontend/Builtins.h"
+#include "frontend/KernelInfo.h"
+#include "frontend/Types.h"
 #include "support/Arch.h"
 #include "support/Diagnostics.h"
 
@@ -24,6 +27,12 @@ struct SemaResult {
   Arch arch = Arch::SM80;
   std::shared_ptr<TypeContext> types;            // owns every Type the AST points at
   bool ok = false;                                // no errors
+  std::shared_ptr<const BuiltinTable> builtins;   // owns the builtin Decls NameExpr::decl may point at
+  std::map<const Kernel *, KernelInfo> kernels;   // per-kernel facts (launch, roles, shared layout, ...)
+  const KernelInfo *kernelInfo(const Kernel *k) const {
+    auto it = kernels.find(k);
+    return it == kernels.end() ? nullptr : &it->second;
+  }
 };
 
 SemaResult analyzeModule(Module &m, const SemaOptions &opts, DiagnosticEngine &diags);

@@ -1,0 +1,176 @@
+// Module loading from files or memory, and the per-context CUmodule cache.
+#include "Module.h"
+
+#include "LaunchBinding.h"
+
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace cake::rt {
+
+ModuleState::ModuleState(ManifestSpec manifest, std::vector<unsigned char> cubin, std::string origin)
+    : manifest_(std::move(manifest)), cubin_(std::move(cubin)), origin_(std::move(origin)) {
+  for (size_t i = 0; i < manifest_.kernels.size(); ++i)
+    kernels_.push_back(cake_kernel{this, i});
+}
+
+ModuleState::~ModuleState() {
+  if (!driver_ || loaded_.empty())
+    return;
+  // Best effort: cuModuleUnload acts on the current context, so switch to each module's context.
+  const CudaDriverApi &api = driver_->api;
+  CuContext previous = nullptr;
+  if (api.cuCtxGetCurrent(&previous) != kCudaSuccess)
+    return;
+  for (const ContextModule &entry : loaded_) {
+    if (api.cuCtxSetCurrent(entry.context) == kCudaSuccess)
+      api.cuModuleUnload(entry.module);
+  }
+  api.cuCtxSetCurrent(previous);
+}
+
+namespace {
+
+// "sm_90a" -> {9, 0, exact=true}; "sm_86" -> {8, 6, false}.
+struct ArchVersion {
+  int major = 0, minor = 0;
+  bool archSpecific = false;
+  bool valid = false;
+};
+
+ArchVersion parseArchVersion(const std::string &arch) {
+  ArchVersion v;
+  if (arch.rfind("sm_", 0) != 0)
+    return v;
+  std::string digits;
+  size_t i = 3;
+  while (i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])))
+    digits += arch[i++];
+  if (digits.size() < 2 || digits.size() > 3)
+    return v;
+  std::string suffix = arch.substr(i);
+  if (!suffix.empty() && suffix != "a" && suffix != "f")
+    return v;
+  v.major = std::stoi(digits.substr(0, digits.size() - 1));
+  v.minor = digits.back() - '0';
+  v.archSpecific = !suffix.empty();
+  v.valid = true;
+  return v;
+}
+
+void checkDeviceArch(const CudaDriver &driver, const ModuleState &module, CuDevice device) {
+  ArchVersion want = parseArchVersion(module.manifest().arch);
+  if (!want.valid)
+    return; // unknown spelling: let the driver judge the cubin
+  int major = 0, minor = 0;
+  CuResult r1 = driver.api.cuDeviceGetAttribute(&major, kCuDeviceAttributeComputeCapabilityMajor, device);
+  CuResult r2 = driver.api.cuDeviceGetAttribute(&minor, kCuDeviceAttributeComputeCapabilityMinor, device);
+  if (r1 != kCudaSuccess || r2 != kCudaSuccess)
+    return;
+  bool ok = want.archSpecific ? (major == want.major && minor == want.minor)
+                              : (major == want.major && minor >= want.minor);
+  if (!ok)
+    throw LaunchError(CAKE_ERROR_CUDA, module.origin() + " was compiled for " + module.manifest().arch +
+                                           " but the device has compute capability " + std::to_string(major) + "." +
+                                           std::to_string(minor) + "; recompile with --arch sm_" +
+                                           std::to_string(major) + std::to_string(minor) +
+                                           (major >= 9 ? "a" : ""));
+}
+
+} // namespace
+
+LoadedFunction &ModuleState::functionFor(const std::shared_ptr<const CudaDriver> &driver, CuContext context,
+                                         size_t index) {
+  const CudaDriverApi &api = driver->api;
+  ContextModule *entry = nullptr;
+  for (ContextModule &candidate : loaded_)
+    if (candidate.context == context)
+      entry = &candidate;
+  if (!entry) {
+    if (cubin_.empty())
+      throw LaunchError(CAKE_ERROR_INVALID_ARGUMENT, origin_ + ": module was loaded without a cubin (plan only)");
+    CuDevice device = 0;
+    CuResult result = api.cuCtxGetDevice(&device);
+    if (result != kCudaSuccess)
+      throw LaunchError(CAKE_ERROR_CUDA, driver->describe("cuCtxGetDevice", result));
+    checkDeviceArch(*driver, *this, device);
+    CuModule module = nullptr;
+    result = api.cuModuleLoadData(&module, cubin_.data());
+    if (result != kCudaSuccess)
+      throw LaunchError(CAKE_ERROR_CUDA, origin_ + ": " + driver->describe("cuModuleLoadData", result));
+    driver_ = driver;
+    loaded_.push_back(ContextModule{context, module, std::vector<LoadedFunction>(manifest_.kernels.size())});
+    entry = &loaded_.back();
+  }
+  LoadedFunction &function = entry->functions[index];
+  if (!function.function) {
+    const KernelSpec &kernel = manifest_.kernels[index];
+    CuResult result = api.cuModuleGetFunction(&function.function, entry->module, kernel.entry.c_str());
+    if (result != kCudaSuccess) {
+      function.function = nullptr;
+      throw LaunchError(CAKE_ERROR_CUDA, origin_ + ": entry '" + kernel.entry + "' of kernel " + kernel.name + ": " +
+                                             driver->describe("cuModuleGetFunction", result));
+    }
+  }
+  return function;
+}
+
+namespace {
+
+bool readFile(const std::string &path, std::vector<unsigned char> &out) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return false;
+  out.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  return !file.bad();
+}
+
+bool endsWith(const std::string &text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string directoryOf(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+ManifestSpec parseManifestOrThrow(std::string_view text, const std::string &origin) {
+  try {
+    return parseManifest(text);
+  } catch (const ManifestError &e) {
+    throw LaunchError(CAKE_ERROR_MANIFEST, origin + ": " + e.what());
+  }
+}
+
+} // namespace
+
+std::unique_ptr<ModuleState> loadModuleFromFile(const std::string &path) {
+  const bool isManifest = endsWith(path, ".json");
+  const std::string manifestPath = isManifest ? path : path + ".json";
+  std::vector<unsigned char> manifestBytes;
+  if (!readFile(manifestPath, manifestBytes))
+    throw LaunchError(CAKE_ERROR_IO, "cannot read launch manifest " + manifestPath +
+                                         (isManifest ? "" : " (cakec writes it beside the cubin as <cubin>.json)"));
+  ManifestSpec manifest = parseManifestOrThrow(
+      std::string_view(reinterpret_cast<const char *>(manifestBytes.data()), manifestBytes.size()), manifestPath);
+  std::string cubinPath = isManifest ? directoryOf(path) + manifest.cubin : path;
+  if (!manifest.cubin.empty() && manifest.cubin[0] == '/')
+    cubinPath = isManifest ? manifest.cubin : path;
+  std::vector<unsigned char> cubin;
+  if (!readFile(cubinPath, cubin))
+    throw LaunchError(CAKE_ERROR_IO, "cannot read cubin " + cubinPath);
+  if (cubin.empty())
+    throw LaunchError(CAKE_ERROR_IO, "cubin " + cubinPath + " is empty");
+  return std::make_unique<ModuleState>(std::move(manifest), std::move(cubin), cubinPath);
+}
+
+std::unique_ptr<ModuleState> loadModuleFromData(std::string_view manifestJson, const void *cubin, size_t cubinSize) {
+  ManifestSpec manifest = parseManifestOrThrow(manifestJson, "<manifest>");
+  std::vector<unsigned char> bytes;
+  if (cubin && cubinSize)
+    bytes.assign(static_cast<const unsigned char *>(cubin), static_cast<const unsigned char *>(cubin) + cubinSize);
+  return std::make_unique<ModuleState>(std::move(manifest), std::move(bytes), "<memory>");
+}
+
+} // namespace cake::rt

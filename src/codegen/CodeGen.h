@@ -1,0 +1,96 @@
+// CodeGen: typed AST -> PTX text, its source map, and the launch manifest.
+//
+//   generatePtx(module, sema, arch, diags)
+//     for each kernel: KernelLowering (KernelLowering.h) lowers the body construct by construct into a
+//     PtxWriter, and fills the kernel's manifest entry (parameters, ABI order, grid/threads, requires,
+//     dynamic shared memory).
+//   -> CodegenResult { ptx, lineRanges (PTX line -> .cake range), manifest }
+//
+// Kernel parameter ABI (docs/codegen.md, docs/manifest.md): one .u64 global pointer per tensor parameter
+// in declaration order, then one .s32 per shape variable in order of first appearance, then the scalar
+// parameters in declaration order with their own PTX types.  Shared memory is one dynamic buffer
+// (`.extern .shared .align 1024 .b8 cake_smem[]`), each shared declaration at a fixed offset; its size is
+// the manifest's dynamic_smem.
+//
+// Constructs this version cannot lower (Hopper-only ones: TMA, wgmma, setmaxnreg, clusters, expect_tx) are
+// reported as E0701 and no PTX is produced for the module (ok == false).
+#pragma once
+#include "frontend/AST.h"
+#include "frontend/Sema.h"
+#include "support/Arch.h"
+#include "support/Diagnostics.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cake {
+
+// One entry of the manifest's per-kernel data (docs/manifest.md); expressions are CAKE/C expression text
+// over shape variables, integer scalar params, compile-time params and num_sms.
+struct ManifestParam {
+  std::string name;
+  bool isTensor = true;
+  std::string dtype;                   // "bf16", "f32", ...
+  std::vector<std::string> dims;       // tensors
+  std::vector<std::string> strides;    // tensors with stride(...); empty = row-major contiguous
+  int64_t align = 0;                   // tensors: required base alignment in bytes (0 = element size)
+};
+
+struct ManifestShapeVar {
+  std::string name;
+  int param = -1;   // the first tensor param whose dims mention it as a bare dim
+  int dim = -1;
+};
+
+struct ManifestAbiSlot {
+  enum Kind { Pointer, ShapeVar, Scalar } kind = Pointer;
+  int index = -1;   // Pointer/Scalar: index into params; ShapeVar: index into shapeVars
+  std::string ptxType;   // "u64", "s32", "f32", ...
+};
+
+struct ManifestRequire {
+  std::string expr;
+  std::string loc;
+};
+
+struct KernelManifest {
+  std::string name;
+  std::string entry;
+  std::string loc;
+  std::vector<std::pair<std::string, int64_t>> ctParams;
+  std::vector<ManifestParam> params;
+  std::vector<ManifestShapeVar> shapeVars;
+  std::vector<ManifestAbiSlot> abi;
+  std::string grid[3] = {"1", "1", "1"};
+  std::string block[3] = {"32", "1", "1"};
+  std::optional<std::array<std::string, 3>> cluster;
+  int64_t dynamicSmem = 0;
+  std::vector<ManifestRequire> requires_;
+};
+
+struct Manifest {
+  std::string arch;
+  std::string cubin;    // file name relative to the manifest
+  std::string source;   // the .cake file
+  std::vector<KernelManifest> kernels;
+};
+
+// JSON text of the manifest (docs/manifest.md); deterministic, 2-space indented.
+std::string manifestToJson(const Manifest &m);
+
+struct CodegenResult {
+  bool ok = false;
+  std::string ptx;
+  std::vector<SourceRange> lineRanges;   // index = PTX line - 1; invalid where no CAKE range applies
+  Manifest manifest;
+};
+
+CodegenResult generatePtx(const Module &m, const SemaResult &sema, Arch arch, DiagnosticEngine &diags);
+
+// ".version 8.0" for the target.
+std::string_view ptxVersionFor(Arch arch);
+
+} // namespace cake

@@ -1,0 +1,232 @@
+// KernelLowering: the state and the per-construct lowering functions for one kernel.
+//
+// One object lowers one kernel into a PtxWriter.  Its methods are split over files named by construct
+// (LowerArith.cpp, LowerIntrinsics.cpp, LowerMemory.cpp, LowerControl.cpp, LowerShuffle.cpp,
+// LowerBarrier.cpp, LowerCpAsync.cpp, LowerLdmatrix.cpp, LowerMma.cpp, LowerRoles.cpp); KernelLowering.cpp
+// holds the kernel frame (parameters, shared-memory layout, statement dispatch, let/var/assign).
+//
+// Environment: every Decl the body can name maps to a Binding - a Value (let, var, loop variable, scalar
+// and shape-variable parameters), a register array (var acc: f32[4][8], fragment arrays), a global tensor
+// (base address, dims, byte strides), a shared array (offset in the dynamic buffer), an mbarrier array,
+// a named barrier or a role.  Loops marked unroll rebind their variable to a constant per copy, so indices
+// into register arrays fold to constants and pick registers directly.
+//
+// Errors: user-visible problems (Hopper-only constructs, non-constant register indices, ...) are reported
+// through the DiagnosticEngine and lowering continues with a placeholder value so that several problems
+// are reported in one run; the caller discards the PTX when any error was reported.
+#pragma once
+#include "codegen/CodeGen.h"
+#include "codegen/PtxWriter.h"
+#include "codegen/Value.h"
+#include "frontend/AST.h"
+#include "frontend/Builtins.h"
+#include "frontend/KernelInfo.h"
+#include "support/Diagnostics.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace cake::codegen {
+
+// A register array: elements row-major over all bracket groups (acc[i][j] and acc[i, j] alike).
+struct RegArray {
+  ValueType elem;
+  std::vector<std::vector<int64_t>> groups;
+  std::vector<Value> elems;
+};
+
+// A global tensor parameter.
+struct GlobalTensor {
+  Scalar elem = Scalar::F32;
+  std::string base;                 // .b64 register with the global-window address
+  std::vector<Value> dims;          // i32 values (constant or shape-variable registers)
+  std::vector<Value> strideBytes;   // i64 values
+  bool readOnly = false;            // never written by the kernel: loads may use ld.global.nc
+};
+
+// A shared array in the dynamic buffer.
+struct SharedArray {
+  Scalar elem = Scalar::F32;
+  int64_t offset = 0;                       // bytes from cake_smem
+  std::vector<std::vector<int64_t>> groups;
+  int swizzleBytes = 0;                     // 0, 32, 64 or 128
+};
+
+struct MBarrierArray {
+  int64_t offset = 0;   // bytes from cake_smem; 8 bytes per barrier
+  int64_t count = 1;
+  int64_t arrivals = 1;
+};
+
+struct NamedBarrier {
+  int64_t id = 0;
+  int64_t threads = 0;
+};
+
+struct RoleRange {
+  int64_t firstWarp = 0;
+  int64_t warpsPerInstance = 1;
+  int64_t instances = 1;
+};
+
+using Binding = std::variant<Value, RegArray, GlobalTensor, SharedArray, MBarrierArray, NamedBarrier, RoleRange>;
+
+// A memory operand: the address of one element (or vector) of a global or shared tensor.
+struct Address {
+  std::string base;   // register (.b64 for global, .b32 for shared) or symbol
+  int64_t offset = 0;
+  std::string str() const;
+};
+
+struct MemRef {
+  bool shared = false;
+  Scalar elem = Scalar::F32;
+  unsigned lanes = 1;   // slice length; 1 = one element
+  Address addr;
+  const GlobalTensor *global = nullptr;
+};
+
+// A resolved place a value can be assigned to.
+struct LValue {
+  enum Kind { None, Regs, VectorElement, Memory } kind = None;
+  Value *target = nullptr;     // Regs: the register value (var or register-array element); VectorElement: the vector
+  unsigned element = 0;        // VectorElement
+  MemRef mem;                  // Memory
+};
+
+class KernelLowering {
+public:
+  KernelLowering(const Kernel &kernel, const KernelInfo &info, Arch arch, PtxWriter &out, DiagnosticEngine &diags,
+                 KernelManifest &manifest);
+  void lower();
+
+  // ---- values (KernelLowering.cpp)
+  Value lowerExpr(const Expr &e);
+  // The value as the given type: adapts untyped constants, leaves typed values alone.
+  Value adapt(const Value &v, const ValueType &t);
+  // A register holding the value (constants are moved into a fresh register).
+  std::string reg(const Value &v);
+  // A register or an immediate (only where PTX accepts immediates).
+  std::string operand(const Value &v);
+  Value freshValue(const ValueType &t);
+  void copyInto(const Value &src, Value &dst);
+  std::optional<int64_t> constInt(const Value &v) const;
+  std::optional<int64_t> constIntExpr(const Expr &e);
+  Value placeholder(const ValueType &t);
+
+  // ---- arithmetic (LowerArith.cpp)
+  Value lowerUnary(const UnaryExpr &e);
+  Value lowerBinary(const BinaryExpr &e);
+  Value binaryOp(BinaryOp op, Value a, Value b, SourceRange where);
+  Value convert(const Value &v, const ValueType &to, SourceRange where);
+  Value lowerConversionCall(const CallExpr &e, const ValueType &to);
+  Value vectorElement(const Value &v, unsigned index);
+  void setVectorElement(Value &vec, unsigned index, const Value &element);
+  Value packVector(const ValueType &t, const std::vector<Value> &elements);
+  std::vector<Value> unpackVector(const Value &v);
+  Value selectValue(const Value &p, const Value &a, const Value &b);
+  Value toPred(const Value &v);
+
+  // ---- intrinsics (LowerIntrinsics.cpp)
+  Value lowerCall(const CallExpr &e);
+  Value floatUnaryIntrinsic(std::string_view name, const Value &x, SourceRange where);
+
+  // ---- memory (LowerMemory.cpp)
+  bool isMemoryAccess(const Expr &e) const;
+  std::optional<MemRef> resolveMemRef(const Expr &e);
+  MemRef memRefAt(const Binding &tensor, const std::vector<Value> &indices, unsigned lanes, SourceRange where);
+  Value load(const MemRef &m);
+  void store(const MemRef &m, const Value &v);
+  void setupGlobalTensor(const Param &p, size_t paramIndex);
+  std::string smemBase();
+
+  // ---- control flow (LowerControl.cpp)
+  void lowerBlock(const BlockStmt &b);
+  void lowerStmt(const Stmt &s);
+  void lowerIf(const IfStmt &s);
+  void lowerFor(const ForStmt &s);
+  Value lowerLogical(const BinaryExpr &e);
+
+  // ---- roles, elect and builtins (LowerRoles.cpp)
+  void lowerRole(const RoleStmt &s);
+  void lowerElect(const ElectStmt &s);
+  Value lowerBuiltin(const Expr &e, BuiltinValue v);
+  Value specialRegister(std::string_view name);
+  Value warpIndex();
+
+  // ---- shuffles (LowerShuffle.cpp)
+  Value shuffle(std::string_view mode, const Value &v, const Value &lane, SourceRange where);
+  Value warpReduce(BinaryOp op, std::string_view minMax, const Value &v, SourceRange where);
+
+  // ---- synchronization (LowerBarrier.cpp)
+  void lowerSyncthreads(const OpStmt &s);
+  void lowerNamedBarrier(const OpStmt &s, bool arriveOnly);
+  void lowerMbarrierInit(const OpStmt &s);
+  void lowerArrive(const OpStmt &s);
+  void lowerWait(const OpStmt &s);
+  std::optional<Address> mbarrierAddress(const Expr &e);
+
+  // ---- cp.async (LowerCpAsync.cpp)
+  void lowerCpAsync(const OpStmt &s);
+  void lowerCpAsyncCommit(const OpStmt &s);
+  void lowerCpAsyncWait(const OpStmt &s);
+
+  // ---- ldmatrix (LowerLdmatrix.cpp)
+  void lowerLdmatrix(const OpStmt &s, bool trans);
+
+  // ---- mma.sync and fragment stores (LowerMma.cpp)
+  void lowerMmaSync(const OpStmt &s);
+  void lowerFragmentStore(const OpStmt &s);
+  void fillFragment(Value &frag, const Value &scalar);
+
+  // ---- operations not lowered yet
+  void notSupportedYet(SourceRange r, std::string_view what);
+
+  // ---- lvalues and statements (KernelLowering.cpp)
+  std::optional<LValue> resolveLValue(const Expr &e);
+  void assign(const LValue &lv, const Value &v, SourceRange where);
+  Value readLValue(const LValue &lv);
+  void lowerLet(const LetStmt &s);
+  void lowerVar(const VarStmt &s);
+  void lowerAssign(const AssignStmt &s);
+  void lowerOp(const OpStmt &s);
+  // The register array element an index expression names, or nullptr (reporting why).
+  Value *registerArrayElement(const IndexExpr &e);
+  std::optional<ValueType> valueTypeOf(const TypeExpr &t);
+
+  PtxWriter &out() { return out_; }
+  DiagnosticEngine &diags() { return diags_; }
+  Arch arch() const { return arch_; }
+
+private:
+  void declareParams();
+  void bindShared();
+  void fillManifest();
+  std::string entrySignature();
+
+  const Kernel &kernel_;
+  const KernelInfo &info_;
+  Arch arch_;
+  PtxWriter &out_;
+  DiagnosticEngine &diags_;
+  KernelManifest &manifest_;
+  std::map<const Decl *, Binding> env_;
+  std::vector<std::string> paramLines_;
+  int64_t sharedBytes_ = 0;
+  int64_t threads_ = 32;
+  std::string smemBaseReg_;
+  std::optional<Value> tidX_, laneId_, warpId_;
+  unsigned unrollDepth_ = 0;
+  unsigned electDepth_ = 0;
+  size_t instructionBudget_ = 2000000;   // bounds the PTX one kernel may produce (unroll blow-up)
+  bool budgetReported_ = false;
+
+public:
+  // Unroll and size limits.
+  bool chargeInstructions(size_t n, SourceRange where);
+};
+
+} // namespace cake::codegen

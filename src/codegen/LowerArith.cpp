@@ -1,0 +1,490 @@
+// Arithmetic, comparisons, select, conversions and vector packing.
+//
+// How: operands are lowered first; untyped literals adapt to the typed operand (both untyped: folded as
+// literals).  Constant operands fold (Value.cpp).  Scalars map to one PTX instruction each:
+//   int   add/sub/mul.lo/div/rem/shl/shr/and/or/xor .s32|.u32|.s64|.b32, setp.<cc>.<type>
+//   f32   add/sub/mul.f32, div.rn.f32, setp.<cc>.f32 ('!=' is the unordered setp.neu, as in C)
+//   f16/bf16 scalars compute in f32 and round back once (cvt.rn), which is exact for add/sub/mul of two
+//   16-bit values up to that single rounding.
+//   pred  and/or/xor/not .pred
+// Vectors apply the scalar rule per lane (a scalar operand is broadcast).  Conversions:
+//   bf16 -> f32 is exact bit placement (shl 16 / and 0xffff0000 on the packed pair, no unpacking),
+//   f32 pairs -> bf16x2 / f16x2 with one cvt.rn.bf16x2.f32 / cvt.rn.f16x2.f32 per pair,
+//   int <-> float with cvt.rn / cvt.rzi (truncation toward zero, saturating), 16-bit floats via f32.
+#include "codegen/KernelLowering.h"
+
+#include "frontend/ASTPrinter.h"
+
+namespace cake::codegen {
+
+namespace {
+bool isComparison(BinaryOp op) {
+  return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le ||
+         op == BinaryOp::Gt || op == BinaryOp::Ge;
+}
+bool isCommutative(BinaryOp op) {
+  return op == BinaryOp::Add || op == BinaryOp::Mul || op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
+         op == BinaryOp::BitXor || op == BinaryOp::Eq || op == BinaryOp::Ne;
+}
+std::string_view cmpName(BinaryOp op, bool isFloatCmp) {
+  switch (op) {
+  case BinaryOp::Eq: return "eq";
+  case BinaryOp::Ne: return isFloatCmp ? "neu" : "ne";
+  case BinaryOp::Lt: return "lt";
+  case BinaryOp::Le: return "le";
+  case BinaryOp::Gt: return "gt";
+  default: return "ge";
+  }
+}
+BinaryOp swapComparison(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Lt: return BinaryOp::Gt;
+  case BinaryOp::Le: return BinaryOp::Ge;
+  case BinaryOp::Gt: return BinaryOp::Lt;
+  case BinaryOp::Ge: return BinaryOp::Le;
+  default: return op;
+  }
+}
+// Common scalar type of two operands: a typed one wins over an untyped literal.
+Scalar commonScalar(Scalar a, Scalar b) {
+  if (isUntyped(a) && isUntyped(b)) return (a == Scalar::FloatLit || b == Scalar::FloatLit) ? Scalar::FloatLit : Scalar::IntLit;
+  if (isUntyped(a)) return b;
+  if (isUntyped(b)) return a;
+  if (a == b) return a;
+  // Sema rejects mixed typed operands; stay total anyway: prefer the wider, then the unsigned one.
+  if (scalarBits(a) != scalarBits(b)) return scalarBits(a) > scalarBits(b) ? a : b;
+  return a == Scalar::U32 ? a : b;
+}
+} // namespace
+
+Value KernelLowering::lowerUnary(const UnaryExpr &e) {
+  Value a = lowerExpr(*e.operand);
+  if (a.type.isVector()) {
+    std::vector<Value> lanes = unpackVector(a);
+    for (auto &l : lanes) {
+      if (e.op == UnaryOp::Neg) l = binaryOp(BinaryOp::Sub, Value::ofConst(Scalar::IntLit, {}), l, e.range);
+      else l = placeholder(l.type);
+    }
+    if (e.op != UnaryOp::Neg) diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "this operator on a vector");
+    return packVector(a.type, lanes);
+  }
+  if (a.isConst()) {
+    if (auto r = foldUnary(e.op, a.type.elem, *a.constant)) return Value::ofConst(a.type.elem, *r);
+  }
+  Scalar s = concreteScalar(a.type.elem);
+  if (e.op == UnaryOp::Not || s == Scalar::Pred) {
+    Value p = toPred(a);
+    std::string d = out_.newReg(RegClass::Pred);
+    out_.inst("not.pred " + d + ", " + reg(p));
+    return Value::ofRegs(ValueType::scalar(Scalar::Pred), {d});
+  }
+  if (e.op == UnaryOp::BitNot) {
+    Value d = freshValue(ValueType::scalar(s));
+    out_.inst("not." + std::string(ptxBitType(s)) + " " + d.regs[0] + ", " + reg(a));
+    return d;
+  }
+  // Neg
+  if (scalarBits(s) == 16 && isFloat(s)) {
+    Value f = convert(a, ValueType::scalar(Scalar::F32), e.range);
+    Value n = freshValue(ValueType::scalar(Scalar::F32));
+    out_.inst("neg.f32 " + n.regs[0] + ", " + reg(f));
+    return convert(n, ValueType::scalar(s), e.range);
+  }
+  Value d = freshValue(ValueType::scalar(s));
+  out_.inst("neg." + std::string(ptxArithType(s)) + " " + d.regs[0] + ", " + reg(a));
+  return d;
+}
+
+Value KernelLowering::lowerBinary(const BinaryExpr &e) {
+  if (e.op == BinaryOp::LogAnd || e.op == BinaryOp::LogOr) return lowerLogical(e);
+  Value a = lowerExpr(*e.lhs);
+  Value b = lowerExpr(*e.rhs);
+  return binaryOp(e.op, a, b, e.range);
+}
+
+Value KernelLowering::binaryOp(BinaryOp op, Value a, Value b, SourceRange where) {
+  // Vectors: per lane.
+  if (a.type.isVector() || b.type.isVector()) {
+    const ValueType vt = a.type.isVector() ? a.type : b.type;
+    std::vector<Value> la = a.type.isVector() ? unpackVector(a) : std::vector<Value>(vt.lanes, a);
+    std::vector<Value> lb = b.type.isVector() ? unpackVector(b) : std::vector<Value>(vt.lanes, b);
+    if (la.size() != lb.size()) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, where, "an operation on vectors of different lengths");
+      return placeholder(vt);
+    }
+    std::vector<Value> r;
+    for (size_t i = 0; i < la.size(); ++i) r.push_back(binaryOp(op, la[i], lb[i], where));
+    ValueType rt = vt;
+    if (isComparison(op)) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, where, "a comparison of vectors");
+      return placeholder(ValueType::scalar(Scalar::Pred));
+    }
+    return packVector(rt, r);
+  }
+  if (a.type.isFrag() || b.type.isFrag()) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, where, "arithmetic on fragments (use mma.sync or store)");
+    return placeholder(ValueType::scalar(Scalar::F32));
+  }
+  Scalar s = commonScalar(a.type.elem, b.type.elem);
+  bool cmp = isComparison(op);
+  ValueType resultType = ValueType::scalar(cmp ? Scalar::Pred : s);
+  // Constant folding.
+  if (a.isConst() && b.isConst()) {
+    Value ca = isUntyped(s) ? a : adapt(a, ValueType::scalar(s));
+    Value cb = isUntyped(s) ? b : adapt(b, ValueType::scalar(s));
+    ConstScalar x = *ca.constant, y = *cb.constant;
+    if (isFloat(s) && !isFloat(ca.type.elem)) x = convertConst(ca.type.elem, s, x);
+    if (isFloat(s) && !isFloat(cb.type.elem)) y = convertConst(cb.type.elem, s, y);
+    if (auto r = foldBinary(op, s, x, y)) return Value::ofConst(resultType.elem, *r);
+  }
+  s = concreteScalar(s);
+  a = adapt(a, ValueType::scalar(s));
+  b = adapt(b, ValueType::scalar(s));
+  if (!a.isConst() && concreteScalar(a.type.elem) != s) a = convert(a, ValueType::scalar(s), where);
+  if (!b.isConst() && concreteScalar(b.type.elem) != s) b = convert(b, ValueType::scalar(s), where);
+  // Algebraic identities that keep unrolled index arithmetic small.
+  if (!cmp && isInteger(s)) {
+    auto cb = constInt(b), ca = constInt(a);
+    if ((op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Shl || op == BinaryOp::Shr ||
+         op == BinaryOp::BitOr || op == BinaryOp::BitXor) && cb && *cb == 0)
+      return a;
+    if (op == BinaryOp::Add && ca && *ca == 0) return b;
+    if ((op == BinaryOp::Mul || op == BinaryOp::Div) && cb && *cb == 1) return a;
+    if (op == BinaryOp::Mul && ca && *ca == 1) return b;
+    if (op == BinaryOp::Mul && ((ca && *ca == 0) || (cb && *cb == 0))) return Value::ofInt(s, 0);
+  }
+  // 16-bit floats: compute in f32.
+  if (isFloat(s) && scalarBits(s) == 16) {
+    ValueType f32 = ValueType::scalar(Scalar::F32);
+    Value r = binaryOp(op, convert(a, f32, where), convert(b, f32, where), where);
+    return cmp ? r : convert(r, ValueType::scalar(s), where);
+  }
+  if (isFloat(s) && s != Scalar::F32) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, where, "arithmetic on " + std::string(scalarName(s)) +
+                                                            " (convert to f32 first)");
+    return placeholder(resultType);
+  }
+  // Immediates go second where the operation commutes.
+  if (a.isConst() && !b.isConst() && (isCommutative(op) || cmp)) {
+    std::swap(a, b);
+    if (cmp) op = swapComparison(op);
+  }
+  std::string ra = reg(a);
+  std::string rb = operand(b);
+  std::string ts(ptxArithType(s)), tb(ptxBitType(s));
+  if (s == Scalar::Pred) {
+    std::string d = out_.newReg(RegClass::Pred);
+    rb = reg(b);
+    switch (op) {
+    case BinaryOp::BitAnd: out_.inst("and.pred " + d + ", " + ra + ", " + rb); break;
+    case BinaryOp::BitOr: out_.inst("or.pred " + d + ", " + ra + ", " + rb); break;
+    case BinaryOp::BitXor:
+    case BinaryOp::Ne: out_.inst("xor.pred " + d + ", " + ra + ", " + rb); break;
+    case BinaryOp::Eq: {
+      std::string x = out_.newReg(RegClass::Pred);
+      out_.inst("xor.pred " + x + ", " + ra + ", " + rb);
+      out_.inst("not.pred " + d + ", " + x);
+      break;
+    }
+    default:
+      diags_.report(DiagKind::CodegenUnsupportedForm, where, "this operator on pred values");
+      break;
+    }
+    return Value::ofRegs(ValueType::scalar(Scalar::Pred), {d});
+  }
+  if (cmp) {
+    std::string d = out_.newReg(RegClass::Pred);
+    out_.inst("setp." + std::string(cmpName(op, isFloat(s))) + "." + ts + " " + d + ", " + ra + ", " + rb);
+    return Value::ofRegs(resultType, {d});
+  }
+  Value d = freshValue(resultType);
+  const std::string &rd = d.regs[0];
+  if (isFloat(s)) {   // f32
+    switch (op) {
+    case BinaryOp::Add: out_.inst("add.f32 " + rd + ", " + ra + ", " + rb); break;
+    case BinaryOp::Sub: out_.inst("sub.f32 " + rd + ", " + ra + ", " + rb); break;
+    case BinaryOp::Mul: out_.inst("mul.f32 " + rd + ", " + ra + ", " + rb); break;
+    case BinaryOp::Div: out_.inst("div.rn.f32 " + rd + ", " + ra + ", " + rb); break;
+    default:
+      diags_.report(DiagKind::CodegenUnsupportedForm, where, "this operator on floats");
+      break;
+    }
+    return d;
+  }
+  switch (op) {
+  case BinaryOp::Add: out_.inst("add." + ts + " " + rd + ", " + ra + ", " + rb); break;
+  case BinaryOp::Sub: out_.inst("sub." + ts + " " + rd + ", " + ra + ", " + rb); break;
+  case BinaryOp::Mul: out_.inst("mul.lo." + ts + " " + rd + ", " + ra + ", " + rb); break;
+  case BinaryOp::Div: out_.inst("div." + ts + " " + rd + ", " + ra + ", " + rb); break;
+  case BinaryOp::Rem: out_.inst("rem." + ts + " " + rd + ", " + ra + ", " + rb); break;
+  case BinaryOp::Shl:
+  case BinaryOp::Shr: {
+    std::string amount = rb;
+    if (!b.isConst() && scalarBits(s) == 64) {
+      amount = out_.newReg(RegClass::B32);
+      out_.inst("cvt.u32.u64 " + amount + ", " + rb);
+    }
+    if (op == BinaryOp::Shl) out_.inst("shl." + tb + " " + rd + ", " + ra + ", " + amount);
+    else out_.inst("shr." + ts + " " + rd + ", " + ra + ", " + amount);
+    break;
+  }
+  case BinaryOp::BitAnd: out_.inst("and." + tb + " " + rd + ", " + ra + ", " + rb); break;
+  case BinaryOp::BitOr: out_.inst("or." + tb + " " + rd + ", " + ra + ", " + rb); break;
+  case BinaryOp::BitXor: out_.inst("xor." + tb + " " + rd + ", " + ra + ", " + rb); break;
+  default:
+    diags_.report(DiagKind::CodegenUnsupportedForm, where, "this operator on integers");
+    break;
+  }
+  return d;
+}
+
+Value KernelLowering::toPred(const Value &v) {
+  if (concreteScalar(v.type.elem) == Scalar::Pred) return v;
+  return convert(v, ValueType::scalar(Scalar::Pred), out_.location());
+}
+
+// ------------------------------------------------------------------------------------------- vectors
+std::vector<Value> KernelLowering::unpackVector(const Value &v) {
+  std::vector<Value> out;
+  ValueType et = ValueType::scalar(v.type.elem);
+  auto st = storageOf(v.type);
+  if (!st) return std::vector<Value>(v.type.lanes, placeholder(et));
+  if (st->elemsPerReg == 1) {
+    for (const auto &r : v.regs) out.push_back(Value::ofRegs(et, {r}));
+    return out;
+  }
+  if (st->elemsPerReg != 2) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, out_.location(), "element access on 8-bit vectors");
+    return std::vector<Value>(v.type.lanes, placeholder(et));
+  }
+  for (const auto &r : v.regs) {
+    std::string lo = out_.newReg(RegClass::B16), hi = out_.newReg(RegClass::B16);
+    out_.inst("mov.b32 {" + lo + ", " + hi + "}, " + r);
+    out.push_back(Value::ofRegs(et, {lo}));
+    out.push_back(Value::ofRegs(et, {hi}));
+  }
+  return out;
+}
+
+Value KernelLowering::vectorElement(const Value &v, unsigned index) {
+  ValueType et = ValueType::scalar(v.type.elem);
+  auto st = storageOf(v.type);
+  if (!st || index >= v.type.lanes) return placeholder(et);
+  if (st->elemsPerReg == 1) return Value::ofRegs(et, {v.regs[index]});
+  if (st->elemsPerReg != 2) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, out_.location(), "element access on 8-bit vectors");
+    return placeholder(et);
+  }
+  std::string lo = out_.newReg(RegClass::B16), hi = out_.newReg(RegClass::B16);
+  out_.inst("mov.b32 {" + lo + ", " + hi + "}, " + v.regs[index / 2]);
+  return Value::ofRegs(et, {index % 2 ? hi : lo});
+}
+
+void KernelLowering::setVectorElement(Value &vec, unsigned index, const Value &element) {
+  auto st = storageOf(vec.type);
+  if (!st || index >= vec.type.lanes) return;
+  Value e = element;
+  ValueType et = ValueType::scalar(vec.type.elem);
+  if (!e.isConst() && !(e.type == et)) e = convert(e, et, out_.location());
+  if (st->elemsPerReg == 1) {
+    Value dst = Value::ofRegs(et, {vec.regs[index]});
+    copyInto(e, dst);
+    return;
+  }
+  if (st->elemsPerReg != 2) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, out_.location(), "element assignment on 8-bit vectors");
+    return;
+  }
+  std::string lo = out_.newReg(RegClass::B16), hi = out_.newReg(RegClass::B16);
+  const std::string &r = vec.regs[index / 2];
+  out_.inst("mov.b32 {" + lo + ", " + hi + "}, " + r);
+  std::string ne = reg(adapt(e, et));
+  out_.inst("mov.b32 " + r + ", {" + (index % 2 ? lo : ne) + ", " + (index % 2 ? ne : hi) + "}");
+}
+
+Value KernelLowering::packVector(const ValueType &t, const std::vector<Value> &elements) {
+  ValueType et = ValueType::scalar(t.elem);
+  Value out = freshValue(t);
+  auto st = storageOf(t);
+  if (!st || elements.size() != t.lanes) return out;
+  if (st->elemsPerReg == 1) {
+    for (unsigned i = 0; i < t.lanes; ++i) {
+      Value dst = Value::ofRegs(et, {out.regs[i]});
+      Value e = elements[i];
+      if (!e.isConst() && !(e.type == et)) e = convert(e, et, out_.location());
+      copyInto(e, dst);
+    }
+    return out;
+  }
+  if (st->elemsPerReg != 2) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, out_.location(), "building 8-bit vectors");
+    return out;
+  }
+  for (unsigned i = 0; i < t.lanes; i += 2) {
+    Value lo = elements[i], hi = elements[i + 1];
+    if (!lo.isConst() && !(lo.type == et)) lo = convert(lo, et, out_.location());
+    if (!hi.isConst() && !(hi.type == et)) hi = convert(hi, et, out_.location());
+    out_.inst("mov.b32 " + out.regs[i / 2] + ", {" + reg(adapt(lo, et)) + ", " + reg(adapt(hi, et)) + "}");
+  }
+  return out;
+}
+
+Value KernelLowering::selectValue(const Value &p, const Value &a0, const Value &b0) {
+  Value pr = toPred(p);
+  if (pr.isConst()) return pr.constant->i ? a0 : b0;
+  Scalar s = commonScalar(a0.type.elem, b0.type.elem);
+  ValueType t = a0.type.isScalar() ? (b0.type.isScalar() ? ValueType::scalar(concreteScalar(s)) : b0.type) : a0.type;
+  Value a = adapt(a0, t), b = adapt(b0, t);
+  if (t.isScalar() && concreteScalar(t.elem) == Scalar::Pred) {
+    // (p & a) | (!p & b)
+    std::string np = out_.newReg(RegClass::Pred), x = out_.newReg(RegClass::Pred), y = out_.newReg(RegClass::Pred),
+                d = out_.newReg(RegClass::Pred);
+    out_.inst("not.pred " + np + ", " + reg(pr));
+    out_.inst("and.pred " + x + ", " + reg(pr) + ", " + reg(a));
+    out_.inst("and.pred " + y + ", " + np + ", " + reg(b));
+    out_.inst("or.pred " + d + ", " + x + ", " + y);
+    return Value::ofRegs(t, {d});
+  }
+  Value d = freshValue(t);
+  auto st = storageOf(t);
+  std::string ty = st ? std::string(regDeclType(st->cls)).substr(1) : "b32";
+  if (ty == "f32") ty = "f32";
+  for (size_t i = 0; i < d.regs.size(); ++i) {
+    std::string ra = a.isConst() ? operand(a) : a.regs[i];
+    std::string rb = b.isConst() ? operand(b) : b.regs[i];
+    out_.inst("selp." + ty + " " + d.regs[i] + ", " + ra + ", " + rb + ", " + reg(pr));
+  }
+  return d;
+}
+
+// ------------------------------------------------------------------------------------------- conversions
+Value KernelLowering::convert(const Value &v, const ValueType &to, SourceRange where) {
+  if (v.type == to) return v;
+  if (v.isConst() && to.isScalar()) {
+    Scalar t = concreteScalar(to.elem);
+    return Value::ofConst(t, convertConst(v.type.elem, t, *v.constant));
+  }
+  if (to.isFrag() || v.type.isFrag()) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, where, "a fragment conversion outside 'store'");
+    return placeholder(to);
+  }
+  if (to.isVector() || v.type.isVector()) {
+    if (v.type.isScalar() && to.isVector()) {   // splat
+      Value e = convert(v, ValueType::scalar(to.elem), where);
+      return packVector(to, std::vector<Value>(to.lanes, e));
+    }
+    if (v.type.lanes != to.lanes) {
+      diags_.report(DiagKind::BadConversion, where, typeName(v.type), typeName(to));
+      return placeholder(to);
+    }
+    Scalar from = v.type.elem, dst = to.elem;
+    // bf16 pairs -> f32: exact bit placement.
+    if (from == Scalar::BF16 && dst == Scalar::F32) {
+      Value out = freshValue(to);
+      for (size_t i = 0; i < v.regs.size(); ++i) {
+        std::string lo = out_.newReg(RegClass::B32), hi = out_.newReg(RegClass::B32);
+        out_.inst("shl.b32 " + lo + ", " + v.regs[i] + ", 16");
+        out_.inst("and.b32 " + hi + ", " + v.regs[i] + ", -65536");
+        out_.inst("mov.b32 " + out.regs[2 * i] + ", " + lo);
+        out_.inst("mov.b32 " + out.regs[2 * i + 1] + ", " + hi);
+      }
+      return out;
+    }
+    // f32 pairs -> bf16x2 / f16x2: one cvt per pair (the high half is the first source operand).
+    if (from == Scalar::F32 && (dst == Scalar::BF16 || dst == Scalar::F16)) {
+      Value out = freshValue(to);
+      std::string op = dst == Scalar::BF16 ? "cvt.rn.bf16x2.f32 " : "cvt.rn.f16x2.f32 ";
+      for (size_t i = 0; i < out.regs.size(); ++i)
+        out_.inst(op + out.regs[i] + ", " + v.regs[2 * i + 1] + ", " + v.regs[2 * i]);
+      return out;
+    }
+    std::vector<Value> lanes = unpackVector(v);
+    for (auto &l : lanes) l = convert(l, ValueType::scalar(dst), where);
+    return packVector(to, lanes);
+  }
+  // scalar -> scalar
+  Scalar from = concreteScalar(v.type.elem), dst = concreteScalar(to.elem);
+  ValueType dt = ValueType::scalar(dst);
+  if (from == dst) return Value::ofRegs(dt, v.regs);
+  if (from == Scalar::F8E4M3 || from == Scalar::F8E5M2 || dst == Scalar::F8E4M3 || dst == Scalar::F8E5M2) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, where, "scalar f8 conversions");
+    return placeholder(dt);
+  }
+  const std::string src = reg(v);
+  if (from == Scalar::Pred) {
+    Value d = freshValue(dt);
+    if (isFloat(dst)) {
+      if (dst != Scalar::F32) return convert(convert(v, ValueType::scalar(Scalar::F32), where), dt, where);
+      out_.inst("selp.f32 " + d.regs[0] + ", 0f3F800000, 0f00000000, " + src);
+    } else {
+      out_.inst("selp." + std::string(ptxBitType(dst)) + " " + d.regs[0] + ", 1, 0, " + src);
+    }
+    return d;
+  }
+  if (dst == Scalar::Pred) {
+    std::string p = out_.newReg(RegClass::Pred);
+    if (isFloat(from) && from != Scalar::F32) {
+      Value f = convert(v, ValueType::scalar(Scalar::F32), where);
+      out_.inst("setp.neu.f32 " + p + ", " + reg(f) + ", 0f00000000");
+    } else if (isFloat(from)) {
+      out_.inst("setp.neu.f32 " + p + ", " + src + ", 0f00000000");
+    } else {
+      out_.inst("setp.ne." + std::string(ptxBitType(from)) + " " + p + ", " + src + ", 0");
+    }
+    return Value::ofRegs(dt, {p});
+  }
+  // 16-bit floats go through f32 unless converting to/from f32.
+  bool from16 = isFloat(from) && scalarBits(from) == 16, dst16 = isFloat(dst) && scalarBits(dst) == 16;
+  if ((from16 && dst != Scalar::F32) || (dst16 && from != Scalar::F32)) {
+    return convert(convert(v, ValueType::scalar(Scalar::F32), where), dt, where);
+  }
+  Value d = freshValue(dt);
+  const std::string &rd = d.regs[0];
+  std::string ta(ptxArithType(from)), tb(ptxArithType(dst));
+  if (isFloat(from) && isFloat(dst)) {
+    out_.inst((dst16 ? "cvt.rn." : "cvt.") + tb + "." + ta + " " + rd + ", " + src);
+  } else if (isFloat(dst)) {
+    out_.inst("cvt.rn." + tb + "." + ta + " " + rd + ", " + src);
+  } else if (isFloat(from)) {
+    out_.inst("cvt.rzi." + tb + "." + ta + " " + rd + ", " + src);
+  } else if (scalarBits(from) == scalarBits(dst)) {
+    out_.inst("mov.b" + std::to_string(scalarBits(dst)) + " " + rd + ", " + src);
+  } else if (scalarBits(dst) > scalarBits(from)) {
+    out_.inst("cvt." + std::string(isSigned(from) ? "s64." : "u64.") + ta + " " + rd + ", " + src);
+  } else {
+    out_.inst("cvt.u32.u64 " + rd + ", " + src);
+  }
+  return d;
+}
+
+Value KernelLowering::lowerConversionCall(const CallExpr &e, const ValueType &to) {
+  if (e.args.size() == 1) {
+    Value v = lowerExpr(*e.args[0]);
+    if (v.isConst() && to.isScalar()) {
+      Scalar t = concreteScalar(to.elem);
+      return Value::ofConst(t, convertConst(v.type.elem, t, *v.constant));
+    }
+    return convert(v, to, e.range);
+  }
+  if (!to.isVector() || e.args.size() != to.lanes) {
+    diags_.report(DiagKind::BadConversion, e.range, std::to_string(e.args.size()) + " values", typeName(to));
+    return placeholder(to);
+  }
+  std::vector<Value> elems;
+  for (const auto &a : e.args) elems.push_back(lowerExpr(*a));
+  // f32 pairs into 16-bit floats: one cvt.rn.<t>x2.f32 per pair.
+  auto st = storageOf(to);
+  bool allF32 = true;
+  for (const auto &v : elems) allF32 = allF32 && concreteScalar(v.type.elem) == Scalar::F32 && v.type.isScalar();
+  if (st && st->elemsPerReg == 2 && allF32 && (to.elem == Scalar::BF16 || to.elem == Scalar::F16)) {
+    Value out = freshValue(to);
+    std::string op = to.elem == Scalar::BF16 ? "cvt.rn.bf16x2.f32 " : "cvt.rn.f16x2.f32 ";
+    for (size_t i = 0; i < out.regs.size(); ++i)
+      out_.inst(op + out.regs[i] + ", " + reg(elems[2 * i + 1]) + ", " + reg(elems[2 * i]));
+    return out;
+  }
+  for (auto &v : elems) v = v.isConst() ? adapt(v, ValueType::scalar(to.elem)) : convert(v, ValueType::scalar(to.elem), e.range);
+  return packVector(to, elems);
+}
+
+} // namespace cake::codegen

@@ -1,0 +1,179 @@
+// Control flow: blocks, statement dispatch, if/else, for loops, return, and short-circuit && / ||.
+//
+//   if c { A } else { B }   constant c: only the taken side is lowered (this is what makes `if j == 0`
+//                           inside unrolled loops free); else  @!p bra ELSE; A; bra END; ELSE: B; END:
+//   for i in lo..hi unroll  lo, hi, step must be constants: the body is lowered once per iteration with i
+//                           bound to a constant (so register-array indices fold);
+//   for i in lo..hi         a PTX loop with the test at the bottom:
+//                             i = lo; [setp.ge p, i, hi; @p bra END;]   (guard omitted when lo < hi is known)
+//                           LOOP: body; i += step; setp.lt p, i, hi; @p bra LOOP; END:
+//                           hi and step are evaluated once, before the loop.
+//   a && b                  when b reads memory it is evaluated only if a holds (a branch), else and.pred.
+#include "codegen/KernelLowering.h"
+
+namespace cake::codegen {
+
+namespace {
+bool readsMemoryOrShuffles(const Expr &e) {
+  switch (e.kind) {
+  case ExprKind::Index: return true;   // conservative: may be a load
+  case ExprKind::Call: {
+    const auto *c = cast<CallExpr>(&e);
+    if (c->callee.rfind("shfl.", 0) == 0 || c->callee.rfind("warp.", 0) == 0) return true;
+    for (const auto &a : c->args)
+      if (readsMemoryOrShuffles(*a)) return true;
+    return false;
+  }
+  case ExprKind::Unary: return readsMemoryOrShuffles(*cast<UnaryExpr>(&e)->operand);
+  case ExprKind::Binary: {
+    const auto *b = cast<BinaryExpr>(&e);
+    return readsMemoryOrShuffles(*b->lhs) || readsMemoryOrShuffles(*b->rhs);
+  }
+  default: return false;
+  }
+}
+} // namespace
+
+void KernelLowering::lowerBlock(const BlockStmt &b) {
+  for (const auto &s : b.stmts) {
+    if (diags_.limitReached()) return;
+    lowerStmt(*s);
+  }
+}
+
+void KernelLowering::lowerStmt(const Stmt &s) {
+  if (!chargeInstructions(1, s.range)) return;
+  SourceRange saved = out_.location();
+  out_.setLocation(s.range);
+  switch (s.kind) {
+  case StmtKind::Block: lowerBlock(*cast<BlockStmt>(&s)); break;
+  case StmtKind::Let: lowerLet(*cast<LetStmt>(&s)); break;
+  case StmtKind::Var: lowerVar(*cast<VarStmt>(&s)); break;
+  case StmtKind::Shared:
+  case StmtKind::MBarrier:
+  case StmtKind::Barrier: break;   // laid out by sema, bound at kernel entry
+  case StmtKind::Role: lowerRole(*cast<RoleStmt>(&s)); break;
+  case StmtKind::For: lowerFor(*cast<ForStmt>(&s)); break;
+  case StmtKind::If: lowerIf(*cast<IfStmt>(&s)); break;
+  case StmtKind::Elect: lowerElect(*cast<ElectStmt>(&s)); break;
+  case StmtKind::Return: out_.inst("ret"); break;
+  case StmtKind::Assign: lowerAssign(*cast<AssignStmt>(&s)); break;
+  case StmtKind::Op: lowerOp(*cast<OpStmt>(&s)); break;
+  }
+  out_.setLocation(saved);
+}
+
+void KernelLowering::lowerIf(const IfStmt &s) {
+  Value c = toPred(lowerExpr(*s.cond));
+  if (c.isConst()) {
+    if (c.constant->i) lowerBlock(*s.thenBody);
+    else if (s.elseBody) lowerStmt(*s.elseBody);
+    return;
+  }
+  std::string p = reg(c);
+  std::string elseLabel = out_.newLabel("else"), endLabel = out_.newLabel("endif");
+  out_.setLocation(s.cond->range);
+  out_.instGuarded("!" + p, "bra " + (s.elseBody ? elseLabel : endLabel));
+  out_.setLocation(s.range);
+  lowerBlock(*s.thenBody);
+  if (s.elseBody) {
+    out_.inst("bra " + endLabel);
+    out_.label(elseLabel);
+    lowerStmt(*s.elseBody);
+  }
+  out_.label(endLabel);
+}
+
+void KernelLowering::lowerFor(const ForStmt &s) {
+  Value lo = lowerExpr(*s.lower);
+  Value hi = lowerExpr(*s.upper);
+  Value step = s.step ? lowerExpr(*s.step) : Value::ofConst(Scalar::IntLit, ConstScalar::ofInt(1));
+  // The loop variable's type: the typed bound, else i32.
+  Scalar ty = Scalar::I32;
+  for (const Value *v : {&lo, &hi})
+    if (!isUntyped(v->type.elem) && isInteger(v->type.elem)) ty = concreteScalar(v->type.elem);
+  auto cstep = constInt(step);
+  if (cstep && *cstep <= 0) {
+    diags_.report(DiagKind::CannotUnroll, s.step ? s.step->range : s.range,
+                  "the step " + std::to_string(*cstep) + " is not positive");
+    return;
+  }
+  if (s.unroll) {
+    auto clo = constInt(lo), chi = constInt(hi);
+    if (!clo || !chi || !cstep) {
+      const Expr &culprit = !clo ? *s.lower : !chi ? *s.upper : *s.step;
+      diags_.report(DiagKind::CannotUnroll, culprit.range, "this bound or step is not a compile-time constant")
+          .hint("remove 'unroll' to get a run-time loop, or make the bound depend only on compile-time parameters");
+      return;
+    }
+    int64_t trips = *chi > *clo ? (*chi - *clo + *cstep - 1) / *cstep : 0;
+    if (trips > 4096) {
+      diags_.report(DiagKind::CannotUnroll, s.range, std::to_string(trips) + " iterations (the limit is 4096)");
+      return;
+    }
+    ++unrollDepth_;
+    for (int64_t i = *clo; i < *chi; i += *cstep) {
+      if (diags_.limitReached() || budgetReported_) break;
+      env_[static_cast<const Decl *>(&s)] = Value::ofInt(ty, i);
+      lowerBlock(*s.body);
+    }
+    --unrollDepth_;
+    return;
+  }
+  ValueType vt = ValueType::scalar(ty);
+  Value iv = freshValue(vt);
+  copyInto(adapt(lo, vt), iv);
+  Value hiReg = hi.isConst() ? adapt(hi, vt) : hi;
+  if (!hiReg.isConst() && !(hiReg.type == vt)) hiReg = convert(hiReg, vt, s.upper->range);
+  Value stepV = step.isConst() ? adapt(step, vt) : step;
+  if (!stepV.isConst() && !(stepV.type == vt)) stepV = convert(stepV, vt, s.step->range);
+  std::string ts(ptxArithType(ty));
+  std::string loopLabel = out_.newLabel("loop"), endLabel = out_.newLabel("endloop");
+  auto clo = constInt(lo), chi = constInt(hi);
+  bool knownNonEmpty = clo && chi && *clo < *chi;
+  if (!knownNonEmpty) {
+    std::string p = out_.newReg(RegClass::Pred);
+    out_.inst("setp.ge." + ts + " " + p + ", " + iv.regs[0] + ", " + operand(hiReg));
+    out_.instGuarded(p, "bra " + endLabel);
+  }
+  out_.label(loopLabel);
+  env_[static_cast<const Decl *>(&s)] = iv;
+  lowerBlock(*s.body);
+  out_.setLocation(s.range);
+  out_.inst("add." + ts + " " + iv.regs[0] + ", " + iv.regs[0] + ", " + operand(stepV));
+  std::string p = out_.newReg(RegClass::Pred);
+  out_.inst("setp.lt." + ts + " " + p + ", " + iv.regs[0] + ", " + operand(hiReg));
+  out_.instGuarded(p, "bra " + loopLabel);
+  out_.label(endLabel);
+}
+
+Value KernelLowering::lowerLogical(const BinaryExpr &e) {
+  bool isAnd = e.op == BinaryOp::LogAnd;
+  Value a = toPred(lowerExpr(*e.lhs));
+  if (a.isConst()) {
+    if (isAnd && !a.constant->i) return a;
+    if (!isAnd && a.constant->i) return a;
+    return toPred(lowerExpr(*e.rhs));
+  }
+  if (!readsMemoryOrShuffles(*e.rhs)) {
+    Value b = toPred(lowerExpr(*e.rhs));
+    if (b.isConst()) {
+      if (isAnd) return b.constant->i ? a : b;
+      return b.constant->i ? b : a;
+    }
+    std::string d = out_.newReg(RegClass::Pred);
+    out_.inst(std::string(isAnd ? "and.pred " : "or.pred ") + d + ", " + reg(a) + ", " + reg(b));
+    return Value::ofRegs(ValueType::scalar(Scalar::Pred), {d});
+  }
+  // Short circuit: the right side may load memory that is only valid when the left side allows it.
+  std::string d = out_.newReg(RegClass::Pred);
+  std::string skip = out_.newLabel(isAnd ? "and" : "or");
+  out_.inst("mov.pred " + d + ", " + reg(a));
+  out_.instGuarded(isAnd ? "!" + d : d, "bra " + skip);
+  Value b = toPred(lowerExpr(*e.rhs));
+  out_.inst("mov.pred " + d + ", " + reg(b));
+  out_.label(skip);
+  return Value::ofRegs(ValueType::scalar(Scalar::Pred), {d});
+}
+
+} // namespace cake::codegen

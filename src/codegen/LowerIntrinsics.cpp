@@ -1,0 +1,150 @@
+// Intrinsic calls: conversions named by a type, math (ex2 rcp rsqrt sqrt lg2 abs max min fma), select,
+// cdiv, shuffles and warp reductions (the latter two delegate to LowerShuffle.cpp).
+//
+// Math maps to the single PTX instruction of the same name on f32: ex2.approx.f32, rcp.approx.f32,
+// rsqrt.approx.f32, lg2.approx.f32 (MUFU), sqrt.rn.f32, abs/max/min/fma.rn.  f16/bf16 arguments are widened to
+// f32 and the result rounded back once.  Constant arguments of max/min/abs/cdiv fold.
+#include "codegen/KernelLowering.h"
+
+namespace cake::codegen {
+
+Value KernelLowering::floatUnaryIntrinsic(std::string_view name, const Value &x0, SourceRange where) {
+  Scalar s = concreteScalar(x0.type.elem);
+  if (x0.type.isVector()) {
+    std::vector<Value> lanes = unpackVector(x0);
+    for (auto &l : lanes) l = floatUnaryIntrinsic(name, l, where);
+    return packVector(x0.type, lanes);
+  }
+  if (s != Scalar::F32) {
+    Value r = floatUnaryIntrinsic(name, convert(x0, ValueType::scalar(Scalar::F32), where), where);
+    return convert(r, ValueType::scalar(s), where);
+  }
+  Value x = adapt(x0, ValueType::scalar(Scalar::F32));
+  std::string op;
+  if (name == "ex2") op = "ex2.approx.f32";
+  else if (name == "rcp") op = "rcp.approx.f32";
+  else if (name == "rsqrt") op = "rsqrt.approx.f32";
+  else if (name == "sqrt") op = "sqrt.rn.f32";
+  else if (name == "lg2") op = "lg2.approx.f32";
+  else op = "abs.f32";
+  Value d = freshValue(ValueType::scalar(Scalar::F32));
+  out_.inst(op + " " + d.regs[0] + ", " + reg(x));
+  return d;
+}
+
+Value KernelLowering::lowerCall(const CallExpr &e) {
+  const std::string &c = e.callee;
+  // Conversions named by a type: f32(x), bf16x8(v), bf16x2(a, b).
+  if (auto t = parseValueTypeName(c)) return lowerConversionCall(e, *t);
+
+  std::vector<Value> args;
+  // Arguments are lowered in order; every intrinsic evaluates all of them.
+  for (const auto &a : e.args) args.push_back(lowerExpr(*a));
+  auto need = [&](size_t n) {
+    if (args.size() == n) return true;
+    diags_.report(DiagKind::WrongArgumentCount, e.range, c, std::to_string(n), std::to_string(args.size()));
+    return false;
+  };
+
+  if (c == "ex2" || c == "rcp" || c == "rsqrt" || c == "sqrt" || c == "lg2") {
+    if (!need(1)) return placeholder(ValueType::scalar(Scalar::F32));
+    return floatUnaryIntrinsic(c, args[0], e.range);
+  }
+  if (c == "abs") {
+    if (!need(1)) return placeholder(ValueType::scalar(Scalar::F32));
+    Value x = args[0];
+    if (x.isConst()) {
+      ConstScalar k = *x.constant;
+      if (isFloat(x.type.elem)) k.f = k.f < 0 ? -k.f : k.f;
+      else k.i = normaliseInt(concreteScalar(x.type.elem), k.i < 0 ? -k.i : k.i);
+      return Value::ofConst(x.type.elem, k);
+    }
+    if (isFloat(x.type.elem) || x.type.isVector()) return floatUnaryIntrinsic("abs", x, e.range);
+    Value d = freshValue(ValueType::scalar(concreteScalar(x.type.elem)));
+    out_.inst("abs." + std::string(ptxArithType(x.type.elem)) + " " + d.regs[0] + ", " + reg(x));
+    return d;
+  }
+  if (c == "max" || c == "min") {
+    if (!need(2)) return placeholder(ValueType::scalar(Scalar::F32));
+    Value a = args[0], b = args[1];
+    if (a.type.isVector() || b.type.isVector()) {
+      ValueType vt = a.type.isVector() ? a.type : b.type;
+      std::vector<Value> la = a.type.isVector() ? unpackVector(a) : std::vector<Value>(vt.lanes, a);
+      std::vector<Value> lb = b.type.isVector() ? unpackVector(b) : std::vector<Value>(vt.lanes, b);
+      std::vector<Value> r;
+      for (size_t i = 0; i < la.size() && i < lb.size(); ++i) {
+        Value p = binaryOp(c == "max" ? BinaryOp::Gt : BinaryOp::Lt, la[i], lb[i], e.range);
+        r.push_back(selectValue(p, la[i], lb[i]));
+      }
+      return packVector(vt, r);
+    }
+    Scalar s = isUntyped(a.type.elem) ? b.type.elem : a.type.elem;
+    if (a.isConst() && b.isConst()) {
+      Value gt = binaryOp(BinaryOp::Gt, a, b, e.range);
+      bool pickA = (c == "max") == (gt.constant && gt.constant->i != 0);
+      return adapt(pickA ? a : b, ValueType::scalar(s));
+    }
+    Scalar cs = concreteScalar(s);
+    if (isFloat(cs) && cs != Scalar::F32) {
+      ValueType f32 = ValueType::scalar(Scalar::F32);
+      Value fa = convert(adapt(a, f32), f32, e.range), fb = convert(adapt(b, f32), f32, e.range);
+      Value d = freshValue(f32);
+      out_.inst(c + ".f32 " + d.regs[0] + ", " + reg(fa) + ", " + operand(fb));
+      return convert(d, ValueType::scalar(cs), e.range);
+    }
+    a = adapt(a, ValueType::scalar(cs));
+    b = adapt(b, ValueType::scalar(cs));
+    if (a.isConst()) std::swap(a, b);
+    Value d = freshValue(ValueType::scalar(cs));
+    out_.inst(c + "." + std::string(ptxArithType(cs)) + " " + d.regs[0] + ", " + reg(a) + ", " + operand(b));
+    return d;
+  }
+  if (c == "fma") {
+    if (!need(3)) return placeholder(ValueType::scalar(Scalar::F32));
+    Scalar s = Scalar::F32;
+    for (const auto &a : args)
+      if (!isUntyped(a.type.elem)) s = concreteScalar(a.type.elem);
+    if (args[0].type.isVector() || args[1].type.isVector() || args[2].type.isVector()) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "fma on vectors (write it per lane)");
+      return placeholder(args[0].type);
+    }
+    ValueType f32 = ValueType::scalar(Scalar::F32);
+    std::vector<std::string> ops;
+    for (auto &a : args) ops.push_back(reg(convert(adapt(a, ValueType::scalar(s)), f32, e.range)));
+    if (s != Scalar::F32 && (!isFloat(s) || scalarBits(s) != 16)) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "fma on this type");
+      return placeholder(ValueType::scalar(s));
+    }
+    Value d = freshValue(f32);
+    out_.inst("fma.rn.f32 " + d.regs[0] + ", " + ops[0] + ", " + ops[1] + ", " + ops[2]);
+    return s == Scalar::F32 ? d : convert(d, ValueType::scalar(s), e.range);
+  }
+  if (c == "select") {
+    if (!need(3)) return placeholder(ValueType::scalar(Scalar::F32));
+    return selectValue(args[0], args[1], args[2]);
+  }
+  if (c == "cdiv") {
+    if (!need(2)) return placeholder(ValueType::scalar(Scalar::I32));
+    // (a + b - 1) / b
+    Value bm1 = binaryOp(BinaryOp::Sub, args[1], Value::ofConst(Scalar::IntLit, ConstScalar::ofInt(1)), e.range);
+    return binaryOp(BinaryOp::Div, binaryOp(BinaryOp::Add, args[0], bm1, e.range), args[1], e.range);
+  }
+  if (c == "shfl.xor" || c == "shfl.down" || c == "shfl.up" || c == "shfl.idx") {
+    if (!need(2)) return placeholder(ValueType::scalar(Scalar::F32));
+    static const std::pair<std::string_view, std::string_view> modes[] = {
+        {"shfl.xor", "bfly"}, {"shfl.down", "down"}, {"shfl.up", "up"}, {"shfl.idx", "idx"}};
+    std::string_view mode;
+    for (auto &[n, m] : modes)
+      if (c == n) mode = m;
+    return shuffle(mode, args[0], args[1], e.range);
+  }
+  if (c == "warp.sum" || c == "warp.max" || c == "warp.min") {
+    if (!need(1)) return placeholder(ValueType::scalar(Scalar::F32));
+    if (c == "warp.sum") return warpReduce(BinaryOp::Add, "", args[0], e.range);
+    return warpReduce(BinaryOp::Add, c == "warp.max" ? "max" : "min", args[0], e.range);
+  }
+  diags_.report(DiagKind::CodegenUnsupportedForm, e.calleeRange, "the function '" + c + "'");
+  return placeholder(ValueType::scalar(Scalar::F32));
+}
+
+} // namespace cake::codegen

@@ -1,0 +1,128 @@
+// Builtin values (tid, block, lane, warp, ...), warp roles and elect - the SIMT side of roles.
+//
+//   tid.x ...     mov.u32 from %tid.x / %ctaid.x / %ntid.x / %nctaid.x / %nsmid; lane = %laneid;
+//                 warp = tid.x >> 5 (blocks are 1-D: threads(n)).  tid.x, lane and warp are read once at
+//                 kernel entry (a read under a branch would leave the register undefined on other paths).
+//   role R[n] = warps(a..b) { body }
+//                 warp-range guard: if (warp - a) <u (b - a) { body }, with R.index = (warp - a) / w,
+//                 R.warp = (warp - a) % w, R.thread = (tid.x - 32a) % (32w) for w warps per instance.
+//                 regs(r) (setmaxnreg) is Hopper-only and reported as not supported yet.
+//   elect { body }  the lowest active lane of each warp that reaches it runs the body:
+//                 activemask -> isolate the lowest set bit -> bfind -> compare with %laneid.  Correct under
+//                 divergence on every target (elect.sync is the Hopper form, later).
+#include "codegen/KernelLowering.h"
+
+#include <cmath>
+
+namespace cake::codegen {
+
+Value KernelLowering::specialRegister(std::string_view name) {
+  Value d = freshValue(ValueType::scalar(Scalar::U32));
+  out_.inst("mov.u32 " + d.regs[0] + ", " + std::string(name));
+  return d;
+}
+
+Value KernelLowering::warpIndex() {
+  CAKE_ASSERT(warpId_.has_value());
+  return *warpId_;
+}
+
+namespace {
+const RoleStmt *roleOfMember(const Expr &e) {
+  const auto *m = dynCast<MemberExpr>(&e);
+  if (!m) return nullptr;
+  const auto *n = dynCast<NameExpr>(m->base.get());
+  if (!n || !n->decl || n->decl->declKind != DeclKind::Role) return nullptr;
+  return static_cast<const RoleStmt *>(n->decl);
+}
+} // namespace
+
+Value KernelLowering::lowerBuiltin(const Expr &e, BuiltinValue v) {
+  // The builtin's type as sema gave it (u32 for tid/block/..., i32 for lane/warp/role members).
+  auto retype = [&](Value x, Scalar s) {
+    x.type = ValueType::scalar(s);
+    return x;
+  };
+  Scalar semaScalar = Scalar::U32;
+  if (e.type && e.type->isScalar() && e.type->scalar == ScalarKind::I32) semaScalar = Scalar::I32;
+  switch (v) {
+  case BuiltinValue::TidX: return retype(*tidX_, semaScalar);
+  case BuiltinValue::TidY: return retype(specialRegister("%tid.y"), semaScalar);
+  case BuiltinValue::TidZ: return retype(specialRegister("%tid.z"), semaScalar);
+  case BuiltinValue::BlockX: return retype(specialRegister("%ctaid.x"), semaScalar);
+  case BuiltinValue::BlockY: return retype(specialRegister("%ctaid.y"), semaScalar);
+  case BuiltinValue::BlockZ: return retype(specialRegister("%ctaid.z"), semaScalar);
+  case BuiltinValue::BlockDimX: return retype(specialRegister("%ntid.x"), semaScalar);
+  case BuiltinValue::BlockDimY: return retype(specialRegister("%ntid.y"), semaScalar);
+  case BuiltinValue::BlockDimZ: return retype(specialRegister("%ntid.z"), semaScalar);
+  case BuiltinValue::GridDimX: return retype(specialRegister("%nctaid.x"), semaScalar);
+  case BuiltinValue::GridDimY: return retype(specialRegister("%nctaid.y"), semaScalar);
+  case BuiltinValue::GridDimZ: return retype(specialRegister("%nctaid.z"), semaScalar);
+  case BuiltinValue::NumSms: return retype(specialRegister("%nsmid"), semaScalar);
+  case BuiltinValue::Lane: return retype(*laneId_, Scalar::I32);
+  case BuiltinValue::Warp: return retype(*warpId_, Scalar::I32);
+  case BuiltinValue::Inf: return Value::ofConst(Scalar::FloatLit, ConstScalar::ofFloat(INFINITY));
+  case BuiltinValue::ClusterRank: case BuiltinValue::ClusterX: case BuiltinValue::ClusterY: case BuiltinValue::ClusterZ:
+    notSupportedYet(e.range, "cluster builtins");
+    return placeholder(ValueType::scalar(Scalar::U32));
+  case BuiltinValue::RoleIndex: case BuiltinValue::RoleWarp: case BuiltinValue::RoleThread: {
+    const RoleStmt *r = roleOfMember(e);
+    auto it = r ? env_.find(r) : env_.end();
+    const RoleRange *rr = it != env_.end() ? std::get_if<RoleRange>(&it->second) : nullptr;
+    if (!rr) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "this role member");
+      return placeholder(ValueType::scalar(Scalar::I32));
+    }
+    Value rel = binaryOp(BinaryOp::Sub, *warpId_, Value::ofInt(Scalar::I32, rr->firstWarp), e.range);
+    Value w = Value::ofInt(Scalar::I32, rr->warpsPerInstance);
+    if (v == BuiltinValue::RoleIndex) return binaryOp(BinaryOp::Div, rel, w, e.range);
+    if (v == BuiltinValue::RoleWarp) return binaryOp(BinaryOp::Rem, rel, w, e.range);
+    Value t = binaryOp(BinaryOp::Sub, retype(*tidX_, Scalar::I32), Value::ofInt(Scalar::I32, rr->firstWarp * 32), e.range);
+    return binaryOp(BinaryOp::Rem, t, Value::ofInt(Scalar::I32, rr->warpsPerInstance * 32), e.range);
+  }
+  }
+  return placeholder(ValueType::scalar(Scalar::U32));
+}
+
+void KernelLowering::lowerRole(const RoleStmt &s) {
+  auto it = env_.find(&s);
+  const RoleRange *rr = it != env_.end() ? std::get_if<RoleRange>(&it->second) : nullptr;
+  if (!rr) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.nameRange, "this role (sema gave it no warp range)");
+    return;
+  }
+  for (const auto &a : s.attrs)
+    if (a.name == "regs") notSupportedYet(a.range, "a role register budget (regs -> setmaxnreg)");
+  int64_t span = rr->warpsPerInstance * rr->instances;
+  std::string end = out_.newLabel("end_role_" + s.name);
+  bool coversAll = rr->firstWarp == 0 && span * 32 >= threads_;
+  if (!coversAll) {
+    // (warp - first) <u span  <=>  first <= warp < first + span
+    std::string rel = out_.newReg(RegClass::B32), p = out_.newReg(RegClass::Pred);
+    out_.inst("sub.s32 " + rel + ", " + warpId_->regs[0] + ", " + std::to_string(rr->firstWarp));
+    out_.inst("setp.ge.u32 " + p + ", " + rel + ", " + std::to_string(span));
+    out_.instGuarded(p, "bra " + end);
+  }
+  lowerBlock(*s.body);
+  out_.setLocation(s.range);
+  out_.label(end);
+}
+
+void KernelLowering::lowerElect(const ElectStmt &s) {
+  std::string mask = out_.newReg(RegClass::B32), neg = out_.newReg(RegClass::B32), low = out_.newReg(RegClass::B32),
+              idx = out_.newReg(RegClass::B32), p = out_.newReg(RegClass::Pred);
+  std::string end = out_.newLabel("end_elect");
+  out_.inst("activemask.b32 " + mask);
+  out_.inst("neg.s32 " + neg + ", " + mask);
+  out_.inst("and.b32 " + low + ", " + mask + ", " + neg);
+  out_.inst("bfind.u32 " + idx + ", " + low);
+  out_.inst("setp.ne.u32 " + p + ", " + idx + ", " + laneId_->regs[0]);
+  out_.instGuarded(p, "bra " + end);
+  ++electDepth_;
+  lowerBlock(*s.body);
+  --electDepth_;
+  out_.setLocation(s.range);
+  out_.label(end);
+}
+
+} // namespace cake::codegen

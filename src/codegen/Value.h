@@ -1,0 +1,63 @@
+// Value: what a CAKE expression lowers to - either a compile-time constant (scalars only) or a list of
+// typed PTX registers (vectors and fragments use several, see ValueType.h for the storage layout).
+//
+// Constant folding lives here as pure functions (unit-tested in tests/unit/test_codegen_values.cpp):
+// integers are folded with the wrap-around of their PTX type, floats with the rounding of theirs (f32 via
+// float, f16/bf16 via round-to-nearest-even on the bit pattern), so a folded result equals what the GPU
+// would have computed.  Anything that cannot be folded exactly (division by zero, ex2) is left to PTX.
+#pragma once
+#include "codegen/ValueType.h"
+#include "frontend/AST.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cake::codegen {
+
+// One constant scalar.  Integers and preds use `i` (normalised to their type: i32 sign-extended, u32
+// zero-extended); floats use `f` (already rounded to their type).
+struct ConstScalar {
+  int64_t i = 0;
+  double f = 0;
+  static ConstScalar ofInt(int64_t v) { return {v, 0}; }
+  static ConstScalar ofFloat(double v) { return {0, v}; }
+};
+
+struct Value {
+  ValueType type;
+  std::optional<ConstScalar> constant;   // set: a compile-time constant (then regs is empty)
+  std::vector<std::string> regs;         // otherwise: the registers, in storage order
+
+  bool isConst() const { return constant.has_value(); }
+  bool valid() const { return isConst() || !regs.empty(); }
+  static Value ofConst(Scalar s, ConstScalar c) { return Value{ValueType::scalar(s), c, {}}; }
+  static Value ofInt(Scalar s, int64_t v);
+  static Value ofRegs(ValueType t, std::vector<std::string> regs) { return Value{t, std::nullopt, std::move(regs)}; }
+};
+
+// Wraps an integer to the width and signedness of `s` (pred -> 0/1).
+int64_t normaliseInt(Scalar s, int64_t v);
+// Rounds a double to the precision of float type `s`.
+double roundFloat(Scalar s, double v);
+uint32_t f32Bits(double v);
+uint16_t f16Bits(double v);    // round to nearest even
+uint16_t bf16Bits(double v);   // round to nearest even
+double f16Value(uint16_t bits);
+double bf16Value(uint16_t bits);
+
+// Folds `a op b` in type `s` (the operands' common type; comparison results are pred 0/1).  nullopt when
+// the result is not defined at compile time (integer division by zero, shift out of range).
+std::optional<ConstScalar> foldBinary(BinaryOp op, Scalar s, ConstScalar a, ConstScalar b);
+std::optional<ConstScalar> foldUnary(UnaryOp op, Scalar s, ConstScalar a);
+// Converts a constant between scalar types (float->int truncates toward zero, saturating like cvt.rzi.sat).
+ConstScalar convertConst(Scalar from, Scalar to, ConstScalar c);
+
+// PTX immediate for a constant of type `s`: "42", "-3", "0f3F800000"; 16-bit floats give their bit pattern
+// ("0x3C00") which only mov.b16 accepts.
+std::string ptxImmediate(Scalar s, ConstScalar c);
+// log2 of v if v is a positive power of two.
+std::optional<unsigned> exactLog2(int64_t v);
+
+} // namespace cake::codegen

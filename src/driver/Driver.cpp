@@ -1,0 +1,315 @@
+// Driver: runs the cakec pipeline for one input file (see Driver.h).
+//
+// runDriver() is the whole compiler in order, one named step per stage; everything else in this file is a
+// helper for one of those steps (reading the source, writing an output atomically, option values).
+// Stages not built yet (verify, cost, codegen) are stated as such: asking for their output is the
+// diagnostic E0504 and exit code 1, never a fake result.
+#include "driver/Driver.h"
+
+#include "driver/VerifyDiagnostics.h"
+#include "frontend/ASTPrinter.h"
+#include "frontend/Parser.h"
+#include "frontend/Sema.h"
+#include "support/Diagnostics.h"
+
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef CAKE_VERSION
+#define CAKE_VERSION "unknown"
+#endif
+
+namespace cake {
+
+namespace {
+
+constexpr uint64_t kMaxSourceBytes = 64ull << 20;   // E0107
+constexpr unsigned kDefaultErrorLimit = 20;
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::optional<int64_t> parseInteger(std::string_view text) {
+  bool negative = !text.empty() && text[0] == '-';
+  if (negative) text.remove_prefix(1);
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16;
+    text.remove_prefix(2);
+  }
+  if (text.empty()) return std::nullopt;
+  uint64_t magnitude = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), magnitude, base);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (negative) {
+    if (magnitude > uint64_t(INT64_MAX) + 1) return std::nullopt;
+    return magnitude == uint64_t(INT64_MAX) + 1 ? INT64_MIN : -static_cast<int64_t>(magnitude);
+  }
+  if (magnitude > uint64_t(INT64_MAX)) return std::nullopt;
+  return static_cast<int64_t>(magnitude);
+}
+
+bool isIdentifier(std::string_view name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+// Step 1: the source text.  "-" reads standard input.  Returns the file id, or nullopt after reporting
+// E0501 (unreadable: an environment failure) or E0107 (too large: an input error).
+struct ReadResult {
+  std::optional<uint32_t> file;
+  ExitCode failure = ExitCode::Success;
+};
+
+ReadResult readSourceFile(const std::string &path, SourceManager &sources, DiagnosticEngine &diags) {
+  auto unreadable = [&](const std::string &why) {
+    diags.report(DiagKind::CannotReadFile, SourceRange{}, path, why);
+    return ReadResult{std::nullopt, ExitCode::Environment};
+  };
+  std::string text;
+  if (path == "-") {
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    text = buffer.str();
+  } else {
+    std::error_code ec;
+    auto status = std::filesystem::status(path, ec);
+    if (ec) return unreadable(ec.message());
+    if (std::filesystem::is_directory(status)) return unreadable("it is a directory");
+    if (std::filesystem::is_regular_file(status)) {
+      uint64_t size = std::filesystem::file_size(path, ec);
+      if (!ec && size > kMaxSourceBytes) {
+        diags.report(DiagKind::FileTooLarge, SourceRange{}, size, kMaxSourceBytes);
+        return {std::nullopt, ExitCode::InputErrors};
+      }
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return unreadable(std::strerror(errno));
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) return unreadable(std::strerror(errno));
+    text = buffer.str();
+  }
+  if (text.size() > kMaxSourceBytes) {
+    diags.report(DiagKind::FileTooLarge, SourceRange{}, text.size(), kMaxSourceBytes);
+    return {std::nullopt, ExitCode::InputErrors};
+  }
+  return {sources.addBuffer(path == "-" ? "<stdin>" : path, std::move(text)), ExitCode::Success};
+}
+
+// Final step: writes `contents` to `path` so that the file either has the new contents or is untouched:
+// a temporary file next to it is written, then renamed over it.  Non-regular outputs (/dev/stdout, a FIFO)
+// are written directly.  Returns an error description, or "" on success.
+std::string writeOutputFile(const std::string &path, std::string_view contents) {
+  auto writeAll = [&](int fd) -> bool {
+    size_t done = 0;
+    while (done < contents.size()) {
+      ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
+    }
+    return true;
+  };
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return "it is a directory";
+    int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC);
+    if (fd < 0) return std::strerror(errno);
+    bool ok = writeAll(fd);
+    int savedErrno = errno;
+    ::close(fd);
+    return ok ? "" : std::strerror(savedErrno);
+  }
+  std::string temp = path + ".cakec-tmp-" + std::to_string(::getpid());
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0666);
+  if (fd < 0) return std::strerror(errno);
+  bool ok = writeAll(fd);
+  int savedErrno = errno;
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    savedErrno = errno;
+  }
+  if (ok && ::rename(temp.c_str(), path.c_str()) != 0) {
+    ok = false;
+    savedErrno = errno;
+  }
+  if (!ok) {
+    ::unlink(temp.c_str());
+    return std::strerror(savedErrno);
+  }
+  return "";
+}
+
+std::string_view emitName(EmitKind k) {
+  switch (k) {
+  case EmitKind::IR: return "ir";
+  case EmitKind::PTX: return "ptx";
+  case EmitKind::Cubin: return "cubin";
+  }
+  return "cubin";
+}
+
+// How the user asked for an output, for E0504: "--emit=ptx", "cubin output ('-o k.cubin')", ...
+std::string describeRequestedOutput(const DriverOptions &opts, EmitKind emit) {
+  std::string kind(emitName(emit));
+  if (opts.emit) return "--emit=" + kind;
+  if (opts.outputPath.empty()) return kind + " output (the default)";
+  return kind + " output ('-o " + opts.outputPath + "')";
+}
+
+} // namespace
+
+std::string_view cakeVersion() { return CAKE_VERSION; }
+
+EmitKind effectiveEmit(const DriverOptions &opts) {
+  if (opts.emit) return *opts.emit;
+  if (endsWith(opts.outputPath, ".ptx")) return EmitKind::PTX;
+  if (endsWith(opts.outputPath, ".cake")) return EmitKind::IR;
+  return EmitKind::Cubin;
+}
+
+std::optional<std::pair<std::string, int64_t>> parseDefine(std::string_view text) {
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos) return std::nullopt;
+  std::string_view name = text.substr(0, eq);
+  if (!isIdentifier(name)) return std::nullopt;
+  std::optional<int64_t> value = parseInteger(text.substr(eq + 1));
+  if (!value) return std::nullopt;
+  return std::make_pair(std::string(name), *value);
+}
+
+std::optional<std::map<std::string, int64_t>> parseShape(std::string_view text) {
+  std::map<std::string, int64_t> shape;
+  while (true) {
+    size_t comma = text.find(',');
+    auto item = parseDefine(text.substr(0, comma));
+    if (!item) return std::nullopt;
+    shape[item->first] = item->second;
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return shape;
+}
+
+ExitCode explainDiagnostic(std::string_view code, std::ostream &out, std::ostream &err) {
+  if (code == "list") {
+    for (const DiagKindInfo &k : allDiagKinds())
+      out << k.code << "  " << k.name << ": " << k.format << '\n';
+    return ExitCode::Success;
+  }
+  const DiagKindInfo *info = findDiagByCode(code);
+  if (!info) return reportUsageError(DiagKind::UnknownDiagnosticCode, {std::string(code)}, DiagFormat::Text, out, err);
+  const char *severity = info->severity == Severity::Fatal     ? "fatal error"
+                         : info->severity == Severity::Warning ? "warning"
+                         : info->severity == Severity::Note    ? "note"
+                                                               : "error";
+  out << info->code << " (" << info->name << ", " << severity << "): " << info->format << "\n\n"
+      << info->explanation << '\n';
+  return ExitCode::Success;
+}
+
+ExitCode reportUsageError(DiagKind kind, const std::vector<std::string> &args, DiagFormat format,
+                          std::ostream &out, std::ostream &err) {
+  SourceManager none;
+  DiagnosticEngine diags(none);
+  diags.reportArgs(kind, SourceRange{}, args);
+  if (format == DiagFormat::Json) diags.renderJson(out);
+  else diags.renderText(err);
+  return ExitCode::Usage;
+}
+
+ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &err) {
+  SourceManager sources;
+  unsigned errorLimit = opts.errorLimit.value_or(opts.verifyDiagnostics ? 0 : kDefaultErrorLimit);
+  DiagnosticEngine diags(sources, errorLimit);
+  uint32_t file = 0;
+
+  // Every exit goes through here: render the diagnostics (or check them against the file's expectations).
+  auto finish = [&](ExitCode code) {
+    if (opts.verifyDiagnostics && file != 0) {
+      bool matched = verifyDiagnostics(sources.name(file), sources.text(file), diags, file, err);
+      // An environment failure stays one; otherwise the verdict is whether the diagnostics matched.
+      if (code == ExitCode::Environment || code == ExitCode::Usage) return code;
+      return matched ? ExitCode::Success : ExitCode::InputErrors;
+    }
+    if (opts.diagFormat == DiagFormat::Json) diags.renderJson(out);
+    else diags.renderText(err);
+    return code;
+  };
+
+  // 1. Read the source.
+  ReadResult read = readSourceFile(opts.inputPath, sources, diags);
+  if (!read.file) return finish(read.failure);
+  file = *read.file;
+
+  // 2. Lex + parse.  The parser returns a (possibly partial) module and reports what it could not parse.
+  Ptr<Module> module = parseModule(sources, file, diags);
+  if (diags.hasErrors()) return finish(ExitCode::InputErrors);   // sema needs a complete tree
+
+  // 3. Sema: names, types, shapes, roles, launch, arch features; applies --arch and -D.
+  SemaOptions semaOptions;
+  semaOptions.archOverride = opts.arch;
+  semaOptions.defines = opts.defines;
+  SemaResult sema = analyzeModule(*module, semaOptions, diags);
+  if (diags.hasErrors() || !sema.ok) return finish(ExitCode::InputErrors);
+  if (opts.debugForceInternalError) CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error");
+
+  // 4. Verify (Z3 proof obligations): not built yet.  --verify-only stops after the front end, and so does
+  //    --verify-diagnostics when no output was asked for.
+  bool outputRequested = opts.estimate || opts.emit || !opts.outputPath.empty();
+  bool checkOnly = opts.verifyOnly || (opts.verifyDiagnostics && !outputRequested);
+  if (checkOnly) {
+    if (!opts.verifyDiagnostics)
+      err << "cakec: " << sources.name(file) << ": front-end checks passed (parse, sema) for "
+          << archName(sema.arch) << "; the verifier is not built yet, so no proofs were attempted\n";
+    return finish(ExitCode::Success);
+  }
+
+  // 5. Cost model: not built yet.
+  if (opts.estimate) {
+    diags.report(DiagKind::NotAvailableYet, SourceRange{}, "--estimate",
+                 "the cost model (src/cost) has not been built; no estimate was produced");
+    return finish(ExitCode::InputErrors);
+  }
+
+  // 6. Code generation: only the canonical IR exists so far.
+  EmitKind emit = effectiveEmit(opts);
+  if (emit != EmitKind::IR) {
+    diags.report(DiagKind::NotAvailableYet, SourceRange{}, describeRequestedOutput(opts, emit),
+                 "code generation (typed AST -> PTX -> ptxas) has not been built; nothing was written")
+        .hint("--verify-only checks the input; --emit=ir prints its canonical form");
+    return finish(ExitCode::InputErrors);
+  }
+  if (opts.verifyDiagnostics) return finish(ExitCode::Success);   // checks diagnostics only; writes nothing
+
+  // 7. Outputs, written only now that every stage succeeded.
+  std::string ir = printModule(*module);
+  if (opts.outputPath.empty() || opts.outputPath == "-") {
+    out << ir;
+    out.flush();
+    if (!out) {
+      diags.report(DiagKind::CannotWriteOutput, SourceRange{}, "<stdout>", "write failed");
+      return finish(ExitCode::Environment);
+    }
+  } else if (std::string why = writeOutputFile(opts.outputPath, ir); !why.empty()) {
+    diags.report(DiagKind::CannotWriteOutput, SourceRange{}, opts.outputPath, why);
+    return finish(ExitCode::Environment);
+  }
+  return finish(ExitCode::Success);
+}
+
+} // namespace cake

@@ -1,0 +1,76 @@
+// Driver: the cakec pipeline as one readable function.
+//
+//   read the file -> lex + parse -> sema -> [verify, cost, codegen: not built yet] -> outputs
+//
+// main.cpp turns the command line into DriverOptions (it owns every usage error); runDriver() runs the
+// pipeline and returns the process exit code.  All user-facing problems are diagnostics through one
+// DiagnosticEngine, rendered once at the end (text on `err`, or JSON on `out`).  Outputs are written only
+// after the whole pipeline succeeded, through a temporary file renamed into place, so a failing compile never
+// leaves a partial or stale-looking output behind.
+#pragma once
+#include "support/Arch.h"
+#include "support/Diagnostics.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cake {
+
+// Process exit codes (docs/cli.md).
+enum class ExitCode : int {
+  Success = 0,        // compiled / verified / diagnostics matched
+  InputErrors = 1,    // the input has errors, or a requested stage is not available yet (E0504)
+  Usage = 2,          // command-line misuse
+  Environment = 3,    // unreadable input (E0501), unwritable output (E0502), missing tool
+  Internal = 4,       // internal compiler error
+};
+
+enum class EmitKind : uint8_t { IR, PTX, Cubin };
+enum class DiagFormat : uint8_t { Text, Json };
+
+struct DriverOptions {
+  std::string inputPath;
+  std::string outputPath;                       // empty: stdout for --emit=ir, <input stem>.cubin otherwise
+  std::optional<Arch> arch;                     // --arch; overrides the file's target
+  std::optional<EmitKind> emit;                 // --emit; otherwise inferred from -o (see effectiveEmit)
+  bool verifyOnly = false;
+  bool estimate = false;
+  std::map<std::string, int64_t> shape;         // --shape M=4096,N=4096 (for --estimate)
+  std::map<std::string, int64_t> defines;       // -D NAME=VALUE (last one wins)
+  DiagFormat diagFormat = DiagFormat::Text;
+  std::optional<unsigned> errorLimit;           // --error-limit; default 20 (unlimited under --verify-diagnostics)
+  bool verifyDiagnostics = false;
+  bool debugForceInternalError = false;         // hidden test hook: raise an ICE after sema
+};
+
+// What the compile produces when neither --verify-only nor --estimate is given: --emit if present, else
+// from the -o extension (.ptx, .cubin, .cake), else a cubin.
+EmitKind effectiveEmit(const DriverOptions &opts);
+
+// "NAME=VALUE" with VALUE a (possibly negative) decimal or 0x hex integer that fits in int64.
+// Returns nullopt when malformed.
+std::optional<std::pair<std::string, int64_t>> parseDefine(std::string_view text);
+// "M=4096,N=4096,K=64" -> map; nullopt when malformed or empty.
+std::optional<std::map<std::string, int64_t>> parseShape(std::string_view text);
+
+// Runs the pipeline.  `out` receives --emit output sent to stdout and JSON diagnostics; `err` receives
+// text diagnostics and status lines.  May throw InternalError (main reports it as exit code 4).
+ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &err);
+
+// A command-line problem that has a diagnostic code (E0503 malformed -D, E0505 unknown --explain code):
+// renders it without a location in the requested format and returns ExitCode::Usage.
+ExitCode reportUsageError(DiagKind kind, const std::vector<std::string> &args, DiagFormat format,
+                          std::ostream &out, std::ostream &err);
+
+// --explain CODE / --explain list.  Returns Success, or Usage for an unknown code (E0505 is printed).
+ExitCode explainDiagnostic(std::string_view code, std::ostream &out, std::ostream &err);
+
+// The cakec version string ("0.1.0").
+std::string_view cakeVersion();
+
+} // namespace cake

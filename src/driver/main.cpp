@@ -1,0 +1,117 @@
+// cakec: command-line parsing only (CLI11).  Turns argv into DriverOptions, rejects misuse with exit code 2,
+// and hands over to runDriver() (Driver.h) or explainDiagnostic().  An InternalError escaping the pipeline
+// is reported as "internal compiler error: ..." with exit code 4.  docs/cli.md is the user reference.
+#include "driver/Driver.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <exception>
+
+using namespace cake;
+
+namespace {
+
+int code(ExitCode c) { return static_cast<int>(c); }
+
+int usageError(const std::string &message) {
+  std::cerr << "cakec: error: " << message << "\nRun with --help for more information.\n";
+  return code(ExitCode::Usage);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"cakec: compiler for CAKE IR, a hardware-explicit schedule language for NVIDIA GPUs"};
+  app.name("cakec");
+  app.footer("Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
+             "misuse,\n3 environment failure (unreadable input, unwritable output, missing tool), 4 internal "
+             "compiler error.\nReference: docs/cli.md");
+  app.set_version_flag("--version", "cakec " + std::string(cakeVersion()));
+
+  DriverOptions opts;
+  std::string archText, emitName, shapeText, formatName = "text", explainCode;
+  std::vector<std::string> defineTexts;
+  unsigned errorLimit = 0;
+
+  app.add_option("FILE", opts.inputPath, "input .cake file ('-' reads standard input)");
+  auto *output = app.add_option("-o,--output", opts.outputPath, "output file ('-' or none: stdout for --emit=ir)");
+  app.add_option("--arch", archText, "target architecture, overrides the file's 'target': " +
+                                                      allArchNames())
+                   ->check(CLI::Validator(
+                       [](std::string &value) {
+                         return parseArch(value) ? std::string() : "unknown architecture '" + value +
+                                                                       "' (known: " + allArchNames() + ")";
+                       },
+                       "ARCH"));
+  auto *emit = app.add_option("--emit", emitName, "output kind: ir (canonical CAKE IR), ptx, cubin")
+                   ->check(CLI::IsMember({"ir", "ptx", "cubin"}));
+  auto *verifyOnly = app.add_flag("--verify-only", opts.verifyOnly, "run all checks and produce no output");
+  auto *estimate = app.add_flag("--estimate", opts.estimate, "predict run time with the cost model");
+  app.add_option("--shape", shapeText, "concrete shape for --estimate, e.g. M=4096,N=4096,K=4096")
+      ->needs(estimate);
+  app.add_option("-D,--define", defineTexts, "override a compile-time parameter: -D NAME=VALUE (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--diagnostics-format", formatName, "text (stderr, default) or json (stdout)")
+      ->check(CLI::IsMember({"text", "json"}));
+  auto *limit = app.add_option("--error-limit", errorLimit, "stop after N errors (default 20; 0 = no limit)")
+                    ->check(CLI::Range(0u, 1000000u));
+  auto *explain = app.add_option("--explain", explainCode, "explain a diagnostic code (E0301), or 'list'");
+  app.add_flag("--verify-diagnostics", opts.verifyDiagnostics,
+               "check the diagnostics against the file's expected-error/warning/note comments");
+  app.add_flag("--debug-force-internal-error", opts.debugForceInternalError,
+               "testing: raise an internal compiler error after sema")
+      ->group("");   // hidden
+
+  verifyOnly->excludes(estimate)->excludes(emit)->excludes(output);
+  estimate->excludes(emit)->excludes(output);
+  explain->excludes("FILE");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    if (e.get_exit_code() == 0) return app.exit(e);   // --help, --version
+    return usageError(e.what());
+  }
+
+  DiagFormat format = formatName == "json" ? DiagFormat::Json : DiagFormat::Text;
+  if (!explainCode.empty()) return code(explainDiagnostic(explainCode, std::cout, std::cerr));
+  if (opts.inputPath.empty()) return usageError("no input file");
+
+  if (!archText.empty()) opts.arch = parseArch(archText);
+  if (!emitName.empty())
+    opts.emit = emitName == "ir" ? EmitKind::IR : emitName == "ptx" ? EmitKind::PTX : EmitKind::Cubin;
+  if (*limit) opts.errorLimit = errorLimit;
+  opts.diagFormat = format;
+  for (const std::string &text : defineTexts) {
+    auto define = parseDefine(text);
+    if (!define) return code(reportUsageError(DiagKind::MalformedDefine, {text}, format, std::cout, std::cerr));
+    opts.defines[define->first] = define->second;   // the last -D for a name wins
+  }
+  if (!shapeText.empty()) {
+    auto shape = parseShape(shapeText);
+    if (!shape) return usageError("malformed --shape '" + shapeText + "': expected NAME=INTEGER[,NAME=INTEGER...]");
+    opts.shape = *shape;
+  }
+  bool irToStdout = !opts.verifyOnly && !opts.estimate && effectiveEmit(opts) == EmitKind::IR &&
+                    (opts.outputPath.empty() || opts.outputPath == "-");
+  if (format == DiagFormat::Json && irToStdout && !opts.verifyDiagnostics)
+    return usageError("--diagnostics-format=json writes diagnostics to stdout; give -o FILE for --emit=ir");
+
+  try {
+    return code(runDriver(opts, std::cout, std::cerr));
+  } catch (const InternalError &e) {
+    std::string what = e.what();
+    const std::string prefix = "internal compiler error";
+    if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+    if (what.rfind(" at ", 0) == 0) what = what.substr(1);
+    std::cout.flush();
+    std::cerr << "internal compiler error: " << what << "\ncakec " << cakeVersion() << " failed on '"
+              << opts.inputPath << "'; this is a bug in cakec, not in the input\n";
+    return code(ExitCode::Internal);
+  } catch (const std::exception &e) {   // bad_alloc, out_of_range, ...: still a bug, never the user's
+    std::cerr << "internal compiler error: unexpected exception: " << e.what() << "\ncakec " << cakeVersion()
+              << " failed on '" << opts.inputPath << "'; this is a bug in cakec, not in the input\n";
+    return code(ExitCode::Internal);
+  }
+}

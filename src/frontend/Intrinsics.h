@@ -1,0 +1,40 @@
+// The intrinsic table (Intrinsics.def) as data: sema types calls with it, codegen lowers by IntrinsicId.
+#pragma once
+#include "support/Arch.h"
+
+#include <string_view>
+
+namespace cake {
+
+enum class IntrinsicId : uint8_t {
+#define INTRINSIC(Id, Spelling, ArgCount, Rule, Archs, Summary) Id,
+#include "frontend/Intrinsics.def"
+#undef INTRINSIC
+  Count_
+};
+
+enum class IntrinsicRule : uint8_t { FloatUnary, NumericUnary, SameType2, Fma, Select, IntBinary, Shuffle, WarpReduce };
+
+struct IntrinsicInfo {
+  IntrinsicId id;
+  std::string_view spelling;
+  unsigned argCount;
+  IntrinsicRule rule;
+  ArchSet archs;
+  std::string_view summary;
+};
+
+inline constexpr IntrinsicInfo kIntrinsics[] = {
+#define INTRINSIC(Id, Spelling, ArgCount, Rule, Archs, Summary) \
+  {IntrinsicId::Id, Spelling, ArgCount, IntrinsicRule::Rule, Archs, Summary},
+#include "frontend/Intrinsics.def"
+#undef INTRINSIC
+};
+
+inline const IntrinsicInfo *lookupIntrinsic(std::string_view spelling) {
+  for (const IntrinsicInfo &i : kIntrinsics)
+    if (i.spelling == spelling) return &i;
+  return nullptr;
+}
+
+} // namespace cake

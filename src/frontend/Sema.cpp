@@ -1,0 +1,68 @@
+// Sema driver: the passes over a module, in order.
+//
+//   1. target        the module's target / --arch (E0401)
+//   2. per kernel    (a) compile-time parameters with defaults and -D overrides
+//                    (b) parameters: types, shape variables, then their attributes
+//                    (c) kernel attributes: requires, grid, threads, cluster
+//                    (d) the body: statements, declarations, roles, operations (one walk)
+//                    (e) roles across the kernel: overlaps, register budget
+//                    (f) shared-memory layout and its limit
+//   3. -D            defines that no kernel declares (E0323)
+// Everything is annotated in place; per-kernel facts go to SemaResult::kernels.  Errors never stop the
+// walk (failed sub-expressions carry the error type) except at the diagnostics engine's error limit.
+#include "frontend/SemaImpl.h"
+
+namespace cake {
+
+Sema::Sema(Module &m, const SemaOptions &opts, DiagnosticEngine &diags, SemaResult &result)
+    : module_(m), opts_(opts), diags_(diags), result_(result), types_(*result.types), builtins_(*result.builtins) {}
+
+void Sema::run() {
+  analyzeTarget();
+  for (auto &k : module_.kernels) {
+    if (!k || diags_.limitReached()) continue;
+    analyzeKernel(*k);
+  }
+  checkUnknownDefines();
+}
+
+void Sema::analyzeKernel(Kernel &k) {
+  KernelInfo &info = result_.kernels[&k];
+  info.kernel = &k;
+  kernel_ = &k;
+  info_ = &info;
+  roleIndex_.clear();
+  sharedDecls_.clear();
+  mbarrierDecls_.clear();
+  k.shapeVars.clear();
+
+  ScopeGuard kernelScope(*this, ScopeKind::Kernel);
+  kernelScope_ = &kernelScope.scope();
+  analyzeCtParams(k);
+  analyzeParams(k);
+  analyzeKernelAttrs(k);
+  {
+    ScopeGuard bodyScope(*this, ScopeKind::KernelBody);
+    bodyScope_ = &bodyScope.scope();
+    if (k.body) analyzeBlock(*k.body, StmtContext{}, /*newScope=*/false);
+    bodyScope_ = nullptr;
+  }
+  checkRoles(k);
+  layoutSharedMemory(k);
+  kernelScope_ = nullptr;
+  kernel_ = nullptr;
+  info_ = nullptr;
+}
+
+SemaResult analyzeModule(Module &m, const SemaOptions &opts, DiagnosticEngine &diags) {
+  SemaResult result;
+  result.types = std::make_shared<TypeContext>();
+  result.builtins = std::make_shared<BuiltinTable>();
+  unsigned errorsBefore = diags.errorCount();
+  Sema sema(m, opts, diags, result);
+  sema.run();
+  result.ok = diags.errorCount() == errorsBefore;
+  return result;
+}
+
+} // namespace cake

@@ -1,0 +1,887 @@
+// Sema, types: type expressions and expression typing.
+//
+// resolveType() turns a TypeExpr into a Type: scalar/vector names, fragments (validated against the MMA
+// shapes of docs/frontend-contract.md), and bracket groups of dims (constant for shared and register
+// arrays; symbolic for kernel parameters, where an unknown bare name declares a shape variable).
+//
+// checkExpr() types an expression bottom-up and stores the result in Expr::type.  Rules:
+//   - integer literals and compile-time parameters are untyped integer constants, float literals and `inf`
+//     untyped float constants; they adapt to the typed operand (adaptUntyped, which also checks that the
+//     value fits) and default to i32 (i64 if too large) / f32 (concretize);
+//   - binary operators need operands of one type (fragments may also meet a scalar of their dtype);
+//     comparisons yield pred; no implicit conversions - conversions are calls named by a type;
+//   - intrinsic calls are typed by the rule in Intrinsics.def;
+//   - indexing: a[s] drops the outer bracket group, a[s][r, c] loads an element, a[s][r, c +: 8] a vector,
+//     ':' and outer slices form tiles (only where an operation expects one);
+//   - a sub-expression that failed has the error type, which every rule accepts silently, so one mistake
+//     is reported once.
+#include "frontend/SemaImpl.h"
+
+#include <algorithm>
+
+namespace cake {
+
+std::string_view binaryOpSpelling(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add: return "+";
+  case BinaryOp::Sub: return "-";
+  case BinaryOp::Mul: return "*";
+  case BinaryOp::Div: return "/";
+  case BinaryOp::Rem: return "%";
+  case BinaryOp::Shl: return "<<";
+  case BinaryOp::Shr: return ">>";
+  case BinaryOp::BitAnd: return "&";
+  case BinaryOp::BitOr: return "|";
+  case BinaryOp::BitXor: return "^";
+  case BinaryOp::Eq: return "==";
+  case BinaryOp::Ne: return "!=";
+  case BinaryOp::Lt: return "<";
+  case BinaryOp::Le: return "<=";
+  case BinaryOp::Gt: return ">";
+  case BinaryOp::Ge: return ">=";
+  case BinaryOp::LogAnd: return "&&";
+  case BinaryOp::LogOr: return "||";
+  }
+  return "?";
+}
+
+namespace {
+bool isComparison(BinaryOp op) {
+  return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt ||
+         op == BinaryOp::Ge;
+}
+
+// The scalar an untyped constant becomes when it meets `t` (vectors and fragments broadcast it).
+std::optional<ScalarKind> adaptTarget(const Type *t) {
+  if (t->isScalar() || t->isVector() || t->isFragment()) return t->scalar;
+  return std::nullopt;
+}
+
+// Can an untyped constant of kind `u` become `t`?
+bool untypedFits(const Type *u, const Type *t) {
+  auto k = adaptTarget(t);
+  if (!k || *k == ScalarKind::Pred) return false;
+  if (u->kind == TypeKind::UntypedFloat) return isFloatScalar(*k);
+  return true;   // integer constants convert to integer and float types
+}
+
+bool isValueType(const Type *t) { return t->isNumeric() || t->isPred() || t->isFragment(); }
+
+} // namespace
+
+std::string Sema::text(SourceRange r) const {
+  if (!r.valid()) return "<expr>";
+  std::string_view t = diags_.sources().text(r.begin.file);
+  if (r.end < r.begin.offset || r.end > t.size()) return "<expr>";
+  return std::string(t.substr(r.begin.offset, r.end - r.begin.offset));
+}
+std::string Sema::text(const Expr &e) const { return text(e.range); }
+
+void Sema::checkArch(ArchSet archs, std::string_view feature, SourceRange r) {
+  if (arch_ && !archIn(*arch_, archs))
+    diags_.report(DiagKind::ArchFeatureUnavailable, r, feature, describeArchSet(archs), archName(*arch_));
+}
+
+void Sema::checkScalarArch(ScalarKind k, SourceRange r) {
+  if (isF8Scalar(k)) checkArch(archsFrom(Arch::SM89), quote(scalarName(k)), r);
+}
+
+// ---------------------------------------------------------------- type expressions
+
+namespace {
+// Empty when valid, else why not.
+std::string validateFragment(FragKind kind, ScalarKind dt, int64_t m, int64_t n, int64_t k) {
+  std::string shape = "m" + std::to_string(m) + "n" + std::to_string(n) + "k" + std::to_string(k);
+  bool b16 = dt == ScalarKind::BF16 || dt == ScalarKind::F16;
+  switch (kind) {
+  case FragKind::MmaA:
+  case FragKind::MmaB:
+  case FragKind::MmaC:
+    if (!(m == 16 && n == 8 && (k == 16 || k == 8)))
+      return "mma.sync fragments have shape m16n8k16 or m16n8k8, not " + shape;
+    if (kind == FragKind::MmaC && dt != ScalarKind::F32 && dt != ScalarKind::F16)
+      return "mma.sync accumulators (mma_c) are f32 or f16, not " + std::string(scalarName(dt));
+    if (kind != FragKind::MmaC && !b16)
+      return "mma.sync inputs (" + std::string(fragKindName(kind)) + ") are bf16 or f16, not " + std::string(scalarName(dt));
+    return {};
+  case FragKind::WgmmaA:
+  case FragKind::WgmmaAcc:
+    if (m != 64) return "wgmma fragments have M = 64, not " + std::to_string(m);
+    if (n < 8 || n > 256 || n % 8 != 0) return "wgmma N must be a multiple of 8 in 8..256, not " + std::to_string(n);
+    if (kind == FragKind::WgmmaAcc) {
+      if (dt != ScalarKind::F32 && dt != ScalarKind::F16)
+        return "wgmma accumulators are f32 or f16, not " + std::string(scalarName(dt));
+      if (k != 16 && k != 32) return "wgmma K is 16 (bf16/f16 inputs) or 32 (f8 inputs), not " + std::to_string(k);
+      return {};
+    }
+    if (b16 && k != 16) return "wgmma with " + std::string(scalarName(dt)) + " inputs has K = 16, not " + std::to_string(k);
+    if (isF8Scalar(dt) && k != 32) return "wgmma with f8 inputs has K = 32, not " + std::to_string(k);
+    if (!b16 && !isF8Scalar(dt))
+      return "wgmma inputs are bf16, f16, f8e4m3 or f8e5m2, not " + std::string(scalarName(dt));
+    return {};
+  }
+  return {};
+}
+} // namespace
+
+const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
+  const Type *elem = nullptr;
+  if (te.isFrag()) {
+    auto kind = parseFragKind(te.fragKind);
+    auto dtype = parseScalarName(te.fragDtype);
+    if (!kind)
+      diags_.report(DiagKind::BadFragment, te.fragKindRange,
+                    "unknown fragment kind " + quote(te.fragKind) + "; expected mma_a, mma_b, mma_c, wgmma_a or wgmma_acc");
+    if (!dtype) {
+      auto d = diags_.report(DiagKind::UnknownType, te.fragDtypeRange, te.fragDtype);
+      std::vector<std::string> names = {"pred", "i32", "u32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2"};
+      std::string best = closestName(te.fragDtype, names);
+      if (!best.empty()) d.hint("did you mean " + quote(best) + "?").fixit(te.fragDtypeRange, best);
+    } else {
+      checkScalarArch(*dtype, te.fragDtypeRange);
+    }
+    std::optional<int64_t> m, n, k;
+    if (te.fragM) m = constInt(*te.fragM, "a fragment's M");
+    if (te.fragN) n = constInt(*te.fragN, "a fragment's N");
+    if (te.fragK) k = constInt(*te.fragK, "a fragment's K");
+    if (!kind || !dtype || !m || !n || !k) return types_.error();
+    std::string why = validateFragment(*kind, *dtype, *m, *n, *k);
+    if (!why.empty()) {
+      diags_.report(DiagKind::BadFragment, te.range, why);
+      return types_.error();
+    }
+    if (use != TypeUse::Register) {
+      diags_.report(DiagKind::BadFragment, te.range,
+                    std::string("fragments live in registers; ") +
+                        (use == TypeUse::Param ? "a kernel parameter" : "a shared array") + " cannot hold one");
+      return types_.error();
+    }
+    elem = types_.fragment(*kind, *dtype, *m, *n, *k);
+  } else {
+    elem = types_.scalarOrVectorByName(te.baseName);
+    if (!elem) {
+      auto d = diags_.report(DiagKind::UnknownType, te.baseRange, te.baseName);
+      std::vector<std::string> names = {"pred", "i32", "u32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2",
+                                        "f16x2", "bf16x2", "f16x8", "bf16x8", "f32x2", "f32x4", "i32x2", "i32x4", "u32x4"};
+      std::string best = closestName(te.baseName, names);
+      if (!best.empty()) d.hint("did you mean " + quote(best) + "?").fixit(te.baseRange, best);
+      else if (te.baseName == "float" || te.baseName == "int" || te.baseName == "half" || te.baseName == "bool")
+        d.hint("CAKE types are pred i32 u32 i64 f16 bf16 f32 f8e4m3 f8e5m2 and vectors such as f32x4");
+      // Dims still resolve their names so later uses do not cascade.
+      for (auto &g : te.dimGroups)
+        for (auto &dim : g)
+          if (dim) checkExpr(*dim);
+      return types_.error();
+    }
+    checkScalarArch(elem->scalar, te.baseRange);
+  }
+  if (te.dimGroups.empty()) return elem;
+
+  bool ok = true;
+  std::vector<DimGroup> groups;
+  for (auto &g : te.dimGroups) {
+    DimGroup group;
+    for (auto &dimPtr : g) {
+      if (!dimPtr) { ok = false; continue; }
+      Expr &dim = *dimPtr;
+      TensorDim td{text(dim), &dim, std::nullopt};
+      if (use == TypeUse::Param) {
+        // A bare unknown name in a parameter's shape declares a shape variable (an implicit i32 param).
+        if (auto *name = dynCast<NameExpr>(&dim); name && !lookup(name->name)) {
+          auto sv = std::make_unique<ShapeVar>(name->name, name->range);
+          sv->type = types_.i32();
+          std::string why;
+          if (isReservedName(sv->name, &why)) {
+            diags_.report(DiagKind::Redefinition, name->range, name->name).hint(why + "; choose another name");
+          } else {
+            kernelScope_->declare(*sv);
+          }
+          kernel_->shapeVars.push_back(std::move(sv));
+        }
+        const Type *t = checkExpr(dim);
+        if (t->isError() || !checkInteger(dim, "a tensor dimension")) { ok = false; group.push_back(td); continue; }
+        adaptUntyped(dim, types_.i32());
+        ConstResult r = constEval_.evaluate(dim);
+        if (r.ok()) td.value = r.value;
+        else if (r.status != ConstResult::NotConstant) evalConst(dim, "a tensor dimension");   // reports
+      } else {
+        td.value = constInt(dim, use == TypeUse::Shared ? "a shared array dimension" : "a register array dimension");
+        if (!td.value) { ok = false; group.push_back(td); continue; }
+        if (dim.type && dim.type->isUntyped()) adaptUntyped(dim, types_.i32());
+      }
+      if (td.value && *td.value <= 0) {
+        diags_.report(DiagKind::BadDimension, dim.range, td.text,
+                      "it is " + std::to_string(*td.value) + "; dimensions must be positive");
+        ok = false;
+      }
+      group.push_back(std::move(td));
+    }
+    groups.push_back(std::move(group));
+  }
+  if (!ok) return types_.error();
+  AddressSpace space = use == TypeUse::Param ? AddressSpace::Global : use == TypeUse::Shared ? AddressSpace::Shared : AddressSpace::Register;
+  const Type *t = types_.tensor(elem, space, std::move(groups));
+  if (use != TypeUse::Param) {
+    auto bytes = t->sizeInBytes();
+    if (!bytes || *bytes > (int64_t(1) << 31))
+      diags_.report(DiagKind::BadDimension, te.range, text(te.range), "the array is too large");
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------- constants and adaptation
+
+bool Sema::checkInteger(Expr &e, std::string_view what) {
+  if (!e.type || e.type->isError()) return false;
+  if (e.type->isInteger()) return true;
+  diags_.report(DiagKind::ExpectedInteger, e.range, what, typeToString(e.type));
+  return false;
+}
+
+bool Sema::checkPred(Expr &e, std::string_view what) {
+  if (!e.type || e.type->isError()) return false;
+  if (e.type->isPred()) return true;
+  auto d = diags_.report(DiagKind::ExpectedPred, e.range, what, typeToString(e.type));
+  if (e.type->isInteger()) d.hint("compare explicitly, e.g. '" + text(e) + " != 0'");
+  return false;
+}
+
+std::optional<int64_t> Sema::evalConst(Expr &e, std::string_view what) {
+  ConstResult r = constEval_.evaluate(e);
+  switch (r.status) {
+  case ConstResult::Ok: return r.value;
+  case ConstResult::NotConstant: {
+    const Expr *c = r.culprit ? r.culprit : &e;
+    std::string sub = text(*c);
+    auto d = diags_.report(DiagKind::NotConstant, c->range, what);
+    if (auto *n = dynCast<NameExpr>(c); n && n->decl)
+      d.hint(describeDecl(*n->decl) + " is not a compile-time constant; only integer literals, compile-time "
+                                      "parameters and arithmetic on them are");
+    else if (c != &e)
+      d.hint("'" + sub + "' is not a compile-time constant");
+    return std::nullopt;
+  }
+  case ConstResult::DivisionByZero: {
+    const Expr *c = r.culprit ? r.culprit : &e;
+    diags_.report(DiagKind::ConstantDivisionByZero, c->range).hint("in '" + text(*c) + "'");
+    return std::nullopt;
+  }
+  case ConstResult::Overflow: {
+    const Expr *c = r.culprit ? r.culprit : &e;
+    diags_.report(DiagKind::ConstantOverflow, c->range, "'" + text(*c) + "' does not fit in 64-bit signed arithmetic");
+    return std::nullopt;
+  }
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> Sema::constInt(Expr &e, std::string_view what) {
+  const Type *t = checkExpr(e);
+  if (t->isError() || !checkInteger(e, what)) return std::nullopt;
+  return evalConst(e, what);
+}
+
+void Sema::adaptUntyped(Expr &e, const Type *to) {
+  if (!e.type || !e.type->isUntyped() || !to || to->isError()) return;
+  auto k = adaptTarget(to);
+  if (!k) return;
+  const Type *scalar = types_.scalar(*k);
+  if (e.type->kind == TypeKind::UntypedInt && isIntegerScalar(*k)) {
+    ConstResult r = constEval_.evaluate(e);
+    if (r.ok()) {
+      int64_t lo = *k == ScalarKind::I64 ? INT64_MIN : *k == ScalarKind::I32 ? INT32_MIN : INT32_MIN;
+      int64_t hi = *k == ScalarKind::I64 ? INT64_MAX : *k == ScalarKind::I32 ? INT32_MAX : int64_t(UINT32_MAX);
+      if (r.value < lo || r.value > hi) {
+        diags_.report(DiagKind::ConstantOverflow, e.range,
+                      "the constant " + std::to_string(r.value) + " does not fit in " + std::string(scalarName(*k)));
+        e.type = scalar;
+        return;
+      }
+    }
+  }
+  // Push the type down through the constant's structure so every node is concrete for codegen.
+  struct Walker {
+    const Type *t;
+    void operator()(Expr &x) const {
+      if (!x.type || !x.type->isUntyped()) return;
+      x.type = t;
+      switch (x.kind) {
+      case ExprKind::Unary: (*this)(*cast<UnaryExpr>(&x)->operand); break;
+      case ExprKind::Binary: {
+        auto *b = cast<BinaryExpr>(&x);
+        (*this)(*b->lhs);
+        (*this)(*b->rhs);
+        break;
+      }
+      case ExprKind::Call:
+        for (auto &a : cast<CallExpr>(&x)->args)
+          if (a) (*this)(*a);
+        break;
+      default: break;
+      }
+    }
+  };
+  Walker{scalar}(e);
+}
+
+const Type *Sema::concretize(Expr &e) {
+  if (!e.type) return types_.error();
+  if (e.type->kind == TypeKind::UntypedFloat) {
+    adaptUntyped(e, types_.scalar(ScalarKind::F32));
+  } else if (e.type->kind == TypeKind::UntypedInt) {
+    ConstResult r = constEval_.evaluate(e);
+    bool small = !r.ok() || (r.value >= INT32_MIN && r.value <= INT32_MAX);
+    adaptUntyped(e, types_.scalar(small ? ScalarKind::I32 : ScalarKind::I64));
+  }
+  return e.type;
+}
+
+bool Sema::checkExprAs(Expr &e, const Type *expected, std::string_view context) {
+  const Type *t = checkExpr(e);
+  if (t->isError() || expected->isError()) return false;
+  if (sameType(t, expected)) return true;
+  if (t->isUntyped() && untypedFits(t, expected)) {
+    adaptUntyped(e, expected);
+    return true;
+  }
+  auto d = diags_.report(DiagKind::TypeMismatch, e.range, typeToString(expected), typeToString(t), context);
+  if ((expected->isScalar() || expected->isVector()) && (t->isScalar() || t->isVector()) && !expected->isPred() &&
+      !t->isPred() && expected->vectorWidth() == t->vectorWidth()) {
+    std::string conv(typeToString(expected));
+    d.hint("convert explicitly: " + conv + "(" + text(e) + ")");
+    d.fixit(SourceRange{e.range.begin, e.range.begin.offset}, conv + "(");
+    d.fixit(SourceRange{{e.range.begin.file, e.range.end}, e.range.end}, ")");
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------- expressions
+
+namespace {
+struct CommonTypeResult {
+  const Type *type;
+  bool ok;
+};
+} // namespace
+
+// The type two operands share (untyped constants adapt); reports E0304 when they have none.
+static CommonTypeResult commonType(Sema &S, Expr &a, Expr &b, std::string_view spelling, SourceRange r, bool fragScalarOk) {
+  const Type *at = a.type, *bt = b.type;
+  if (at->isUntyped() && bt->isUntyped()) {
+    bool isFloat = at->kind == TypeKind::UntypedFloat || bt->kind == TypeKind::UntypedFloat;
+    return {isFloat ? S.types_.untypedFloat() : S.types_.untypedInt(), true};
+  }
+  if (at->isUntyped() || bt->isUntyped()) {
+    Expr &u = at->isUntyped() ? a : b;
+    const Type *typed = at->isUntyped() ? bt : at;
+    if (untypedFits(u.type, typed)) {
+      S.adaptUntyped(u, typed);
+      return {typed, true};
+    }
+  } else if (sameType(at, bt)) {
+    return {at, true};
+  } else if (fragScalarOk && at->isFragment() && bt->isScalar() && bt->scalar == at->scalar) {
+    return {at, true};
+  } else if (fragScalarOk && bt->isFragment() && at->isScalar() && at->scalar == bt->scalar) {
+    return {bt, true};
+  }
+  auto d = S.diags_.report(DiagKind::TypeMismatch, r, typeToString(at), typeToString(bt), spelling);
+  if ((at->isScalar() || at->isVector()) && (bt->isScalar() || bt->isVector()) && !at->isPred() && !bt->isPred() &&
+      at->vectorWidth() == bt->vectorWidth() && !bt->isUntyped()) {
+    std::string conv = typeToString(at);
+    d.hint("convert explicitly, e.g. " + conv + "(" + S.text(b) + ")");
+    d.fixit(SourceRange{b.range.begin, b.range.begin.offset}, conv + "(");
+    d.fixit(SourceRange{{b.range.begin.file, b.range.end}, b.range.end}, ")");
+  }
+  return {S.types_.error(), false};
+}
+
+const Type *Sema::binaryResultType(BinaryOp op, const Type *lt, const Type *rt, Expr *lhs, Expr *rhs, SourceRange r,
+                                   std::string_view spelling) {
+  if (lt->isError() || rt->isError()) return types_.error();
+  for (auto [t, e] : {std::pair{lt, lhs}, std::pair{rt, rhs}}) {
+    if (!isValueType(t)) {
+      diags_.report(DiagKind::InvalidOperator, e->range, spelling, typeToString(t));
+      return types_.error();
+    }
+  }
+  bool arithmetic = op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
+  bool shift = op == BinaryOp::Shl || op == BinaryOp::Shr;
+  // Shift amounts may have any integer type.
+  if (shift && !lt->isUntyped() && !rt->isUntyped()) {
+    if (!lt->isInteger()) { diags_.report(DiagKind::InvalidOperator, lhs->range, spelling, typeToString(lt)); return types_.error(); }
+    if (!rt->isInteger()) { diags_.report(DiagKind::InvalidOperator, rhs->range, spelling, typeToString(rt)); return types_.error(); }
+    return lt;
+  }
+  CommonTypeResult c = commonType(*this, *lhs, *rhs, spelling, r, arithmetic);
+  if (!c.ok) return types_.error();
+  const Type *t = c.type;
+  auto bad = [&]() {
+    diags_.report(DiagKind::InvalidOperator, r, spelling, typeToString(t));
+    return types_.error();
+  };
+  switch (op) {
+  case BinaryOp::Add: case BinaryOp::Sub: case BinaryOp::Mul: case BinaryOp::Div:
+    if (t->isPred()) return bad();
+    return t;
+  case BinaryOp::Rem:
+    if (!t->isInteger()) return bad();
+    return t;
+  case BinaryOp::Shl: case BinaryOp::Shr:
+    if (!t->isInteger()) return bad();
+    return t;
+  case BinaryOp::BitAnd: case BinaryOp::BitOr: case BinaryOp::BitXor:
+    if (!t->isInteger() && !t->isPred()) return bad();
+    return t;
+  case BinaryOp::LogAnd: case BinaryOp::LogOr:
+    if (!t->isPred()) return bad();
+    return t;
+  case BinaryOp::Eq: case BinaryOp::Ne:
+    if (!(t->isScalar() || t->isUntyped())) return bad();
+    return types_.pred();
+  case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge:
+    if (!((t->isScalar() && !t->isPred()) || t->isUntyped())) return bad();
+    return types_.pred();
+  }
+  return types_.error();
+}
+
+namespace {
+const Type *typeUnary(Sema &S, UnaryExpr &u) {
+  const Type *t = S.checkExpr(*u.operand);
+  if (t->isError()) return t;
+  std::string_view spelling = u.op == UnaryOp::Neg ? "-" : u.op == UnaryOp::Not ? "!" : "~";
+  bool ok = false;
+  switch (u.op) {
+  case UnaryOp::Neg: ok = t->isNumeric() || t->isFragment(); break;
+  case UnaryOp::Not: ok = t->isPred(); break;
+  case UnaryOp::BitNot: ok = t->isInteger(); break;
+  }
+  if (!ok) {
+    auto d = S.diags_.report(DiagKind::InvalidOperator, u.range, spelling, typeToString(t));
+    if (u.op == UnaryOp::Not && t->isInteger()) d.hint("compare instead: " + S.text(*u.operand) + " == 0");
+    return S.types_.error();
+  }
+  return t;
+}
+} // namespace
+
+static const Type *typeMember(Sema &S, MemberExpr &m) {
+  auto &types = S.types_;
+  if (auto *base = dynCast<NameExpr>(m.base.get())) {
+    Decl *d = S.lookup(base->name);
+    if (d && d->declKind == DeclKind::Builtin && static_cast<BuiltinDecl *>(d)->isNamespace) {
+      base->decl = d;
+      base->type = types.builtinNamespace();
+      if (builtinMember(d->name, m.member)) {
+        if (d->name == "cluster") S.checkArch(archsFrom(Arch::SM90), quote(d->name + "." + m.member), m.range);
+        return types.scalar(ScalarKind::U32);
+      }
+      std::vector<std::string> members;
+      for (auto mem : builtinMembers(d->name)) members.emplace_back(mem);
+      auto diag = S.diags_.report(DiagKind::UnknownMember, m.memberRange, "builtin " + quote(d->name), m.member);
+      std::string best = S.closestName(m.member, members);
+      if (!best.empty()) diag.hint("did you mean " + quote(d->name + "." + best) + "?").fixit(m.memberRange, best);
+      else {
+        std::string list;
+        for (auto &mem : members) list += (list.empty() ? "" : ", ") + d->name + "." + mem;
+        diag.hint(quote(d->name) + " has " + list);
+      }
+      return types.error();
+    }
+    if (d && d->declKind == DeclKind::Role) {
+      base->decl = d;
+      base->type = types.role();
+      if (m.member == "index" || m.member == "warp" || m.member == "thread") {
+        if (S.currentRole_ != static_cast<const RoleStmt *>(d)) {
+          S.diags_.report(DiagKind::BarrierUnderRole, m.range,
+                          quote(base->name + "." + m.member) + " is defined only inside role " + quote(base->name))
+              .note(d->nameRange, "role " + quote(base->name) + " is declared here");
+          return types.error();
+        }
+        return types.i32();
+      }
+      auto diag = S.diags_.report(DiagKind::UnknownMember, m.memberRange, "role " + quote(base->name), m.member);
+      std::string best = S.closestName(m.member, {"index", "warp", "thread"});
+      if (!best.empty()) diag.hint("did you mean " + quote(base->name + "." + best) + "?").fixit(m.memberRange, best);
+      else diag.hint("a role has index, warp and thread");
+      return types.error();
+    }
+  }
+  const Type *bt = S.checkExpr(*m.base, ExprMode::Operand);
+  if (bt->isError()) return bt;
+  if (m.member == "T") {
+    bool tile2d = bt->isTensor() && bt->groups.size() == 1 && bt->groups[0].size() == 2 && bt->space == AddressSpace::Shared;
+    if (tile2d && S.allowTranspose_) {
+      DimGroup g = {bt->groups[0][1], bt->groups[0][0]};
+      return types.tensor(bt->element, bt->space, {g}, !bt->transposed);
+    }
+    auto diag = S.diags_.report(DiagKind::UnknownMember, m.memberRange, typeToString(bt), m.member);
+    if (tile2d) diag.hint("'.T' (transpose) is allowed only on wgmma operands");
+    else diag.hint("only 2-D shared tiles can be transposed with '.T'");
+    return types.error();
+  }
+  S.diags_.report(DiagKind::UnknownMember, m.memberRange, typeToString(bt), m.member);
+  return types.error();
+}
+
+static const Type *typeIndex(Sema &S, IndexExpr &ix) {
+  auto &types = S.types_;
+  const Type *bt = S.checkExpr(*ix.base, ExprMode::Operand);
+  std::vector<std::optional<int64_t>> lengths(ix.items.size());
+  bool itemsOk = true;
+  for (size_t i = 0; i < ix.items.size(); ++i) {
+    IndexItem &item = ix.items[i];
+    if (item.start) {
+      const Type *st = S.checkExpr(*item.start);
+      if (st->isError() || !S.checkInteger(*item.start, "an index")) itemsOk = false;
+      else S.concretize(*item.start);
+    }
+    if (item.kind == IndexItem::Slice && item.length) {
+      lengths[i] = S.constInt(*item.length, "a slice length");
+      if (!lengths[i]) itemsOk = false;
+      else {
+        S.adaptUntyped(*item.length, types.i32());
+        if (*lengths[i] <= 0) {
+          S.diags_.report(DiagKind::BadSlice, item.range, S.text(item.range),
+                          "the length is " + std::to_string(*lengths[i]) + "; it must be positive");
+          itemsOk = false;
+        }
+      }
+    }
+  }
+  if (bt->isError()) return bt;
+  std::string name = S.text(*ix.base);
+  bool allPoints = std::all_of(ix.items.begin(), ix.items.end(), [](const IndexItem &it) { return it.kind == IndexItem::Point; });
+  auto single = [&](const Type *result) -> const Type * {
+    if (ix.items.size() != 1) {
+      S.diags_.report(DiagKind::WrongIndexCount, ix.range, name, 1, ix.items.size());
+      return types.error();
+    }
+    if (!allPoints) {
+      S.diags_.report(DiagKind::BadSlice, ix.items[0].range, S.text(ix.items[0].range),
+                      typeToString(bt) + " is indexed one element at a time");
+      return types.error();
+    }
+    return itemsOk ? result : types.error();
+  };
+  switch (bt->kind) {
+  case TypeKind::MBarrierArray: return single(types.mbarrier());
+  case TypeKind::Vector: return single(types.scalar(bt->scalar));
+  case TypeKind::Fragment: return single(types.scalar(bt->scalar));
+  case TypeKind::Tensor: break;
+  default:
+    S.diags_.report(DiagKind::NotIndexable, ix.range, typeToString(bt));
+    return types.error();
+  }
+  if (bt->groups.empty() || bt->transposed) {
+    S.diags_.report(DiagKind::NotIndexable, ix.range, typeToString(bt));
+    return types.error();
+  }
+  const DimGroup &g0 = bt->groups.front();
+  if (ix.items.size() != g0.size()) {
+    auto d = S.diags_.report(DiagKind::WrongIndexCount, ix.range, name, g0.size(), ix.items.size());
+    if (bt->groups.size() > 1) d.hint(quote(name) + " has type " + typeToString(bt) + "; index one bracket group at a time");
+    return types.error();
+  }
+  if (!itemsOk) return types.error();
+  if (bt->groups.size() > 1) {
+    if (!allPoints) {
+      for (const IndexItem &it : ix.items)
+        if (it.kind != IndexItem::Point) {
+          S.diags_.report(DiagKind::BadSlice, it.range, S.text(it.range),
+                          "slices and ':' are allowed only in the last bracket group of " + typeToString(bt));
+          break;
+        }
+      return types.error();
+    }
+    std::vector<DimGroup> rest(bt->groups.begin() + 1, bt->groups.end());
+    return types.tensor(bt->element, bt->space, std::move(rest));
+  }
+  if (allPoints) return bt->element;
+  const IndexItem &firstNonPoint = *std::find_if(ix.items.begin(), ix.items.end(), [](const IndexItem &it) { return it.kind != IndexItem::Point; });
+  if (bt->space == AddressSpace::Register) {
+    S.diags_.report(DiagKind::BadSlice, firstNonPoint.range, S.text(firstNonPoint.range),
+                    "register arrays are indexed element by element");
+    return types.error();
+  }
+  size_t last = ix.items.size() - 1;
+  bool onlyInnermostSlice = ix.items[last].kind == IndexItem::Slice;
+  for (size_t i = 0; i < last; ++i)
+    if (ix.items[i].kind != IndexItem::Point) onlyInnermostSlice = false;
+  if (onlyInnermostSlice && bt->element->isScalar() && !bt->element->isPred()) {
+    int64_t len = *lengths[last];
+    if (len == 2 || len == 4 || len == 8 || len == 16) return types.vector(bt->element->scalar, static_cast<unsigned>(len));
+    if (!S.allowTiles_) {
+      S.diags_.report(DiagKind::BadSlice, ix.items[last].range, S.text(ix.items[last].range),
+                      "a vector slice takes 2, 4, 8 or 16 elements, not " + std::to_string(len));
+      return types.error();
+    }
+  }
+  if (!S.allowTiles_) {
+    S.diags_.report(DiagKind::BadSlice, firstNonPoint.range, S.text(firstNonPoint.range),
+                    "':' and slices of outer dimensions select a tile, which only operations (tma, wgmma, "
+                    "ldmatrix, stmatrix, store) accept");
+    return types.error();
+  }
+  DimGroup tile;
+  for (size_t i = 0; i < ix.items.size(); ++i) {
+    const IndexItem &it = ix.items[i];
+    if (it.kind == IndexItem::Full) tile.push_back(g0[i]);
+    else if (it.kind == IndexItem::Slice) tile.push_back(TensorDim{S.text(*it.length), it.length.get(), lengths[i]});
+  }
+  return types.tensor(bt->element, bt->space, {tile});
+}
+
+static const Type *typeConversion(Sema &S, CallExpr &c, const Type *target) {
+  auto &types = S.types_;
+  S.checkScalarArch(target->scalar, c.calleeRange);
+  std::vector<const Type *> argTypes;
+  bool anyError = false;
+  for (auto &a : c.args) {
+    argTypes.push_back(a ? S.checkExpr(*a) : types.error());
+    if (argTypes.back()->isError()) anyError = true;
+  }
+  size_t n = c.args.size();
+  auto badConv = [&](const Type *from, std::string hint) {
+    auto d = S.diags_.report(DiagKind::BadConversion, c.range, typeToString(from), typeToString(target));
+    if (!hint.empty()) d.hint(hint);
+    return types.error();
+  };
+  if (target->isScalar()) {
+    if (n != 1) {
+      S.diags_.report(DiagKind::WrongArgumentCount, c.range, c.callee, 1, n);
+      return types.error();
+    }
+    if (anyError) return target;
+    const Type *from = argTypes[0];
+    if (from->isUntyped()) {
+      if (target->isPred()) return badConv(from, "compare instead, e.g. x != 0");
+      if (untypedFits(from, target)) S.adaptUntyped(*c.args[0], target);
+      else S.concretize(*c.args[0]);
+      return target;
+    }
+    if (from->isScalar()) {
+      if (target->isPred() && !from->isPred()) return badConv(from, "compare instead: " + S.text(*c.args[0]) + " != 0");
+      if (from->isPred() && target->isFloat()) return badConv(from, "convert to an integer first, or use select(p, 1.0, 0.0)");
+      return target;
+    }
+    if (from->isFragment()) {
+      if (!target->isFloat()) return badConv(from, "fragments convert between float types");
+      return types.withElement(from, target->scalar);
+    }
+    if (from->isVector())
+      return badConv(from, "convert vectors to a vector type of the same length, e.g. " + std::string(scalarName(target->scalar)) +
+                               "x" + std::to_string(from->width) + "(...)");
+    return badConv(from, "");
+  }
+  // Vector target: one vector of the same length, or one scalar per lane (packing).
+  if (n == 1) {
+    if (anyError) return target;
+    const Type *from = argTypes[0];
+    if (from->isVector() && from->width == target->width) return target;
+    if (from->isScalar() || from->isUntyped())
+      return badConv(from, "pack " + std::to_string(target->width) + " scalars: " + c.callee + "(a, b" +
+                               (target->width > 2 ? ", ..." : "") + ")");
+    return badConv(from, "");
+  }
+  if (n == target->width) {
+    if (anyError) return target;
+    const Type *lane = types.scalar(target->scalar);
+    for (size_t i = 0; i < n; ++i) {
+      const Type *from = argTypes[i];
+      if (from->isUntyped()) {
+        if (untypedFits(from, lane)) S.adaptUntyped(*c.args[i], lane);
+        else S.concretize(*c.args[i]);
+      } else if (!from->isScalar() || from->isPred()) {
+        S.diags_.report(DiagKind::BadConversion, c.args[i]->range, typeToString(from), typeToString(lane))
+            .hint("each argument of " + c.callee + "(...) is one lane");
+        return types.error();
+      }
+    }
+    return target;
+  }
+  S.diags_.report(DiagKind::WrongArgumentCount, c.range, c.callee, "1 or " + std::to_string(target->width), n);
+  return types.error();
+}
+
+static const Type *typeCall(Sema &S, CallExpr &c) {
+  auto &types = S.types_;
+  if (const Type *target = types.scalarOrVectorByName(c.callee)) return typeConversion(S, c, target);
+  const IntrinsicInfo *intr = lookupIntrinsic(c.callee);
+  if (!intr) {
+    for (auto &a : c.args)
+      if (a) S.checkExpr(*a);
+    std::vector<std::string> names;
+    for (const IntrinsicInfo &i : kIntrinsics) names.emplace_back(i.spelling);
+    for (auto n : {"i32", "u32", "i64", "f16", "bf16", "f32", "f16x2", "bf16x2", "f32x4", "bf16x8", "f16x8"}) names.emplace_back(n);
+    auto d = S.diags_.report(DiagKind::UnknownFunction, c.calleeRange, c.callee);
+    std::string best = S.closestName(c.callee, names);
+    if (!best.empty()) d.hint("did you mean " + quote(best) + "?").fixit(c.calleeRange, best);
+    else if (c.callee == "exp" || c.callee == "log" || c.callee == "exp2" || c.callee == "log2")
+      d.hint("use ex2 / lg2 (base 2) with a scale by log2(e)");
+    return types.error();
+  }
+  std::vector<const Type *> at;
+  bool anyError = false;
+  for (auto &a : c.args) {
+    at.push_back(a ? S.checkExpr(*a) : types.error());
+    if (at.back()->isError()) anyError = true;
+  }
+  if (c.args.size() != intr->argCount) {
+    S.diags_.report(DiagKind::WrongArgumentCount, c.range, c.callee, intr->argCount, c.args.size());
+    return types.error();
+  }
+  S.checkArch(intr->archs, quote(c.callee), c.calleeRange);
+  if (anyError) return types.error();
+  auto badArg = [&](size_t i, std::string hint) {
+    auto d = S.diags_.report(DiagKind::InvalidOperator, c.args[i]->range, c.callee, typeToString(c.args[i]->type));
+    if (!hint.empty()) d.hint(hint);
+    return types.error();
+  };
+  // Common type of args [from, to), as for a binary operator.
+  auto unify = [&](size_t from, size_t to) -> const Type * {
+    const Type *t = c.args[from]->type;
+    for (size_t i = from + 1; i < to; ++i) {
+      CommonTypeResult r = commonType(S, *c.args[from], *c.args[i], c.callee, c.range, false);
+      if (!r.ok) return types.error();
+      t = r.type;
+    }
+    // Re-adapt earlier untyped args to the final type.
+    if (!t->isUntyped())
+      for (size_t i = from; i < to; ++i) S.adaptUntyped(*c.args[i], t);
+    return t;
+  };
+  switch (intr->rule) {
+  case IntrinsicRule::FloatUnary: {
+    const Type *t = at[0];
+    if (t->isUntyped()) { S.adaptUntyped(*c.args[0], types.scalar(ScalarKind::F32)); return types.scalar(ScalarKind::F32); }
+    if (!t->isScalar() || !(t->scalar == ScalarKind::F32 || t->scalar == ScalarKind::F16 || t->scalar == ScalarKind::BF16))
+      return badArg(0, c.callee + " takes f32, f16 or bf16; convert first, e.g. " + c.callee + "(f32(x))");
+    return t;
+  }
+  case IntrinsicRule::NumericUnary: {
+    if (at[0]->isUntyped()) return S.concretize(*c.args[0]);
+    if (!at[0]->isScalar() || at[0]->isPred()) return badArg(0, "");
+    return at[0];
+  }
+  case IntrinsicRule::SameType2: {
+    const Type *t = unify(0, 2);
+    if (t->isError()) return t;
+    if (!(t->isUntyped() || (t->isScalar() && !t->isPred()) || (t->isVector() && scalarBits(t->scalar) == 16 && t->width == 2)))
+      return badArg(0, "");
+    return t;
+  }
+  case IntrinsicRule::Fma: {
+    const Type *t = unify(0, 3);
+    if (t->isError()) return t;
+    if (t->isUntyped()) { for (auto &a : c.args) S.adaptUntyped(*a, types.scalar(ScalarKind::F32)); return types.scalar(ScalarKind::F32); }
+    if (!t->isFloat() && !(t->isVector() && isFloatScalar(t->scalar))) return badArg(0, "fma takes float operands");
+    return t;
+  }
+  case IntrinsicRule::Select: {
+    if (!S.checkPred(*c.args[0], "the condition of select")) return types.error();
+    const Type *t = unify(1, 3);
+    if (t->isError()) return t;
+    if (t->isUntyped()) {
+      S.concretize(*c.args[1]);
+      return S.concretize(*c.args[2]);
+    }
+    if (!(t->isScalar() || t->isVector())) return badArg(1, "");
+    return t;
+  }
+  case IntrinsicRule::IntBinary: {
+    const Type *t = unify(0, 2);
+    if (t->isError()) return t;
+    if (!t->isInteger()) return badArg(0, c.callee + " takes integers");
+    return t;
+  }
+  case IntrinsicRule::Shuffle: {
+    const Type *v = at[0]->isUntyped() ? S.concretize(*c.args[0]) : at[0];
+    bool ok32 = v->isScalar() && (v->scalar == ScalarKind::I32 || v->scalar == ScalarKind::U32 || v->scalar == ScalarKind::F32);
+    bool okPair = v->isVector() && v->width == 2 && scalarBits(v->scalar) == 16;
+    if (!ok32 && !okPair) return badArg(0, "shuffles move 32-bit values: i32, u32, f32, f16x2 or bf16x2");
+    if (!S.checkInteger(*c.args[1], "the lane argument of " + c.callee)) return types.error();
+    S.concretize(*c.args[1]);
+    return v;
+  }
+  case IntrinsicRule::WarpReduce: {
+    const Type *v = at[0]->isUntyped() ? S.concretize(*c.args[0]) : at[0];
+    if (!(v->isScalar() && (v->scalar == ScalarKind::I32 || v->scalar == ScalarKind::U32 || v->scalar == ScalarKind::F32)))
+      return badArg(0, "warp reductions take i32, u32 or f32");
+    return v;
+  }
+  }
+  return types.error();
+}
+
+const Type *Sema::checkExpr(Expr &e, ExprMode mode) {
+  const Type *t = types_.error();
+  switch (e.kind) {
+  case ExprKind::IntLit: t = types_.untypedInt(); break;
+  case ExprKind::FloatLit: t = types_.untypedFloat(); break;
+  case ExprKind::BoolLit: t = types_.pred(); break;
+  case ExprKind::Name: {
+    auto &n = *cast<NameExpr>(&e);
+    Decl *d = resolve(n);
+    if (!d) break;
+    switch (d->declKind) {
+    case DeclKind::Builtin: {
+      auto *b = static_cast<BuiltinDecl *>(d);
+      if (b->isNamespace) t = types_.builtinNamespace();
+      else if (b->value == BuiltinValue::Inf) t = types_.untypedFloat();
+      else t = types_.i32();
+      break;
+    }
+    case DeclKind::CtParam: t = types_.untypedInt(); break;
+    case DeclKind::ShapeVar: t = types_.i32(); break;
+    case DeclKind::Role: t = types_.role(); break;
+    case DeclKind::Shared:
+      t = d->type ? d->type : types_.error();
+      if (t->isTensor() && t->groups.empty()) t = t->element;   // a dimensionless shared value
+      break;
+    default: t = d->type ? d->type : types_.error(); break;
+    }
+    break;
+  }
+  case ExprKind::Unary: t = typeUnary(*this, *cast<UnaryExpr>(&e)); break;
+  case ExprKind::Binary: {
+    auto &b = *cast<BinaryExpr>(&e);
+    const Type *lt = checkExpr(*b.lhs);
+    const Type *rt = checkExpr(*b.rhs);
+    t = binaryResultType(b.op, lt, rt, b.lhs.get(), b.rhs.get(), b.range, binaryOpSpelling(b.op));
+    break;
+  }
+  case ExprKind::Member: t = typeMember(*this, *cast<MemberExpr>(&e)); break;
+  case ExprKind::Index: t = typeIndex(*this, *cast<IndexExpr>(&e)); break;
+  case ExprKind::Call: t = typeCall(*this, *cast<CallExpr>(&e)); break;
+  case ExprKind::List:
+    for (auto &el : cast<ListExpr>(&e)->elements)
+      if (el) checkExpr(*el);
+    diags_.report(DiagKind::NotAValue, e.range, "a list");
+    break;
+  }
+  if (mode == ExprMode::Value) {
+    switch (t->kind) {
+    case TypeKind::MBarrier: case TypeKind::MBarrierArray: case TypeKind::NamedBarrier: case TypeKind::Role:
+    case TypeKind::BuiltinNamespace: {
+      std::string what = text(e);
+      auto d = diags_.report(DiagKind::NotAValue, e.range, typeToString(t) + " " + quote(what));
+      if (t->kind == TypeKind::BuiltinNamespace) {
+        std::string list;
+        for (auto m : builtinMembers(what)) list += (list.empty() ? "" : ", ") + what + "." + std::string(m);
+        d.hint("use " + list);
+      } else if (t->kind == TypeKind::Role) {
+        d.hint("use " + what + ".index, " + what + ".warp or " + what + ".thread");
+      }
+      t = types_.error();
+      break;
+    }
+    default: break;
+    }
+  }
+  e.type = t;
+  return t;
+}
+
+} // namespace cake

@@ -1,0 +1,5 @@
+// RUN: %cakec --verify-only --verify-diagnostics %s
+target sm_90a;
+let x = 1;     // expected-error E0205 {{expected 'kernel', found 'let'}}
+kernel k() threads(32) {
+}

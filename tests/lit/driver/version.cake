@@ -1,0 +1,19 @@
+// --version prints the version and exits 0; --help lists the options and the exit codes.
+// RUN: %cakec --version | %FileCheck %s --check-prefix=VERSION
+// VERSION: {{^}}cakec {{[0-9]+\.[0-9]+\.[0-9]+$}}
+// RUN: %cakec --help | %FileCheck %s --check-prefix=HELP
+// HELP: Usage: cakec [OPTIONS] [FILE]
+// HELP-DAG: --arch
+// HELP-DAG: --emit
+// HELP-DAG: --verify-only
+// HELP-DAG: --estimate
+// HELP-DAG: --shape
+// HELP-DAG: -D,--define
+// HELP-DAG: --diagnostics-format
+// HELP-DAG: --error-limit
+// HELP-DAG: --explain
+// HELP-DAG: --verify-diagnostics
+// HELP: Exit codes: 0 success, 1 errors in the input
+// The test-only hook is hidden.
+// RUN: %cakec --help | not grep -q debug-force
+target sm_80;

@@ -1,0 +1,6 @@
+// samples/hopper_gemm.cake passes the front end (parse + sema) with zero diagnostics: --verify-diagnostics with no
+// expectations in the sample fails on any error, warning or note.
+// RUN: %cakec --verify-only --verify-diagnostics %samples/hopper_gemm.cake
+// The canonical IR (--emit=ir) of the sample passes the front end again.
+// RUN: %cakec --emit=ir %samples/hopper_gemm.cake -o %t.cake
+// RUN: %cakec --verify-only --verify-diagnostics %t.cake

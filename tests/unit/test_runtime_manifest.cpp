@@ -1,0 +1,192 @@
+// Runtime: reading launch manifests - the good ones completely, the bad ones with the JSON path of the fault.
+#include "Manifest.h"
+#include "test_runtime_helpers.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <unistd.h>
+#include <fstream>
+#include <string>
+
+using namespace cake::rt;
+using namespace cake::rt::testing;
+
+namespace {
+
+std::string manifestError(const std::string &json) {
+  try {
+    parseManifest(json);
+  } catch (const ManifestError &e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// The gemm manifest with `from` replaced by `to` (exactly once).
+std::string gemmWith(const std::string &from, const std::string &to) {
+  std::string json = kGemmManifest;
+  size_t at = json.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, from);
+  REQUIRE_MESSAGE(json.find(from, at + 1) == std::string::npos, from);
+  return json.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST_CASE("runtime manifest: a complete manifest is read field by field") {
+  ManifestSpec m = parseManifest(kGemmManifest);
+  CHECK(m.version == 1);
+  CHECK(m.arch == "sm_90a");
+  CHECK(m.cubin == "gemm.cubin");
+  CHECK(m.source == "gemm.cake");
+  REQUIRE(m.kernels.size() == 1);
+  const KernelSpec &k = m.kernels[0];
+  CHECK(k.name == "gemm");
+  CHECK(k.entry == "gemm__9");
+  CHECK(k.loc == "gemm.cake:2:8");
+  REQUIRE(k.ctParams.size() == 3);
+  CHECK(*k.findCtParam("BK") == 64);
+  REQUIRE(k.params.size() == 4);
+  CHECK(k.params[0].dtype == CAKE_DTYPE_BF16);
+  CHECK(k.params[0].rank() == 2);
+  CHECK(k.params[0].dims[0].bareName() == "M");
+  CHECK(k.params[0].align == 16);
+  REQUIRE(k.params[0].tma.has_value());
+  CHECK(k.params[0].tma->swizzle == TmaSwizzle::B128);
+  CHECK(k.params[0].tma->l2Promotion == TmaL2Promotion::B128);
+  CHECK(k.params[1].align == 16); // TMA raises the default (element size) to 16
+  CHECK(k.params[2].align == 4);
+  CHECK(k.params[2].contiguous);
+  CHECK_FALSE(k.params[2].tma.has_value());
+  CHECK(k.params[3].kind == CAKE_ARG_SCALAR);
+  CHECK(k.params[3].dtype == CAKE_DTYPE_F32);
+  REQUIRE(k.shapeVars.size() == 3);
+  CHECK(k.shapeVars[2].name == "N");
+  CHECK(k.shapeVars[2].param == 1);
+  CHECK(k.shapeVars[2].dim == 0);
+  CHECK(k.grid[0].text() == "cdiv(M, BM)");
+  CHECK(k.grid[2].literal() == 1);
+  CHECK(k.block[0].literal() == 384);
+  CHECK(k.hasCluster);
+  CHECK(k.cluster[0].literal() == 2);
+  REQUIRE(k.requirements.size() == 1);
+  CHECK(k.requirements[0].loc == "gemm.cake:3:12");
+  REQUIRE(k.abi.size() == 9);
+  CHECK(k.abi[3].kind == AbiKind::ShapeVar);
+  CHECK(k.abi[3].shapeVar == 0);
+  CHECK(k.abi[8].kind == AbiKind::TensorMap);
+  CHECK(k.abi[8].param == 1);
+  CHECK_FALSE(k.usesNumSms);
+
+  ManifestSpec s = parseManifest(kScaleManifest);
+  const KernelSpec &scale = s.kernels[0];
+  CHECK(scale.usesNumSms);
+  CHECK_FALSE(scale.hasCluster);
+  CHECK_FALSE(scale.params[0].contiguous);
+  CHECK(scale.shapeVars[2].fromStride);
+  CHECK(scale.requirements[0].text == "factor > 0 && ld >= n"); // text defaults to expr
+  CHECK(scale.dynamicSmem.literal() == 0);
+}
+
+TEST_CASE("runtime manifest: malformed manifests name the faulty field") {
+  struct Case {
+    std::string json;
+    const char *message;
+  };
+  const Case cases[] = {
+      {"{", "invalid JSON: line 1, column 2"},
+      {"[]", "expected object, got array"},
+      {gemmWith("\"cake-manifest\"", "\"other\""), "format: expected \"cake-manifest\""},
+      {gemmWith("\"version\": 1", "\"version\": 2"), "manifest version 2 is not supported by this runtime (it reads version 1)"},
+      {gemmWith("\"arch\": \"sm_90a\",", ""), "missing key \"arch\""},
+      {gemmWith("\"generator\": \"test\"", "\"genrator\": \"test\""), "unknown key \"genrator\""},
+      {gemmWith("\"dtype\": \"f32\"}", "\"dtype\": \"f33\"}"), "kernels[0] (gemm).params[3] (alpha).dtype: unknown dtype 'f33'"},
+      {gemmWith("\"kind\": \"scalar\", \"dtype\"", "\"kind\": \"vector\", \"dtype\""), "params[3] (alpha).kind: unknown param kind 'vector'"},
+      {gemmWith("\"dims\": [\"M\", \"N\"]", "\"dims\": []"), "params[2] (C).dims: expected 1..8 entries, got 0"},
+      {gemmWith("\"dims\": [\"M\", \"N\"]", "\"dims\": [\"M +\", \"N\"]"), "in expression `M +`"},
+      {gemmWith("\"dims\": [\"M\", \"N\"]", "\"dims\": [\"M\", \"Q\"]"), "`Q` uses unknown name 'Q'"},
+      {gemmWith("\"box\": [\"BM\", \"BK\"]", "\"box\": [\"BM\"]"), "tma.box: expected 2 entries, got 1"},
+      {gemmWith("\"box\": [\"BM\", \"BK\"]", "\"box\": [\"M\", \"BK\"]"), "must be a compile-time constant but uses 'M'"},
+      {gemmWith("\"swizzle\": \"128B\", \"l2", "\"swizzle\": \"256B\", \"l2"), "unknown swizzle '256B'"},
+      {gemmWith("\"interleave\": \"none\"", "\"interleave\": \"32B\""), "only interleave \"none\" is supported"},
+      {gemmWith("\"align\": 16", "\"align\": 24"), "alignment 24 is not a power of two"},
+      {gemmWith("{\"name\": \"N\", \"from\": {\"param\": 1, \"dim\": 0}}", "{\"name\": \"N\", \"from\": {\"param\": 1, \"dim\": 2}}"),
+       "shape_vars[2].from.dim: 2 is outside 0..1"},
+      {gemmWith("{\"name\": \"N\", \"from\": {\"param\": 1, \"dim\": 0}}", "{\"name\": \"N\", \"from\": {\"param\": 3, \"dim\": 0}}"),
+       "param alpha is not a tensor"},
+      {gemmWith("{\"name\": \"N\", \"from\": {\"param\": 1, \"dim\": 0}}", "{\"name\": \"M\", \"from\": {\"param\": 1, \"dim\": 0}}"),
+       "shape variable name 'M' is already used"},
+      {gemmWith("\"BK\": 64", "\"BK\": 64, \"num_sms\": 1"), "name 'num_sms' is already used (or reserved)"},
+      {gemmWith("\"grid\": [\"cdiv(M, BM)\", \"cdiv(N, BN)\"]", "\"grid\": [\"cdiv(M, BX)\"]"), "launch.grid.x: `cdiv(M, BX)` uses unknown name 'BX'"},
+      {gemmWith("\"grid\": [\"cdiv(M, BM)\", \"cdiv(N, BN)\"]", "\"grid\": [1, 2, 3, 4]"), "launch.grid: expected 1..3 entries, got 4"},
+      {gemmWith("\"grid\": [\"cdiv(M, BM)\", \"cdiv(N, BN)\"]", "\"grid\": [1.5]"), "expected an integer or an expression string, got number"},
+      {gemmWith("\"expr\": \"K % BK == 0\"", "\"expr\": \"K % alpha == 0\""), "uses unknown name 'alpha'"}, // float scalar
+      {gemmWith("{\"kind\": \"scalar\", \"param\": 3}", "{\"kind\": \"scalar\", \"param\": 0}"), "param 0 (A) is not a scalar"},
+      {gemmWith("{\"kind\": \"shape\", \"var\": \"M\"}", "{\"kind\": \"shape\", \"var\": \"Z\"}"), "abi[3].var: 'Z' is not a shape variable"},
+      {gemmWith("{\"kind\": \"tensormap\", \"param\": 0}", "{\"kind\": \"tensormap\", \"param\": 2}"), "param C has no \"tma\" spec"},
+      {gemmWith("{\"kind\": \"ptr\", \"param\": 0}", "{\"kind\": \"pointer\", \"param\": 0}"), "unknown ABI slot kind 'pointer'"},
+      {gemmWith("{\"kind\": \"ptr\", \"param\": 0}", "{\"kind\": \"ptr\", \"param\": 9}"), "abi[0].param: 9 is outside 0..3"},
+      {gemmWith("\"name\": \"gemm\"", "\"name\": \"9gemm\""), "\"9gemm\" is not a valid name"},
+      {gemmWith("\"kernels\": [{", "\"kernels\": [], \"x\": [{"), "unknown key \"x\""},
+  };
+  for (const Case &c : cases) {
+    CAPTURE(c.message);
+    std::string error = manifestError(c.json);
+    CAPTURE(error);
+    CHECK(error.find(c.message) != std::string::npos);
+  }
+}
+
+TEST_CASE("runtime manifest: duplicate kernels and empty kernel lists are rejected") {
+  std::string two = kScaleManifest;
+  size_t open = two.find("[{") + 1;
+  size_t close = two.rfind("}]");
+  std::string kernel = two.substr(open, close - open + 1);
+  two.insert(close + 1, ", " + kernel);
+  CHECK(manifestError(two).find("duplicate kernel name 'scale'") != std::string::npos);
+  std::string none = std::string(kScaleManifest).substr(0, open) + "]}";
+  CHECK(manifestError(none).find("kernels: expected 1..4096 entries, got 0") != std::string::npos);
+}
+
+TEST_CASE("runtime manifest: loading from files (cubin path or manifest path) and I/O errors") {
+  std::string dir = "/tmp/cake_runtime_test_" + std::to_string(::getpid());
+  REQUIRE(std::system(("mkdir -p " + dir).c_str()) == 0);
+  std::ofstream(dir + "/gemm.cubin", std::ios::binary) << "\x7f" "ELF-not-really";
+  std::ofstream(dir + "/gemm.cubin.json") << kGemmManifest;
+  char err[1024];
+  cake_module *module = nullptr;
+  REQUIRE(cake_module_load((dir + "/gemm.cubin").c_str(), &module, err, sizeof err) == CAKE_OK);
+  CHECK(cake_module_num_kernels(module) == 1);
+  CHECK(std::string(cake_module_arch(module)) == "sm_90a");
+  cake_module_free(module);
+  REQUIRE(cake_module_load((dir + "/gemm.cubin.json").c_str(), &module, err, sizeof err) == CAKE_OK);
+  const cake_kernel *kernel = nullptr;
+  REQUIRE(cake_kernel_get(module, "gemm", &kernel, err, sizeof err) == CAKE_OK);
+  CHECK(std::string(cake_kernel_entry(kernel)) == "gemm__9");
+  CHECK(cake_kernel_num_params(kernel) == 4);
+  CHECK(std::string(cake_kernel_param_name(kernel, 3)) == "alpha");
+  CHECK(cake_kernel_param_kind(kernel, 3) == CAKE_ARG_SCALAR);
+  CHECK(cake_kernel_param_dtype(kernel, 0) == CAKE_DTYPE_BF16);
+  CHECK(cake_kernel_param_rank(kernel, 1) == 2);
+  CHECK(cake_kernel_num_shape_vars(kernel) == 3);
+  CHECK(std::string(cake_kernel_shape_var_name(kernel, 1)) == "K");
+  CHECK(std::string(cake_kernel_param_name(kernel, 99)).empty());
+  CHECK(cake_kernel_get(module, "gemv", &kernel, err, sizeof err) == CAKE_ERROR_NOT_FOUND);
+  CHECK(std::string(err).find("has no kernel 'gemv' (kernels: gemm)") != std::string::npos);
+  cake_module_free(module);
+
+  CHECK(cake_module_load((dir + "/absent.cubin").c_str(), &module, err, sizeof err) == CAKE_ERROR_IO);
+  CHECK(module == nullptr);
+  CHECK(std::string(err).find("cannot read launch manifest " + dir + "/absent.cubin.json") != std::string::npos);
+  std::ofstream(dir + "/bad.cubin") << "x";
+  std::ofstream(dir + "/bad.cubin.json") << "{\"format\": \"cake-manifest\"}";
+  CHECK(cake_module_load((dir + "/bad.cubin").c_str(), &module, err, sizeof err) == CAKE_ERROR_MANIFEST);
+  CHECK(std::string(err).find("bad.cubin.json: missing key \"version\"") != std::string::npos);
+  std::ofstream(dir + "/nocubin.json") << kGemmManifest; // names gemm.cubin ... which exists; rename it away
+  std::remove((dir + "/gemm.cubin").c_str());
+  CHECK(cake_module_load((dir + "/nocubin.json").c_str(), &module, err, sizeof err) == CAKE_ERROR_IO);
+  CHECK(std::string(err).find("cannot read cubin " + dir + "/gemm.cubin") != std::string::npos);
+  CHECK(cake_module_load(nullptr, &module, err, sizeof err) == CAKE_ERROR_INVALID_ARGUMENT);
+  REQUIRE(std::system(("rm -rf " + dir).c_str()) == 0);
+}

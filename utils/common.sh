@@ -1,0 +1,51 @@
+# Shared helpers for utils/setup-and-run.sh and utils/setup-and-test.sh (sourced, not run).
+#
+#   cake_install_deps            installs the Debian packages the build needs, only those missing
+#   cake_build DIR [CMAKE_ARGS]  configures (once) and builds DIR with Ninja; output goes to DIR/*.log
+#
+# Environment: CAKE_JOBS (parallel build jobs, default: number of cores), CAKE_WERROR=ON|OFF.
+
+CAKE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CAKE_PACKAGES=(cmake ninja-build g++ libcli11-dev doctest-dev re2c libz3-dev llvm-14-tools clang-14
+               libclang-rt-14-dev python3)
+CAKE_JOBS="${CAKE_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+
+cake_say() { printf '== %s\n' "$*"; }
+
+cake_install_deps() {
+  local missing=() pkg
+  for pkg in "${CAKE_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    cake_say "Debian packages: all present"
+    return 0
+  fi
+  cake_say "installing Debian packages: ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "error: need root (or sudo) to install: ${missing[*]}" >&2; return 3; }
+    sudo="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq >/dev/null || { echo "error: apt-get update failed" >&2; return 3; }
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    { echo "error: apt-get install failed for: ${missing[*]}" >&2; return 3; }
+}
+
+# cake_build DIR [extra cmake arguments...]
+cake_build() {
+  local dir="$1"
+  shift
+  mkdir -p "$dir"
+  if ! cmake -S "$CAKE_ROOT" -B "$dir" -G Ninja -DCAKE_WERROR="${CAKE_WERROR:-OFF}" "$@" >"$dir/configure.log" 2>&1; then
+    echo "error: cmake configure of $dir failed; last lines of $dir/configure.log:" >&2
+    tail -n 40 "$dir/configure.log" >&2
+    return 1
+  fi
+  if ! ninja -C "$dir" -j "$CAKE_JOBS" >"$dir/build.log" 2>&1; then
+    echo "error: build of $dir failed; errors from $dir/build.log:" >&2
+    grep -E -A5 'error|FAILED' "$dir/build.log" | head -n 80 >&2
+    return 1
+  fi
+}
