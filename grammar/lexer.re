@@ -93,6 +93,7 @@ public:
     // pages are only touched when written); the cap bounds the address space reserved for huge inputs,
     // which then grow on demand.
     tokens_.reserve(std::min<size_t>(text_.size() / 2 + 16, size_t{8} << 20));
+    CAKE_ASSERT(text_.data()[text_.size()] == '\0');   // the DFA's sentinel (see the file comment)
     cursor_ = begin_;
     while (next()) {
       if (diags_.limitReached()) break;   // nothing more would be reported; the parser stops too

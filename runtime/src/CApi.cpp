@@ -205,14 +205,15 @@ cake_status cake_launch(const cake_kernel *kernel, const cake_arg *args, size_t 
   return guarded(err, err_size, [&] {
     if (!specOf(kernel))
       misuse("cake_launch: kernel must not be NULL");
-    // Check the arguments before looking for a GPU, so that argument errors read the same everywhere.
-    // (Skipped when the SM count must come from the device: the launch below checks everything again.)
-    LaunchInputs inputs = makeLaunchInputs(args, num_args, options, nullptr);
-    if (inputs.numSms || !specOf(kernel)->usesNumSms)
-      bindLaunch(*specOf(kernel), inputs);
     CudaDriverLoad load = sharedCudaDriver();
-    if (!load.driver)
+    if (!load.driver) {
+      // Without a GPU, still report argument errors first, so that they read the same everywhere.
+      // (Skipped when the SM count would have to come from the device.)
+      LaunchInputs inputs = makeLaunchInputs(args, num_args, options, nullptr);
+      if (inputs.numSms || !specOf(kernel)->usesNumSms)
+        bindLaunch(*specOf(kernel), inputs);
       throw LaunchError(CAKE_ERROR_DRIVER_UNAVAILABLE, load.error);
+    }
     launchKernel(load.driver, *kernel->module, kernel->index, args, num_args, options);
   });
 }

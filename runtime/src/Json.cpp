@@ -10,9 +10,9 @@ namespace cake::rt {
 const JsonValue *JsonValue::find(std::string_view key) const {
   if (type != JsonType::Object)
     return nullptr;
-  for (const auto &[name, value] : members)
-    if (name == key)
-      return &value;
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (keys[i] == key)
+      return &items[i];
   return nullptr;
 }
 
@@ -135,7 +135,8 @@ private:
       expect(':', "after object key");
       skipSpace();
       JsonValue member = readValue(depth + 1);
-      value.members.emplace_back(std::move(key), std::move(member));
+      value.keys.push_back(std::move(key));
+      value.items.push_back(std::move(member));
       skipSpace();
       if (peek() == ',') {
         ++pos_;

@@ -6,10 +6,8 @@
 // input), as are duplicate keys, trailing garbage and invalid escapes.  Errors carry line:column.
 #pragma once
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace cake::rt {
@@ -24,8 +22,8 @@ struct JsonValue {
   int64_t integer = 0;
   double number = 0.0;
   std::string string;
-  std::vector<JsonValue> items;                              // Array
-  std::vector<std::pair<std::string, JsonValue>> members;    // Object, in file order
+  std::vector<JsonValue> items;    // Array elements, or Object member values in file order
+  std::vector<std::string> keys;   // Object member keys (keys[i] names items[i])
 
   bool isNull() const { return type == JsonType::Null; }
   bool isInt() const { return type == JsonType::Int; }

@@ -81,7 +81,8 @@ public:
     checkTensors();
     checkRequirements();
     evaluateLaunchConfig();
-    buildTensorMaps();
+    if (!out_.empty) // an empty problem launches nothing, so it needs no (and may not have valid) TMA maps
+      buildTensorMaps();
     buildAbi();
     return std::move(out_);
   }

@@ -88,7 +88,7 @@ public:
   // Rejects keys outside `allowed`.
   void allowOnlyKeys(std::initializer_list<std::string_view> allowed) const {
     expectType(JsonType::Object);
-    for (const auto &[key, unused] : value_.members)
+    for (const std::string &key : value_.keys)
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         std::string list;
         for (std::string_view name : allowed)
@@ -379,8 +379,10 @@ KernelSpec readKernel(const Field &field) {
 
   if (auto ct = field.optional("ct_params")) {
     ct->expectType(JsonType::Object);
-    for (const auto &[name, value] : ct->value().members) {
-      Field entry(value, ct->path() + "." + name);
+    const JsonValue &members = ct->value();
+    for (size_t i = 0; i < members.keys.size(); ++i) {
+      const std::string &name = members.keys[i];
+      Field entry(members.items[i], ct->path() + "." + name);
       if (!isValidName(name))
         entry.fail("\"" + name + "\" is not a valid name");
       kernel.ctParams.emplace_back(name, entry.asInt(INT64_MIN, INT64_MAX));

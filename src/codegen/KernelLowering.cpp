@@ -228,6 +228,13 @@ Value KernelLowering::placeholder(const ValueType &t) {
   return freshValue(c);
 }
 
+std::pair<std::string, int64_t> KernelLowering::affineParts(const Value &v) const {
+  if (v.isConst() || v.regs.size() != 1) return {"", 0};
+  if (!v.affineBase.empty()) return {v.affineBase, v.affineOffset};
+  if (mutableRegs_.count(v.regs[0])) return {"", 0};
+  return {v.regs[0], 0};
+}
+
 std::optional<int64_t> KernelLowering::constInt(const Value &v) const {
   if (!v.isConst() || !v.type.isScalar() || isFloat(v.type.elem)) return std::nullopt;
   return v.constant->i;
@@ -366,7 +373,11 @@ Value KernelLowering::lowerExpr(const Expr &e) {
       else result = placeholder(ValueType::scalar(Scalar::F32));
       break;
     }
-    if (Value *el = registerArrayElement(ix)) { result = *el; break; }
+    if (isRegisterArrayRef(e)) {
+      Value *el = registerArrayElement(ix);   // reports a non-constant or out-of-range index
+      result = el ? *el : placeholder(registerArrayElemType(e));
+      break;
+    }
     // A vector element: v[k] with constant k.
     Value base = lowerExpr(*ix.base);
     if (base.type.isVector() && ix.items.size() == 1 && ix.items[0].kind == IndexItem::Point) {
@@ -380,8 +391,7 @@ Value KernelLowering::lowerExpr(const Expr &e) {
       result = placeholder(ValueType::scalar(base.type.elem));
       break;
     }
-    if (!registerArrayElement(ix) && !diags_.hasErrors())
-      diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "this index expression");
+    diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "this index expression");
     result = placeholder(ValueType::scalar(Scalar::F32));
     break;
   }
@@ -457,6 +467,7 @@ void KernelLowering::lowerVar(const VarStmt &s) {
   if (s.init) init = lowerExpr(*s.init);
   if (t.dimGroups.empty()) {
     Value v = freshValue(*elem);
+    mutableRegs_.insert(v.regs.begin(), v.regs.end());
     if (init) copyInto(*init, v);
     env_[static_cast<const Decl *>(&s)] = v;
     return;
@@ -484,10 +495,33 @@ void KernelLowering::lowerVar(const VarStmt &s) {
   }
   for (int64_t i = 0; i < total; ++i) {
     Value v = freshValue(*elem);
+    mutableRegs_.insert(v.regs.begin(), v.regs.end());
     if (init) copyInto(*init, v);
     arr.elems.push_back(std::move(v));
   }
   env_[static_cast<const Decl *>(&s)] = std::move(arr);
+}
+
+const RegArray *KernelLowering::registerArrayOf(const Expr &e) const {
+  const Expr *cur = &e;
+  while (const auto *ix = dynCast<IndexExpr>(cur)) cur = ix->base.get();
+  const auto *n = dynCast<NameExpr>(cur);
+  if (!n || !n->decl) return nullptr;
+  auto it = env_.find(n->decl);
+  return it == env_.end() ? nullptr : std::get_if<RegArray>(&it->second);
+}
+
+bool KernelLowering::isRegisterArrayRef(const Expr &e) const {
+  const RegArray *arr = registerArrayOf(e);
+  if (!arr) return false;
+  size_t depth = 0;
+  for (const Expr *cur = &e; isa<IndexExpr>(cur); cur = cast<IndexExpr>(cur)->base.get()) ++depth;
+  return depth == arr->groups.size();
+}
+
+ValueType KernelLowering::registerArrayElemType(const Expr &e) const {
+  const RegArray *arr = registerArrayOf(e);
+  return arr ? arr->elem : ValueType::scalar(Scalar::F32);
 }
 
 Value *KernelLowering::registerArrayElement(const IndexExpr &e) {
@@ -550,13 +584,12 @@ std::optional<LValue> KernelLowering::resolveLValue(const Expr &e) {
       }
   }
   if (const auto *ix = dynCast<IndexExpr>(&e)) {
-    if (Value *el = registerArrayElement(*ix)) {
+    if (isRegisterArrayRef(e)) {
+      Value *el = registerArrayElement(*ix);   // reports a non-constant or out-of-range index
+      if (!el) return std::nullopt;
       lv.kind = LValue::Regs;
       lv.target = el;
       return lv;
-    }
-    if (diags_.hasErrors() && dynCast<IndexExpr>(ix->base.get()) == nullptr) {
-      // fall through: maybe a vector element
     }
     // vector element of a var: v[k]
     std::optional<LValue> base = resolveLValue(*ix->base);

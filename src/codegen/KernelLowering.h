@@ -24,6 +24,7 @@
 #include "support/Diagnostics.h"
 
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <variant>
@@ -195,8 +196,14 @@ public:
   void lowerOp(const OpStmt &s);
   // The register array element an index expression names, or nullptr (reporting why).
   Value *registerArrayElement(const IndexExpr &e);
+  // True when `e` indexes every bracket group of a register array (names one element).
+  bool isRegisterArrayRef(const Expr &e) const;
+  const RegArray *registerArrayOf(const Expr &e) const;
+  ValueType registerArrayElemType(const Expr &e) const;
   std::optional<ValueType> valueTypeOf(const TypeExpr &t);
 
+  // The immutable register and constant an integer value is the sum of, if known.
+  std::pair<std::string, int64_t> affineParts(const Value &v) const;
   PtxWriter &out() { return out_; }
   DiagnosticEngine &diags() { return diags_; }
   Arch arch() const { return arch_; }
@@ -218,6 +225,7 @@ private:
   int64_t sharedBytes_ = 0;
   int64_t threads_ = 32;
   std::string smemBaseReg_;
+  std::set<std::string> mutableRegs_;   // registers assigned more than once (vars, loop variables)
   std::optional<Value> tidX_, laneId_, warpId_;
   unsigned unrollDepth_ = 0;
   unsigned electDepth_ = 0;

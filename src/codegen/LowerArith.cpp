@@ -211,6 +211,14 @@ Value KernelLowering::binaryOp(BinaryOp op, Value a, Value b, SourceRange where)
     }
     return d;
   }
+  if ((op == BinaryOp::Add || op == BinaryOp::Sub) && b.isConst()) {
+    // Remember d = base + constant for address folding (LowerMemory.cpp).
+    auto [base, off] = affineParts(a);
+    if (!base.empty()) {
+      d.affineBase = base;
+      d.affineOffset = op == BinaryOp::Add ? off + b.constant->i : off - b.constant->i;
+    }
+  }
   switch (op) {
   case BinaryOp::Add: out_.inst("add." + ts + " " + rd + ", " + ra + ", " + rb); break;
   case BinaryOp::Sub: out_.inst("sub." + ts + " " + rd + ", " + ra + ", " + rb); break;

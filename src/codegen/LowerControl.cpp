@@ -122,6 +122,7 @@ void KernelLowering::lowerFor(const ForStmt &s) {
   }
   ValueType vt = ValueType::scalar(ty);
   Value iv = freshValue(vt);
+  mutableRegs_.insert(iv.regs[0]);
   copyInto(adapt(lo, vt), iv);
   Value hiReg = hi.isConst() ? adapt(hi, vt) : hi;
   if (!hiReg.isConst() && !(hiReg.type == vt)) hiReg = convert(hiReg, vt, s.upper->range);

@@ -171,7 +171,14 @@ MemRef KernelLowering::memRefAt(const Binding &tensor, const std::vector<Value> 
       bool idx64 = !ci && concreteScalar(idx.type.elem) == Scalar::I64;
       if (cs && !idx64 && *cs >= INT32_MIN && *cs <= INT32_MAX) {
         bool isUnsigned = concreteScalar(idx.type.elem) == Scalar::U32;
-        out_.inst(std::string(isUnsigned ? "mul.wide.u32 " : "mul.wide.s32 ") + term + ", " + reg(idx) + ", " +
+        // (base + c) * stride = base * stride + c * stride: the constant moves into the offset.
+        auto [base, off] = affineParts(idx);
+        std::string r = reg(idx);
+        if (!base.empty() && !isUnsigned) {
+          r = base;
+          constOff += off * *cs;
+        }
+        out_.inst(std::string(isUnsigned ? "mul.wide.u32 " : "mul.wide.s32 ") + term + ", " + r + ", " +
                   std::to_string(*cs));
       } else {
         Value i64 = ci ? Value::ofInt(Scalar::I64, *ci) : (idx64 ? idx : convert(idx, ValueType::scalar(Scalar::I64), where));
@@ -219,13 +226,18 @@ MemRef KernelLowering::memRefAt(const Binding &tensor, const std::vector<Value> 
     }
     Value idx = indices[k];
     if (concreteScalar(idx.type.elem) == Scalar::I64) idx = convert(idx, ValueType::scalar(Scalar::I32), where);
+    std::string r = reg(idx);
+    if (auto [base, off] = affineParts(idx); !base.empty()) {
+      r = base;
+      constOff += off * strides[k];
+    }
     std::string next = out_.newReg(RegClass::B32);
     if (acc.empty()) {
-      if (auto sh = exactLog2(strides[k]); sh && *sh == 0) out_.inst("mov.b32 " + next + ", " + reg(idx));
-      else if (sh) out_.inst("shl.b32 " + next + ", " + reg(idx) + ", " + std::to_string(*sh));
-      else out_.inst("mul.lo.s32 " + next + ", " + reg(idx) + ", " + std::to_string(strides[k]));
+      if (auto sh = exactLog2(strides[k]); sh && *sh == 0) out_.inst("mov.b32 " + next + ", " + r);
+      else if (sh) out_.inst("shl.b32 " + next + ", " + r + ", " + std::to_string(*sh));
+      else out_.inst("mul.lo.s32 " + next + ", " + r + ", " + std::to_string(strides[k]));
     } else {
-      out_.inst("mad.lo.s32 " + next + ", " + reg(idx) + ", " + std::to_string(strides[k]) + ", " + acc);
+      out_.inst("mad.lo.s32 " + next + ", " + r + ", " + std::to_string(strides[k]) + ", " + acc);
     }
     acc = next;
   }

@@ -29,12 +29,26 @@ struct Value {
   ValueType type;
   std::optional<ConstScalar> constant;   // set: a compile-time constant (then regs is empty)
   std::vector<std::string> regs;         // otherwise: the registers, in storage order
+  // Integer scalars known to equal affineBase + affineOffset (affineBase an immutable register): lets
+  // address computation move the constant into the instruction's immediate offset.
+  std::string affineBase;
+  int64_t affineOffset = 0;
 
   bool isConst() const { return constant.has_value(); }
   bool valid() const { return isConst() || !regs.empty(); }
-  static Value ofConst(Scalar s, ConstScalar c) { return Value{ValueType::scalar(s), c, {}}; }
+  static Value ofConst(Scalar s, ConstScalar c) {
+    Value v;
+    v.type = ValueType::scalar(s);
+    v.constant = c;
+    return v;
+  }
   static Value ofInt(Scalar s, int64_t v);
-  static Value ofRegs(ValueType t, std::vector<std::string> regs) { return Value{t, std::nullopt, std::move(regs)}; }
+  static Value ofRegs(ValueType t, std::vector<std::string> regs) {
+    Value v;
+    v.type = t;
+    v.regs = std::move(regs);
+    return v;
+  }
 };
 
 // Wraps an integer to the width and signedness of `s` (pred -> 0/1).

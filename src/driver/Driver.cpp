@@ -2,10 +2,11 @@
 //
 // runDriver() is the whole compiler in order, one named step per stage; everything else in this file is a
 // helper for one of those steps (reading the source, writing an output atomically, option values).
-// Stages not built yet (verify, cost, codegen) are stated as such: asking for their output is the
+// Stages not built yet (the verifier, the cost model) are stated as such: asking for their output is the
 // diagnostic E0504 and exit code 1, never a fake result.
 #include "driver/Driver.h"
 
+#include "codegen/Backend.h"
 #include "driver/VerifyDiagnostics.h"
 #include "frontend/ASTPrinter.h"
 #include "frontend/Parser.h"
@@ -110,65 +111,82 @@ ReadResult readSourceFile(const std::string &path, SourceManager &sources, Diagn
   return {sources.addBuffer(path == "-" ? "<stdin>" : path, std::move(text)), ExitCode::Success};
 }
 
-// Final step: writes `contents` to `path` so that the file either has the new contents or is untouched:
-// a temporary file next to it is written, then renamed over it.  Non-regular outputs (/dev/stdout, a FIFO)
-// are written directly.  Returns an error description, or "" on success.
-std::string writeOutputFile(const std::string &path, std::string_view contents) {
-  auto writeAll = [&](int fd) -> bool {
-    size_t done = 0;
-    while (done < contents.size()) {
-      ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      done += static_cast<size_t>(n);
-    }
-    return true;
+// One output of the compile: a path ("-" = stdout) and its bytes.
+struct OutputFile {
+  std::string path;
+  std::string contents;
+};
+
+struct OutputFailure {
+  std::string path;
+  std::string why;
+};
+
+bool writeAll(int fd, std::string_view contents) {
+  size_t done = 0;
+  while (done < contents.size()) {
+    ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Final step: writes every output or none.  Each regular file is first written to a temporary file next to
+// it; only when all temporaries are complete are they renamed over their targets, so a failure leaves no
+// partial output and keeps existing files unchanged.  Outputs that are not regular files (/dev/stdout, a
+// FIFO) are written directly, after the temporaries succeeded; "-" goes to `out`.
+std::optional<OutputFailure> writeOutputs(const std::vector<OutputFile> &outputs, std::ostream &out) {
+  std::vector<std::pair<const OutputFile *, std::string>> staged;   // (output, its temporary)
+  auto discardStaged = [&] {
+    for (const auto &entry : staged) ::unlink(entry.second.c_str());
   };
-  struct stat st{};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode)) return "it is a directory";
-    int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC);
-    if (fd < 0) return std::strerror(errno);
-    bool ok = writeAll(fd);
+  auto failure = [&](const std::string &path, std::string why) {
+    discardStaged();
+    return std::optional<OutputFailure>(OutputFailure{path, std::move(why)});
+  };
+  for (const OutputFile &o : outputs) {
+    if (o.path == "-") continue;
+    struct stat st{};
+    if (::stat(o.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return failure(o.path, "it is a directory");
+    if (::stat(o.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;   // device or FIFO: written below
+    std::string temp = o.path + ".cakec-tmp-" + std::to_string(::getpid());
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0666);
+    if (fd < 0) return failure(o.path, std::strerror(errno));
+    staged.emplace_back(&o, temp);
+    bool ok = writeAll(fd, o.contents);
     int savedErrno = errno;
-    ::close(fd);
-    return ok ? "" : std::strerror(savedErrno);
+    if (::close(fd) != 0 && ok) {
+      ok = false;
+      savedErrno = errno;
+    }
+    if (!ok) return failure(o.path, std::strerror(savedErrno));
   }
-  std::string temp = path + ".cakec-tmp-" + std::to_string(::getpid());
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0666);
-  if (fd < 0) return std::strerror(errno);
-  bool ok = writeAll(fd);
-  int savedErrno = errno;
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    savedErrno = errno;
+  for (size_t i = 0; i < staged.size(); ++i) {
+    if (::rename(staged[i].second.c_str(), staged[i].first->path.c_str()) != 0) {
+      std::string why = std::strerror(errno);
+      staged.erase(staged.begin(), staged.begin() + static_cast<std::ptrdiff_t>(i));
+      return failure(staged.front().first->path, why);
+    }
   }
-  if (ok && ::rename(temp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    savedErrno = errno;
+  staged.clear();
+  for (const OutputFile &o : outputs) {
+    struct stat st{};
+    if (o.path == "-") {
+      out << o.contents;
+      out.flush();
+      if (!out) return failure("<stdout>", "write failed");
+    } else if (::stat(o.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      int fd = ::open(o.path.c_str(), O_WRONLY | O_TRUNC);
+      if (fd < 0) return failure(o.path, std::strerror(errno));
+      bool ok = writeAll(fd, o.contents);
+      int savedErrno = errno;
+      ::close(fd);
+      if (!ok) return failure(o.path, std::strerror(savedErrno));
+    }
   }
-  if (!ok) {
-    ::unlink(temp.c_str());
-    return std::strerror(savedErrno);
-  }
-  return "";
-}
-
-std::string_view emitName(EmitKind k) {
-  switch (k) {
-  case EmitKind::IR: return "ir";
-  case EmitKind::PTX: return "ptx";
-  case EmitKind::Cubin: return "cubin";
-  }
-  return "cubin";
-}
-
-// How the user asked for an output, for E0504: "--emit=ptx", "cubin output ('-o k.cubin')", ...
-std::string describeRequestedOutput(const DriverOptions &opts, EmitKind emit) {
-  std::string kind(emitName(emit));
-  if (opts.emit) return "--emit=" + kind;
-  if (opts.outputPath.empty()) return kind + " output (the default)";
-  return kind + " output ('-o " + opts.outputPath + "')";
+  return std::nullopt;
 }
 
 } // namespace
@@ -286,27 +304,24 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     return finish(ExitCode::InputErrors);
   }
 
-  // 6. Code generation: only the canonical IR exists so far.
+  // 6. Code generation: canonical IR, or typed AST -> PTX [-> ptxas -> cubin + manifest]
+  //    (src/codegen/Backend.h).  Nothing is written yet.
+  std::vector<OutputFile> outputs;
   EmitKind emit = effectiveEmit(opts);
-  if (emit != EmitKind::IR) {
-    diags.report(DiagKind::NotAvailableYet, SourceRange{}, describeRequestedOutput(opts, emit),
-                 "code generation (typed AST -> PTX -> ptxas) has not been built; nothing was written")
-        .hint("--verify-only checks the input; --emit=ir prints its canonical form");
-    return finish(ExitCode::InputErrors);
+  if (emit == EmitKind::IR) {
+    outputs.push_back({opts.outputPath.empty() ? "-" : opts.outputPath, printModule(*module)});
+  } else {
+    BackendRequest request{emit == EmitKind::Cubin, opts.inputPath, opts.outputPath, opts.ptxasPath, opts.verbose};
+    BackendResult backend = runBackend(*module, sema, request, diags);
+    err << backend.statusText;
+    if (backend.exitCode != 0) return finish(static_cast<ExitCode>(backend.exitCode));
+    for (auto &[path, contents] : backend.files) outputs.push_back({path, std::move(contents)});
   }
   if (opts.verifyDiagnostics) return finish(ExitCode::Success);   // checks diagnostics only; writes nothing
 
-  // 7. Outputs, written only now that every stage succeeded.
-  std::string ir = printModule(*module);
-  if (opts.outputPath.empty() || opts.outputPath == "-") {
-    out << ir;
-    out.flush();
-    if (!out) {
-      diags.report(DiagKind::CannotWriteOutput, SourceRange{}, "<stdout>", "write failed");
-      return finish(ExitCode::Environment);
-    }
-  } else if (std::string why = writeOutputFile(opts.outputPath, ir); !why.empty()) {
-    diags.report(DiagKind::CannotWriteOutput, SourceRange{}, opts.outputPath, why);
+  // 7. Outputs, written only now that every stage succeeded: all of them or none.
+  if (std::optional<OutputFailure> failure = writeOutputs(outputs, out)) {
+    diags.report(DiagKind::CannotWriteOutput, SourceRange{}, failure->path, failure->why);
     return finish(ExitCode::Environment);
   }
   return finish(ExitCode::Success);

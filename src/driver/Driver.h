@@ -1,11 +1,11 @@
 // Driver: the cakec pipeline as one readable function.
 //
-//   read the file -> lex + parse -> sema -> [verify, cost, codegen: not built yet] -> outputs
+//   read the file -> lex + parse -> sema -> [verify, cost: not built yet] -> codegen (PTX, ptxas) -> outputs
 //
 // main.cpp turns the command line into DriverOptions (it owns every usage error); runDriver() runs the
 // pipeline and returns the process exit code.  All user-facing problems are diagnostics through one
 // DiagnosticEngine, rendered once at the end (text on `err`, or JSON on `out`).  Outputs are written only
-// after the whole pipeline succeeded, through a temporary file renamed into place, so a failing compile never
+// after the whole pipeline succeeded, through temporary files renamed into place, so a failing compile never
 // leaves a partial or stale-looking output behind.
 #pragma once
 #include "support/Arch.h"
@@ -35,7 +35,7 @@ enum class DiagFormat : uint8_t { Text, Json };
 
 struct DriverOptions {
   std::string inputPath;
-  std::string outputPath;                       // empty: stdout for --emit=ir, <input stem>.cubin otherwise
+  std::string outputPath;                       // empty: stdout for --emit=ir, else <input stem>.ptx/.cubin
   std::optional<Arch> arch;                     // --arch; overrides the file's target
   std::optional<EmitKind> emit;                 // --emit; otherwise inferred from -o (see effectiveEmit)
   bool verifyOnly = false;
@@ -46,6 +46,8 @@ struct DriverOptions {
   std::optional<unsigned> errorLimit;           // --error-limit; default 20 (unlimited under --verify-diagnostics)
   bool verifyDiagnostics = false;
   bool debugForceInternalError = false;         // hidden test hook: raise an ICE after sema
+  std::string ptxasPath;                        // --ptxas PATH (default: search, see codegen/Ptxas.h)
+  bool verbose = false;                         // -v: print the ptxas resource report per kernel
 };
 
 // What the compile produces when neither --verify-only nor --estimate is given: --emit if present, else

@@ -57,6 +57,8 @@ int main(int argc, char **argv) {
   auto *limit = app.add_option("--error-limit", errorLimit, "stop after N errors (default 20; 0 = no limit)")
                     ->check(CLI::Range(0u, 1000000u));
   auto *explain = app.add_option("--explain", explainCode, "explain a diagnostic code (E0301), or 'list'");
+  app.add_option("--ptxas", opts.ptxasPath, "ptxas executable (default: $CUDA_HOME/bin, PATH, /usr/local/cuda/bin)");
+  app.add_flag("-v,--verbose", opts.verbose, "print registers, shared memory, stack and spills per kernel (ptxas -v)");
   app.add_flag("--verify-diagnostics", opts.verifyDiagnostics,
                "check the diagnostics against the file's expected-error/warning/note comments");
   app.add_flag("--debug-force-internal-error", opts.debugForceInternalError,
@@ -93,10 +95,11 @@ int main(int argc, char **argv) {
     if (!shape) return usageError("malformed --shape '" + shapeText + "': expected NAME=INTEGER[,NAME=INTEGER...]");
     opts.shape = *shape;
   }
-  bool irToStdout = !opts.verifyOnly && !opts.estimate && effectiveEmit(opts) == EmitKind::IR &&
-                    (opts.outputPath.empty() || opts.outputPath == "-");
-  if (format == DiagFormat::Json && irToStdout && !opts.verifyDiagnostics)
-    return usageError("--diagnostics-format=json writes diagnostics to stdout; give -o FILE for --emit=ir");
+  // Only --emit=ir defaults to stdout; PTX and cubins go there only with '-o -'.
+  bool outputToStdout = !opts.verifyOnly && !opts.estimate &&
+                        (opts.outputPath == "-" || (opts.outputPath.empty() && effectiveEmit(opts) == EmitKind::IR));
+  if (format == DiagFormat::Json && outputToStdout && !opts.verifyDiagnostics)
+    return usageError("--diagnostics-format=json writes diagnostics to stdout; give the output a file with -o FILE");
 
   try {
     return code(runDriver(opts, std::cout, std::cerr));

@@ -32,7 +32,6 @@ void Sema::analyzeKernel(Kernel &k) {
   kernel_ = &k;
   info_ = &info;
   roleIndex_.clear();
-  sharedDecls_.clear();
   mbarrierDecls_.clear();
   k.shapeVars.clear();
 
@@ -58,10 +57,9 @@ SemaResult analyzeModule(Module &m, const SemaOptions &opts, DiagnosticEngine &d
   SemaResult result;
   result.types = std::make_shared<TypeContext>();
   result.builtins = std::make_shared<BuiltinTable>();
-  unsigned errorsBefore = diags.errorCount();
   Sema sema(m, opts, diags, result);
   sema.run();
-  result.ok = diags.errorCount() == errorsBefore;
+  result.ok = !diags.hasErrors();
   return result;
 }
 

@@ -138,9 +138,7 @@ public:
   bool allowTranspose_ = false;         // `.T` is accepted (wgmma operands)
   bool allowTiles_ = false;             // ':' and outer slices are accepted (operation operands)
   std::map<const RoleStmt *, size_t> roleIndex_;   // RoleStmt -> info_->roles index
-  std::vector<const SharedStmt *> sharedDecls_;
   std::vector<const MBarrierStmt *> mbarrierDecls_;
-  std::vector<std::unique_ptr<Scope>> scopeStorage_;
 };
 
 // Pushes a scope for the lifetime of the guard.

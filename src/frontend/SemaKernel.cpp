@@ -31,11 +31,6 @@ int64_t maxSharedBytes(Arch a) {
 namespace {
 int64_t alignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-std::string dimsText(const std::vector<int64_t> &v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
 } // namespace
 
 void Sema::analyzeTarget() {

@@ -74,6 +74,7 @@ bool Sema::declare(Decl &d) {
   std::string why;
   if (d.declKind != DeclKind::Builtin && isReservedName(d.name, &why)) {
     diags_.report(DiagKind::Redefinition, d.nameRange, d.name).hint(why + "; choose another name");
+    scope_->declare(d);   // uses still resolve to it: no "undeclared" cascade
     return false;
   }
   if (Decl *prev = scope_->lookupLocal(d.name)) {
@@ -112,10 +113,12 @@ Decl *Sema::resolve(NameExpr &n) {
   std::vector<std::string> candidates = scope_ ? scope_->visibleNames() : std::vector<std::string>{};
   for (const auto &b : builtins_.all()) candidates.push_back(b->name);
   auto diag = diags_.report(DiagKind::UndefinedName, n.range, n.name);
-  std::string best = closestName(n.name, candidates);
+  std::string best = types_.scalarOrVectorByName(n.name) ? std::string() : closestName(n.name, candidates);
   if (!best.empty()) {
     diag.hint("did you mean " + quote(best) + "?");
     diag.fixit(n.range, best);
+  } else if (types_.scalarOrVectorByName(n.name)) {
+    diag.hint(quote(n.name) + " is a type; convert a value with " + n.name + "(x)");
   } else if (n.name == "threadIdx" || n.name == "blockIdx") {
     diag.hint(std::string("CAKE spells it ") + (n.name == "threadIdx" ? "tid.x / tid.y / tid.z" : "block.x / block.y / block.z"));
   }

@@ -170,13 +170,16 @@ private:
     const Type *t = operand(e);
     if (t->isError()) return false;
     if (t->kind == TypeKind::MBarrier) return true;
+    reportNotSingleMBarrier(e, t);
+    return false;
+  }
+  void reportNotSingleMBarrier(Expr &e, const Type *t) {
     if (t->kind == TypeKind::MBarrierArray) {
       badOperand(e, quote(S.text(e)) + " is an array of " + (t->count ? std::to_string(*t->count) + " " : "") +
                         "mbarriers; index it, e.g. " + S.text(e) + "[s]");
-      return false;
+      return;
     }
     badOperand(e, "expected an mbarrier such as full[s], found " + typeToString(t));
-    return false;
   }
 
   // A shared/global tensor element used as tile coordinates: A[m0, k0].
@@ -639,12 +642,9 @@ private:
       if (integer(*it->second->args[0], "a CTA rank") && !S.info_->hasCluster)
         S.diags_.report(DiagKind::BadOperand, it->second->nameRange, name(), "cta(...) addresses a CTA of the cluster, but the kernel has no cluster(...)");
     }
-    if (t->isError()) return;
-    if (t->kind == TypeKind::MBarrierArray) {
-      badOperand(*s.dsts[0], quote(S.text(*s.dsts[0])) + " is an array of mbarriers; index it, e.g. " + S.text(*s.dsts[0]) + "[s]");
-    } else if (t->kind != TypeKind::MBarrier) {
-      badOperand(*s.dsts[0], "expected an mbarrier such as full[s] or a named barrier, found " + typeToString(t));
-    }
+    if (t->isError() || t->kind == TypeKind::MBarrier) return;
+    if (t->kind == TypeKind::MBarrierArray) reportNotSingleMBarrier(*s.dsts[0], t);
+    else badOperand(*s.dsts[0], "expected an mbarrier such as full[s] or a named barrier, found " + typeToString(t));
   }
 
   void wait() {
@@ -659,11 +659,8 @@ private:
     }
     bool ok = true;
     if (t->isError()) ok = false;
-    else if (t->kind == TypeKind::MBarrierArray) {
-      badOperand(*s.dsts[0], quote(S.text(*s.dsts[0])) + " is an array of mbarriers; index it, e.g. " + S.text(*s.dsts[0]) + "[s]");
-      ok = false;
-    } else if (t->kind != TypeKind::MBarrier) {
-      badOperand(*s.dsts[0], "expected an mbarrier such as full[s], found " + typeToString(t));
+    else if (t->kind != TypeKind::MBarrier) {
+      reportNotSingleMBarrier(*s.dsts[0], t);
       ok = false;
     }
     auto it = cl.find("parity");

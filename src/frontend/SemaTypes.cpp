@@ -46,10 +46,6 @@ std::string_view binaryOpSpelling(BinaryOp op) {
 }
 
 namespace {
-bool isComparison(BinaryOp op) {
-  return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt ||
-         op == BinaryOp::Ge;
-}
 
 // The scalar an untyped constant becomes when it meets `t` (vectors and fragments broadcast it).
 std::optional<ScalarKind> adaptTarget(const Type *t) {
@@ -252,6 +248,8 @@ std::optional<int64_t> Sema::evalConst(Expr &e, std::string_view what) {
   case ConstResult::Ok: return r.value;
   case ConstResult::NotConstant: {
     const Expr *c = r.culprit ? r.culprit : &e;
+    // A compile-time parameter without a value already had its own error.
+    if (auto *n = dynCast<NameExpr>(c); n && n->decl && n->decl->declKind == DeclKind::CtParam) return std::nullopt;
     std::string sub = text(*c);
     auto d = diags_.report(DiagKind::NotConstant, c->range, what);
     if (auto *n = dynCast<NameExpr>(c); n && n->decl)
@@ -784,8 +782,10 @@ static const Type *typeCall(Sema &S, CallExpr &c) {
     const Type *t = unify(1, 3);
     if (t->isError()) return t;
     if (t->isUntyped()) {
-      S.concretize(*c.args[1]);
-      return S.concretize(*c.args[2]);
+      const Type *to = types.scalar(t->kind == TypeKind::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32);
+      S.adaptUntyped(*c.args[1], to);
+      S.adaptUntyped(*c.args[2], to);
+      return to;
     }
     if (!(t->isScalar() || t->isVector())) return badArg(1, "");
     return t;

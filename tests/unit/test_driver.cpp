@@ -352,40 +352,45 @@ TEST_CASE("runDriver: input errors exit 1 with text diagnostics on stderr, or JS
   CHECK(r.out.rfind("[\n  {\"code\":\"E02", 0) == 0);
 }
 
-TEST_CASE("runDriver: stages not built yet say so (E0504, exit 1) and write nothing") {
+TEST_CASE("runDriver: --estimate is not available yet (E0504, exit 1); input errors come first") {
   TempDir dir;
   DriverOptions o;
   o.inputPath = dir.write("ok.cake", kValidModule);
-  std::string cubin = (dir.path / "k.cubin").string();
-  o.outputPath = cubin;
+  o.estimate = true;
   Run r = run(o);
   CHECK(r.code == ExitCode::InputErrors);
-  CHECK(r.err.find("cubin output ('-o " + cubin + "') is not available yet") != std::string::npos);
+  CHECK(r.err.find("--estimate is not available yet") != std::string::npos);
   CHECK(r.err.find("[E0504]") != std::string::npos);
-  CHECK_FALSE(fs::exists(cubin));
-
-  o.outputPath.clear();
-  o.emit = EmitKind::PTX;
-  r = run(o);
-  CHECK(r.err.find("--emit=ptx is not available yet") != std::string::npos);
   CHECK(r.out.empty());
 
-  o.emit.reset();
-  o.estimate = true;
-  r = run(o);
-  CHECK(r.code == ExitCode::InputErrors);
-  CHECK(r.err.find("--estimate is not available yet") != std::string::npos);
-
-  o.estimate = false;   // no mode and no -o: the default output is a cubin
-  r = run(o);
-  CHECK(r.code == ExitCode::InputErrors);
-  CHECK(r.err.find("cubin output (the default) is not available yet") != std::string::npos);
-
-  // Input errors are still reported first, and then E0504 is not.
   o.inputPath = dir.write("bad.cake", kSyntaxError);
   r = run(o);
   CHECK(r.code == ExitCode::InputErrors);
   CHECK(r.err.find("E0504") == std::string::npos);
+}
+
+TEST_CASE("runDriver: PTX goes to stdout with '-o -'; a failing compile writes no PTX or cubin") {
+  TempDir dir;
+  DriverOptions o;
+  o.inputPath = dir.write("ok.cake", kValidModule);
+  o.emit = EmitKind::PTX;
+  o.outputPath = "-";
+  Run r = run(o);
+  CHECK(r.code == ExitCode::Success);
+  CHECK(r.out.find(".version") != std::string::npos);
+  CHECK(run(o).out == r.out);   // deterministic
+
+  o.inputPath = dir.write("bad.cake", kSyntaxError);
+  for (const char *name : {"k.ptx", "k.cubin"}) {
+    o.emit.reset();
+    o.outputPath = (dir.path / name).string();
+    CHECK(run(o).code == ExitCode::InputErrors);
+    CHECK_FALSE(fs::exists(o.outputPath));
+  }
+  // Nor the default output next to the input.
+  o.outputPath.clear();
+  CHECK(run(o).code == ExitCode::InputErrors);
+  CHECK_FALSE(fs::exists(dir.path / "bad.cubin"));
 }
 
 TEST_CASE("runDriver: --emit=ir prints canonical IR to stdout or -o, deterministically") {

@@ -195,6 +195,35 @@ TEST_CASE("equality reports the path of the first difference") {
 }
 
 // ---------------------------------------------------------------- through the parser
+namespace {
+// firstDifference between the modules parsed from two sources ("" when equal).
+std::string moduleDifference(const std::string &a, const std::string &b) {
+  SourceManager sm;
+  DiagnosticEngine diags(sm);
+  Ptr<Module> ma = parseModule(sm, sm.addBuffer("a.cake", a), diags);
+  Ptr<Module> mb = parseModule(sm, sm.addBuffer("b.cake", b), diags);
+  REQUIRE_FALSE(diags.hasErrors());
+  return firstDifference(*ma, *mb).value_or("");
+}
+} // namespace
+
+TEST_CASE("module equality ignores layout and comments, and names the first difference") {
+  CHECK(moduleDifference("target sm_80; kernel k() threads(32) { let x = (1); }",
+                         "target sm_80;\n// c\nkernel k()\n  threads(32)\n{\n  let x = 1;\n}\n") == "");
+  CHECK(moduleDifference("target sm_80; kernel k() threads(32) { }", "target sm_90; kernel k() threads(32) { }") ==
+        "<root>: target 'sm_80' vs 'sm_90'");
+  CHECK(moduleDifference("target sm_80; kernel k() threads(32) { }", "target sm_80; kernel k() threads(64) { }") ==
+        "kernels[0].attrs[0](threads).args[0].value: int literal 32 vs 64");
+  CHECK(moduleDifference("target sm_80; kernel k() { if a { x = 1; } else { x = 2; } }",
+                         "target sm_80; kernel k() { if a { x = 1; } else { x -= 2; } }") ==
+        "kernels[0].body.stmts[0](if).else.stmts[0](assign): assignment operator differs");
+  CHECK(moduleDifference("target sm_90a; kernel k() { tma.load a[s] <- A[0, 1] signal(f[s]); }",
+                         "target sm_90a; kernel k() { tma.load a[s] <- A[0, 2] signal(f[s]); }") ==
+        "kernels[0].body.stmts[0](op tma.load).srcs[0].index[1].start: int literal 1 vs 2");
+  CHECK(moduleDifference("target sm_80; kernel k(A: f32[M] align(16)) { }", "target sm_80; kernel k(A: f32[M]) { }") ==
+        "kernels[0].params[0]: attrs count 1 vs 0");
+}
+
 TEST_CASE("expressions reparse to their minimal-parenthesis form") {
   CHECK(reprintExpr("(a - b) - c") == "a - b - c");
   CHECK(reprintExpr("a - (b - c)") == "a - (b - c)");

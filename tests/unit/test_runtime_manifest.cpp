@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <unistd.h>
 #include <fstream>
+#include <memory>
 #include <string>
 
 using namespace cake::rt;
@@ -189,4 +190,48 @@ TEST_CASE("runtime manifest: loading from files (cubin path or manifest path) an
   CHECK(std::string(err).find("cannot read cubin " + dir + "/gemm.cubin") != std::string::npos);
   CHECK(cake_module_load(nullptr, &module, err, sizeof err) == CAKE_ERROR_INVALID_ARGUMENT);
   REQUIRE(std::system(("rm -rf " + dir).c_str()) == 0);
+}
+
+TEST_CASE("runtime manifest: every one-character mutation is parsed or rejected, never a crash") {
+  // Deterministic mutation sweep (run under ASan/UBSan in CI): delete or replace each character; whatever
+  // still parses is then bound to gemm-shaped arguments, which must also fail cleanly or succeed.
+  const std::string base = kGemmManifest;
+  const char replacements[] = {'"', '}', '9', 'x', '\0'};
+  std::vector<int64_t> a{256, 512}, b{512, 512}, c{256, 512};
+  std::vector<cake_arg> args{tensorArg(CAKE_DTYPE_BF16, 0x7f0000000000, a), tensorArg(CAKE_DTYPE_BF16, 0x7f0000100000, b),
+                             tensorArg(CAKE_DTYPE_F32, 0x7f0000200000, c), floatArg(1.0)};
+  size_t parsed = 0, rejected = 0;
+  std::vector<std::string> unexpected; // texts that produced an internal error or an error without message
+  auto attempt = [&](const std::string &text) {
+    std::unique_ptr<cake_module, void (*)(cake_module *)> module(nullptr, cake_module_free);
+    cake_module *raw = nullptr;
+    char err[512];
+    cake_status status = cake_module_load_data(text.data(), text.size(), nullptr, 0, &raw, err, sizeof err);
+    module.reset(raw);
+    if (status != CAKE_OK) {
+      if (status != CAKE_ERROR_MANIFEST || err[0] == '\0')
+        unexpected.push_back(text);
+      ++rejected;
+      return;
+    }
+    ++parsed;
+    cake_launch_options options{sizeof(cake_launch_options), nullptr, nullptr, 0, 132};
+    cake_launch_plan plan;
+    for (size_t k = 0; k < cake_module_num_kernels(raw); ++k) {
+      status = cake_kernel_plan(cake_module_kernel_at(raw, k), args.data(), args.size(), &options, &plan, err, sizeof err);
+      if (status == CAKE_ERROR_INVALID_ARGUMENT || (status != CAKE_OK && err[0] == '\0')) // internal error
+        unexpected.push_back(text);
+    }
+  };
+  for (size_t i = 0; i < base.size(); ++i) {
+    attempt(base.substr(0, i) + base.substr(i + 1));
+    for (char r : replacements)
+      if (base[i] != r)
+        attempt(base.substr(0, i) + r + base.substr(i + 1));
+  }
+  CHECK(unexpected.empty());
+  if (!unexpected.empty())
+    MESSAGE("first unexpected result for: " << unexpected.front());
+  CHECK(parsed > 100);
+  CHECK(rejected > 1000);
 }

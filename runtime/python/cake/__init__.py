@@ -19,7 +19,7 @@ import ctypes
 import os
 
 from . import _dtypes as dtypes
-from ._args import DevicePtr, scalar_arg, stream_handle, tensor_arg
+from ._args import DevicePtr, scalar_arg, stream_handle, tensor_arg, torch_device_of
 from ._errors import (CakeArgumentError, CakeCudaError, CakeDriverUnavailable, CakeError, CakeExpressionError,
                       CakeIOError, CakeLaunchConfigError, CakeManifestError, CakeNotFoundError,
                       CakeRequirementError, error_for)
@@ -225,10 +225,11 @@ class Kernel:
     def __call__(self, *args, stream=None, num_sms=None, **kwargs):
         array, values, options, keepalive = self._prepare(args, kwargs, num_sms)
         options.stream = stream_handle(stream, values)
-        count = len(values)
         err = error_buffer()
-        _check(self._lib.cake_launch(self._handle, array, count, ctypes.byref(options), err, len(err)), err)
+        with torch_device_of(values):  # launch in the context of the tensors' device
+            status = self._lib.cake_launch(self._handle, array, len(values), ctypes.byref(options), err, len(err))
         del keepalive
+        _check(status, err)
 
     def plan(self, *args, num_sms=None, **kwargs):
         """Checks the arguments and returns the LaunchPlan without touching the GPU."""

@@ -2,6 +2,7 @@
 __cuda_array_interface__, DevicePtr / raw int device addresses, and Python scalars.  Pure Python apart
 from the ctypes structs; keeps every ctypes array it creates alive in `keepalive`."""
 
+import contextlib
 import ctypes
 import numbers
 import sys
@@ -132,6 +133,18 @@ def scalar_arg(value, label):
     else:
         raise CakeArgumentError("%s: expected a number, got %s" % (label, type(value).__name__))
     return arg
+
+
+def torch_device_of(args):
+    """A context manager that makes the device of the first torch tensor argument current (torch's
+    device guard, which also makes that device's primary CUDA context current); a no-op otherwise."""
+    for arg in args:
+        if is_torch_tensor(arg):
+            torch = sys.modules["torch"]
+            device = getattr(torch.cuda, "device", None)
+            if device is not None:
+                return device(arg.device)
+    return contextlib.nullcontext()
 
 
 def stream_handle(stream, args):

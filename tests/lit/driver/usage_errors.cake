@@ -27,7 +27,8 @@
 // EXPLAIN-FILE: cakec: error: {{.*}}excludes
 // JSON diagnostics and --emit=ir both want stdout: refused unless -o is given.
 // RUN: %expect-exit 2 %cakec %s --emit=ir --diagnostics-format=json 2>&1 | %FileCheck %s --check-prefix=JSON-STDOUT
-// JSON-STDOUT: cakec: error: --diagnostics-format=json writes diagnostics to stdout; give -o FILE for --emit=ir
+// JSON-STDOUT: cakec: error: --diagnostics-format=json writes diagnostics to stdout; give the output a file with -o FILE
+// RUN: %expect-exit 2 %cakec %s --emit=ptx -o - --diagnostics-format=json 2>&1 | %FileCheck %s --check-prefix=JSON-STDOUT
 // RUN: %cakec %s --emit=ir --diagnostics-format=json -o %t.ir.cake | %FileCheck %s --check-prefix=JSON-FILE
 // JSON-FILE: []
 // Nothing is written on a usage error.

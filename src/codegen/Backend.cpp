@@ -1,0 +1,97 @@
+// Backend: PTX -> ptxas -> cubin + manifest, with ptxas errors mapped back to .cake ranges (see Backend.h).
+#include "codegen/Backend.h"
+
+#include "codegen/CodeGen.h"
+#include "codegen/Ptxas.h"
+
+#include <filesystem>
+#include <sstream>
+
+namespace cake {
+
+std::string defaultOutputPath(const std::string &inputPath, std::string_view ext) {
+  std::filesystem::path p(inputPath == "-" ? "stdin.cake" : inputPath);
+  p.replace_extension(std::string(ext));
+  return p.string();
+}
+
+namespace {
+std::string ptxLineText(const std::string &ptx, unsigned line) {
+  std::istringstream in(ptx);
+  std::string text;
+  for (unsigned i = 1; std::getline(in, text); ++i)
+    if (i == line) return text;
+  return "";
+}
+
+// The source range of a PTX line: its own, else the nearest earlier line that has one.
+SourceRange rangeOfPtxLine(const CodegenResult &cg, unsigned line) {
+  for (unsigned l = std::min<unsigned>(line, static_cast<unsigned>(cg.lineRanges.size())); l >= 1; --l)
+    if (cg.lineRanges[l - 1].valid()) return cg.lineRanges[l - 1];
+  return {};
+}
+} // namespace
+
+BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendRequest &request,
+                         DiagnosticEngine &diags) {
+  BackendResult result;
+  CodegenResult cg = generatePtx(m, sema, sema.arch, diags);
+  if (!cg.ok) {
+    result.exitCode = 1;
+    return result;
+  }
+  if (!request.wantCubin) {
+    std::string out = request.outputPath.empty() ? defaultOutputPath(request.inputPath, ".ptx") : request.outputPath;
+    result.files.push_back({out, cg.ptx});
+    return result;
+  }
+  auto ptxas = findPtxas(request.ptxasPath);
+  if (!ptxas) {
+    diags.report(DiagKind::PtxasNotFound, SourceRange{},
+                 request.ptxasPath.empty() ? std::string("no ptxas found in $CUDA_HOME/bin, PATH or /usr/local/cuda/bin")
+                                           : "'" + request.ptxasPath + "' is not an executable file");
+    result.exitCode = 3;
+    return result;
+  }
+  PtxasResult pr = runPtxas(*ptxas, cg.ptx, std::string(archName(sema.arch)), /*verbose=*/true);
+  if (!pr.launched) {
+    diags.report(DiagKind::PtxasNotFound, SourceRange{}, pr.launchError);
+    result.exitCode = 3;
+    return result;
+  }
+  if (pr.exitCode != 0) {
+    bool any = false;
+    for (const PtxasMessage &msg : pr.messages) {
+      if (!msg.isError) continue;
+      any = true;
+      SourceRange where = msg.ptxLine ? rangeOfPtxLine(cg, msg.ptxLine) : SourceRange{};
+      auto b = diags.report(DiagKind::PtxasError, where, msg.text);
+      if (msg.ptxLine) b.note(SourceRange{}, "PTX line " + std::to_string(msg.ptxLine) + ": " + ptxLineText(cg.ptx, msg.ptxLine));
+    }
+    if (!any) {
+      std::string text = pr.output.empty() ? "ptxas exited with status " + std::to_string(pr.exitCode) : pr.output;
+      while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+      diags.report(DiagKind::PtxasError, SourceRange{}, text);
+    }
+    result.exitCode = 1;
+    return result;
+  }
+  std::string out = request.outputPath.empty() ? defaultOutputPath(request.inputPath, ".cubin") : request.outputPath;
+  cg.manifest.cubin = std::filesystem::path(out).filename().string();
+  cg.manifest.source = request.inputPath;
+  result.files.push_back({out, pr.cubin});
+  if (out != "-") result.files.push_back({out + ".json", manifestToJson(cg.manifest)});   // beside the cubin
+  if (request.verbose) {
+    std::ostringstream os;
+    for (const PtxasFunctionReport &f : pr.functions)
+      os << "cakec: " << f.function << " (" << archName(sema.arch) << "): " << f.registers << " registers, "
+         << f.sharedBytes << " bytes static smem, " << f.stackBytes << " bytes stack, " << f.spillStores
+         << " bytes spill stores, " << f.spillLoads << " bytes spill loads\n";
+    for (const KernelManifest &k : cg.manifest.kernels)
+      os << "cakec: " << k.name << ": " << k.dynamicSmem << " bytes dynamic shared memory\n";
+    result.statusText = os.str();
+  }
+  return result;
+}
+
+} // namespace cake

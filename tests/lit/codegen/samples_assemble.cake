@@ -1,0 +1,13 @@
+// Every sample that the front end accepts and that uses only SIMT/Ampere constructs assembles with ptxas
+// (cubin + manifest) for every target this ptxas knows; Hopper-only samples are reported E0701.
+// RUN: rm -rf %t.dir
+// RUN: bash %S/Inputs/assemble_samples.sh %cakec %samples %t.dir | %FileCheck %s
+// CHECK-DAG: vector_add sm_80: ok
+// CHECK-DAG: block_reduce_sum sm_80: ok
+// CHECK-DAG: row_softmax sm_80: ok
+// CHECK-DAG: simt_gemm sm_80: ok
+// CHECK-DAG: ampere_gemm sm_80: ok
+// CHECK-DAG: ampere_gemm sm_90: ok
+// CHECK-DAG: vector_add sm_90a: ok
+// CHECK-DAG: hopper_gemm sm_90a: skip-hopper
+// CHECK-NOT: FAIL
