@@ -5,7 +5,8 @@
 // shape variables (explicit values, then each variable's declared source, then any tensor dim that is that
 // bare name); every dim and stride of every tensor against its manifest expression; base-address alignment;
 // `requires` clauses; grid / block / cluster / dynamic shared memory with CUDA's limits; TMA descriptor
-// parameters with the hardware's rules; finally the bytes of every PTX entry parameter (the ABI slots).
+// parameters with the hardware's rules (skipped when a grid dimension is 0: an empty problem launches
+// nothing); finally the bytes of every PTX entry parameter (the ABI slots).
 // The first failure throws a LaunchError whose message names the argument, clause and values involved.
 #pragma once
 #include "Manifest.h"

@@ -214,7 +214,10 @@ void KernelLowering::bindShared() {
 // ------------------------------------------------------------------------------------------- values
 Value KernelLowering::freshValue(const ValueType &t) {
   auto st = storageOf(t);
-  CAKE_ASSERT(st.has_value());
+  if (!st) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, out_.location(), "values of type " + typeName(t) + " in registers");
+    return Value::ofRegs(ValueType::scalar(Scalar::I32), {out_.newReg(RegClass::B32)});
+  }
   std::vector<std::string> regs;
   for (unsigned i = 0; i < st->regs; ++i) regs.push_back(out_.newReg(st->cls));
   return Value::ofRegs(t, std::move(regs));

@@ -7,7 +7,9 @@
 // parent and the label of the edge, so the path to a mismatch is rebuilt only when one is found.
 #include "frontend/ASTEquality.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 

@@ -1,0 +1,337 @@
+// ExprToZ3: typed-AST expressions -> Z3 terms (see ExprToZ3.h for the semantics chosen).
+#include "verify/ExprToZ3.h"
+
+#include "frontend/Builtins.h"
+#include "frontend/Types.h"
+
+namespace cake {
+
+namespace {
+
+constexpr unsigned kMaxDepth = 256;
+constexpr int64_t kI32Max = 2147483647;
+
+bool isUnsignedType(const Type *t) {
+  return t && t->kind == TypeKind::Scalar && t->scalar == ScalarKind::U32;
+}
+
+bool isPredType(const Type *t) { return t && t->isPred(); }
+
+std::optional<int> log2Exact(int64_t v) {
+  if (v <= 0 || (v & (v - 1)) != 0) return std::nullopt;
+  int n = 0;
+  while ((int64_t(1) << n) != v) ++n;
+  return n;
+}
+
+} // namespace
+
+ExprToZ3::ExprToZ3(z3::context &ctx, const KernelInfo &info) : ctx_(ctx), info_(info) {}
+
+void ExprToZ3::bind(const Decl *decl, const z3::expr &value) {
+  bound_.erase(decl);
+  bound_.emplace(decl, value);
+}
+
+void ExprToZ3::unbind(const Decl *decl) { bound_.erase(decl); }
+
+z3::expr ExprToZ3::newVar(const std::string &name, int64_t lo, std::optional<int64_t> hiExclusive) {
+  std::string unique = name;
+  for (int i = 2; std::any_of(freeVars_.begin(), freeVars_.end(), [&](auto &v) { return v.first == unique; }); ++i)
+    unique = name + "#" + std::to_string(i);
+  z3::expr v = ctx_.int_const(unique.c_str());
+  sideConditions_.push_back(v >= ctx_.int_val(lo));
+  if (hiExclusive) sideConditions_.push_back(v < ctx_.int_val(*hiExclusive));
+  freeVars_.emplace_back(unique, v);
+  return v;
+}
+
+std::optional<int64_t> ExprToZ3::constantOf(const z3::expr &e) const {
+  int64_t v = 0;
+  z3::expr s = e.simplify();
+  if (s.is_numeral_i64(v)) return v;
+  return std::nullopt;
+}
+
+z3::expr ExprToZ3::builtinVar(BuiltinValue value, const RoleStmt *role) {
+  auto key = std::make_pair(static_cast<int>(value), role);
+  if (auto it = builtins_.find(key); it != builtins_.end()) return it->second;
+  const RoleInfo *ri = role ? info_.roleOf(role) : nullptr;
+  int64_t threads = info_.threads > 0 ? info_.threads : 1024;
+  int64_t clusterSize = info_.cluster[0] * info_.cluster[1] * info_.cluster[2];
+  std::string name(builtinValueName(value));
+  if (ri && name.rfind("ROLE", 0) == 0) name = ri->name + name.substr(4);
+  auto gridVar = [&](size_t dim) {
+    z3::expr v = newVar(name, 0, std::nullopt);
+    if (dim < info_.grid.size() && info_.grid[dim]) {
+      TranslateFailure ignored;
+      if (auto g = tr(*info_.grid[dim], ignored, 0)) sideConditions_.push_back(v < *g);
+    } else {
+      sideConditions_.push_back(v == 0);
+    }
+    return v;
+  };
+  z3::expr v = ctx_.int_val(0);
+  switch (value) {
+  case BuiltinValue::TidX: v = newVar(name, 0, threads); break;
+  case BuiltinValue::TidY: case BuiltinValue::TidZ: v = ctx_.int_val(0); break;
+  case BuiltinValue::BlockX: v = gridVar(0); break;
+  case BuiltinValue::BlockY: v = gridVar(1); break;
+  case BuiltinValue::BlockZ: v = gridVar(2); break;
+  case BuiltinValue::BlockDimX: v = ctx_.int_val(threads); break;
+  case BuiltinValue::BlockDimY: case BuiltinValue::BlockDimZ: v = ctx_.int_val(1); break;
+  case BuiltinValue::GridDimX: case BuiltinValue::GridDimY: case BuiltinValue::GridDimZ: {
+    size_t dim = value == BuiltinValue::GridDimX ? 0 : value == BuiltinValue::GridDimY ? 1 : 2;
+    TranslateFailure ignored;
+    std::optional<z3::expr> g;
+    if (dim < info_.grid.size() && info_.grid[dim]) g = tr(*info_.grid[dim], ignored, 0);
+    v = g ? *g : (dim < info_.grid.size() ? newVar(name, 1, std::nullopt) : ctx_.int_val(1));
+    break;
+  }
+  case BuiltinValue::ClusterRank: v = newVar(name, 0, clusterSize); break;
+  case BuiltinValue::ClusterX: v = newVar(name, 0, info_.cluster[0]); break;
+  case BuiltinValue::ClusterY: v = newVar(name, 0, info_.cluster[1]); break;
+  case BuiltinValue::ClusterZ: v = newVar(name, 0, info_.cluster[2]); break;
+  case BuiltinValue::Lane: v = newVar(name, 0, 32); break;
+  case BuiltinValue::Warp: v = newVar(name, 0, (threads + 31) / 32); break;
+  case BuiltinValue::NumSms: v = newVar(name, 1, 1025); break;
+  case BuiltinValue::RoleIndex: v = newVar(name, 0, ri ? std::max<int64_t>(ri->instances, 1) : 1024); break;
+  case BuiltinValue::RoleWarp: v = newVar(name, 0, ri ? std::max<int64_t>(ri->warpsPerInstance(), 1) : 32); break;
+  case BuiltinValue::RoleThread: v = newVar(name, 0, ri ? std::max<int64_t>(ri->threadsPerInstance(), 1) : 1024); break;
+  case BuiltinValue::Inf: v = ctx_.int_val(0); break;   // not an integer; callers reject float types first
+  }
+  builtins_.emplace(key, v);
+  return v;
+}
+
+z3::expr ExprToZ3::declVar(const Decl *decl) {
+  if (auto it = bound_.find(decl); it != bound_.end()) return it->second;
+  z3::expr v = ctx_.int_val(0);
+  switch (decl->declKind) {
+  case DeclKind::ShapeVar: v = newVar(decl->name, 1, kI32Max + 1); break;
+  case DeclKind::LoopVar: {
+    v = newVar(decl->name, INT32_MIN, std::nullopt);
+    auto *loop = static_cast<const ForStmt *>(decl);
+    bound_.emplace(decl, v);   // bounds may not mention the variable itself, but guard recursion anyway
+    TranslateFailure ignored;
+    if (loop->lower)
+      if (auto lo = tr(*loop->lower, ignored, 0)) sideConditions_.push_back(v >= *lo);
+    if (loop->upper)
+      if (auto hi = tr(*loop->upper, ignored, 0)) sideConditions_.push_back(v < *hi);
+    if (loop->step && loop->lower)
+      if (auto st = tr(*loop->step, ignored, 0))
+        if (auto lo = tr(*loop->lower, ignored, 0))
+          if (auto c = constantOf(*st); c && *c > 0) sideConditions_.push_back(z3::mod(v - *lo, *st) == 0);
+    return v;
+  }
+  default: {
+    bool isUnsigned = isUnsignedType(decl->type);
+    v = newVar(decl->name, isUnsigned ? 0 : INT32_MIN, isUnsigned ? int64_t(1) << 32 : kI32Max + 1);
+    break;
+  }
+  }
+  bound_.emplace(decl, v);
+  return v;
+}
+
+z3::expr ExprToZ3::divide(const z3::expr &a, const z3::expr &b, bool isUnsigned) {
+  if (isUnsigned) return a / b;   // Z3 Int division is Euclidean: floor for b > 0
+  // Truncation toward zero: |a| / |b| with the sign of a*b.
+  z3::expr absA = z3::ite(a >= 0, a, -a), absB = z3::ite(b >= 0, b, -b);
+  z3::expr q = absA / absB;
+  return z3::ite((a >= 0) == (b >= 0), q, -q);
+}
+
+z3::expr ExprToZ3::remainder(const z3::expr &a, const z3::expr &b, bool isUnsigned) {
+  if (isUnsigned) return z3::mod(a, b);
+  return a - b * divide(a, b, false);
+}
+
+std::optional<z3::expr> ExprToZ3::translate(const Expr &e, TranslateFailure *failure) {
+  TranslateFailure local;
+  std::optional<z3::expr> r = tr(e, failure ? *failure : local, 0);
+  return r;
+}
+
+std::optional<z3::expr> ExprToZ3::tr(const Expr &e, TranslateFailure &f, unsigned depth) {
+  auto fail = [&](std::string why, const Expr *at) -> std::optional<z3::expr> {
+    if (f.reason.empty()) {
+      f.reason = std::move(why);
+      f.culprit = at;
+    }
+    return std::nullopt;
+  };
+  if (depth > kMaxDepth) return fail("expression is nested too deeply", &e);
+  if (e.type && (e.type->isFloat() || e.type->isVector() || e.type->isFragment() || e.type->isTensor()))
+    return fail("a " + typeToString(e.type) + " value is not an integer", &e);
+
+  switch (e.kind) {
+  case ExprKind::IntLit: {
+    uint64_t v = cast<IntLitExpr>(&e)->value;
+    if (v > uint64_t(INT64_MAX)) return fail("integer literal out of range", &e);
+    return ctx_.int_val(static_cast<int64_t>(v));
+  }
+  case ExprKind::BoolLit: return ctx_.bool_val(cast<BoolLitExpr>(&e)->value);
+  case ExprKind::FloatLit: return fail("a float literal is not an integer", &e);
+  case ExprKind::Name: {
+    auto *n = cast<NameExpr>(&e);
+    const Decl *d = n->decl;
+    if (!d) return fail("unresolved name '" + n->name + "'", &e);
+    if (auto it = bound_.find(d); it != bound_.end()) return it->second;
+    switch (d->declKind) {
+    case DeclKind::CtParam: {
+      auto *p = static_cast<const CtParam *>(d);
+      if (p->value) return ctx_.int_val(*p->value);
+      if (auto it = info_.ctValues.find(p->name); it != info_.ctValues.end()) return ctx_.int_val(it->second);
+      return fail("compile-time parameter '" + p->name + "' has no value", &e);
+    }
+    case DeclKind::ShapeVar: case DeclKind::LoopVar: return declVar(d);
+    case DeclKind::Param: {
+      if (!d->type || !(d->type->isInteger())) return fail("parameter '" + d->name + "' is not an integer", &e);
+      return declVar(d);
+    }
+    case DeclKind::Let: {
+      auto *let = static_cast<const LetStmt *>(d);
+      if (!let->init) return fail("let '" + d->name + "' has no initialiser", &e);
+      if (std::find(inProgress_.begin(), inProgress_.end(), d) != inProgress_.end())
+        return fail("let '" + d->name + "' refers to itself", &e);
+      inProgress_.push_back(d);
+      std::optional<z3::expr> v = tr(*let->init, f, depth + 1);
+      inProgress_.pop_back();
+      if (v) bound_.emplace(d, *v);
+      return v;
+    }
+    case DeclKind::Var: return fail("mutable variable '" + d->name + "' is not tracked by the verifier", &e);
+    case DeclKind::Builtin: {
+      if (auto bv = builtinValueOf(e)) {
+        if (*bv == BuiltinValue::Inf) return fail("'inf' is not an integer", &e);
+        return builtinVar(*bv);
+      }
+      return fail("'" + d->name + "' is not a value", &e);
+    }
+    default: return fail("'" + d->name + "' is not an integer value", &e);
+    }
+  }
+  case ExprKind::Member: {
+    auto bv = builtinValueOf(e);
+    if (!bv) return fail("member expression is not an integer builtin", &e);
+    const RoleStmt *role = nullptr;
+    if (*bv == BuiltinValue::RoleIndex || *bv == BuiltinValue::RoleWarp || *bv == BuiltinValue::RoleThread) {
+      auto *base = cast<NameExpr>(cast<MemberExpr>(&e)->base.get());
+      role = static_cast<const RoleStmt *>(base->decl);
+      if (auto it = bound_.find(base->decl); it != bound_.end() && *bv == BuiltinValue::RoleIndex) return it->second;
+    }
+    return builtinVar(*bv, role);
+  }
+  case ExprKind::Unary: {
+    auto *u = cast<UnaryExpr>(&e);
+    auto x = tr(*u->operand, f, depth + 1);
+    if (!x) return std::nullopt;
+    switch (u->op) {
+    case UnaryOp::Neg: return -*x;
+    case UnaryOp::Not: return x->is_bool() ? !*x : std::optional<z3::expr>(*x == 0);
+    case UnaryOp::BitNot: return x->is_bool() ? !*x : std::optional<z3::expr>(-*x - 1);   // ~x = -x - 1
+    }
+    return std::nullopt;
+  }
+  case ExprKind::Binary: return trBinary(*cast<BinaryExpr>(&e), f, depth);
+  case ExprKind::Call: return trCall(*cast<CallExpr>(&e), f, depth);
+  case ExprKind::Index: return fail("a value read from memory is not known to the verifier", &e);
+  case ExprKind::List: return fail("a list is not an integer", &e);
+  }
+  return fail("unsupported expression", &e);
+}
+
+std::optional<z3::expr> ExprToZ3::trBinary(const BinaryExpr &b, TranslateFailure &f, unsigned depth) {
+  auto l = tr(*b.lhs, f, depth + 1);
+  if (!l) return std::nullopt;
+  auto r = tr(*b.rhs, f, depth + 1);
+  if (!r) return std::nullopt;
+  auto fail = [&](std::string why) -> std::optional<z3::expr> {
+    if (f.reason.empty()) {
+      f.reason = std::move(why);
+      f.culprit = &b;
+    }
+    return std::nullopt;
+  };
+  bool isUnsigned = isUnsignedType(b.type) || (isUnsignedType(b.lhs->type) && isUnsignedType(b.rhs->type));
+  bool boolOperands = l->is_bool() && r->is_bool();
+  if (l->is_bool() != r->is_bool()) return fail("operands of different kinds (pred and integer)");
+  std::optional<int64_t> rc = constantOf(*r), lc = constantOf(*l);
+  switch (b.op) {
+  case BinaryOp::Add: return *l + *r;
+  case BinaryOp::Sub: return *l - *r;
+  case BinaryOp::Mul: return *l * *r;
+  case BinaryOp::Div: return divide(*l, *r, isUnsigned);
+  case BinaryOp::Rem: return remainder(*l, *r, isUnsigned);
+  case BinaryOp::Eq: return *l == *r;
+  case BinaryOp::Ne: return *l != *r;
+  case BinaryOp::Lt: return *l < *r;
+  case BinaryOp::Le: return *l <= *r;
+  case BinaryOp::Gt: return *l > *r;
+  case BinaryOp::Ge: return *l >= *r;
+  case BinaryOp::LogAnd: return *l && *r;
+  case BinaryOp::LogOr: return *l || *r;
+  case BinaryOp::Shl:
+    if (rc && *rc >= 0 && *rc < 63) return *l * ctx_.int_val(int64_t(1) << *rc);
+    break;
+  case BinaryOp::Shr:
+    if (rc && *rc >= 0 && *rc < 63) return *l / ctx_.int_val(int64_t(1) << *rc);   // floor = arithmetic shift
+    break;
+  case BinaryOp::BitAnd:
+    if (boolOperands) return *l && *r;
+    if (rc && log2Exact(*rc + 1)) return z3::mod(*l, ctx_.int_val(*rc + 1));
+    if (lc && log2Exact(*lc + 1)) return z3::mod(*r, ctx_.int_val(*lc + 1));
+    break;
+  case BinaryOp::BitOr:
+    if (boolOperands) return *l || *r;
+    break;
+  case BinaryOp::BitXor:
+    if (boolOperands) return *l != *r;
+    if (rc && *rc == 1) return *l + 1 - 2 * z3::mod(*l, ctx_.int_val(2));
+    if (lc && *lc == 1) return *r + 1 - 2 * z3::mod(*r, ctx_.int_val(2));
+    break;
+  }
+  // General bit operations: through 64-bit two's-complement bit-vectors.
+  z3::expr lb = z3::int2bv(64, *l), rb = z3::int2bv(64, *r);
+  z3::expr res = lb;
+  switch (b.op) {
+  case BinaryOp::BitAnd: res = lb & rb; break;
+  case BinaryOp::BitOr: res = lb | rb; break;
+  case BinaryOp::BitXor: res = lb ^ rb; break;
+  case BinaryOp::Shl: res = z3::shl(lb, rb); break;
+  case BinaryOp::Shr: res = isUnsigned ? z3::lshr(lb, rb) : z3::ashr(lb, rb); break;
+  default: return fail("unsupported operator");
+  }
+  // bv2int is unsigned; reinterpret as signed.
+  z3::expr asUnsigned = z3::bv2int(res, false);
+  return z3::ite(asUnsigned >= ctx_.int_val("9223372036854775808"), asUnsigned - ctx_.int_val("18446744073709551616"),
+                 asUnsigned);
+}
+
+std::optional<z3::expr> ExprToZ3::trCall(const CallExpr &c, TranslateFailure &f, unsigned depth) {
+  auto fail = [&](std::string why) -> std::optional<z3::expr> {
+    if (f.reason.empty()) {
+      f.reason = std::move(why);
+      f.culprit = &c;
+    }
+    return std::nullopt;
+  };
+  std::vector<z3::expr> args;
+  for (const Ptr<Expr> &a : c.args) {
+    auto v = tr(*a, f, depth + 1);
+    if (!v) return std::nullopt;
+    args.push_back(*v);
+  }
+  const std::string &n = c.callee;
+  if ((n == "i32" || n == "u32" || n == "i64") && args.size() == 1) return args[0];
+  if (n == "cdiv" && args.size() == 2)
+    return divide(args[0] + args[1] - 1, args[1], isUnsignedType(c.type));
+  if (n == "min" && args.size() == 2) return z3::ite(args[0] <= args[1], args[0], args[1]);
+  if (n == "max" && args.size() == 2) return z3::ite(args[0] >= args[1], args[0], args[1]);
+  if (n == "abs" && args.size() == 1) return z3::ite(args[0] >= 0, args[0], -args[0]);
+  if (n == "select" && args.size() == 3 && args[0].is_bool()) return z3::ite(args[0], args[1], args[2]);
+  return fail("call to '" + n + "' is not modelled by the verifier");
+}
+
+} // namespace cake

@@ -1,0 +1,76 @@
+// ExprToZ3: translates typed-AST integer and pred expressions into Z3 terms.
+//
+// Integers become Z3 Int terms (mathematical integers: wrap-around on overflow is not modelled), preds
+// become Bool terms.  The translation follows the target's semantics where they differ from mathematics:
+//   - signed `/` and `%` truncate toward zero (PTX div.s32 / rem.s32): encoded with ite over the signs;
+//     unsigned (u32, builtins) and provably non-negative operands use Euclidean div/mod directly;
+//   - `e & (2^m - 1)` is e mod 2^m (exact in two's complement); `e ^ 1` flips the low bit; shifts by a
+//     constant are multiplication / floor division by a power of two; other bit operations go through
+//     64-bit bit-vectors (int2bv / bv2int), which the solver may fail on (then: Unknown with the reason);
+//   - cdiv(a, b) = (a + b - 1) / b, min / max / select are ite; integer conversions are the identity.
+// Names: compile-time parameters are their constants; shape variables and scalar params are free Int
+// constants (shape variables >= 1); `let` bindings are replaced by their (translated) initialiser; loop
+// variables are free Int constants bounded by their loop unless the caller binds them (bind()); builtins
+// (tid.x, lane, block.y, ROLE.index, cluster.rank, ...) are free Int constants bounded by the launch.
+// Every bound of a free constant is collected in sideConditions(); a proof must assume them.
+// Anything else (floats, memory loads, mutable variables) is unsupported: translate() returns nullopt
+// with a reason and the culprit sub-expression.
+#pragma once
+#include "frontend/AST.h"
+#include "frontend/KernelInfo.h"
+
+#include <z3++.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cake {
+
+struct TranslateFailure {
+  std::string reason;              // "mutable variable 'x' is not tracked"
+  const Expr *culprit = nullptr;   // the sub-expression that could not be translated
+};
+
+class ExprToZ3 {
+public:
+  ExprToZ3(z3::context &ctx, const KernelInfo &info);
+
+  // Integer / pred expression -> Int / Bool term, or nullopt with the reason in `failure`.
+  std::optional<z3::expr> translate(const Expr &e, TranslateFailure *failure = nullptr);
+
+  // Uses `value` for every reference to `decl` (a loop variable, a let, a builtin decl) from now on.
+  void bind(const Decl *decl, const z3::expr &value);
+  void unbind(const Decl *decl);
+  // The free constant standing for a builtin (per role for ROLE.*), created on first use with its bounds.
+  z3::expr builtinVar(BuiltinValue value, const RoleStmt *role = nullptr);
+  // The free constant of a shape variable / scalar parameter / loop variable (created on first use).
+  z3::expr declVar(const Decl *decl);
+
+  // Bounds of every free constant created so far (shape vars >= 1, 0 <= tid.x < threads, ...).
+  const std::vector<z3::expr> &sideConditions() const { return sideConditions_; }
+  // Every free constant created so far, by the name it has in diagnostics ("K", "tid.x", "k").
+  const std::vector<std::pair<std::string, z3::expr>> &freeVars() const { return freeVars_; }
+
+  // Target integer division / remainder (truncation toward zero unless both sides are unsigned).
+  z3::expr divide(const z3::expr &a, const z3::expr &b, bool isUnsigned);
+  z3::expr remainder(const z3::expr &a, const z3::expr &b, bool isUnsigned);
+
+private:
+  std::optional<z3::expr> tr(const Expr &e, TranslateFailure &f, unsigned depth);
+  std::optional<z3::expr> trBinary(const BinaryExpr &b, TranslateFailure &f, unsigned depth);
+  std::optional<z3::expr> trCall(const CallExpr &c, TranslateFailure &f, unsigned depth);
+  z3::expr newVar(const std::string &name, int64_t lo, std::optional<int64_t> hiExclusive);
+  std::optional<int64_t> constantOf(const z3::expr &e) const;
+
+  z3::context &ctx_;
+  const KernelInfo &info_;
+  std::map<const Decl *, z3::expr> bound_;          // bind(), and memoised lets / shape vars / params
+  std::map<std::pair<int, const RoleStmt *>, z3::expr> builtins_;
+  std::vector<z3::expr> sideConditions_;
+  std::vector<std::pair<std::string, z3::expr>> freeVars_;
+  std::vector<const Decl *> inProgress_;             // lets being translated (cycle guard)
+};
+
+} // namespace cake

@@ -1,0 +1,23 @@
+// The obligation families the verifier runs, one function per file of src/verify (each file opens with a
+// comment explaining its algorithm).  Verifier.cpp lists them in the order they run.
+#pragma once
+
+namespace cake {
+
+class VerifyContext;
+
+using ObligationFamily = void (*)(VerifyContext &);
+
+struct FamilyEntry {
+  const char *name;        // for -v / debugging: "mbarrier", "ring buffers", ...
+  ObligationFamily run;
+};
+
+// ---- verifier core (VerifyMBarrier.cpp, VerifyRing.cpp, VerifyDeadlock.cpp)
+void verifyMBarriers(VerifyContext &ctx);     // arrivals, expect_tx, parity, laps, initialisation
+void verifyRingBuffers(VerifyContext &ctx);   // stage overwrite / read-before-fill, producer lead
+void verifyDeadlock(VerifyContext &ctx);      // every wait eventually satisfied, no cycles
+
+// ---- other families (verify-local): declare them here
+
+} // namespace cake

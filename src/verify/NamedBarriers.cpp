@@ -1,0 +1,188 @@
+// Verifier family: named barriers and syncthreads (E0640, E0641, E0642, E0643).
+//
+// Algorithm
+//   1. Collect the uses: every `sync B` / `arrive B` of a named barrier B, and every `syncthreads`
+//      (barrier 0).  For each, ControlPath's reachingWarps() gives the warps that execute it and whether
+//      it sits under divergent control (thread-varying if, elect, thread-varying loop bounds, an earlier
+//      return taken by some threads only).
+//   2. Divergent uses are errors on their own (E0642), with a note at the construct that splits the
+//      threads; they are left out of the counts.  Uses whose warp set cannot be evaluated (a warp-selecting
+//      condition over runtime values) are reported as unproven (E0643).
+//   3. Per barrier, the participants are the union of the warps of all its uses; 32 threads per warp.
+//      The declared count (threads(n); the whole block for syncthreads) must equal that number (E0640,
+//      with a fix-it on threads(..)).  Ids 1..15, unique declarations and counts that are multiples of 32
+//      are sema's checks (E0316) and are not repeated here.
+//   4. Id collision: when the uses come from two or more roles (kernel-level code counts as one group),
+//      the union does not match the count, and *each* role's warps alone match it, the roles do not mean to
+//      meet - each fills the barrier by itself, so their phases mix (E0641).
+#include "verify/ControlPath.h"
+#include "verify/LocalFamilies.h"
+#include "verify/SourceText.h"
+
+#include "frontend/Ops.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace cake {
+
+namespace {
+
+struct BarrierUse {
+  const OpStmt *op;
+  const RoleStmt *role;
+  std::vector<int64_t> warps;
+};
+
+struct BarrierKey {
+  const BarrierStmt *decl;   // null = barrier 0 (syncthreads)
+  bool operator<(const BarrierKey &o) const { return decl < o.decl; }
+};
+
+const BarrierStmt *namedBarrierOperand(const OpStmt &op) {
+  if (op.dsts.size() != 1) return nullptr;
+  auto *n = dynCast<NameExpr>(op.dsts[0].get());
+  if (!n || !n->decl || n->decl->declKind != DeclKind::Barrier) return nullptr;
+  return static_cast<const BarrierStmt *>(n->decl);
+}
+
+std::string describeBarrier(const BarrierStmt *b, const KernelInfo &info) {
+  if (!b) return "syncthreads (barrier 0)";
+  const NamedBarrierInfo *nb = info.namedBarrierOf(b);
+  return "named barrier '" + b->name + "' (id " + std::to_string(nb ? nb->id : 0) + ")";
+}
+
+std::string groupName(const RoleStmt *r) { return r ? "role '" + r->name + "'" : "the kernel-level code"; }
+
+const Expr *threadsAttrValue(const BarrierStmt *b) {
+  for (const Attr &a : b->attrs)
+    if (a.name == "threads" && a.args.size() == 1) return a.args[0].value.get();
+  return nullptr;
+}
+
+void noteDivergence(DiagBuilder &d, const DiagnosticEngine &diags, const WarpReach &r) {
+  const Stmt *s = r.divergentAt;
+  if (auto *i = dynCast<IfStmt>(s)) {
+    std::string msg = "the condition '" + sourceText(diags, i->cond->range) + "'";
+    if (r.divergentCause) msg += " depends on " + sourceText(diags, r.divergentCause->range);
+    d.note(i->cond->range, msg + ", which differs between the threads of a warp");
+  } else if (isa<ElectStmt>(s)) {
+    SourceRange head = s->range;
+    head.end = head.begin.offset + 5;
+    d.note(head, "'elect' runs its body on one lane of each warp");
+  } else if (auto *f = dynCast<ForStmt>(s)) {
+    const Expr *e = r.divergentCause ? r.divergentCause : f->upper.get();
+    d.note(e->range, "the loop's bound '" + sourceText(diags, e->range) + "' differs between threads");
+  } else if (isa<ReturnStmt>(s)) {
+    d.note(s->range, "this return is taken by some threads only; they never arrive");
+  }
+}
+
+} // namespace
+
+void verifyNamedBarriers(const LocalFamilyInput &in) {
+  UniformityAnalysis uniformity(in.kernel);
+  std::map<BarrierKey, std::vector<BarrierUse>> uses;
+  std::vector<BarrierKey> order;
+
+  walkControl(in.kernel, uniformity, [&](const Stmt &s, const ControlPath &path) {
+    auto *op = dynCast<OpStmt>(&s);
+    if (!op || !op->op) return;
+    const BarrierStmt *b = nullptr;
+    if (op->op->id == OpId::Syncthreads) b = nullptr;
+    else if (op->op->id == OpId::Sync || op->op->id == OpId::Arrive) {
+      b = namedBarrierOperand(*op);
+      if (!b) return;   // arrive on an mbarrier: another family
+    } else {
+      return;
+    }
+    std::string what = op->op->id == OpId::Syncthreads ? "syncthreads" : "'" + std::string(op->name) + " " + b->name + "'";
+    WarpReach reach = reachingWarps(path, in.info, uniformity);
+    if (reach.divergent()) {
+      auto d = in.diags.report(DiagKind::BarrierUnderDivergence, op->range, what, reach.divergentWhy);
+      noteDivergence(d, in.diags, reach);
+      d.hint("move the barrier out of the divergent region; select participants with conditions on warp, "
+             "ROLE.warp or ROLE.index (whole warps) and count them in threads(..)");
+      return;
+    }
+    if (!reach.known) {
+      std::string why = reach.unknownCause
+                            ? "the condition '" + sourceText(in.diags, reach.unknownCause->range) +
+                                  "' selects warps by a value that is not known at compile time"
+                            : "the role's warp range is not known";
+      auto d = in.diags.report(DiagKind::VerifyLocalUnproven, op->range, "which threads reach " + what, why);
+      if (reach.unknownCause) d.note(reach.unknownCause->range, "condition evaluated per warp here");
+      return;
+    }
+    BarrierKey key{b};
+    if (!uses.count(key)) order.push_back(key);
+    uses[key].push_back({op, path.role, reach.warps});
+  });
+
+  for (const BarrierKey &key : order) {
+    const std::vector<BarrierUse> &list = uses[key];
+    int64_t count = 0;
+    if (key.decl) {
+      const NamedBarrierInfo *nb = in.info.namedBarrierOf(key.decl);
+      if (!nb) continue;   // sema reported it
+      count = nb->threads;
+    } else {
+      count = in.info.threads;
+    }
+    std::set<int64_t> all;
+    std::vector<const RoleStmt *> groups;
+    std::map<const RoleStmt *, std::set<int64_t>> byGroup;
+    for (const BarrierUse &u : list) {
+      all.insert(u.warps.begin(), u.warps.end());
+      if (!byGroup.count(u.role)) groups.push_back(u.role);
+      byGroup[u.role].insert(u.warps.begin(), u.warps.end());
+    }
+    int64_t reaching = static_cast<int64_t>(all.size()) * 32;
+    if (reaching == count) continue;
+    std::string what = describeBarrier(key.decl, in.info);
+
+    // The use that goes wrong: the first sync (a waiter) if any, else the first use.
+    const BarrierUse *culprit = &list.front();
+    for (const BarrierUse &u : list)
+      if (u.op->op->id != OpId::Arrive) { culprit = &u; break; }
+
+    bool collision = groups.size() >= 2;
+    for (const RoleStmt *g : groups)
+      if (static_cast<int64_t>(byGroup[g].size()) * 32 != count) collision = false;
+    if (collision) {
+      // Report at the first use of the second group.
+      const BarrierUse *second = nullptr;
+      for (const BarrierUse &u : list)
+        if (u.role == groups[1]) { second = &u; break; }
+      auto d = in.diags.report(DiagKind::BarrierIdCollision, second->op->range, what, groupName(groups[0]),
+                               groupName(groups[1]), count);
+      for (const BarrierUse &u : list)
+        d.note(u.op->range, groupName(u.role) + " (" + describeWarps(u.warps) + ", " +
+                                std::to_string(u.warps.size() * 32) + " threads) uses it here");
+      if (key.decl) d.note(key.decl->nameRange, "declared here with threads(" + std::to_string(count) + ")");
+      d.hint("declare a separate barrier with another id for " + groupName(groups[1]) +
+             ", or threads(" + std::to_string(reaching) + ") if the roles really meet");
+      continue;
+    }
+
+    std::vector<int64_t> allWarps(all.begin(), all.end());
+    auto d = in.diags.report(DiagKind::BarrierCountMismatch, culprit->op->range, what, count, reaching);
+    for (const BarrierUse &u : list)
+      d.note(u.op->range, groupName(u.role) + ": " + describeWarps(u.warps) + " (" + std::to_string(u.warps.size() * 32) +
+                              " threads) reach this " + std::string(u.op->name));
+    if (key.decl) {
+      d.note(key.decl->nameRange, "declared here with threads(" + std::to_string(count) + ")");
+      if (const Expr *t = threadsAttrValue(key.decl)) d.fixit(t->range, std::to_string(reaching));
+      d.hint(count > reaching ? "the barrier never completes: set threads(" + std::to_string(reaching) +
+                                    ") or make the missing warps reach it"
+                              : "the barrier completes before all participants arrive: set threads(" +
+                                    std::to_string(reaching) + ")");
+    } else {
+      d.hint("syncthreads waits for every thread of the block (" + std::to_string(count) +
+             "); use a named barrier with threads(" + std::to_string(reaching) + ") for a subset of warps");
+    }
+  }
+}
+
+} // namespace cake

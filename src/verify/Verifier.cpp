@@ -1,0 +1,44 @@
+// Verifier: the list of obligation families and the per-kernel loop that runs them.
+//
+// For each kernel a VerifyContext is built (Z3 context, requires(...) as assumptions, shape variables,
+// compile-time values); each family then adds its obligations' outcomes to the kernel's VerifyResult and
+// reports failures / unproven obligations through the DiagnosticEngine.  Families are independent: one
+// family's failure does not stop the next (every problem is reported, up to the error limit).
+#include "verify/Verifier.h"
+
+#include "verify/Families.h"
+#include "verify/VerifyContext.h"
+
+namespace cake {
+
+namespace {
+
+// The obligation families, in the order they run.
+constexpr FamilyEntry kFamilies[] = {
+    // ---- verifier core: synchronisation protocol (shared sync simulation, see SyncAnalysis.h)
+    {"mbarrier", verifyMBarriers},
+    {"ring buffers", verifyRingBuffers},
+    {"deadlock freedom", verifyDeadlock},
+    // ---- other families (verify-local): add entries here
+};
+
+} // namespace
+
+VerifyResult verifyModule(const Module &module, const SemaResult &sema, const VerifyOptions &options,
+                          DiagnosticEngine &diags) {
+  VerifyResult total;
+  for (const Ptr<Kernel> &kernel : module.kernels) {
+    const KernelInfo *info = sema.kernelInfo(kernel.get());
+    if (!info) continue;
+    VerifyResult result;
+    VerifyContext ctx(module, *kernel, *info, sema, options, diags, result);
+    for (const FamilyEntry &family : kFamilies) {
+      if (diags.limitReached()) break;
+      ctx.runFamily(family);
+    }
+    total += result;
+  }
+  return total;
+}
+
+} // namespace cake
