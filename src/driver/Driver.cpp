@@ -2,7 +2,7 @@
 //
 // runDriver() is the whole compiler in order, one named step per stage; everything else in this file is a
 // helper for one of those steps (reading the source, writing an output atomically, option values).
-// Stages not built yet (the verifier, the cost model) are stated as such: asking for their output is the
+// Stages not built yet (the cost model) are stated as such: asking for their output is the
 // diagnostic E0504 and exit code 1, never a fake result.
 #include "driver/Driver.h"
 
@@ -12,6 +12,7 @@
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "support/Diagnostics.h"
+#include "verify/Verifier.h"
 
 #include <cctype>
 #include <cerrno>
@@ -286,14 +287,21 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   if (diags.hasErrors() || !sema.ok) return finish(ExitCode::InputErrors);
   if (opts.debugForceInternalError) CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error");
 
-  // 4. Verify (Z3 proof obligations): not built yet.  --verify-only stops after the front end, and so does
-  //    --verify-diagnostics when no output was asked for.
+  // 4. Verify: the Z3 proof obligations (src/verify), unless --no-verify.  A failed or unproven obligation is
+  //    an error.  --verify-only stops here, and so does --verify-diagnostics when no output was asked for.
   bool outputRequested = opts.estimate || opts.emit || !opts.outputPath.empty();
   bool checkOnly = opts.verifyOnly || (opts.verifyDiagnostics && !outputRequested);
+  std::string verdict = "verification skipped (--no-verify)";
+  if (!opts.noVerify) {
+    VerifyOptions verifyOptions;
+    if (opts.verifyTimeoutMs) verifyOptions.timeoutMs = *opts.verifyTimeoutMs;
+    VerifyResult verified = verifyModule(*module, sema, verifyOptions, diags);
+    if (!verified.allProven() || diags.hasErrors()) return finish(ExitCode::InputErrors);
+    verdict = "verified: " + std::to_string(verified.proven) + " obligations proven";
+  }
   if (checkOnly) {
     if (!opts.verifyDiagnostics)
-      err << "cakec: " << sources.name(file) << ": front-end checks passed (parse, sema) for "
-          << archName(sema.arch) << "; the verifier is not built yet, so no proofs were attempted\n";
+      err << "cakec: " << sources.name(file) << ": " << verdict << " for " << archName(sema.arch) << '\n';
     return finish(ExitCode::Success);
   }
 

@@ -39,6 +39,8 @@ struct DriverOptions {
   std::optional<Arch> arch;                     // --arch; overrides the file's target
   std::optional<EmitKind> emit;                 // --emit; otherwise inferred from -o (see effectiveEmit)
   bool verifyOnly = false;
+  bool noVerify = false;                        // --no-verify: skip the Z3 obligations
+  std::optional<unsigned> verifyTimeoutMs;      // --verify-timeout=MS per solver query (default 2000)
   bool estimate = false;
   std::map<std::string, int64_t> shape;         // --shape M=4096,N=4096 (for --estimate)
   std::map<std::string, int64_t> defines;       // -D NAME=VALUE (last one wins)

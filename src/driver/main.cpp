@@ -48,6 +48,10 @@ int main(int argc, char **argv) {
                    ->check(CLI::IsMember({"ir", "ptx", "cubin"}));
   auto *verifyOnly = app.add_flag("--verify-only", opts.verifyOnly, "run all checks and produce no output");
   auto *estimate = app.add_flag("--estimate", opts.estimate, "predict run time with the cost model");
+  auto *noVerify = app.add_flag("--no-verify", opts.noVerify, "skip the verifier's proof obligations");
+  unsigned verifyTimeout = 0;
+  auto *verifyTimeoutOpt = app.add_option("--verify-timeout", verifyTimeout, "time limit per solver query in ms (default 2000)")
+                               ->check(CLI::Range(1u, 3600000u));
   app.add_option("--shape", shapeText, "concrete shape for --estimate, e.g. M=4096,N=4096,K=4096")
       ->needs(estimate);
   app.add_option("-D,--define", defineTexts, "override a compile-time parameter: -D NAME=VALUE (repeatable)")
@@ -66,6 +70,7 @@ int main(int argc, char **argv) {
       ->group("");   // hidden
 
   verifyOnly->excludes(estimate)->excludes(emit)->excludes(output);
+  noVerify->excludes(verifyTimeoutOpt);
   estimate->excludes(emit)->excludes(output);
   explain->excludes("FILE");
 
@@ -84,6 +89,7 @@ int main(int argc, char **argv) {
   if (!emitName.empty())
     opts.emit = emitName == "ir" ? EmitKind::IR : emitName == "ptx" ? EmitKind::PTX : EmitKind::Cubin;
   if (*limit) opts.errorLimit = errorLimit;
+  if (*verifyTimeoutOpt) opts.verifyTimeoutMs = verifyTimeout;
   opts.diagFormat = format;
   for (const std::string &text : defineTexts) {
     auto define = parseDefine(text);

@@ -4,6 +4,8 @@
 #include "frontend/Builtins.h"
 #include "frontend/Types.h"
 
+#include <algorithm>
+
 namespace cake {
 
 namespace {
@@ -198,8 +200,7 @@ std::optional<z3::expr> ExprToZ3::tr(const Expr &e, TranslateFailure &f, unsigne
       inProgress_.push_back(d);
       std::optional<z3::expr> v = tr(*let->init, f, depth + 1);
       inProgress_.pop_back();
-      if (v) bound_.emplace(d, *v);
-      return v;
+      return v;   // not memoised: a bound loop variable inside may change between calls
     }
     case DeclKind::Var: return fail("mutable variable '" + d->name + "' is not tracked by the verifier", &e);
     case DeclKind::Builtin: {

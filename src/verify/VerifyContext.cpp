@@ -1,0 +1,128 @@
+// VerifyContext: the Z3 set-up of one kernel, proof queries and outcome reporting (see VerifyContext.h).
+#include "verify/VerifyContext.h"
+
+#include "verify/SyncAnalysis.h"
+
+namespace cake {
+
+std::string ProofResult::counterexampleText() const {
+  std::string text;
+  for (const auto &[name, value] : counterexample) {
+    if (!text.empty()) text += ", ";
+    text += name + " = " + std::to_string(value);
+  }
+  return text;
+}
+
+VerifyContext::VerifyContext(const Module &module, const Kernel &kernel, const KernelInfo &info,
+                             const SemaResult &sema, const VerifyOptions &options, DiagnosticEngine &diags,
+                             VerifyResult &result)
+    : module_(module), kernel_(kernel), info_(info), sema_(sema), options_(options), diags_(diags),
+      result_(result), z3_(std::make_unique<z3::context>()) {
+  translator_ = std::make_unique<ExprToZ3>(*z3_, info_);
+  for (const Expr *req : info_.requirements) {
+    if (!req) continue;
+    if (std::optional<z3::expr> r = translator_->translate(*req); r && r->is_bool()) requirements_.push_back(*r);
+    // A condition the translator cannot express only weakens the assumptions (proofs may then fail as
+    // unproven, never pass wrongly), so it is dropped here.
+  }
+}
+
+VerifyContext::~VerifyContext() = default;
+
+std::optional<int64_t> VerifyContext::ctValue(const std::string &name) const {
+  auto it = info_.ctValues.find(name);
+  if (it == info_.ctValues.end()) return std::nullopt;
+  return it->second;
+}
+
+z3::expr VerifyContext::assumptions(const std::vector<z3::expr> &extra) const {
+  z3::expr all = z3_->bool_val(true);
+  for (const z3::expr &r : requirements_) all = all && r;
+  for (const z3::expr &c : translator_->sideConditions()) all = all && c;
+  for (const z3::expr &c : extra) all = all && c;
+  return all;
+}
+
+namespace {
+
+ProofResult runQuery(z3::context &ctx, const z3::expr &query, unsigned timeoutMs,
+                     const std::vector<std::pair<std::string, z3::expr>> &vars) {
+  ProofResult r;
+  try {
+    z3::solver solver(ctx);
+    z3::params p(ctx);
+    p.set("timeout", timeoutMs);
+    solver.set(p);
+    solver.add(query);
+    switch (solver.check()) {
+    case z3::unsat: r.status = ProofStatus::Proven; break;
+    case z3::sat: {
+      r.status = ProofStatus::Refuted;
+      z3::model m = solver.get_model();
+      for (const auto &[name, v] : vars) {
+        z3::expr val = m.eval(v, true);
+        int64_t n = 0;
+        if (val.is_numeral_i64(n)) r.counterexample.emplace_back(name, n);
+      }
+      break;
+    }
+    case z3::unknown: {
+      r.status = ProofStatus::Unknown;
+      r.reason = solver.reason_unknown();
+      r.timedOut = r.reason.find("timeout") != std::string::npos || r.reason.find("canceled") != std::string::npos;
+      if (r.reason == "(incomplete (theory arithmetic))" || r.reason.find("incomplete") != std::string::npos)
+        r.reason = "non-linear or bit-level integer arithmetic the solver cannot decide (" + r.reason + ")";
+      break;
+    }
+    }
+  } catch (const z3::exception &e) {
+    r.status = ProofStatus::Unknown;
+    r.reason = std::string("solver error: ") + e.msg();
+  }
+  return r;
+}
+
+} // namespace
+
+ProofResult VerifyContext::proveForAll(const z3::expr &claim, const std::vector<z3::expr> &extra) {
+  return runQuery(*z3_, assumptions(extra) && !claim, options_.timeoutMs, translator_->freeVars());
+}
+
+ProofResult VerifyContext::findModel(const z3::expr &condition, const std::vector<z3::expr> &extra) {
+  return runQuery(*z3_, assumptions(extra) && condition, options_.timeoutMs, translator_->freeVars());
+}
+
+DiagBuilder VerifyContext::reportUnproven(SourceRange range, const std::string &obligation,
+                                          const std::string &reason, bool timedOut) {
+  ++result_.unproven;
+  if (timedOut) return diags_.report(DiagKind::VerifySolverTimeout, range, obligation, options_.timeoutMs);
+  return diags_.report(DiagKind::VerifyUnproven, range, obligation, reason);
+}
+
+std::optional<DiagBuilder> VerifyContext::conclude(const ProofResult &r, const std::string &obligation,
+                                                   DiagKind kind, SourceRange range,
+                                                   std::vector<std::string> args) {
+  switch (r.status) {
+  case ProofStatus::Proven: recordProven(); return std::nullopt;
+  case ProofStatus::Refuted: {
+    DiagBuilder b = reportFailureArgs(kind, range, std::move(args));
+    if (!r.counterexample.empty()) b.note(range, "counterexample: " + r.counterexampleText());
+    return b;
+  }
+  case ProofStatus::Unknown: return reportUnproven(range, obligation, r.reason, r.timedOut);
+  }
+  return std::nullopt;
+}
+
+void VerifyContext::runFamily(const FamilyEntry &family) {
+  try {
+    family.run(*this);
+  } catch (const z3::exception &e) {
+    // A solver failure is not a proof: report the family's remaining obligations as unproven.
+    reportUnproven(kernel_.nameRange, std::string("the ") + family.name + " obligations of kernel '" + kernel_.name + "'",
+                   std::string("solver error: ") + e.msg());
+  }
+}
+
+} // namespace cake

@@ -1,0 +1,123 @@
+// VerifyContext: everything one kernel's obligation families share.
+//
+//   - the Z3 context and the assumptions every query starts from: requires(...) (translated), shape
+//     variables >= 1, and the bounds of the builtins / loop variables the translator introduced;
+//   - the kernel's facts (KernelInfo: ct values, roles, barriers, shared layout), the target arch;
+//   - proveForAll(claim): Proven, Refuted (with the counterexample as a name -> value map) or Unknown
+//     (with the reason: solver timeout, non-linear arithmetic, ...), each query limited to
+//     VerifyOptions::timeoutMs;
+//   - reporting: recordProven(), reportFailure() (a refutation: counts as failed, returns the diagnostic
+//     builder for notes), reportUnproven() (E0601, or E0602 for timeouts).  An obligation that is neither
+//     proven nor refuted is always reported: nothing passes silently.
+#pragma once
+#include "frontend/AST.h"
+#include "frontend/KernelInfo.h"
+#include "frontend/Sema.h"
+#include "support/Diagnostics.h"
+#include "verify/ExprToZ3.h"
+#include "verify/Families.h"
+#include "verify/Verifier.h"
+
+#include <z3++.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cake {
+
+struct SyncAnalysis;   // verify/SyncAnalysis.h: the sync simulation the core families share
+
+enum class ProofStatus : uint8_t { Proven, Refuted, Unknown };
+
+struct ProofResult {
+  ProofStatus status = ProofStatus::Unknown;
+  std::vector<std::pair<std::string, int64_t>> counterexample;   // Refuted: free constant -> value
+  std::string reason;                                            // Unknown: why
+  bool timedOut = false;                                         // Unknown because of the time limit
+  bool proven() const { return status == ProofStatus::Proven; }
+  bool refuted() const { return status == ProofStatus::Refuted; }
+  // "K = 64, k = 5"
+  std::string counterexampleText() const;
+};
+
+class VerifyContext {
+public:
+  VerifyContext(const Module &module, const Kernel &kernel, const KernelInfo &info, const SemaResult &sema,
+                const VerifyOptions &options, DiagnosticEngine &diags, VerifyResult &result);
+  ~VerifyContext();
+  VerifyContext(const VerifyContext &) = delete;
+  VerifyContext &operator=(const VerifyContext &) = delete;
+
+  // ---- facts
+  const Module &module() const { return module_; }
+  const Kernel &kernel() const { return kernel_; }
+  const KernelInfo &info() const { return info_; }
+  const SemaResult &sema() const { return sema_; }
+  Arch arch() const { return sema_.arch; }
+  const VerifyOptions &options() const { return options_; }
+  DiagnosticEngine &diags() { return diags_; }
+  const VerifyResult &result() const { return result_; }
+  // Compile-time value of a ct parameter by name.
+  std::optional<int64_t> ctValue(const std::string &name) const;
+
+  // ---- Z3
+  z3::context &z3() { return *z3_; }
+  ExprToZ3 &translator() { return *translator_; }
+  // Shorthand for translator().translate().
+  std::optional<z3::expr> toZ3(const Expr &e, TranslateFailure *failure = nullptr) {
+    return translator_->translate(e, failure);
+  }
+  // requires(...) conditions that could be translated (the others were reported once as unproven
+  // assumptions: see requiresProblems()).
+  const std::vector<z3::expr> &requirements() const { return requirements_; }
+  // Everything a query assumes: requires + the translator's side conditions (bounds) + `extra`.
+  z3::expr assumptions(const std::vector<z3::expr> &extra = {}) const;
+
+  // Is `claim` true for every value of the free constants satisfying the assumptions (+ extra)?
+  ProofResult proveForAll(const z3::expr &claim, const std::vector<z3::expr> &extra = {});
+  // A model of assumptions + extra + `condition`: Refuted status means "found" (the model is in
+  // counterexample), Proven means "no such values exist", Unknown as above.
+  ProofResult findModel(const z3::expr &condition, const std::vector<z3::expr> &extra = {});
+
+  // ---- outcomes
+  void recordProven(unsigned count = 1) { result_.proven += count; }
+  // A refuted obligation: reports `kind` at `range` and counts it as failed.
+  template <class... Args> DiagBuilder reportFailure(DiagKind kind, SourceRange range, const Args &...args) {
+    ++result_.failed;
+    return diags_.report(kind, range, args...);
+  }
+  DiagBuilder reportFailureArgs(DiagKind kind, SourceRange range, std::vector<std::string> args) {
+    ++result_.failed;
+    return diags_.reportArgs(kind, range, std::move(args));
+  }
+  // An obligation neither proven nor refuted: E0601 (or E0602 when `timedOut`), counted as unproven.
+  DiagBuilder reportUnproven(SourceRange range, const std::string &obligation, const std::string &reason,
+                             bool timedOut = false);
+  // Convenience: proven -> count; refuted -> `kind` with args + a note with the counterexample; unknown
+  // -> reportUnproven.  Returns the builder of the diagnostic when one was reported.
+  std::optional<DiagBuilder> conclude(const ProofResult &r, const std::string &obligation, DiagKind kind,
+                                      SourceRange range, std::vector<std::string> args);
+
+  // ---- family bookkeeping
+  void runFamily(const FamilyEntry &family);
+  // The sync simulation shared by the core families (built on first use; SyncAnalysis.cpp).
+  const SyncAnalysis &syncAnalysis();
+
+private:
+  const Module &module_;
+  const Kernel &kernel_;
+  const KernelInfo &info_;
+  const SemaResult &sema_;
+  const VerifyOptions &options_;
+  DiagnosticEngine &diags_;
+  VerifyResult &result_;
+  std::unique_ptr<z3::context> z3_;
+  std::unique_ptr<ExprToZ3> translator_;
+  std::vector<z3::expr> requirements_;
+  std::unique_ptr<SyncAnalysis> syncAnalysis_;
+};
+
+} // namespace cake
