@@ -17,8 +17,6 @@ bool isUnsignedType(const Type *t) {
   return t && t->kind == TypeKind::Scalar && t->scalar == ScalarKind::U32;
 }
 
-bool isPredType(const Type *t) { return t && t->isPred(); }
-
 std::optional<int> log2Exact(int64_t v) {
   if (v <= 0 || (v & (v - 1)) != 0) return std::nullopt;
   int n = 0;

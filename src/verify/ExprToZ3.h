@@ -17,6 +17,7 @@
 // with a reason and the culprit sub-expression.
 #pragma once
 #include "frontend/AST.h"
+#include "frontend/Builtins.h"
 #include "frontend/KernelInfo.h"
 
 #include <z3++.h>

@@ -18,6 +18,11 @@ void verifyMBarriers(VerifyContext &ctx);     // arrivals, expect_tx, parity, la
 void verifyRingBuffers(VerifyContext &ctx);   // stage overwrite / read-before-fill, producer lead
 void verifyDeadlock(VerifyContext &ctx);      // every wait eventually satisfied, no cycles
 
-// ---- other families (verify-local): declare them here
+// ---- other families (verify-local)
+void verifyNamedBarriers(VerifyContext &ctx);     // NamedBarriers.cpp: counts, id collisions, divergence
+void verifyWgmmaAndProxies(VerifyContext &ctx);   // WgmmaProxies.cpp: wgmma fence/wait, warpgroups, proxy fences
+void verifyCpAsyncGroups(VerifyContext &ctx);     // CpAsyncGroups.cpp: cp.async.wait covers the reads
+void verifyResources(VerifyContext &ctx);         // Resources.cpp: registers, TMA alignment
+void verifySimtBounds(VerifyContext &ctx);        // SimtBounds.cpp: global/shared SIMT accesses in bounds
 
 } // namespace cake

@@ -1,4 +1,4 @@
-// Verifier family: named barriers and syncthreads (E0640, E0641, E0642, E0643).
+// Verifier family: named barriers and syncthreads (E0640, E0641, E0642; E0601 when unproven).
 //
 // Algorithm
 //   1. Collect the uses: every `sync B` / `arrive B` of a named barrier B, and every `syncthreads`
@@ -7,16 +7,17 @@
 //      return taken by some threads only).
 //   2. Divergent uses are errors on their own (E0642), with a note at the construct that splits the
 //      threads; they are left out of the counts.  Uses whose warp set cannot be evaluated (a warp-selecting
-//      condition over runtime values) are reported as unproven (E0643).
+//      condition over runtime values) are reported as unproven (E0601).
 //   3. Per barrier, the participants are the union of the warps of all its uses; 32 threads per warp.
 //      The declared count (threads(n); the whole block for syncthreads) must equal that number (E0640,
 //      with a fix-it on threads(..)).  Ids 1..15, unique declarations and counts that are multiples of 32
 //      are sema's checks (E0316) and are not repeated here.
-//   4. Id collision: when the uses come from two or more roles (kernel-level code counts as one group),
-//      the union does not match the count, and *each* role's warps alone match it, the roles do not mean to
-//      meet - each fills the barrier by itself, so their phases mix (E0641).
+//   4. Id collision: when the uses come from two or more groups - role instances; kernel-level code is one
+//      group -, the union does not match the count, and *each* group's warps alone match it, the groups do
+//      not mean to meet: each fills the barrier by itself, so their phases mix (E0641).
 #include "verify/ControlPath.h"
-#include "verify/LocalFamilies.h"
+#include "verify/Families.h"
+#include "verify/VerifyContext.h"
 #include "verify/SourceText.h"
 
 #include "frontend/Ops.h"
@@ -35,9 +36,12 @@ struct BarrierUse {
   std::vector<int64_t> warps;
 };
 
+// One named barrier, or one syncthreads site: every syncthreads must be reached by the whole block on its
+// own, while the sync/arrive sites of a named barrier meet each other.
 struct BarrierKey {
   const BarrierStmt *decl;   // null = barrier 0 (syncthreads)
-  bool operator<(const BarrierKey &o) const { return decl < o.decl; }
+  const OpStmt *site;        // the syncthreads; null for named barriers
+  bool operator<(const BarrierKey &o) const { return decl != o.decl ? decl < o.decl : site < o.site; }
 };
 
 const BarrierStmt *namedBarrierOperand(const OpStmt &op) {
@@ -54,6 +58,14 @@ std::string describeBarrier(const BarrierStmt *b, const KernelInfo &info) {
 }
 
 std::string groupName(const RoleStmt *r) { return r ? "role '" + r->name + "'" : "the kernel-level code"; }
+
+using Group = std::pair<const RoleStmt *, int64_t>;   // role (null: kernel level), instance
+
+std::string groupName(const Group &g, const KernelInfo &info) {
+  const RoleInfo *ri = g.first ? info.roleOf(g.first) : nullptr;
+  if (ri && ri->instances > 1) return "role '" + g.first->name + "[" + std::to_string(g.second) + "]'";
+  return groupName(g.first);
+}
 
 const Expr *threadsAttrValue(const BarrierStmt *b) {
   for (const Attr &a : b->attrs)
@@ -81,12 +93,12 @@ void noteDivergence(DiagBuilder &d, const DiagnosticEngine &diags, const WarpRea
 
 } // namespace
 
-void verifyNamedBarriers(const LocalFamilyInput &in) {
-  UniformityAnalysis uniformity(in.kernel);
+void verifyNamedBarriers(VerifyContext &ctx) {
+  UniformityAnalysis uniformity(ctx.kernel());
   std::map<BarrierKey, std::vector<BarrierUse>> uses;
   std::vector<BarrierKey> order;
 
-  walkControl(in.kernel, uniformity, [&](const Stmt &s, const ControlPath &path) {
+  walkControl(ctx.kernel(), uniformity, [&](const Stmt &s, const ControlPath &path) {
     auto *op = dynCast<OpStmt>(&s);
     if (!op || !op->op) return;
     const BarrierStmt *b = nullptr;
@@ -98,24 +110,24 @@ void verifyNamedBarriers(const LocalFamilyInput &in) {
       return;
     }
     std::string what = op->op->id == OpId::Syncthreads ? "syncthreads" : "'" + std::string(op->name) + " " + b->name + "'";
-    WarpReach reach = reachingWarps(path, in.info, uniformity);
+    WarpReach reach = reachingWarps(path, ctx.info(), uniformity);
     if (reach.divergent()) {
-      auto d = in.diags.report(DiagKind::BarrierUnderDivergence, op->range, what, reach.divergentWhy);
-      noteDivergence(d, in.diags, reach);
+      auto d = ctx.reportFailure(DiagKind::BarrierUnderDivergence, op->range, what, reach.divergentWhy);
+      noteDivergence(d, ctx.diags(), reach);
       d.hint("move the barrier out of the divergent region; select participants with conditions on warp, "
              "ROLE.warp or ROLE.index (whole warps) and count them in threads(..)");
       return;
     }
     if (!reach.known) {
       std::string why = reach.unknownCause
-                            ? "the condition '" + sourceText(in.diags, reach.unknownCause->range) +
+                            ? "the condition '" + sourceText(ctx.diags(), reach.unknownCause->range) +
                                   "' selects warps by a value that is not known at compile time"
                             : "the role's warp range is not known";
-      auto d = in.diags.report(DiagKind::VerifyLocalUnproven, op->range, "which threads reach " + what, why);
+      auto d = ctx.reportUnproven(op->range, "which threads reach " + what, why);
       if (reach.unknownCause) d.note(reach.unknownCause->range, "condition evaluated per warp here");
       return;
     }
-    BarrierKey key{b};
+    BarrierKey key{b, b ? nullptr : op};
     if (!uses.count(key)) order.push_back(key);
     uses[key].push_back({op, path.role, reach.warps});
   });
@@ -124,23 +136,33 @@ void verifyNamedBarriers(const LocalFamilyInput &in) {
     const std::vector<BarrierUse> &list = uses[key];
     int64_t count = 0;
     if (key.decl) {
-      const NamedBarrierInfo *nb = in.info.namedBarrierOf(key.decl);
+      const NamedBarrierInfo *nb = ctx.info().namedBarrierOf(key.decl);
       if (!nb) continue;   // sema reported it
       count = nb->threads;
     } else {
-      count = in.info.threads;
+      count = ctx.info().threads;
     }
+    // Groups: one per role instance (kernel-level code is one group), since instances of a role do not
+    // meet unless the count says so.
     std::set<int64_t> all;
-    std::vector<const RoleStmt *> groups;
-    std::map<const RoleStmt *, std::set<int64_t>> byGroup;
+    std::vector<Group> groups;
+    std::map<Group, std::set<int64_t>> byGroup;
     for (const BarrierUse &u : list) {
       all.insert(u.warps.begin(), u.warps.end());
-      if (!byGroup.count(u.role)) groups.push_back(u.role);
-      byGroup[u.role].insert(u.warps.begin(), u.warps.end());
+      const RoleInfo *ri = u.role ? ctx.info().roleOf(u.role) : nullptr;
+      for (int64_t w : u.warps) {
+        int64_t inst = ri && ri->warpsPerInstance() > 0 ? (w - ri->firstWarp) / ri->warpsPerInstance() : 0;
+        Group g{u.role, inst};
+        if (!byGroup.count(g)) groups.push_back(g);
+        byGroup[g].insert(w);
+      }
     }
     int64_t reaching = static_cast<int64_t>(all.size()) * 32;
-    if (reaching == count) continue;
-    std::string what = describeBarrier(key.decl, in.info);
+    if (reaching == count) {
+      ctx.recordProven();
+      continue;
+    }
+    std::string what = describeBarrier(key.decl, ctx.info());
 
     // The use that goes wrong: the first sync (a waiter) if any, else the first use.
     const BarrierUse *culprit = &list.front();
@@ -148,26 +170,26 @@ void verifyNamedBarriers(const LocalFamilyInput &in) {
       if (u.op->op->id != OpId::Arrive) { culprit = &u; break; }
 
     bool collision = groups.size() >= 2;
-    for (const RoleStmt *g : groups)
+    for (const Group &g : groups)
       if (static_cast<int64_t>(byGroup[g].size()) * 32 != count) collision = false;
     if (collision) {
-      // Report at the first use of the second group.
-      const BarrierUse *second = nullptr;
+      // Report at the first use reached by the second group.
+      const BarrierUse *second = &list.front();
       for (const BarrierUse &u : list)
-        if (u.role == groups[1]) { second = &u; break; }
-      auto d = in.diags.report(DiagKind::BarrierIdCollision, second->op->range, what, groupName(groups[0]),
-                               groupName(groups[1]), count);
+        if (u.role == groups[1].first) { second = &u; break; }
+      auto d = ctx.reportFailure(DiagKind::BarrierIdCollision, second->op->range, what, groupName(groups[0], ctx.info()),
+                                 groupName(groups[1], ctx.info()), count);
       for (const BarrierUse &u : list)
         d.note(u.op->range, groupName(u.role) + " (" + describeWarps(u.warps) + ", " +
                                 std::to_string(u.warps.size() * 32) + " threads) uses it here");
       if (key.decl) d.note(key.decl->nameRange, "declared here with threads(" + std::to_string(count) + ")");
-      d.hint("declare a separate barrier with another id for " + groupName(groups[1]) +
+      d.hint("declare a separate barrier with another id for " + groupName(groups[1], ctx.info()) +
              ", or threads(" + std::to_string(reaching) + ") if the roles really meet");
       continue;
     }
 
     std::vector<int64_t> allWarps(all.begin(), all.end());
-    auto d = in.diags.report(DiagKind::BarrierCountMismatch, culprit->op->range, what, count, reaching);
+    auto d = ctx.reportFailure(DiagKind::BarrierCountMismatch, culprit->op->range, what, count, reaching);
     for (const BarrierUse &u : list)
       d.note(u.op->range, groupName(u.role) + ": " + describeWarps(u.warps) + " (" + std::to_string(u.warps.size() * 32) +
                               " threads) reach this " + std::string(u.op->name));

@@ -19,7 +19,12 @@ constexpr FamilyEntry kFamilies[] = {
     {"mbarrier", verifyMBarriers},
     {"ring buffers", verifyRingBuffers},
     {"deadlock freedom", verifyDeadlock},
-    // ---- other families (verify-local): add entries here
+    // ---- other families (verify-local)
+    {"named barriers", verifyNamedBarriers},
+    {"wgmma and proxies", verifyWgmmaAndProxies},
+    {"cp.async groups", verifyCpAsyncGroups},
+    {"resources", verifyResources},
+    {"SIMT bounds", verifySimtBounds},
 };
 
 } // namespace

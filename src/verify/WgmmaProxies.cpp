@@ -1,5 +1,5 @@
 // Verifier family: wgmma fences, accumulator waits, warpgroup convergence and async-proxy fences
-// (E0644, E0645, E0646, E0647).
+// (E0643, E0644, E0645, E0646).
 //
 // Algorithm: a forward may-analysis over the kernel body in program order (a dataflow walk over the
 // structured AST; no CFG is needed).  The abstract state is
@@ -11,21 +11,22 @@
 //              wgmma and the commit of its group.  `wgmma.wait N` keeps the newest N.
 //   generic    shared arrays written through the generic proxy (assignments, stmatrix, store to shared,
 //              cp.async) since the last fence.proxy_async, each with the writing statement.
-// Transfer: fence clears dirty; a wgmma checks its register operands are clean (E0644) and its shared
-// operands are not generically dirty (E0647), then joins the open group (chained wgmma on an in-flight
+// Transfer: fence clears dirty; a wgmma checks its register operands are clean (E0643) and its shared
+// operands are not generically dirty (E0646), then joins the open group (chained wgmma on an in-flight
 // accumulator are fine); commit moves open to pending; any other access to an accumulator in open or
-// pending - a read in an expression, a store, a conversion, an assignment - is E0645; tma.store of a
-// generically dirty array is E0647; fence.proxy_async clears generic.
+// pending - a read in an expression, a store, a conversion, an assignment - is E0644; tma.store of a
+// generically dirty array is E0646; fence.proxy_async clears generic.
 // Control: `if` joins both branches, `elect` joins its body with the entry (other lanes skip it), a role's
 // body runs from the state before it and joins with it afterwards (other warps skip it), a loop iterates its
 // body to a fixpoint joined with the entry (zero trips are possible).  Join = union of the sets, pending
 // groups aligned at the newest; the queue is capped at 16 groups (older ones merge), so the lattice is
 // finite and the fixpoint terminates.  Each (statement, diagnostic) is reported once.
 //
-// Warpgroup convergence (E0646): every wgmma / wgmma.fence / commit / wait must be reached by whole
+// Warpgroup convergence (E0645): every wgmma / wgmma.fence / commit / wait must be reached by whole
 // warpgroups, not under divergent control (ControlPath's reachingWarps).
 #include "verify/ControlPath.h"
-#include "verify/LocalFamilies.h"
+#include "verify/Families.h"
+#include "verify/VerifyContext.h"
 #include "verify/SourceText.h"
 
 #include "frontend/ConstEval.h"
@@ -104,16 +105,16 @@ bool isShared(const Decl *d) { return d && d->declKind == DeclKind::Shared; }
 
 class WgmmaProxyAnalysis {
 public:
-  explicit WgmmaProxyAnalysis(const LocalFamilyInput &in) : in_(in) {}
+  explicit WgmmaProxyAnalysis(VerifyContext &ctx) : ctx_(ctx) {}
 
   void run() {
-    if (!in_.kernel.body) return;
+    if (!ctx_.kernel().body) return;
     State s;
-    runBlock(*in_.kernel.body, s);
+    runBlock(*ctx_.kernel().body, s);
   }
 
 private:
-  const LocalFamilyInput &in_;
+  VerifyContext &ctx_;
   std::set<std::pair<const Stmt *, int>> reported_;
 
   bool once(const Stmt &s, DiagKind k) { return reported_.insert({&s, static_cast<int>(k)}).second; }
@@ -136,12 +137,13 @@ private:
     if (!isAccumulator(d)) return;
     auto f = inFlight(s, d);
     if (!f || !once(at, DiagKind::WgmmaAccumulatorInFlight)) return;
-    auto diag = in_.diags.report(DiagKind::WgmmaAccumulatorInFlight, at.range, how, d->name);
+    auto diag = ctx_.reportFailure(DiagKind::WgmmaAccumulatorInFlight, at.range, how, d->name);
     diag.note(f->first.wgmma->range, "this wgmma writes '" + d->name + "' asynchronously");
     if (f->first.commit) {
       diag.note(f->first.commit->range, "its group is committed here; " + std::to_string(f->second) +
                                             " group(s) were committed after it");
-      diag.hint("insert 'wgmma.wait " + std::to_string(f->second) + ";' (or 'wgmma.wait 0;') before the access");
+      diag.hint("insert 'wgmma.wait " + std::to_string(f->second) + ";'" + (f->second ? " (or 'wgmma.wait 0;')" : "") +
+                " before the access");
     } else {
       diag.hint("close the group with 'wgmma.commit;' and wait for it ('wgmma.wait 0;') before the access");
     }
@@ -215,15 +217,25 @@ private:
       const Decl *acc = op.dsts.empty() ? nullptr : rootDecl(op.dsts[0].get());
       std::vector<const Decl *> regs;
       if (isWgmmaFragDecl(acc)) regs.push_back(acc);
+      // The sources are written `A * B`: one Mul expression whose sides are the operands.
+      std::vector<const Expr *> operands;
       for (auto &src : op.srcs) {
-        const Decl *d = rootDecl(src.get());
+        if (auto *mul = dynCast<BinaryExpr>(src.get()); mul && mul->op == BinaryOp::Mul) {
+          operands.push_back(mul->lhs.get());
+          operands.push_back(mul->rhs.get());
+        } else {
+          operands.push_back(src.get());
+        }
+      }
+      for (const Expr *src : operands) {
+        const Decl *d = rootDecl(src);
         if (isWgmmaFragDecl(d)) regs.push_back(d);
         if (isShared(d)) checkProxy(op, d, s);
       }
       for (const Decl *d : regs) {
         auto it = s.dirty.find(d);
         if (it == s.dirty.end() || !once(op, DiagKind::WgmmaMissingFence)) continue;
-        auto diag = in_.diags.report(DiagKind::WgmmaMissingFence, op.range, d->name, describeWrite(*it->second, d));
+        auto diag = ctx_.reportFailure(DiagKind::WgmmaMissingFence, op.range, d->name, describeWrite(*it->second, d));
         diag.note(it->second->range, isa<VarStmt>(it->second) ? "'" + d->name + "' is declared here"
                                                                : "'" + d->name + "' is written by registers here");
         diag.hint("insert 'wgmma.fence;' before this wgmma (after the last register write to '" + d->name + "')");
@@ -261,15 +273,15 @@ private:
 
   std::string describeWrite(const Stmt &w, const Decl *d) const {
     if (auto *v = dynCast<VarStmt>(&w))
-      return v->init ? "its initialisation '" + sourceText(in_.diags, v->range) + "'"
+      return v->init ? "its initialisation '" + sourceText(ctx_.diags(), v->range) + "'"
                      : "its declaration (no wgmma.fence before the first wgmma)";
-    return "the register write '" + sourceText(in_.diags, w.range) + "'";
+    return "the register write '" + sourceText(ctx_.diags(), w.range) + "'";
   }
 
   void checkProxy(const OpStmt &op, const Decl *shared, const State &s) {
     auto it = s.generic.find(shared);
     if (it == s.generic.end() || !once(op, DiagKind::MissingProxyFence)) return;
-    in_.diags.report(DiagKind::MissingProxyFence, op.range, op.name, shared->name)
+    ctx_.reportFailure(DiagKind::MissingProxyFence, op.range, op.name, shared->name)
         .note(it->second->range, "generic-proxy write to '" + shared->name + "' here")
         .hint("insert 'fence.proxy_async;' after the writes to '" + shared->name + "' and before this '" + op.name + "'");
   }
@@ -341,25 +353,25 @@ bool isWarpgroupOp(OpId id) {
 
 } // namespace
 
-void verifyWgmmaAndProxies(const LocalFamilyInput &in) {
-  WgmmaProxyAnalysis(in).run();
+void verifyWgmmaAndProxies(VerifyContext &ctx) {
+  WgmmaProxyAnalysis(ctx).run();
 
-  UniformityAnalysis uniformity(in.kernel);
-  walkControl(in.kernel, uniformity, [&](const Stmt &s, const ControlPath &path) {
+  UniformityAnalysis uniformity(ctx.kernel());
+  walkControl(ctx.kernel(), uniformity, [&](const Stmt &s, const ControlPath &path) {
     auto *op = dynCast<OpStmt>(&s);
     if (!op || !op->op || !isWarpgroupOp(op->op->id)) return;
-    WarpReach r = reachingWarps(path, in.info, uniformity);
+    WarpReach r = reachingWarps(path, ctx.info(), uniformity);
     if (r.divergent()) {
-      auto d = in.diags.report(DiagKind::WarpgroupDivergent, op->range, op->name, r.divergentWhy);
-      if (auto *i = dynCast<IfStmt>(r.divergentAt)) d.note(i->cond->range, "condition '" + sourceText(in.diags, i->cond->range) + "'");
+      auto d = ctx.reportFailure(DiagKind::WarpgroupDivergent, op->range, op->name, r.divergentWhy);
+      if (auto *i = dynCast<IfStmt>(r.divergentAt)) d.note(i->cond->range, "condition '" + sourceText(ctx.diags(), i->cond->range) + "'");
       else d.note(headOf(r.divergentAt->range), "divergent construct here");
       d.hint("issue warpgroup instructions from every thread of the warpgroup, outside elect and thread-dependent ifs");
       return;
     }
     if (!r.known) {
       if (r.unknownCause)
-        in.diags.report(DiagKind::VerifyLocalUnproven, op->range, "that whole warpgroups execute '" + op->name + "'",
-                        "the condition '" + sourceText(in.diags, r.unknownCause->range) + "' is not known per warp");
+        ctx.reportUnproven(op->range, "that whole warpgroups execute '" + op->name + "'",
+                        "the condition '" + sourceText(ctx.diags(), r.unknownCause->range) + "' is not known per warp");
       return;
     }
     std::set<int64_t> reached(r.warps.begin(), r.warps.end());
@@ -370,7 +382,7 @@ void verifyWgmmaAndProxies(const LocalFamilyInput &in) {
           std::vector<int64_t> part;
           for (int64_t y = 4 * g; y < 4 * g + 4; ++y)
             if (reached.count(y)) part.push_back(y);
-          auto d = in.diags.report(DiagKind::WarpgroupDivergent, op->range, op->name,
+          auto d = ctx.reportFailure(DiagKind::WarpgroupDivergent, op->range, op->name,
                                    "only " + describeWarps(part) + " of warpgroup " + std::to_string(g) + " reach it");
           for (const ControlFrame &f : path.frames)
             if (f.cond && uniformity.of(*f.cond) == Uniformity::Warp)
@@ -379,6 +391,7 @@ void verifyWgmmaAndProxies(const LocalFamilyInput &in) {
           return;
         }
     }
+    ctx.recordProven();
   });
 }
 

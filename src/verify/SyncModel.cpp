@@ -1,0 +1,788 @@
+// SyncModel: agents, slots, and the expansion of the typed AST into per-agent event lists (SyncModel.h).
+#include "verify/SyncModel.h"
+
+#include "frontend/Ops.h"
+#include "frontend/Types.h"
+
+#include <algorithm>
+#include <set>
+
+namespace cake {
+
+namespace {
+
+constexpr size_t kMaxEventsPerAgent = 200000;
+constexpr unsigned kMaxEvalDepth = 256;
+
+std::string ctaPrefix(bool inCluster, int cta) { return inCluster ? "CTA " + std::to_string(cta) + ": " : ""; }
+
+int64_t clusterSize(const KernelInfo &info) { return info.cluster[0] * info.cluster[1] * info.cluster[2]; }
+
+// ---------------------------------------------------------------- concrete evaluation
+struct ThreadPoint {
+  const SyncAgent *agent = nullptr;
+  int64_t tid = 0;
+};
+
+class Evaluator {
+public:
+  Evaluator(const KernelInfo &info, const ConcreteValues &values, const std::map<const Decl *, int64_t> &loops)
+      : info_(info), values_(values), loops_(loops) {}
+
+  std::optional<int64_t> eval(const Expr &e, const ThreadPoint &at, std::string &why) const {
+    return ev(e, at, why, 0);
+  }
+
+private:
+  std::optional<int64_t> fail(std::string &why, std::string text) const {
+    if (why.empty()) why = std::move(text);
+    return std::nullopt;
+  }
+
+  std::optional<int64_t> builtin(BuiltinValue v, const ThreadPoint &at, std::string &why) const {
+    const SyncAgent &a = *at.agent;
+    int64_t cx = info_.cluster[0], cy = info_.cluster[1];
+    int64_t roleFirst = 0;
+    if (a.role) roleFirst = a.role->firstWarp + a.instance * a.role->warpsPerInstance();
+    switch (v) {
+    case BuiltinValue::TidX: return at.tid;
+    case BuiltinValue::TidY: case BuiltinValue::TidZ: return 0;
+    case BuiltinValue::Lane: return at.tid % 32;
+    case BuiltinValue::Warp: return at.tid / 32;
+    case BuiltinValue::BlockDimX: return info_.threads;
+    case BuiltinValue::BlockDimY: case BuiltinValue::BlockDimZ: return 1;
+    case BuiltinValue::ClusterRank: return a.cta;
+    case BuiltinValue::ClusterX: return a.cta % cx;
+    case BuiltinValue::ClusterY: return (a.cta / cx) % cy;
+    case BuiltinValue::ClusterZ: return a.cta / (cx * cy);
+    case BuiltinValue::RoleIndex: return a.instance;
+    case BuiltinValue::RoleWarp: return at.tid / 32 - roleFirst;
+    case BuiltinValue::RoleThread: return at.tid - roleFirst * 32;
+    case BuiltinValue::GridDimX: case BuiltinValue::GridDimY: case BuiltinValue::GridDimZ: {
+      size_t dim = v == BuiltinValue::GridDimX ? 0 : v == BuiltinValue::GridDimY ? 1 : 2;
+      if (dim >= info_.grid.size() || !info_.grid[dim]) return 1;
+      return ev(*info_.grid[dim], at, why, 1);
+    }
+    default: {
+      auto it = values_.builtins.find(v);
+      if (it != values_.builtins.end()) return it->second;
+      if (v == BuiltinValue::BlockX || v == BuiltinValue::BlockY || v == BuiltinValue::BlockZ) return 0;
+      return fail(why, std::string("'") + std::string(builtinValueName(v)) + "' has no value");
+    }
+    }
+  }
+
+  std::optional<int64_t> ev(const Expr &e, const ThreadPoint &at, std::string &why, unsigned depth) const {
+    if (depth > kMaxEvalDepth) return fail(why, "expression nested too deeply");
+    if (e.type && (e.type->isFloat() || e.type->isVector() || e.type->isFragment() || e.type->isTensor()))
+      return fail(why, "a " + typeToString(e.type) + " value");
+    switch (e.kind) {
+    case ExprKind::IntLit: return static_cast<int64_t>(cast<IntLitExpr>(&e)->value);
+    case ExprKind::BoolLit: return cast<BoolLitExpr>(&e)->value ? 1 : 0;
+    case ExprKind::FloatLit: return fail(why, "a float value");
+    case ExprKind::List: return fail(why, "a list");
+    case ExprKind::Index: return fail(why, "a value loaded from memory");
+    case ExprKind::Name: {
+      auto *n = cast<NameExpr>(&e);
+      const Decl *d = n->decl;
+      if (!d) return fail(why, "unresolved name");
+      if (auto it = loops_.find(d); it != loops_.end()) return it->second;
+      if (auto it = values_.decls.find(d); it != values_.decls.end()) return it->second;
+      switch (d->declKind) {
+      case DeclKind::CtParam: {
+        auto *p = static_cast<const CtParam *>(d);
+        if (p->value) return *p->value;
+        if (auto it = info_.ctValues.find(p->name); it != info_.ctValues.end()) return it->second;
+        return fail(why, "compile-time parameter '" + p->name + "' has no value");
+      }
+      case DeclKind::Let: {
+        auto *let = static_cast<const LetStmt *>(d);
+        if (!let->init) return fail(why, "let without value");
+        return ev(*let->init, at, why, depth + 1);
+      }
+      case DeclKind::Builtin:
+        if (auto bv = builtinValueOf(e)) return builtin(*bv, at, why);
+        return fail(why, "'" + d->name + "' is not a value");
+      case DeclKind::Var: return fail(why, "the mutable variable '" + d->name + "'");
+      default: return fail(why, "'" + d->name + "' has no known value");
+      }
+    }
+    case ExprKind::Member: {
+      if (auto bv = builtinValueOf(e)) return builtin(*bv, at, why);
+      return fail(why, "member expression");
+    }
+    case ExprKind::Unary: {
+      auto *u = cast<UnaryExpr>(&e);
+      auto x = ev(*u->operand, at, why, depth + 1);
+      if (!x) return std::nullopt;
+      switch (u->op) {
+      case UnaryOp::Neg: return -*x;
+      case UnaryOp::Not: return *x == 0 ? 1 : 0;
+      case UnaryOp::BitNot: return u->operand->type && u->operand->type->isPred() ? (*x ? 0 : 1) : ~*x;
+      }
+      return std::nullopt;
+    }
+    case ExprKind::Binary: {
+      auto *b = cast<BinaryExpr>(&e);
+      auto l = ev(*b->lhs, at, why, depth + 1);
+      if (!l) return std::nullopt;
+      if (b->op == BinaryOp::LogAnd && !*l) return 0;
+      if (b->op == BinaryOp::LogOr && *l) return 1;
+      auto r = ev(*b->rhs, at, why, depth + 1);
+      if (!r) return std::nullopt;
+      bool isUnsigned = b->type && b->type->kind == TypeKind::Scalar && b->type->scalar == ScalarKind::U32;
+      switch (b->op) {
+      case BinaryOp::Add: return *l + *r;
+      case BinaryOp::Sub: return *l - *r;
+      case BinaryOp::Mul: return *l * *r;
+      case BinaryOp::Div:
+        if (*r == 0) return fail(why, "a division by zero");
+        return isUnsigned ? int64_t(uint64_t(*l) / uint64_t(*r)) : *l / *r;   // C++: truncation, as PTX
+      case BinaryOp::Rem:
+        if (*r == 0) return fail(why, "a remainder by zero");
+        return isUnsigned ? int64_t(uint64_t(*l) % uint64_t(*r)) : *l % *r;
+      case BinaryOp::Shl: return (*r < 0 || *r > 62) ? fail(why, "a shift out of range") : std::optional<int64_t>(*l << *r);
+      case BinaryOp::Shr: return (*r < 0 || *r > 62) ? fail(why, "a shift out of range") : std::optional<int64_t>(*l >> *r);
+      case BinaryOp::BitAnd: return *l & *r;
+      case BinaryOp::BitOr: return *l | *r;
+      case BinaryOp::BitXor: return *l ^ *r;
+      case BinaryOp::Eq: return *l == *r;
+      case BinaryOp::Ne: return *l != *r;
+      case BinaryOp::Lt: return *l < *r;
+      case BinaryOp::Le: return *l <= *r;
+      case BinaryOp::Gt: return *l > *r;
+      case BinaryOp::Ge: return *l >= *r;
+      case BinaryOp::LogAnd: return (*l && *r) ? 1 : 0;
+      case BinaryOp::LogOr: return (*l || *r) ? 1 : 0;
+      }
+      return std::nullopt;
+    }
+    case ExprKind::Call: {
+      auto *c = cast<CallExpr>(&e);
+      std::vector<int64_t> args;
+      for (const Ptr<Expr> &a : c->args) {
+        auto v = ev(*a, at, why, depth + 1);
+        if (!v) return std::nullopt;
+        args.push_back(*v);
+      }
+      const std::string &n = c->callee;
+      if ((n == "i32" || n == "u32" || n == "i64") && args.size() == 1) return args[0];
+      if (n == "cdiv" && args.size() == 2) {
+        if (args[1] == 0) return fail(why, "a division by zero");
+        return (args[0] + args[1] - 1) / args[1];
+      }
+      if (n == "min" && args.size() == 2) return std::min(args[0], args[1]);
+      if (n == "max" && args.size() == 2) return std::max(args[0], args[1]);
+      if (n == "abs" && args.size() == 1) return args[0] < 0 ? -args[0] : args[0];
+      if (n == "select" && args.size() == 3) return args[0] ? args[1] : args[2];
+      return fail(why, "a call to '" + n + "'");
+    }
+    }
+    return fail(why, "an unsupported expression");
+  }
+
+  const KernelInfo &info_;
+  const ConcreteValues &values_;
+  const std::map<const Decl *, int64_t> &loops_;
+};
+
+// ---------------------------------------------------------------- operands
+const Decl *rootDecl(const Expr *e) {
+  while (e) {
+    if (auto *m = dynCast<MemberExpr>(e)) e = m->base.get();
+    else if (auto *i = dynCast<IndexExpr>(e)) e = i->base.get();
+    else if (auto *n = dynCast<NameExpr>(e)) return n->decl;
+    else return nullptr;
+  }
+  return nullptr;
+}
+
+// The bracket groups applied to the root name, outermost first.
+std::vector<const IndexExpr *> indexChain(const Expr *e) {
+  std::vector<const IndexExpr *> chain;
+  while (e) {
+    if (auto *m = dynCast<MemberExpr>(e)) e = m->base.get();
+    else if (auto *i = dynCast<IndexExpr>(e)) {
+      chain.push_back(i);
+      e = i->base.get();
+    } else break;
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+bool isSharedRef(const Expr *e) {
+  const Decl *d = rootDecl(e);
+  return d && d->declKind == DeclKind::Shared;
+}
+
+bool isMBarrierRef(const Expr *e) {
+  const Decl *d = rootDecl(e);
+  return d && d->declKind == DeclKind::MBarrier;
+}
+
+// Maximal shared-memory references inside an expression (reads).
+void collectSharedRefs(const Expr *e, std::vector<const Expr *> &out) {
+  if (!e) return;
+  if ((e->kind == ExprKind::Index || e->kind == ExprKind::Name || e->kind == ExprKind::Member) && isSharedRef(e)) {
+    out.push_back(e);
+    for (const IndexExpr *ix : indexChain(e))
+      for (const IndexItem &it : ix->items) {
+        collectSharedRefs(it.start.get(), out);
+        collectSharedRefs(it.length.get(), out);
+      }
+    return;
+  }
+  switch (e->kind) {
+  case ExprKind::Unary: collectSharedRefs(cast<UnaryExpr>(e)->operand.get(), out); break;
+  case ExprKind::Binary:
+    collectSharedRefs(cast<BinaryExpr>(e)->lhs.get(), out);
+    collectSharedRefs(cast<BinaryExpr>(e)->rhs.get(), out);
+    break;
+  case ExprKind::Call:
+    for (const Ptr<Expr> &a : cast<CallExpr>(e)->args) collectSharedRefs(a.get(), out);
+    break;
+  case ExprKind::Member: collectSharedRefs(cast<MemberExpr>(e)->base.get(), out); break;
+  case ExprKind::Index: {
+    auto *ix = cast<IndexExpr>(e);
+    collectSharedRefs(ix->base.get(), out);
+    for (const IndexItem &it : ix->items) {
+      collectSharedRefs(it.start.get(), out);
+      collectSharedRefs(it.length.get(), out);
+    }
+    break;
+  }
+  default: break;
+  }
+}
+
+const Clause *findClause(const OpStmt &op, std::string_view name) {
+  for (const Clause &c : op.clauses)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+bool opIsSyncRelevant(const OpStmt &op) {
+  if (!op.op) return false;
+  switch (op.op->id) {
+  case OpId::MbarrierInit: case OpId::FenceMbarrierInit: case OpId::Syncthreads: case OpId::ClusterSync:
+  case OpId::ClusterArrive: case OpId::ClusterWait: case OpId::MbarrierExpectTx: case OpId::Wait:
+  case OpId::TmaLoad: case OpId::TmaStore: case OpId::TmaStoreCommit: case OpId::TmaStoreWait:
+  case OpId::Wgmma: case OpId::WgmmaCommit: case OpId::WgmmaWait:
+    return true;
+  case OpId::Arrive: return !op.dsts.empty() && isMBarrierRef(op.dsts[0].get());
+  default: break;
+  }
+  for (const Ptr<Expr> &d : op.dsts)
+    if (isSharedRef(d.get())) return true;
+  std::vector<const Expr *> refs;
+  for (const Ptr<Expr> &s : op.srcs) collectSharedRefs(s.get(), refs);
+  return !refs.empty();
+}
+
+bool exprReadsShared(const Expr *e) {
+  std::vector<const Expr *> refs;
+  collectSharedRefs(e, refs);
+  return !refs.empty();
+}
+
+// ---------------------------------------------------------------- the walker
+class Walker {
+public:
+  Walker(const KernelInfo &info, const SlotTable &slots, const SyncAgent &agent, const ConcreteValues &values,
+         std::vector<SyncEvent> &out, std::vector<SyncProblem> &problems)
+      : info_(info), slots_(slots), agent_(agent), out_(out), problems_(problems), eval_(info, values, loops_) {}
+
+  using Active = std::vector<int64_t>;   // tid.x of the active threads, ascending
+
+  Active walk(const Stmt &s, Active active) {
+    if (active.empty() || overflow_) return active;
+    switch (s.kind) {
+    case StmtKind::Block:
+      for (const Ptr<Stmt> &c : cast<BlockStmt>(&s)->stmts) active = walk(*c, std::move(active));
+      return active;
+    case StmtKind::Role: {
+      auto *r = cast<RoleStmt>(&s);
+      if (!agent_.role || agent_.role->decl != r || !r->body) return active;
+      return walk(*r->body, std::move(active));
+    }
+    case StmtKind::Let: {
+      auto *l = cast<LetStmt>(&s);
+      emitReads(l->init.get(), active, s.range);
+      return active;
+    }
+    case StmtKind::Var: {
+      auto *v = cast<VarStmt>(&s);
+      emitReads(v->init.get(), active, s.range);
+      return active;
+    }
+    case StmtKind::Assign: {
+      auto *a = cast<AssignStmt>(&s);
+      emitReads(a->value.get(), active, s.range);
+      if (isSharedRef(a->target.get())) {
+        if (a->op != AssignOp::Set) emitSharedAccess(EventKind::Read, a->target.get(), active, s.range, nullptr);
+        emitSharedAccess(EventKind::Write, a->target.get(), active, s.range, nullptr);
+      }
+      return active;
+    }
+    case StmtKind::Return: return {};
+    case StmtKind::Elect: {
+      auto *e = cast<ElectStmt>(&s);
+      if (!e->body || !containsSyncEvents(*e->body)) return active;
+      Active elected, others;
+      int64_t lastWarp = -1;
+      for (int64_t t : active) {
+        if (t / 32 != lastWarp) {
+          elected.push_back(t);
+          lastWarp = t / 32;
+        } else {
+          others.push_back(t);
+        }
+      }
+      Active after = walk(*e->body, elected);
+      return merge(after, others);
+    }
+    case StmtKind::If: {
+      auto *i = cast<IfStmt>(&s);
+      bool thenRelevant = i->thenBody && containsSyncEvents(*i->thenBody);
+      bool elseRelevant = i->elseBody && containsSyncEvents(*i->elseBody);
+      if (!thenRelevant && !elseRelevant) return active;
+      Active yes, no;
+      for (int64_t t : active) {
+        std::string why;
+        auto v = eval_.eval(*i->cond, ThreadPoint{&agent_, t}, why);
+        if (!v) {
+          problem(i->cond->range, "the branch condition around synchronisation", "it depends on " + why);
+          return active;
+        }
+        (*v ? yes : no).push_back(t);
+      }
+      Active after = yes.empty() ? Active{} : walk(*i->thenBody, yes);
+      Active afterElse = (no.empty() || !i->elseBody) ? no : walk(*i->elseBody, no);
+      return merge(after, afterElse);
+    }
+    case StmtKind::For: {
+      auto *f = cast<ForStmt>(&s);
+      if (!f->body || !containsSyncEvents(*f->body)) return active;
+      auto lo = uniform(f->lower.get(), active, "the loop's lower bound");
+      auto hi = uniform(f->upper.get(), active, "the loop's upper bound");
+      std::optional<int64_t> step = 1;
+      if (f->step) step = uniform(f->step.get(), active, "the loop's step");
+      if (!lo || !hi || !step) return active;
+      if (*step <= 0) {
+        problem(f->range, "the loop's step", "it is not positive");
+        return active;
+      }
+      context_.emplace_back(f->name, 0);
+      for (int64_t k = *lo; k < *hi && !active.empty() && !overflow_; k += *step) {
+        loops_[f] = k;
+        context_.back().second = k;
+        active = walk(*f->body, std::move(active));
+      }
+      loops_.erase(f);
+      context_.pop_back();
+      return active;
+    }
+    case StmtKind::Op: op(*cast<OpStmt>(&s), active); return active;
+    default: return active;   // declarations
+    }
+  }
+
+private:
+  static Active merge(const Active &a, const Active &b) {
+    Active r;
+    std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(r));
+    return r;
+  }
+
+  void problem(SourceRange range, std::string what, std::string reason) {
+    for (const SyncProblem &p : problems_)
+      if (p.range.begin.offset == range.begin.offset && p.what == what) return;
+    problems_.push_back({range, std::move(what), std::move(reason)});
+  }
+
+  // A value every active thread agrees on.
+  std::optional<int64_t> uniform(const Expr *e, const Active &active, const char *what) {
+    if (!e || active.empty()) return std::nullopt;
+    std::optional<int64_t> first;
+    for (int64_t t : active) {
+      std::string why;
+      auto v = eval_.eval(*e, ThreadPoint{&agent_, t}, why);
+      if (!v) {
+        problem(e->range, what, "it depends on " + why);
+        return std::nullopt;
+      }
+      if (first && *first != *v) {
+        problem(e->range, what, "it differs between the threads of " + agent_.name);
+        return std::nullopt;
+      }
+      first = v;
+    }
+    return first;
+  }
+
+  std::string where() const {
+    std::string w;
+    for (const auto &[name, value] : context_) {
+      if (!w.empty()) w += ", ";
+      w += name + " = " + std::to_string(value);
+    }
+    return w;
+  }
+
+  SyncEvent event(EventKind kind, SourceRange range, const OpStmt *op, const Active &active) {
+    SyncEvent e;
+    e.kind = kind;
+    e.range = range;
+    e.op = op;
+    e.multiplicity = static_cast<int64_t>(active.size());
+    e.where = where();
+    return e;
+  }
+
+  void push(SyncEvent e) {
+    if (out_.size() >= kMaxEventsPerAgent) {
+      if (!overflow_) problem(e.range, "the synchronisation program", "it has more than 200000 events per role");
+      overflow_ = true;
+      return;
+    }
+    out_.push_back(std::move(e));
+  }
+
+  // The mbarrier slot an operand names (full[s], loaded), on CTA `cta`.  -1 after reporting a problem.
+  std::vector<int> barrierSlots(const Expr *operand, const Active &active, int cta, bool all) {
+    const Decl *d = rootDecl(operand);
+    if (!d || d->declKind != DeclKind::MBarrier) return {};
+    const MBarrierInfo *mb = info_.mbarrierOf(static_cast<const MBarrierStmt *>(d));
+    if (!mb) return {};
+    std::vector<const IndexExpr *> chain = indexChain(operand);
+    if (chain.empty() || chain[0]->items.empty() || !chain[0]->items[0].start) {
+      std::vector<int> slots;
+      if (all || mb->count == 1)
+        for (int64_t i = 0; i < mb->count; ++i) slots.push_back(slots_.barrierSlot(cta, mb, i));
+      return slots;
+    }
+    auto idx = uniform(chain[0]->items[0].start.get(), active, "the mbarrier index");
+    if (!idx) return {};
+    int slot = slots_.barrierSlot(cta, mb, *idx);
+    if (slot < 0) {
+      problem(operand->range, "the mbarrier index", "index " + std::to_string(*idx) + " is out of range [0, " +
+                                                        std::to_string(mb->count) + ")");
+      return {};
+    }
+    return {slot};
+  }
+
+  int stageSlot(const Expr *ref, const Active &active, int cta) {
+    const Decl *d = rootDecl(ref);
+    const SharedAllocation *sa = info_.sharedOf(static_cast<const SharedStmt *>(d));
+    if (!sa) return -1;
+    int64_t stages = slots_.stagesOf(sa);
+    int64_t index = 0;
+    std::vector<const IndexExpr *> chain = indexChain(ref);
+    if (stages > 1 || (sa->decl->type && sa->decl->type->groups.size() > 1)) {
+      if (chain.empty() || chain[0]->items.empty() || !chain[0]->items[0].start) return -2;   // whole array
+      auto idx = uniform(chain[0]->items[0].start.get(), active, "the stage index");
+      if (!idx) return -1;
+      index = *idx;
+    }
+    int slot = slots_.stageSlot(cta, sa, index);
+    if (slot < 0)
+      problem(ref->range, "the stage index", "stage " + std::to_string(index) + " is out of range [0, " +
+                                                 std::to_string(stages) + ")");
+    return slot;
+  }
+
+  void emitSharedAccess(EventKind kind, const Expr *ref, const Active &active, SourceRange range, const OpStmt *op) {
+    int slot = stageSlot(ref, active, agent_.cta);
+    if (slot == -1) return;
+    std::vector<int> slotsToTouch;
+    if (slot == -2) {   // the whole multi-stage array
+      const SharedAllocation *sa = info_.sharedOf(static_cast<const SharedStmt *>(rootDecl(ref)));
+      for (int64_t i = 0; i < slots_.stagesOf(sa); ++i) slotsToTouch.push_back(slots_.stageSlot(agent_.cta, sa, i));
+    } else {
+      slotsToTouch.push_back(slot);
+    }
+    for (int s : slotsToTouch) {
+      SyncEvent e = event(kind, range, op, active);
+      e.stages = {s};
+      push(std::move(e));
+    }
+  }
+
+  void emitReads(const Expr *e, const Active &active, SourceRange range) {
+    if (!e) return;
+    std::vector<const Expr *> refs;
+    collectSharedRefs(e, refs);
+    for (const Expr *r : refs) emitSharedAccess(EventKind::Read, r, active, r->range, nullptr);
+  }
+
+  std::optional<int64_t> clauseValue(const OpStmt &o, std::string_view name, const Active &active) {
+    const Clause *c = findClause(o, name);
+    if (!c || c->args.empty()) return std::nullopt;
+    return uniform(c->args[0].get(), active, name == "parity" ? "the wait parity"
+                                             : name == "expect_tx" ? "the expect_tx byte count"
+                                             : name == "cta" ? "the target CTA"
+                                             : name == "multicast" ? "the multicast mask" : "the clause value");
+  }
+
+  void op(const OpStmt &o, const Active &active) {
+    if (!o.op) return;
+    SourceRange r = o.range;
+    switch (o.op->id) {
+    case OpId::MbarrierInit: {
+      if (o.dsts.empty()) return;
+      SyncEvent e = event(EventKind::Init, r, &o, active);
+      e.barriers = barrierSlots(o.dsts[0].get(), active, agent_.cta, true);
+      if (!e.barriers.empty()) push(std::move(e));
+      return;
+    }
+    case OpId::FenceMbarrierInit: push(event(EventKind::FenceInit, r, &o, active)); return;
+    case OpId::Syncthreads: push(event(EventKind::BlockSync, r, &o, active)); return;
+    case OpId::ClusterSync:
+      push(event(EventKind::ClusterArrive, r, &o, active));
+      push(event(EventKind::ClusterWait, r, &o, active));
+      return;
+    case OpId::ClusterArrive: push(event(EventKind::ClusterArrive, r, &o, active)); return;
+    case OpId::ClusterWait: push(event(EventKind::ClusterWait, r, &o, active)); return;
+    case OpId::Arrive: {
+      if (o.dsts.empty() || !isMBarrierRef(o.dsts[0].get())) return;   // named barriers: another family
+      int cta = agent_.cta;
+      if (findClause(o, "cta")) {
+        auto c = clauseValue(o, "cta", active);
+        if (!c) return;
+        if (*c < 0 || *c >= clusterSize(info_)) {
+          problem(r, "the target CTA", "CTA " + std::to_string(*c) + " is outside the cluster");
+          return;
+        }
+        cta = static_cast<int>(*c);
+      }
+      SyncEvent e = event(EventKind::Arrive, r, &o, active);
+      e.barriers = barrierSlots(o.dsts[0].get(), active, cta, false);
+      if (e.barriers.size() != 1) return;
+      if (findClause(o, "expect_tx")) {
+        auto b = clauseValue(o, "expect_tx", active);
+        if (!b) return;
+        e.bytes = *b;
+      }
+      push(std::move(e));
+      return;
+    }
+    case OpId::MbarrierExpectTx: {
+      if (o.dsts.size() < 2) return;
+      SyncEvent e = event(EventKind::ExpectTx, r, &o, active);
+      e.barriers = barrierSlots(o.dsts[0].get(), active, agent_.cta, false);
+      auto b = uniform(o.dsts[1].get(), active, "the expect_tx byte count");
+      if (e.barriers.size() != 1 || !b) return;
+      e.bytes = *b;
+      push(std::move(e));
+      return;
+    }
+    case OpId::Wait: {
+      if (o.dsts.empty() || !isMBarrierRef(o.dsts[0].get())) return;
+      SyncEvent e = event(EventKind::Wait, r, &o, active);
+      e.barriers = barrierSlots(o.dsts[0].get(), active, agent_.cta, false);
+      auto p = clauseValue(o, "parity", active);
+      if (e.barriers.size() != 1 || !p) return;
+      e.parity = *p & 1;
+      push(std::move(e));
+      return;
+    }
+    case OpId::TmaLoad: {
+      if (o.dsts.empty()) return;
+      const Clause *signal = findClause(o, "signal");
+      if (!signal || signal->args.empty()) return;
+      std::vector<int> ctas = {agent_.cta};
+      if (findClause(o, "multicast")) {
+        auto mask = clauseValue(o, "multicast", active);
+        if (!mask) return;
+        ctas.clear();
+        for (int c = 0; c < clusterSize(info_) && c < 62; ++c)
+          if ((*mask >> c) & 1) ctas.push_back(c);
+      }
+      std::optional<int64_t> bytes = o.dsts[0]->type ? o.dsts[0]->type->sizeInBytes() : std::nullopt;
+      if (!bytes) {
+        problem(o.dsts[0]->range, "the bytes of the copy", "the tile's size is not a constant");
+        return;
+      }
+      SyncEvent e = event(EventKind::TmaLoad, r, &o, active);
+      e.bytes = *bytes;
+      for (int c : ctas) {
+        std::vector<int> bar = barrierSlots(signal->args[0].get(), active, c, false);
+        int stage = stageSlot(o.dsts[0].get(), active, c);
+        if (bar.size() != 1 || stage < 0) return;
+        e.barriers.push_back(bar[0]);
+        e.stages.push_back(stage);
+      }
+      push(std::move(e));
+      return;
+    }
+    case OpId::TmaStore:
+      for (const Ptr<Expr> &s : o.srcs)
+        if (isSharedRef(s.get())) emitSharedAccess(EventKind::StoreRead, s.get(), active, r, &o);
+      return;
+    case OpId::TmaStoreCommit: push(event(EventKind::StoreCommit, r, &o, active)); return;
+    case OpId::TmaStoreWait: case OpId::WgmmaWait: {
+      SyncEvent e = event(o.op->id == OpId::WgmmaWait ? EventKind::WgmmaWait : EventKind::StoreWait, r, &o, active);
+      if (!o.dsts.empty()) {
+        auto n = uniform(o.dsts[0].get(), active, "the number of pending groups");
+        if (!n) return;
+        e.count = *n;
+      }
+      push(std::move(e));
+      return;
+    }
+    case OpId::WgmmaCommit: push(event(EventKind::WgmmaCommit, r, &o, active)); return;
+    case OpId::Wgmma: {
+      std::vector<const Expr *> refs;
+      for (const Ptr<Expr> &s : o.srcs) collectSharedRefs(s.get(), refs);
+      for (const Expr *ref : refs) emitSharedAccess(EventKind::ReadAsync, ref, active, r, &o);
+      return;
+    }
+    default: {
+      std::vector<const Expr *> refs;
+      for (const Ptr<Expr> &s : o.srcs) collectSharedRefs(s.get(), refs);
+      for (const Expr *ref : refs) emitSharedAccess(EventKind::Read, ref, active, r, &o);
+      for (const Ptr<Expr> &d : o.dsts)
+        if (isSharedRef(d.get())) emitSharedAccess(EventKind::Write, d.get(), active, r, &o);
+      return;
+    }
+    }
+  }
+
+  const KernelInfo &info_;
+  const SlotTable &slots_;
+  const SyncAgent &agent_;
+  std::vector<SyncEvent> &out_;
+  std::vector<SyncProblem> &problems_;
+  std::map<const Decl *, int64_t> loops_;
+  Evaluator eval_;
+  std::vector<std::pair<std::string, int64_t>> context_;
+  bool overflow_ = false;
+};
+
+} // namespace
+
+bool containsSyncEvents(const Stmt &s) {
+  switch (s.kind) {
+  case StmtKind::Block:
+    for (const Ptr<Stmt> &c : cast<BlockStmt>(&s)->stmts)
+      if (containsSyncEvents(*c)) return true;
+    return false;
+  case StmtKind::Role: return cast<RoleStmt>(&s)->body && containsSyncEvents(*cast<RoleStmt>(&s)->body);
+  case StmtKind::For: return cast<ForStmt>(&s)->body && containsSyncEvents(*cast<ForStmt>(&s)->body);
+  case StmtKind::If: {
+    auto *i = cast<IfStmt>(&s);
+    return (i->thenBody && containsSyncEvents(*i->thenBody)) || (i->elseBody && containsSyncEvents(*i->elseBody));
+  }
+  case StmtKind::Elect: return cast<ElectStmt>(&s)->body && containsSyncEvents(*cast<ElectStmt>(&s)->body);
+  case StmtKind::Return: return true;
+  case StmtKind::Op: return opIsSyncRelevant(*cast<OpStmt>(&s));
+  case StmtKind::Let: return exprReadsShared(cast<LetStmt>(&s)->init.get());
+  case StmtKind::Var: return exprReadsShared(cast<VarStmt>(&s)->init.get());
+  case StmtKind::Assign: {
+    auto *a = cast<AssignStmt>(&s);
+    return isSharedRef(a->target.get()) || exprReadsShared(a->value.get());
+  }
+  default: return false;
+  }
+}
+
+std::string BarrierSlot::name() const {
+  std::string n = ctaPrefix(inCluster, cta) + (decl && decl->decl ? decl->decl->name : "?");
+  if (decl && decl->count > 1) n += "[" + std::to_string(index) + "]";
+  return n;
+}
+
+std::string StageSlot::name() const {
+  std::string n = ctaPrefix(inCluster, cta) + (decl && decl->decl ? decl->decl->name : "?");
+  if (staged) n += "[" + std::to_string(index) + "]";
+  return n;
+}
+
+int SlotTable::barrierSlot(int cta, const MBarrierInfo *decl, int64_t index) const {
+  for (size_t i = 0; i < barriers.size(); ++i)
+    if (barriers[i].cta == cta && barriers[i].decl == decl && barriers[i].index == index) return static_cast<int>(i);
+  return -1;
+}
+
+int SlotTable::stageSlot(int cta, const SharedAllocation *decl, int64_t index) const {
+  for (size_t i = 0; i < stages.size(); ++i)
+    if (stages[i].cta == cta && stages[i].decl == decl && stages[i].index == index) return static_cast<int>(i);
+  return -1;
+}
+
+int64_t SlotTable::stagesOf(const SharedAllocation *decl) const {
+  int64_t n = 0;
+  for (const StageSlot &s : stages)
+    if (s.decl == decl && s.cta == 0) ++n;
+  return n;
+}
+
+SlotTable buildSlots(const KernelInfo &info) {
+  SlotTable t;
+  int64_t ctas = clusterSize(info);
+  bool cluster = ctas > 1;
+  for (int64_t c = 0; c < ctas; ++c) {
+    for (const MBarrierInfo &mb : info.mbarriers)
+      for (int64_t i = 0; i < std::max<int64_t>(mb.count, 1); ++i)
+        t.barriers.push_back({static_cast<int>(c), &mb, i, cluster});
+    for (const SharedAllocation &sa : info.shared) {
+      int64_t stages = 1;
+      bool staged = false;
+      if (sa.decl && sa.decl->type && sa.decl->type->groups.size() > 1 && !sa.decl->type->groups[0].empty()) {
+        staged = true;
+        stages = 1;
+        for (const TensorDim &d : sa.decl->type->groups[0]) stages *= d.value.value_or(1);
+      }
+      for (int64_t i = 0; i < stages; ++i) t.stages.push_back({static_cast<int>(c), &sa, i, staged, cluster});
+    }
+  }
+  return t;
+}
+
+std::vector<SyncAgent> buildAgents(const KernelInfo &info) {
+  std::vector<SyncAgent> agents;
+  int64_t ctas = clusterSize(info);
+  int64_t warps = info.warps();
+  for (int64_t c = 0; c < ctas; ++c) {
+    std::vector<bool> covered(static_cast<size_t>(std::max<int64_t>(warps, 0)), false);
+    for (const RoleInfo &r : info.roles) {
+      if (!r.rangeKnown || r.instances <= 0) continue;
+      int64_t wpi = r.warpsPerInstance();
+      for (int64_t i = 0; i < r.instances; ++i) {
+        SyncAgent a;
+        a.cta = static_cast<int>(c);
+        a.role = &r;
+        a.instance = i;
+        a.name = ctaPrefix(ctas > 1, a.cta) + r.name + (r.instances > 1 ? "[" + std::to_string(i) + "]" : "");
+        for (int64_t w = r.firstWarp + i * wpi; w < r.firstWarp + (i + 1) * wpi && w < warps; ++w) {
+          covered[static_cast<size_t>(w)] = true;
+          for (int64_t l = 0; l < 32; ++l) a.threads.push_back(w * 32 + l);
+        }
+        agents.push_back(std::move(a));
+      }
+    }
+    SyncAgent rest;
+    rest.cta = static_cast<int>(c);
+    rest.name = ctaPrefix(ctas > 1, rest.cta) + (info.roles.empty() ? "the block" : "the warps outside roles");
+    for (int64_t w = 0; w < warps; ++w)
+      if (!covered[static_cast<size_t>(w)])
+        for (int64_t l = 0; l < 32; ++l) rest.threads.push_back(w * 32 + l);
+    if (!rest.threads.empty()) agents.push_back(std::move(rest));
+  }
+  return agents;
+}
+
+SyncProgram expandSync(const Kernel &kernel, const KernelInfo &info, const SlotTable &slots,
+                       const std::vector<SyncAgent> &agents, const ConcreteValues &values) {
+  SyncProgram p;
+  p.events.resize(agents.size());
+  for (size_t i = 0; i < agents.size(); ++i) {
+    Walker w(info, slots, agents[i], values, p.events[i], p.problems);
+    if (kernel.body) w.walk(*kernel.body, agents[i].threads);
+  }
+  return p;
+}
+
+} // namespace cake

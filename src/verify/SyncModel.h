@@ -1,0 +1,117 @@
+// SyncModel: the synchronisation program of each agent, for one concrete choice of the kernel's symbolic
+// values (shape variables, scalar params, block indices), as a flat list of events.
+//
+// Agents.  An agent is one role instance of one CTA of the cluster (`load`, `math[1]`, `CTA 1: load`), or the
+// warps no role covers (`block`).  Its threads execute the role body in lock-step: a condition that depends
+// on thread identity (tid.x, lane, warp, ROLE.warp, ROLE.thread, cluster.rank) is evaluated per thread and
+// narrows the agent's *active set*; `elect` keeps the lowest active lane of each warp; `return` removes the
+// threads that reach it for the rest of the program.  An event's multiplicity is the size of the active set
+// where it executes (an arrive in `elect` inside a 2-instance warpgroup role: 4 per instance).  A wait
+// blocks the whole agent (lock-step approximation: threads of one agent never run ahead of each other).
+//
+// Events.  Only what matters to the protocol is kept: mbarrier.init / fence.mbarrier_init, syncthreads /
+// cluster barriers, arrive (multiplicity, expect_tx bytes, target CTA), mbarrier.expect_tx, wait (parity),
+// tma.load (destination stage on every multicast destination, the barrier it signals there, bytes = box
+// elements x element size), reads of shared stages (ldmatrix, loads, wgmma operands - asynchronous until
+// the wgmma.wait that retires their group - and tma.store sources, until tma.store.wait), and generic
+// writes (stores, stmatrix, cp.async).  Loops and ifs without such events are skipped entirely; loops
+// with them are unrolled with their concrete bounds (the caller enumerates trip counts).
+//
+// Expansion evaluates every expression it needs concretely (64-bit, target division semantics).  A value
+// it cannot evaluate (a load, a float, a mutable variable) in a position that matters - a loop bound, a
+// branch around events, a stage index, a parity, a byte count - is recorded as a problem: the caller turns
+// it into an "unproven" diagnostic.
+#pragma once
+#include "frontend/AST.h"
+#include "frontend/Builtins.h"
+#include "frontend/KernelInfo.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cake {
+
+struct SyncAgent {
+  std::string name;                 // "math[1]"; "CTA 1: math[1]" in clusters
+  int cta = 0;                      // rank in the cluster
+  const RoleInfo *role = nullptr;   // null: the warps outside every role
+  int64_t instance = 0;
+  std::vector<int64_t> threads;     // tid.x of its threads
+};
+
+// Every mbarrier and every stage of a shared array, per CTA, gets a slot number.
+struct BarrierSlot {
+  int cta = 0;
+  const MBarrierInfo *decl = nullptr;
+  int64_t index = 0;
+  std::string name() const;         // "full[2]" (with "CTA 1: " in clusters)
+  bool inCluster = false;
+};
+struct StageSlot {
+  int cta = 0;
+  const SharedAllocation *decl = nullptr;
+  int64_t index = 0;
+  bool staged = false;              // a[s] of a multi-stage array (else the whole array)
+  bool inCluster = false;
+  std::string name() const;         // "a[1]" / "tile"
+};
+
+struct SlotTable {
+  std::vector<BarrierSlot> barriers;
+  std::vector<StageSlot> stages;
+  int barrierSlot(int cta, const MBarrierInfo *decl, int64_t index) const;   // -1 if out of range
+  int stageSlot(int cta, const SharedAllocation *decl, int64_t index) const;
+  int64_t stagesOf(const SharedAllocation *decl) const;
+};
+
+SlotTable buildSlots(const KernelInfo &info);
+std::vector<SyncAgent> buildAgents(const KernelInfo &info);
+
+enum class EventKind : uint8_t {
+  Init, FenceInit, BlockSync, ClusterArrive, ClusterWait,
+  Arrive, ExpectTx, Wait, TmaLoad,
+  Read, ReadAsync, StoreRead, Write,
+  WgmmaCommit, WgmmaWait, StoreCommit, StoreWait
+};
+
+struct SyncEvent {
+  EventKind kind = EventKind::Init;
+  const OpStmt *op = nullptr;       // null for reads inside expressions (then `at` is the expression)
+  SourceRange range;                // where the event is in the source
+  std::vector<int> barriers;        // Init: every slot; Arrive/ExpectTx/Wait: one; TmaLoad: per destination
+  std::vector<int> stages;          // TmaLoad: per destination (parallel to barriers); reads/writes: one
+  int64_t multiplicity = 1;         // threads executing it
+  int64_t bytes = 0;                // Arrive: expect_tx per thread; ExpectTx: bytes; TmaLoad: per copy
+  int64_t parity = 0;               // Wait
+  int64_t count = 0;                // WgmmaWait / StoreWait N
+  std::string where;                // loop context, "k = 5"
+};
+
+struct SyncProblem {
+  SourceRange range;
+  std::string what;                 // "the loop bound", "the stage index"
+  std::string reason;
+};
+
+struct SyncProgram {
+  std::vector<std::vector<SyncEvent>> events;   // per agent
+  std::vector<SyncProblem> problems;
+};
+
+// Concrete values of the symbolic names: shape variables, scalar params (by Decl), and the builtins that
+// are uniform over the block (block.x/y/z, num_sms) by value.
+struct ConcreteValues {
+  std::map<const Decl *, int64_t> decls;
+  std::map<BuiltinValue, int64_t> builtins;
+};
+
+SyncProgram expandSync(const Kernel &kernel, const KernelInfo &info, const SlotTable &slots,
+                       const std::vector<SyncAgent> &agents, const ConcreteValues &values);
+
+// Does the statement contain any operation the sync model records (used to skip irrelevant code)?
+bool containsSyncEvents(const Stmt &s);
+
+} // namespace cake

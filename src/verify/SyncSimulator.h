@@ -1,0 +1,52 @@
+// SyncSimulator: runs the agents' event lists (SyncModel.h) against a model of the hardware and reports the
+// first protocol violation of each kind.
+//
+// Semantics ("ghost phase" semantics, monotone):
+//   mbarrier  state per slot: completed phases c, arrivals and transaction bytes of the current phase.
+//             arrive adds its multiplicity (and expect_tx bytes); a landed copy subtracts its bytes; the
+//             phase completes when arrivals == arrivals(n) and the byte balance is 0.  A wait with parity p
+//             targets phase n = the smallest n >= (the agent's previous target on this barrier, initially -1)
+//             with n = p (mod 2), and passes when c >= n + 1 (n = -1, the phase "before" the first, passes at
+//             once).  This equals the hardware's parity test exactly as long as c <= n + 1 whenever the
+//             waiter looks, which the lap check establishes (below); with it, blocking is monotone in c.
+//   copies    tma.load puts a copy in flight; copies land lazily (only when no agent can move), oldest
+//             first - the adversarial choice for reads of unfilled stages.
+//   ordering  vector clocks over agents and stages: a completed phase carries the join of its arrivers'
+//             clocks and the versions of the stages its copies filled; a passing wait joins the phase's
+//             clock; syncthreads / cluster barriers join all participants.  A read of a stage is legal when
+//             the reader's clock covers the stage's current version (it observed the fill); a write is
+//             legal when the writer's clock covers every read of the previous contents (reads by wgmma end
+//             at the wgmma.wait that retires them, tma.store reads at tma.store.wait).
+//   schedule  round-robin run-to-block.  Because blocking is monotone and data races are judged by
+//             happens-before, not by the order observed, one schedule decides deadlock and races for all
+//             schedules (a monotone system has one maximal outcome).  Laps are the exception: for every
+//             wait the simulator also runs all other agents to quiescence with the waiter frozen there; if
+//             the barrier then reaches c >= n + 2, some schedule laps the waiter.
+#pragma once
+#include "support/Arch.h"
+#include "support/Diagnostics.h"
+#include "verify/SyncAnalysis.h"
+#include "verify/SyncModel.h"
+
+#include <vector>
+
+namespace cake {
+
+struct SimFinding {
+  SyncFamily family = SyncFamily::Deadlock;
+  DiagKind kind = DiagKind::SyncDeadlock;
+  SourceRange range;
+  std::vector<std::string> args;
+  std::vector<DiagNote> notes;
+  std::string hint;
+};
+
+struct SimOutcome {
+  std::vector<SimFinding> findings;
+  unsigned phasesCompleted = 0;
+};
+
+SimOutcome simulateSync(const KernelInfo &info, Arch arch, const SlotTable &slots,
+                        const std::vector<SyncAgent> &agents, const SyncProgram &program);
+
+} // namespace cake
