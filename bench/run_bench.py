@@ -390,9 +390,12 @@ def worker(args):
         record.update(event="end", id=item["id"], seconds=round(time.perf_counter() - started, 3))
         journal.write(record)
         print("[%3d/%d] %s" % (item["id"] + 1, len(plan), summary_line(item, record)), flush=True)
-        if record["status"] == "error" and not measure.context_healthy():
-            print("          CUDA context broken: restarting the worker", flush=True)
-            return EXIT_CONTEXT_BROKEN
+        if record["status"] == "error":
+            if not measure.context_healthy():
+                print("          CUDA context broken: restarting the worker", flush=True)
+                return EXIT_CONTEXT_BROKEN
+            torch.cuda.empty_cache()
+    journal.write({"event": "meta_end", "nvidia_smi": measure.nvidia_smi()})   # clocks right after the load
     return 0
 
 
@@ -438,7 +441,9 @@ def orchestrate(args, cake, worker_command=None):
             for record in records:
                 last_activity = time.time()
                 if record["event"] == "meta":
-                    meta = record["meta"]
+                    meta.update(record["meta"])
+                elif record["event"] == "meta_end":
+                    meta["nvidia_smi_end"] = record["nvidia_smi"]
                 elif record["event"] == "fatal":
                     fatal = record["error"]
                 elif record["event"] == "begin":
@@ -622,14 +627,17 @@ def write_reports(args, plan, notes, results, meta, fatal, seconds, cake):
         json.dump(document, f, indent=1, default=str)
     device = meta.get("device", {})
     smi = ((device.get("nvidia_smi") or {}).get("gpus") or [{}])[0]
+    smi_end = ((meta.get("nvidia_smi_end") or {}).get("gpus") or [{}])[0]
     header = [
         "# CAKE benchmark %s" % name, "",
         "- commit `%s`%s, %s run, %.0f s, %s" % (commit, " (dirty tree)" if dirty else "",
                                                   "quick" if args.quick else "full", seconds, now.isoformat(timespec="seconds")),
-        "- device: %s (cc %s, %s SMs, L2 %s MB), driver %s, SM clock %s (max %s), memory clock %s, power limit %s"
+        "- device: %s (cc %s, %s SMs, L2 %s MB), driver %s; SM clock %s at the start, %s at the end (max %s), "
+        "memory clock %s, power limit %s"
         % (device.get("name", "?"), device.get("capability", "?"), device.get("sms", "?"),
            (device.get("l2_bytes") or 0) >> 20, smi.get("driver_version", "?"), smi.get("clocks.sm", "?"),
-           smi.get("clocks.max.sm", "?"), smi.get("clocks.mem", "?"), smi.get("power.limit", "?")),
+           smi_end.get("clocks.sm", "?"), smi.get("clocks.max.sm", "?"), smi_end.get("clocks.mem", smi.get("clocks.mem", "?")),
+           smi.get("power.limit", "?")),
         "- torch %s (CUDA %s), triton %s, python %s, cake runtime %s" % (
             device.get("torch", "?"), device.get("torch_cuda", "?"), device.get("triton", "-"),
             meta.get("python", "?"), meta.get("cake_runtime", "?")),

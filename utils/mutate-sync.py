@@ -130,9 +130,9 @@ def generate(text):
 
     # Stage count: the default of a compile-time parameter named S, shrunk by one (via -D).
     for idx, line in enumerate(lines):
-        if "kernel" in line:
-            header = "\n".join(lines[idx:idx + 4])
-            m = CT_S.search(header.split("(", 1)[0] + header[header.find("<"):header.find(">") + 1] if "<" in header else "")
+        if re.match(r"^\s*kernel\b", line):
+            header = "\n".join(lines[idx:]).split("(", 1)[0]   # kernel NAME<ct params>
+            m = CT_S.search(header)
             if m and int(m.group(1)) > 1:
                 s = int(m.group(1))
                 add("stages", "-D S=%d (default %d)" % (s - 1, s), idx, lines, ["-D", "S=%d" % (s - 1)])

@@ -37,6 +37,7 @@ void KernelLowering::lower() {
   laneId_->type = ValueType::scalar(Scalar::I32);
   warpId_ = freshValue(ValueType::scalar(Scalar::I32));
   out_.inst("shr.u32 " + warpId_->regs[0] + ", " + tidX_->regs[0] + ", 5");
+  warpId_->lowerBound = 0;
   if (!info_.shared.empty() || !info_.mbarriers.empty()) {
     smemBaseReg_ = out_.newReg(RegClass::B32);
     out_.inst("mov.u32 " + smemBaseReg_ + ", cake_smem");
@@ -156,7 +157,9 @@ void KernelLowering::declareParams() {
     const ShapeVar *sv = kernel_.shapeVars[slot.index].get();
     std::string r = out_.newReg(RegClass::B32);
     out_.inst("ld.param.u32 " + r + ", [cake_shape_" + sv->name + "]");
-    env_[sv] = Value::ofRegs(ValueType::scalar(Scalar::I32), {r});
+    Value dim = Value::ofRegs(ValueType::scalar(Scalar::I32), {r});
+    dim.lowerBound = 0;   // a tensor dimension
+    env_[sv] = dim;
   }
   for (size_t i = 0; i < kernel_.params.size(); ++i) {
     const Param &p = *kernel_.params[i];

@@ -122,6 +122,10 @@ public:
   Value lowerUnary(const UnaryExpr &e);
   Value lowerBinary(const BinaryExpr &e);
   Value binaryOp(BinaryOp op, Value a, Value b, SourceRange where);
+  std::optional<Value> divRemByConstant(BinaryOp op, const Value &a, int64_t divisor, Scalar s);
+  bool knownNonNegative(const Value &v) const;
+  std::optional<int64_t> lowerBoundOf(const Value &v) const;
+  std::optional<int64_t> resultLowerBound(BinaryOp op, const Value &a, const Value &b) const;
   Value convert(const Value &v, const ValueType &to, SourceRange where);
   Value lowerConversionCall(const CallExpr &e, const ValueType &to);
   Value vectorElement(const Value &v, unsigned index);

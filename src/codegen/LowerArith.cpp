@@ -2,7 +2,9 @@
 //
 // How: operands are lowered first; untyped literals adapt to the typed operand (both untyped: folded as
 // literals).  Constant operands fold (Value.cpp).  Scalars map to one PTX instruction each:
-//   int   add/sub/mul.lo/div/rem/shl/shr/and/or/xor .s32|.u32|.s64|.b32, setp.<cc>.<type>
+//   int   add/sub/mul.lo/div/rem/shl/shr/and/or/xor .s32|.u32|.s64|.b32, setp.<cc>.<type>; division and
+//         remainder by a constant become shifts/masks/mul.hi (divRemByConstant), using the known
+//         lower bounds of index values (Value::lowerBound)
 //   f32   add/sub/mul.f32, div.rn.f32, setp.<cc>.f32 ('!=' is the unordered setp.neu, as in C)
 //   f16/bf16 scalars compute in f32 and round back once (cvt.rn), which is exact for add/sub/mul of two
 //   16-bit values up to that single rounding.
@@ -197,6 +199,9 @@ Value KernelLowering::binaryOp(BinaryOp op, Value a, Value b, SourceRange where)
     out_.inst("setp." + std::string(cmpName(op, isFloat(s))) + "." + ts + " " + d + ", " + ra + ", " + rb);
     return Value::ofRegs(resultType, {d});
   }
+  if ((op == BinaryOp::Div || op == BinaryOp::Rem) && b.isConst()) {
+    if (auto q = divRemByConstant(op, a, b.constant->i, s)) return *q;
+  }
   Value d = freshValue(resultType);
   const std::string &rd = d.regs[0];
   if (isFloat(s)) {   // f32
@@ -243,7 +248,110 @@ Value KernelLowering::binaryOp(BinaryOp op, Value a, Value b, SourceRange where)
     diags_.report(DiagKind::CodegenUnsupportedForm, where, "this operator on integers");
     break;
   }
+  d.lowerBound = resultLowerBound(op, a, b);
   return d;
+}
+
+std::optional<int64_t> KernelLowering::lowerBoundOf(const Value &v) const {
+  if (v.isConst()) return v.constant->i;
+  return v.lowerBound;
+}
+
+bool KernelLowering::knownNonNegative(const Value &v) const {
+  if (v.isConst()) return v.constant->i >= 0 && v.constant->i < (int64_t{1} << 31);
+  return v.lowerBound && *v.lowerBound >= 0;
+}
+
+// The lower bound of `a op b` for integer scalars, from the operands' bounds (constants are their own).
+// Bounds stay within 32-bit index values; anything that could leave them is "unknown".
+std::optional<int64_t> KernelLowering::resultLowerBound(BinaryOp op, const Value &a, const Value &b) const {
+  constexpr int64_t limit = int64_t{1} << 31;
+  auto la = lowerBoundOf(a), lb = lowerBoundOf(b);
+  auto bounded = [&](int64_t v) -> std::optional<int64_t> {
+    if (v <= -limit || v >= limit) return std::nullopt;
+    return v;
+  };
+  bool na = knownNonNegative(a), nb = knownNonNegative(b);
+  switch (op) {
+  case BinaryOp::Add:
+    if (la && lb) return bounded(*la + *lb);
+    return std::nullopt;
+  case BinaryOp::Sub:   // only a constant subtrahend has a known upper value
+    if (la && b.isConst()) return bounded(*la - b.constant->i);
+    return std::nullopt;
+  case BinaryOp::Mul:
+    if (na && nb) return bounded(*la * *lb);
+    return std::nullopt;
+  case BinaryOp::Div:
+    if (na && nb && *lb > 0 && b.isConst()) return *la / *lb;
+    if (na && nb) return 0;
+    return std::nullopt;
+  case BinaryOp::Rem: case BinaryOp::Shr: case BinaryOp::BitOr: case BinaryOp::BitXor: case BinaryOp::Shl:
+    if (na && nb) return 0;
+    return std::nullopt;
+  case BinaryOp::BitAnd:
+    if (na || nb) return 0;
+    return std::nullopt;
+  default: return std::nullopt;
+  }
+}
+
+// Integer division and remainder by a constant.  ptxas expands div/rem by an immediate into the generic
+// reciprocal sequence (~20 instructions), so they are strength-reduced here:
+//   dividend known in [0, 2^31) (or u32) and d = 2^k:   shr.u32 / and.b32
+//   dividend known in [0, 2^31), other d >= 3:           q = mul.hi.u32(n, m) >> l with l = floor(log2 d),
+//     m = ceil(2^(32+l) / d) < 2^32; exact because n * (m - 2^(32+l)/d) / 2^(32+l) < 2^(31-32-l) <= 1/d
+//     (Hacker's Delight 10-9 with a 31-bit dividend); remainder n - q * d.
+//   signed dividend of unknown sign and d = 2^k:         round toward zero with the bias (n >> 31) >>> (32-k)
+//     (C semantics): q = (n + bias) >> k,  r = n - ((n + bias) & -d).
+// Anything else (64-bit, negative or zero divisors, signed non-powers of two) stays a div/rem instruction.
+std::optional<Value> KernelLowering::divRemByConstant(BinaryOp op, const Value &a, int64_t divisor, Scalar s) {
+  if (s != Scalar::I32 && s != Scalar::U32) return std::nullopt;
+  if (divisor <= 1 || divisor >= (int64_t{1} << 31)) return std::nullopt;
+  bool isDiv = op == BinaryOp::Div;
+  ValueType t = ValueType::scalar(s);
+  std::string n = reg(a);
+  auto log2 = exactLog2(divisor);
+  bool nonNeg = knownNonNegative(a);
+  auto result = [&](const std::string &r) {
+    Value v = Value::ofRegs(t, {r});
+    if (nonNeg) v.lowerBound = 0;
+    return v;
+  };
+  if (log2 && (nonNeg || s == Scalar::U32)) {
+    std::string d = out_.newReg(RegClass::B32);
+    if (isDiv) out_.inst("shr.u32 " + d + ", " + n + ", " + std::to_string(*log2));
+    else out_.inst("and.b32 " + d + ", " + n + ", " + std::to_string(divisor - 1));
+    return result(d);
+  }
+  if (log2) {   // signed, sign unknown
+    std::string sign = out_.newReg(RegClass::B32), bias = out_.newReg(RegClass::B32),
+                biased = out_.newReg(RegClass::B32), d = out_.newReg(RegClass::B32);
+    out_.inst("shr.s32 " + sign + ", " + n + ", 31");
+    out_.inst("shr.u32 " + bias + ", " + sign + ", " + std::to_string(32 - *log2));
+    out_.inst("add.s32 " + biased + ", " + n + ", " + bias);
+    if (isDiv) {
+      out_.inst("shr.s32 " + d + ", " + biased + ", " + std::to_string(*log2));
+    } else {
+      std::string rounded = out_.newReg(RegClass::B32);
+      out_.inst("and.b32 " + rounded + ", " + biased + ", " + std::to_string(-divisor));
+      out_.inst("sub.s32 " + d + ", " + n + ", " + rounded);
+    }
+    return result(d);
+  }
+  if (!nonNeg) return std::nullopt;
+  unsigned l = 0;
+  while ((int64_t{2} << l) <= divisor) ++l;   // l = floor(log2 d)
+  const uint64_t num = uint64_t{1} << (32 + l);   // l <= 30: fits
+  const uint64_t magic = (num + static_cast<uint64_t>(divisor) - 1) / static_cast<uint64_t>(divisor);
+  CAKE_ASSERT(magic < (uint64_t{1} << 32));
+  std::string hi = out_.newReg(RegClass::B32), q = out_.newReg(RegClass::B32);
+  out_.inst("mul.hi.u32 " + hi + ", " + n + ", " + std::to_string(magic));
+  out_.inst("shr.u32 " + q + ", " + hi + ", " + std::to_string(l));
+  if (isDiv) return result(q);
+  std::string r = out_.newReg(RegClass::B32);
+  out_.inst("mad.lo.s32 " + r + ", " + q + ", " + std::to_string(-divisor) + ", " + n);
+  return result(r);
 }
 
 Value KernelLowering::toPred(const Value &v) {
@@ -413,7 +521,11 @@ Value KernelLowering::convert(const Value &v, const ValueType &to, SourceRange w
   // scalar -> scalar
   Scalar from = concreteScalar(v.type.elem), dst = concreteScalar(to.elem);
   ValueType dt = ValueType::scalar(dst);
-  if (from == dst) return Value::ofRegs(dt, v.regs);
+  if (from == dst) {
+    Value same = Value::ofRegs(dt, v.regs);
+    same.lowerBound = v.lowerBound;
+    return same;
+  }
   if (from == Scalar::F8E4M3 || from == Scalar::F8E5M2 || dst == Scalar::F8E4M3 || dst == Scalar::F8E5M2) {
     diags_.report(DiagKind::CodegenUnsupportedForm, where, "scalar f8 conversions");
     return placeholder(dt);
@@ -457,8 +569,10 @@ Value KernelLowering::convert(const Value &v, const ValueType &to, SourceRange w
     out_.inst("cvt.rzi." + tb + "." + ta + " " + rd + ", " + src);
   } else if (scalarBits(from) == scalarBits(dst)) {
     out_.inst("mov.b" + std::to_string(scalarBits(dst)) + " " + rd + ", " + src);
+    if (knownNonNegative(v)) d.lowerBound = v.lowerBound;   // in [0, 2^31): the same value in either signedness
   } else if (scalarBits(dst) > scalarBits(from)) {
     out_.inst("cvt." + std::string(isSigned(from) ? "s64." : "u64.") + ta + " " + rd + ", " + src);
+    d.lowerBound = v.lowerBound;
   } else {
     out_.inst("cvt.u32.u64 " + rd + ", " + src);
   }

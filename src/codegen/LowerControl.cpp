@@ -138,7 +138,13 @@ void KernelLowering::lowerFor(const ForStmt &s) {
     out_.instGuarded(p, "bra " + endLabel);
   }
   out_.label(loopLabel);
-  env_[static_cast<const Decl *>(&s)] = iv;
+  // Counting up by a positive constant from a non-negative start, the variable stays at least that start
+  // in the body (the bound is an i32, so it cannot wrap).
+  Value ivInBody = iv;
+  if (knownNonNegative(lo) && cstep && *cstep > 0 &&
+      (ty == Scalar::I32 || (ty == Scalar::U32 && knownNonNegative(hi))))
+    ivInBody.lowerBound = lowerBoundOf(lo);
+  env_[static_cast<const Decl *>(&s)] = ivInBody;
   lowerBlock(*s.body);
   out_.setLocation(s.range);
   out_.inst("add." + ts + " " + iv.regs[0] + ", " + iv.regs[0] + ", " + operand(stepV));

@@ -19,6 +19,7 @@ namespace cake::codegen {
 Value KernelLowering::specialRegister(std::string_view name) {
   Value d = freshValue(ValueType::scalar(Scalar::U32));
   out_.inst("mov.u32 " + d.regs[0] + ", " + std::string(name));
+  d.lowerBound = 0;   // every special register read here is in [0, 2^31)
   return d;
 }
 
@@ -73,11 +74,15 @@ Value KernelLowering::lowerBuiltin(const Expr &e, BuiltinValue v) {
       diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "this role member");
       return placeholder(ValueType::scalar(Scalar::I32));
     }
+    // Inside the role body (the only place sema allows members) the warp is at or past the role's first
+    // warp, so both differences are non-negative and / % lower to shifts and masks.
     Value rel = binaryOp(BinaryOp::Sub, *warpId_, Value::ofInt(Scalar::I32, rr->firstWarp), e.range);
+    if (!rel.isConst()) rel.lowerBound = 0;
     Value w = Value::ofInt(Scalar::I32, rr->warpsPerInstance);
     if (v == BuiltinValue::RoleIndex) return binaryOp(BinaryOp::Div, rel, w, e.range);
     if (v == BuiltinValue::RoleWarp) return binaryOp(BinaryOp::Rem, rel, w, e.range);
     Value t = binaryOp(BinaryOp::Sub, retype(*tidX_, Scalar::I32), Value::ofInt(Scalar::I32, rr->firstWarp * 32), e.range);
+    if (!t.isConst()) t.lowerBound = 0;
     return binaryOp(BinaryOp::Rem, t, Value::ofInt(Scalar::I32, rr->warpsPerInstance * 32), e.range);
   }
   }

@@ -33,6 +33,12 @@ struct Value {
   // address computation move the constant into the instruction's immediate offset.
   std::string affineBase;
   int64_t affineOffset = 0;
+  // A known lower bound of an integer scalar; a bound >= 0 also means the value is below 2^31.  Sources:
+  // thread/block indices, shape variables, loop counters (their start); propagated through + - * / % >> &
+  // with constants and other bounded values (index arithmetic is assumed not to overflow, as for
+  // affineBase).  Set only on immutable results and loop variables, never on a var's registers.  Lets
+  // division and remainder by a constant become shifts, masks and multiply-high (LowerArith.cpp).
+  std::optional<int64_t> lowerBound;
 
   bool isConst() const { return constant.has_value(); }
   bool valid() const { return isConst() || !regs.empty(); }

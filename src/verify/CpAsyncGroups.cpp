@@ -11,7 +11,11 @@
 //      when the shared array has an outer stage dimension; thread-dependent stages are "any stage" -,
 //      `cp.async.commit` closes it, `cp.async.wait N` retires all but the newest N groups.  Conditions that
 //      cannot be evaluated (thread-dependent) run both branches; thread-dependent loops run their body once.
-//   3. Obligation: every shared read (loads in expressions, ldmatrix, wgmma operands) of an array with a
+//   3. Publication: cp.async.wait only covers the executing thread's own copies; the data of a retired group
+//      becomes visible to the other threads at the next barrier (syncthreads / sync).  Retired groups stay
+//      "unpublished" until then, and a read of their stage is an error too (the classic wait-after-barrier
+//      reordering).
+//   4. Obligation: every shared read (loads in expressions, ldmatrix, wgmma operands) of an array with a
 //      pending or open group writing the same stage (or any stage) is an error at the read, with the shape,
 //      the loop iteration, the copy, its commit and the last wait as notes.  Otherwise each read is counted
 //      as proven for the simulated shapes.  A shape whose simulation exceeds kMaxSteps is skipped and, when no
@@ -65,8 +69,10 @@ private:
   unsigned &proven_;
   Group open_;
   std::deque<Group> pending_;
+  std::vector<Group> unpublished_;   // retired by this thread's wait, not yet behind a barrier
   const OpStmt *lastWait_ = nullptr;
   int64_t lastWaitN_ = 0;
+  const OpStmt *lastBarrier_ = nullptr;
   std::vector<std::pair<const ForStmt *, int64_t>> loops_;
   int64_t steps_ = 0;
   bool aborted_ = false;
@@ -74,7 +80,11 @@ private:
   std::optional<int64_t> eval(const Expr &e, unsigned depth = 0) const {
     if (depth > 256) return std::nullopt;
     switch (e.kind) {
-    case ExprKind::IntLit: return static_cast<int64_t>(cast<IntLitExpr>(&e)->value);
+    case ExprKind::IntLit: {
+      uint64_t v = cast<IntLitExpr>(&e)->value;
+      if (v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+      return static_cast<int64_t>(v);
+    }
     case ExprKind::BoolLit: return cast<BoolLitExpr>(&e)->value ? 1 : 0;
     case ExprKind::Name: {
       const Decl *d = cast<NameExpr>(&e)->decl;
@@ -89,7 +99,8 @@ private:
       auto &u = *cast<UnaryExpr>(&e);
       auto x = eval(*u.operand, depth + 1);
       if (!x) return std::nullopt;
-      return u.op == UnaryOp::Neg ? -*x : u.op == UnaryOp::Not ? (*x == 0) : ~*x;
+      if (u.op == UnaryOp::Neg && *x == INT64_MIN) return std::nullopt;
+      return u.op == UnaryOp::Neg ? -*x : u.op == UnaryOp::Not ? int64_t(*x == 0) : ~*x;
     }
     case ExprKind::Binary: {
       auto &b = *cast<BinaryExpr>(&e);
@@ -99,11 +110,11 @@ private:
       if (!l || !r) return std::nullopt;
       int64_t x = *l, y = *r;
       switch (b.op) {
-      case BinaryOp::Add: return x + y;
-      case BinaryOp::Sub: return x - y;
-      case BinaryOp::Mul: return x * y;
-      case BinaryOp::Div: if (y == 0) return std::nullopt; return x / y;
-      case BinaryOp::Rem: if (y == 0) return std::nullopt; return x % y;
+      case BinaryOp::Add: { int64_t o; if (__builtin_add_overflow(x, y, &o)) return std::nullopt; return o; }
+      case BinaryOp::Sub: { int64_t o; if (__builtin_sub_overflow(x, y, &o)) return std::nullopt; return o; }
+      case BinaryOp::Mul: { int64_t o; if (__builtin_mul_overflow(x, y, &o)) return std::nullopt; return o; }
+      case BinaryOp::Div: if (y == 0 || (x == INT64_MIN && y == -1)) return std::nullopt; return x / y;
+      case BinaryOp::Rem: if (y == 0 || (x == INT64_MIN && y == -1)) return std::nullopt; return x % y;
       case BinaryOp::Shl: if (y < 0 || y > 62) return std::nullopt; return x << y;
       case BinaryOp::Shr: if (y < 0 || y > 63) return std::nullopt; return x >> y;
       case BinaryOp::BitAnd: return x & y;
@@ -193,6 +204,20 @@ private:
     for (size_t i = 0; i < pending_.size(); ++i)
       for (const Write &w : pending_[i].writes)
         if (conflicts(w)) { report(w, &pending_[i], pending_.size() - 1 - i); return; }
+    for (const Group &g : unpublished_)
+      for (const Write &w : g.writes)
+        if (conflicts(w)) {
+          if (!reported_.insert(&at).second) return;
+          auto d = ctx_.reportFailure(DiagKind::CpAsyncPendingRead, at.range, r->array->name,
+                                      "'cp.async.commit' (" + g.when + ") of another thread");
+          d.note(at.range, "with " + shapeText_ + ", at " + iterationText() + ": this thread's wait retired the group, "
+                           "but no barrier since then makes the other threads' copies visible");
+          d.note(w.copy->range, "this cp.async writes " + (w.stage ? "stage " + std::to_string(*w.stage) : std::string("the array")) +
+                                    " (each thread copies its own part)");
+          if (lastWait_) d.note(lastWait_->range, "the wait covers only the copies of the thread that executes it");
+          d.hint("put a barrier (syncthreads, or sync on a named barrier) between the cp.async.wait and this read");
+          return;
+        }
     ++proven_;
   }
 
@@ -279,10 +304,17 @@ private:
       lastWait_ = &op;
       auto n = op.dsts.empty() || !op.dsts[0] ? std::nullopt : eval(*op.dsts[0]);
       if (n && *n >= 0)
-        while (static_cast<int64_t>(pending_.size()) > *n) pending_.pop_front();
+        while (static_cast<int64_t>(pending_.size()) > *n) {
+          unpublished_.push_back(std::move(pending_.front()));
+          pending_.pop_front();
+        }
       lastWaitN_ = n.value_or(-1);
       return;
     }
+    case OpId::Syncthreads: case OpId::Sync:
+      unpublished_.clear();   // every thread's completed copies are now visible to the others
+      lastBarrier_ = &op;
+      return;
     case OpId::Ldmatrix: case OpId::LdmatrixTrans: case OpId::Wgmma:
       for (auto &src : op.srcs) read(op, src.get());
       return;

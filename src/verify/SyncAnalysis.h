@@ -21,6 +21,7 @@ enum class SyncFamily : uint8_t { MBarrier, Ring, Deadlock };
 struct SyncFinding {
   SyncFamily family = SyncFamily::Deadlock;
   bool unproven = false;          // true: E0601 "could not prove"; false: a refutation of `kind`
+  bool timedOut = false;          // unproven because the solver ran out of time (E0602)
   DiagKind kind = DiagKind::SyncDeadlock;
   SourceRange range;
   std::vector<std::string> args;  // the message arguments of `kind` (unproven: obligation, reason)

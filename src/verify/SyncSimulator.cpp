@@ -64,6 +64,8 @@ struct AgentState {
   Clock clock;
   std::map<int, int64_t> target;                    // barrier -> previous wait target
   std::map<int, const SyncEvent *> lastWait;        // barrier -> last passed wait
+  const SyncEvent *lastPassed = nullptr;            // the last wait this agent passed, and its target
+  int64_t lastPassedTarget = 0;
   std::vector<Clock> blockSyncClocks, clusterClocks;
   std::vector<std::pair<int, size_t>> openWgmma, openStore;                 // (stage, read index)
   std::deque<std::vector<std::pair<int, size_t>>> wgmmaGroups, storeGroups;
@@ -94,6 +96,10 @@ public:
       if (stopped_) break;
       if (!progress) {
         if (inFlight_.empty()) break;
+        bool anyRunning = false;
+        for (size_t a = 0; a < agentStates_.size(); ++a)
+          if (static_cast<int>(a) != frozen_ && !finished(static_cast<int>(a))) anyRunning = true;
+        if (!anyRunning && !light_) break;   // copies nobody waits for: reported by finalChecks
         land(0);
       }
     }
@@ -203,8 +209,10 @@ private:
             everInit = true;
       SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierNotInitialized, e.range,
                              {decl->decl->name, who(a, e),
-                              everInit ? "its initialisation is published by a block barrier (syncthreads)"
-                                       : "it is initialised (no mbarrier.init reaches it)"});
+                              !everInit ? "it is initialised (no mbarrier.init reaches it)"
+                              : slots_->barriers[static_cast<size_t>(b)].cta != agent(a).cta
+                                  ? "its initialisation is published to the cluster (cluster.sync)"
+                                  : "its initialisation is published by a block barrier (syncthreads)"});
       if (s.initEvent) f.notes.push_back({s.initEvent->range, "initialised here by " + agent(s.initAgent).name});
       f.notes.push_back({declRange(b), "barrier declared here"});
       f.hint = "initialise it with 'mbarrier.init' in one thread, then 'fence.mbarrier_init;' and 'syncthreads;' "
@@ -228,6 +236,21 @@ private:
     const AgentState &as = agentStates_[static_cast<size_t>(a)];
     bool observed = st.version > 0 && st.landed && as.clock[stageClockIndex(s)] >= st.version;
     if (observed || (st.writer == a && st.writeBarrier < 0 && st.version > 0)) return true;
+    // A wait that passed on the phase before initialisation (parity 1 on a fresh barrier), then a read of
+    // data that has not arrived: the parity is off by one phase.
+    if ((st.version == 0 || !st.landed || st.writeBarrier >= 0) && as.lastPassed && as.lastPassedTarget < 0) {
+      const SyncEvent &wait = *as.lastPassed;
+      int wb = wait.barriers[0];
+      SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierWaitParity, wait.range,
+                             {barName(wb), std::to_string(wait.parity),
+                              "-1 (the phase before initialisation, which counts as complete)",
+                              agent(a).name + " then reads '" + stageName(s) + "'" + at(e) + ", which no completed phase has filled"});
+      f.notes.push_back({wait.range, agent(a).name + " passes this wait at once" + at(wait)});
+      f.notes.push_back({e.range, "and reads '" + stageName(s) + "' here" + at(e)});
+      f.hint = "the k-th use of a stage of an S-stage ring waits with parity (k / S) & 1 (consumer) and "
+               "((k / S) & 1) ^ 1 (producer)";
+      return false;
+    }
     if (st.version == 0) {
       SimFinding &f = report(SyncFamily::Ring, DiagKind::StageReadBeforeFilled, e.range,
                              {who(a, e), stageName(s), "anything has been written to it"});
@@ -284,12 +307,15 @@ private:
       const std::vector<SyncEvent> &evs = events(r.agent);
       for (size_t i = 0; i < evs.size(); ++i) {
         if (&evs[i] != r.event) continue;
-        for (size_t j = i + 1; j < evs.size(); ++j)
-          if (evs[j].kind == EventKind::Arrive) {
-            f.notes.push_back({evs[j].range, "and releases it here" + at(evs[j]) + ", which " + agent(a).name +
-                                                 " does not wait for before the overwrite"});
-            break;
-          }
+        bool retired = r.event->kind == EventKind::Read;
+        for (size_t j = i + 1; j < evs.size(); ++j) {
+          if (evs[j].kind == EventKind::WgmmaWait || evs[j].kind == EventKind::StoreWait) retired = true;
+          if (evs[j].kind != EventKind::Arrive) continue;
+          f.notes.push_back({evs[j].range, "and releases it here" + at(evs[j]) +
+                                               (retired ? ", which " + agent(a).name + " does not wait for before the overwrite"
+                                                        : ", before the wait that ends the read")});
+          break;
+        }
         break;
       }
       f.hint = "before refilling a stage, wait for every consumer's release of it (an 'empty' mbarrier with "
@@ -329,7 +355,7 @@ private:
     switch (e.kind) {
     case EventKind::BlockSync: case EventKind::ClusterWait: {
       bool cluster = e.kind == EventKind::ClusterWait;
-      size_t j = cluster ? as.clusterClocks.size() : as.blockSyncClocks.size();
+      size_t j = cluster ? as.clusterWaited : as.blockSyncClocks.size();
       if (!cluster) {
         // Record the arrival once, then wait for every unfinished agent of the CTA.
         if (pendingSync_.count(a) == 0) pendingSync_[a] = clk;
@@ -426,6 +452,8 @@ private:
       if (n >= 0) join(clk, s.completedClocks[static_cast<size_t>(n)]);
       as.target[b] = n;
       as.lastWait[b] = &e;
+      as.lastPassed = &e;
+      as.lastPassedTarget = n;
       break;
     }
     case EventKind::TmaLoad: {

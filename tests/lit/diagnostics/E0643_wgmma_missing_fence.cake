@@ -1,0 +1,21 @@
+// RUN: %cakec --verify-only --verify-diagnostics %s
+// The accumulator is zero-initialised by register code and fed to the first wgmma without wgmma.fence.
+target sm_90a;
+kernel k(C: f32[M, N] align(16)) requires(M % 64 == 0, N % 64 == 0) grid(N / 64, M / 64) threads(128) {
+  shared a: bf16[64, 16] align(1024);
+  shared b: bf16[64, 16] align(1024);
+  let t = i32(tid.x);
+  for c in 0..8 unroll {
+    a[t / 2, (t % 2) * 8 + c] = bf16(0.0);
+    b[t / 2, (t % 2) * 8 + c] = bf16(1.0);
+  }
+  fence.proxy_async;
+  syncthreads;
+  // expected-note@+1 {{'acc' is declared here}}
+  var acc: frag<wgmma_acc, f32, 64, 64, 16> = 0.0;
+  // expected-error@+1 E0643 {{wgmma reads register operand 'acc' without a wgmma.fence after its ini}}
+  wgmma acc += a * b.T;
+  wgmma.commit;
+  wgmma.wait 0;
+  store C[i32(block.y) * 64, i32(block.x) * 64] <- acc;
+}
