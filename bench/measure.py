@@ -60,18 +60,28 @@ def set_count(specs):
     return case_defs.rotation_sets(specs, l2_bytes())
 
 
+OUTLIER_FACTOR = 10            # one element may be off by at most 10 x tolerance x rms(ref) (+ output rounding)
+ROUNDING = {torch.bfloat16: 2.0**-8, torch.float16: 2.0**-11, torch.float32: 2.0**-24}
+
+
 def compare(out, ref, tolerance):
-    """||out - ref|| / ||ref|| in float64, NaN count, max abs error; ok when no NaN and the error is small."""
+    """The relative error ||out - ref|| / ||ref|| (float64) must be <= tolerance, no NaN may be left (outputs
+    start NaN-poisoned), and no single element may be an outlier: |out - ref| <= OUTLIER_FACTOR * tolerance *
+    rms(ref) + 2 ulp(out dtype) * |ref|, which catches one wrong element that the norm would average away."""
     o = out.detach().double().reshape(-1)
     r = ref.detach().double().reshape(-1).to(o.device)
     nan_count = int(torch.isnan(o).sum().item())
-    finite = torch.nan_to_num(o, nan=0.0)
-    diff = finite - r
+    diff = (torch.nan_to_num(o, nan=0.0) - r).abs()
     ref_norm = float(r.norm().item())
     rel = float(diff.norm().item()) / ref_norm if ref_norm > 0 else float(diff.norm().item())
-    max_abs = float(diff.abs().max().item()) if diff.numel() else 0.0
-    ok = nan_count == 0 and math.isfinite(rel) and rel <= tolerance
-    return {"rel_err": rel, "max_abs_err": max_abs, "nan_count": nan_count, "tolerance": tolerance, "ok": ok}
+    max_abs = float(diff.max().item()) if diff.numel() else 0.0
+    rms = ref_norm / math.sqrt(max(r.numel(), 1))
+    bound = OUTLIER_FACTOR * tolerance * rms + 2 * ROUNDING.get(out.dtype, 0.0) * r.abs()
+    outliers = int((diff > bound).sum().item())
+    del diff, bound
+    ok = nan_count == 0 and math.isfinite(rel) and rel <= tolerance and outliers == 0
+    return {"rel_err": rel, "max_abs_err": max_abs, "max_err_over_rms": max_abs / rms if rms > 0 else max_abs,
+            "outliers": outliers, "nan_count": nan_count, "tolerance": tolerance, "ok": ok}
 
 
 def time_runs(fns, iters=None):

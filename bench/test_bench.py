@@ -12,6 +12,8 @@ checks of libcake_runtime) and (2) a torch emulation of what the sample computes
   * the reports (results.json, results.md) and the acceptance lines.
 Prints one line per check and 'N passed, N failed'; exits 1 on a failure."""
 
+import contextlib
+import io
 import json
 import os
 import sys
@@ -146,8 +148,13 @@ def run_items(plan, cache, cake):
 
 # ------------------------------------------------------------------------------------------- tests
 def test_dry_run(cake):
-    rc = run_bench.dry_run(ARGS, cake)
-    check("dry run plans every case without problems", rc == 0)
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        rc = run_bench.dry_run(ARGS, cake)
+    text = output.getvalue()
+    check("dry run plans every case without problems", rc == 0 and " 0 problem(s)" in text, text[-500:])
+    check("dry run shows launch plans and expected refusals", "grid=(131072, 1, 1)" in text and
+          "refused as expected" in text, text[:500])
 
 
 def test_cases_emulated(cake):
@@ -189,6 +196,16 @@ def test_detects_wrong_results(cake):
         statuses = [results[i["id"]]["status"] for i in items]
         check("%s with %s is reported wrong" % (sample, label), statuses and set(statuses) == {"wrong"},
               str(statuses))
+    # one element off by 0.5 in a 384x1152 product (rms 14): the norm error stays under 1e-4, the outlier test
+    # catches it
+    def slightly_off(out):
+        out.view(-1)[12345] += 0.5
+
+    EmulatedCache.sabotage = {"simt_gemm": slightly_off}
+    items = [i for i in plan if i["sample"] == "simt_gemm" and i["shape"] == "384x1152x200"]
+    r = run_items(items, EmulatedCache(cake), cake)[items[0]["id"]]
+    check("one slightly wrong element is caught by the outlier test", r["status"] == "wrong" and
+          r["checks"][0]["rel_err"] < 1e-4 and r["checks"][0]["outliers"] == 1, str(r.get("checks")))
     EmulatedCache.sabotage = {}
     # a kernel that writes nothing: every output stays NaN-poisoned
     EmulatedCache.sabotage = {}
@@ -207,8 +224,9 @@ def test_reports(cake, plan, results):
         args = run_bench.parse_args(["--out", out, "--iters", "3"])
         full = {item["id"]: results.get(item["id"], {"status": "skipped", "detail": item["skip"] or "too big for the CPU"})
                 for item in plan}
-        rc = run_bench.write_reports(args, plan, ["a note"], full, {"device": {"name": "CPU (self-test)"}}, None,
-                                     1.0, cake)
+        with contextlib.redirect_stdout(io.StringIO()):   # its FAIL lines are the CPU run's, not the test's
+            rc = run_bench.write_reports(args, plan, ["a note"], full, {"device": {"name": "CPU (self-test)"}},
+                                         None, 1.0, cake)
         document = json.load(open(os.path.join(out, "results.json")))
         markdown = open(os.path.join(out, "results.md")).read()
     check("results.json has every case", len(document["cases"]) == len(plan))

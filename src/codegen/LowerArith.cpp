@@ -299,9 +299,8 @@ std::optional<int64_t> KernelLowering::resultLowerBound(BinaryOp op, const Value
 // Integer division and remainder by a constant.  ptxas expands div/rem by an immediate into the generic
 // reciprocal sequence (~20 instructions), so they are strength-reduced here:
 //   dividend known in [0, 2^31) (or u32) and d = 2^k:   shr.u32 / and.b32
-//   dividend known in [0, 2^31), other d >= 3:           q = mul.hi.u32(n, m) >> l with l = floor(log2 d),
-//     m = ceil(2^(32+l) / d) < 2^32; exact because n * (m - 2^(32+l)/d) / 2^(32+l) < 2^(31-32-l) <= 1/d
-//     (Hacker's Delight 10-9 with a 31-bit dividend); remainder n - q * d.
+//   dividend known in [0, 2^31), other d >= 3:           q = mul.hi.u32(n, m) >> l (divisionMagic31 in
+//     Value.cpp, which proves it exact); remainder n - q * d (one mad).
 //   signed dividend of unknown sign and d = 2^k:         round toward zero with the bias (n >> 31) >>> (32-k)
 //     (C semantics): q = (n + bias) >> k,  r = n - ((n + bias) & -d).
 // Anything else (64-bit, negative or zero divisors, signed non-powers of two) stays a div/rem instruction.
@@ -340,14 +339,10 @@ std::optional<Value> KernelLowering::divRemByConstant(BinaryOp op, const Value &
     return result(d);
   }
   if (!nonNeg) return std::nullopt;
-  unsigned l = 0;
-  while ((int64_t{2} << l) <= divisor) ++l;   // l = floor(log2 d)
-  const uint64_t num = uint64_t{1} << (32 + l);   // l <= 30: fits
-  const uint64_t magic = (num + static_cast<uint64_t>(divisor) - 1) / static_cast<uint64_t>(divisor);
-  CAKE_ASSERT(magic < (uint64_t{1} << 32));
+  DivisionMagic magic = divisionMagic31(divisor);
   std::string hi = out_.newReg(RegClass::B32), q = out_.newReg(RegClass::B32);
-  out_.inst("mul.hi.u32 " + hi + ", " + n + ", " + std::to_string(magic));
-  out_.inst("shr.u32 " + q + ", " + hi + ", " + std::to_string(l));
+  out_.inst("mul.hi.u32 " + hi + ", " + n + ", " + std::to_string(magic.multiplier));
+  out_.inst("shr.u32 " + q + ", " + hi + ", " + std::to_string(magic.shift));
   if (isDiv) return result(q);
   std::string r = out_.newReg(RegClass::B32);
   out_.inst("mad.lo.s32 " + r + ", " + q + ", " + std::to_string(-divisor) + ", " + n);

@@ -89,6 +89,16 @@ std::optional<unsigned> exactLog2(int64_t v) {
   return static_cast<unsigned>(std::countr_zero(static_cast<uint64_t>(v)));
 }
 
+DivisionMagic divisionMagic31(int64_t divisor) {
+  // Exact for every n < 2^31: with m = 2^(32+l)/d + e (0 <= e < 1), n*m / 2^(32+l) = n/d + n*e/2^(32+l)
+  // and n*e/2^(32+l) < 2^31/2^(32+l) = 2^(-1-l) < 1/d because d < 2^(l+1), so the floor does not change.
+  unsigned l = 0;
+  while ((int64_t{2} << l) <= divisor) ++l;   // l = floor(log2 d) <= 30
+  const uint64_t num = uint64_t{1} << (32 + l);
+  const uint64_t m = (num + static_cast<uint64_t>(divisor) - 1) / static_cast<uint64_t>(divisor);
+  return {static_cast<uint32_t>(m), l};
+}
+
 std::optional<ConstScalar> foldBinary(BinaryOp op, Scalar s, ConstScalar a, ConstScalar b) {
   bool cmp = op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le ||
              op == BinaryOp::Gt || op == BinaryOp::Ge;

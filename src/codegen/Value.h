@@ -80,4 +80,13 @@ std::string ptxImmediate(Scalar s, ConstScalar c);
 // log2 of v if v is a positive power of two.
 std::optional<unsigned> exactLog2(int64_t v);
 
+// Multiply-high constants for dividing a dividend in [0, 2^31) by a constant d in [3, 2^31) that is not a
+// power of two: n / d == (n * multiplier) >> (32 + shift), with shift = floor(log2 d) and
+// multiplier = ceil(2^(32+shift) / d) < 2^32 (Hacker's Delight 10-9 for 31-bit dividends).
+struct DivisionMagic {
+  uint32_t multiplier = 0;
+  unsigned shift = 0;
+};
+DivisionMagic divisionMagic31(int64_t divisor);
+
 } // namespace cake::codegen

@@ -1,6 +1,7 @@
 // Driver: the cakec pipeline as one readable function.
 //
-//   read the file -> lex + parse -> sema -> [verify, cost: not built yet] -> codegen (PTX, ptxas) -> outputs
+//   read the file -> lex + parse -> sema -> verify (Z3) -> [cost: not built yet] -> codegen (PTX, ptxas)
+//   -> outputs
 //
 // main.cpp turns the command line into DriverOptions (it owns every usage error); runDriver() runs the
 // pipeline and returns the process exit code.  All user-facing problems are diagnostics through one

@@ -152,6 +152,37 @@ TEST_CASE("conversions of constants and PTX immediates") {
   CHECK_FALSE(exactLog2(0).has_value());
 }
 
+TEST_CASE("multiply-high division constants are exact for every 31-bit dividend") {
+  auto divide = [](uint32_t n, DivisionMagic m) {
+    return static_cast<uint32_t>((static_cast<uint64_t>(n) * m.multiplier) >> 32) >> m.shift;
+  };
+  CHECK(divisionMagic31(3).multiplier == 0xAAAAAAABu);
+  CHECK(divisionMagic31(3).shift == 1u);
+  // Dividends near 0, near multiples of d and near 2^31 for many divisors (the error term is largest at
+  // the top of the range), plus a pseudo-random sweep.
+  std::vector<int64_t> divisors;
+  for (int64_t d = 3; d < 2000; ++d)
+    if (!exactLog2(d)) divisors.push_back(d);
+  for (int64_t d : {1000003ll, 65537ll, 0x7fffffffll, 0x40000001ll, 641ll * 6700417ll % 0x7fffffffll})
+    divisors.push_back(d);
+  uint64_t seed = 12345;
+  for (int64_t d : divisors) {
+    DivisionMagic m = divisionMagic31(d);
+    std::vector<uint32_t> ns = {0, 1, static_cast<uint32_t>(d - 1), static_cast<uint32_t>(d), 0x7fffffffu, 0x7ffffffeu,
+                                static_cast<uint32_t>(0x7fffffffll / d * d), static_cast<uint32_t>(0x7fffffffll / d * d - 1)};
+    for (int i = 0; i < 64; ++i) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      ns.push_back(static_cast<uint32_t>(seed >> 33));   // < 2^31
+    }
+    for (uint32_t n : ns) {
+      if (divide(n, m) != n / static_cast<uint32_t>(d)) {
+        FAIL_CHECK("n=" << n << " d=" << d);
+        break;
+      }
+    }
+  }
+}
+
 TEST_CASE("register storage of vectors and fragments") {
   auto bf16x8 = storageOf(ValueType::vector(Scalar::BF16, 8));
   REQUIRE(bf16x8);

@@ -322,8 +322,14 @@ TEST_CASE("runDriver: --verify-only on valid input exits 0, says what was checke
   Run r = run(o);
   CHECK(r.code == ExitCode::Success);
   CHECK(r.out.empty());
-  CHECK(r.err.find("front-end checks passed") != std::string::npos);
-  CHECK(r.err.find("no proofs were attempted") != std::string::npos);
+  CHECK(r.err.find("ok.cake: verified: ") != std::string::npos);
+  CHECK(r.err.find(" obligations proven for sm_80") != std::string::npos);
+
+  o.noVerify = true;   // skipping the verifier is said, not hidden
+  r = run(o);
+  CHECK(r.code == ExitCode::Success);
+  CHECK(r.err.find("verification skipped (--no-verify) for sm_80") != std::string::npos);
+  o.noVerify = false;
 
   o.arch = Arch::SM90a;   // --arch overrides the file's target
   r = run(o);

@@ -18,11 +18,13 @@ kernel roles(X: i32[N]) grid(1) threads(256) {
   // CHECK: sub.s32 [[R1:%r[0-9]+]], [[WARP]], 2;
   // CHECK-NEXT: setp.ge.u32 [[P1:%p[0-9]+]], [[R1]], 4;
   // CHECK-NEXT: @[[P1]] bra [[E1:\$L_[0-9]+_end_role_math]];
-  // math.index = (warp - 2) / 2, math.warp = (warp - 2) % 2, math.thread = (tid.x - 64) % 64
-  // CHECK: div.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 2;
-  // CHECK: rem.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 2;
-  // CHECK: sub.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 64;
-  // CHECK: rem.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 64;
+  // math.index = (warp - 2) / 2, math.warp = (warp - 2) % 2, math.thread = (tid.x - 64) % 64; inside the
+  // role the differences are non-negative, so / and % are a shift and a mask
+  // CHECK: sub.s32 [[REL:%r[0-9]+]], [[WARP]], 2;
+  // CHECK-NEXT: shr.u32 {{%r[0-9]+}}, [[REL]], 1;
+  // CHECK: and.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, 1;
+  // CHECK: sub.s32 [[T:%r[0-9]+]], [[TID]], 64;
+  // CHECK-NEXT: and.b32 {{%r[0-9]+}}, [[T]], 63;
   // CHECK: [[E1]]:
   role math[2] = warps(2..6) {
     X[i32(tid.x)] = math.index * 100 + math.warp * 10 + math.thread;

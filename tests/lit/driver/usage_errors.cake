@@ -23,6 +23,8 @@
 // FORMAT: cakec: error: --diagnostics-format: xml not in {text,json}
 // RUN: %expect-exit 2 %cakec %s --error-limit=-1 2>&1 | %FileCheck %s --check-prefix=LIMIT
 // LIMIT: cakec: error: --error-limit: Value -1 not in range
+// RUN: %expect-exit 2 %cakec %s --no-verify --verify-timeout=10 2>&1 | %FileCheck %s --check-prefix=NOVERIFY
+// NOVERIFY: cakec: error: {{.*}}excludes
 // RUN: %expect-exit 2 %cakec %s --explain E0301 2>&1 | %FileCheck %s --check-prefix=EXPLAIN-FILE
 // EXPLAIN-FILE: cakec: error: {{.*}}excludes
 // JSON diagnostics and --emit=ir both want stdout: refused unless -o is given.
