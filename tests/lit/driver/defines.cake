@@ -2,7 +2,7 @@
 // threads(T), which must be a multiple of 32), the last -D for a name wins, and a name no kernel declares
 // is E0323.
 // RUN: %cakec %s --verify-only 2>&1 | %FileCheck %s --check-prefix=DEFAULT
-// DEFAULT: front-end checks passed
+// DEFAULT: obligations proven for sm_80
 // RUN: %expect-exit 1 %cakec %s --verify-only -D T=33 2>&1 | %FileCheck %s --check-prefix=BAD
 // BAD: defines.cake:[[#@LINE+6]]:{{[0-9]+}}: error: {{.*}}[E0408]
 // RUN: %cakec %s --verify-only -D T=33 -DT=64 2>&1 | %FileCheck %s --check-prefix=DEFAULT
