@@ -11,27 +11,34 @@ mkdir -p "$OUT"
 json="$OUT/variants.json"
 echo '{"gemm": [' > "$json"
 sep=""
-gemm() {   # name, then -D arguments
+gemm() {   # name, then -D arguments; SRC (default samples/ampere_gemm.cake) picks another source
   name=$1; shift
   defs=""
   for d in "$@"; do defs="$defs -D $d"; done
   # shellcheck disable=SC2086
-  "$CAKEC" samples/ampere_gemm.cake --arch "$ARCH" $defs -o "$OUT/$name.cubin" -v 2>&1 | grep -v "^cakec: ampere_gemm: " | sed "s/^/[$name] /"
+  "$CAKEC" "${SRC:-samples/ampere_gemm.cake}" --no-verify --arch "$ARCH" $defs -o "$OUT/$name.cubin" -v 2>&1 \
+    | grep registers | sed "s/^/[$name] /"
   printf '%s{"name": "%s", "defines": "%s"}\n' "$sep" "$name" "$*" >> "$json"
   sep=","
 }
-gemm g128x256x32s4
-gemm g128x256x64s3 BK=64 S=3
 gemm g128x256x64s4 BK=64 S=4
-gemm g128x256x32s5 S=5
-gemm g256x128x32s4 BM=256 BN=128
 gemm g256x128x64s3 BM=256 BN=128 BK=64 S=3
-gemm g128x128x32s4w4 BN=128 S=4
-gemm g128x128x32s4w8 BN=128 WN=32 S=4
-gemm g128x256x32s4w16 WN=32
-# the sample as committed (HEAD: 128x128x32, 4 warps, 3 stages) for comparison; OLD_CAKEC may name a cakec
+# experimental sources (EXTRA_DIR): smem-staged epilogue, grouped 3-D grid, both
+if [ -n "${EXTRA_DIR:-}" ]; then
+  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi128x256x64s4 BK=64 S=4
+  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi256x128x64s4 BM=256 BN=128 BK=64 S=4
+  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi256x128x64s3 BM=256 BN=128 BK=64 S=3
+  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi256x128x32s6 BM=256 BN=128 BK=32 S=6
+  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi256x128x64s4w16 BM=256 BN=128 BK=64 S=4 WN=32
+  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi128x128x64s3w4 BN=128 BK=64 S=3
+  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi128x128x32s4w4 BN=128 BK=32 S=4
+  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi128x128x32s5w4 BN=128 BK=32 S=5
+  SRC=$EXTRA_DIR/gemm_epi_grp.cake gemm epigrp256x128x64s4 BM=256 BN=128 BK=64 S=4 G=4
+  SRC=$EXTRA_DIR/gemm_epi_grp.cake gemm epigrp128x128x64s3w4 BN=128 BK=64 S=3 G=8
+fi
+# the sample before this work (commit 2cdefdf: 128x128x32, 4 warps, 3 stages) for comparison; OLD_CAKEC may name a cakec
 # built before the current codegen
-if git show HEAD:samples/ampere_gemm.cake > "$OUT/head_ampere_gemm.cake" 2>/dev/null; then
+if git show ${BASE_COMMIT:-2cdefdf}:samples/ampere_gemm.cake > "$OUT/head_ampere_gemm.cake" 2>/dev/null; then
   "$CAKEC" "$OUT/head_ampere_gemm.cake" --no-verify --arch "$ARCH" -o "$OUT/head_sample.cubin" -v 2>&1 | grep registers | sed "s/^/[head_sample] /"
   printf ',{"name": "head_sample", "defines": "BN=128"}\n' >> "$json"
   if [ -n "${OLD_CAKEC:-}" ]; then

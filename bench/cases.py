@@ -346,6 +346,22 @@ class HopperGemm(_Gemm):
         return {"C": b["A"].float() @ b["B"].float().t()}
 
 
+class HopperGemmPersistent(HopperGemm):
+    """The persistent, 2-CTA-cluster, TMA-multicast variant: any M, N (masked epilogue, TMA zero fill),
+    K % 8 == 0, N even.  Shapes: the issue's targets, a ragged 4000^3 and a small ragged one."""
+    sample = "hopper_gemm_persistent"
+
+    def shapes(self):
+        return [Shape("4096^3", M=4096, N=4096, K=4096, accept=True),
+                Shape("8192^3", M=8192, N=8192, K=8192),
+                Shape("8192x8192x1024", M=8192, N=8192, K=1024),
+                Shape("128x8192x8192", M=128, N=8192, K=8192),
+                Shape("8192x128x8192", M=8192, N=128, K=8192),
+                Shape("4000^3", M=4000, N=4000, K=4000),
+                Shape("200x264x72", M=200, N=264, K=72),
+                Shape("4096x4096x4104", M=4096, N=4096, K=4104, quick=False)]
+
+
 # ---------------------------------------------------------------------------------------------------------
 class TmaCopy(Case):
     """Out = In (bf16 matrix) through TMA load + store; peer: a device-to-device copy of the same matrix."""
@@ -380,5 +396,5 @@ class TmaCopy(Case):
         return 2 * shape["M"] * shape["N"] * SIZES[dtype]
 
 
-CASES = [VectorAdd, BlockReduceSum, RowSoftmax, SimtGemm, AmpereGemm, HopperGemm, TmaCopy]
+CASES = [VectorAdd, BlockReduceSum, RowSoftmax, SimtGemm, AmpereGemm, HopperGemm, HopperGemmPersistent, TmaCopy]
 CASES_BY_SAMPLE = {c.sample: c for c in CASES}

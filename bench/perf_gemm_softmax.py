@@ -89,13 +89,16 @@ results = {"gemm": [], "softmax": [], "failures": []}
 def gemm_variant(folder, v, peer_cache):
     d = dict(x.split("=") for x in v["defines"].split()) if v["defines"] else {}
     bm, bn, bk = int(d.get("BM", 128)), int(d.get("BN", 256)), int(d.get("BK", 32))
+    grp = int(d.get("G", 0))      # grouped variants: grid(G, N / BN, M / (BM * G))
+    grid = (lambda m, n: [grp, n // bn, m // (bm * grp)]) if grp else (lambda m, n: [n // bn, m // bm])
     k = Kernel(os.path.join(folder, v["name"] + ".cubin"), "ampere_gemm")
     ok = True
-    for m, n, kk in [(bm, bn, bk), (3 * bm, 5 * bn, 7 * bk), (2048, 2048, 1024)]:
+    mg = bm * max(grp, 1)
+    for m, n, kk in [(mg, bn, bk), (mg * (3 if not grp else 1), 5 * bn, 7 * bk), (2048, 2048, 1024)]:
         a = torch.randn(m, kk, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(kk, n, device="cuda", dtype=torch.bfloat16)
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        k.launcher([n // bn, m // bm], {"A": a, "B": b, "C": c}, {"M": m, "N": n, "K": kk})()
+        k.launcher(grid(m, n), {"A": a, "B": b, "C": c}, {"M": m, "N": n, "K": kk})()
         torch.cuda.synchronize()
         ref = a.float() @ b.float()
         rel = ((c.float() - ref).norm() / ref.norm()).item()
@@ -105,11 +108,17 @@ def gemm_variant(folder, v, peer_cache):
     if not ok:
         results["failures"].append(v["name"])
         return
+    # mainloop rate from the K slope (4096 x 4096 x 8192 minus 4096^3: prologue/epilogue cancel)
+    a = torch.randn(4096, 8192, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    t_k2 = graph_time(k.launcher(grid(4096, 4096), {"A": a, "B": b, "C": c}, {"M": 4096, "N": 4096, "K": 8192}), 10)
+    del a, b, c
     for s in (4096, 8192):
         a = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
         c = torch.empty(s, s, device="cuda", dtype=torch.bfloat16)
-        fn = k.launcher([s // bn, s // bm], {"A": a, "B": b, "C": c}, {"M": s, "N": s, "K": s})
+        fn = k.launcher(grid(s, s), {"A": a, "B": b, "C": c}, {"M": s, "N": s, "K": s})
         reps = 20 if s == 4096 else 5
         t = graph_time(fn, reps)
         if s not in peer_cache:
@@ -120,6 +129,11 @@ def gemm_variant(folder, v, peer_cache):
         fl = 2 * s ** 3
         rec = {"name": v["name"], "defines": v["defines"], "size": s, "ms": t * 1e3, "tflops": fl / t / 1e12,
                "torch_ms": tp * 1e3, "torch_tflops": fl / tp / 1e12, "ratio": tp / t, "rel_err": rel}
+        if s == 4096:
+            rec["mainloop_tflops"] = 2 * 4096 * 4096 * 4096 / (t_k2 - t) / 1e12
+            rec["fixed_us"] = (2 * t - t_k2) * 1e6      # time not proportional to K (prologue, epilogue, tail)
+            print(f"INFO gemm {v['name']} K-slope: mainloop {rec['mainloop_tflops']:.0f} TFLOP/s, "
+                  f"K-independent part {rec['fixed_us']:.1f} us", flush=True)
         results["gemm"].append(rec)
         print(f"INFO gemm {v['name']} {s}^3: {t*1e3:.3f} ms {fl/t/1e12:.0f} TFLOP/s | cuBLAS {tp*1e3:.3f} ms "
               f"{fl/tp/1e12:.0f} TFLOP/s | ratio {tp/t:.2f} | rel err {rel:.1e}", flush=True)
@@ -194,7 +208,10 @@ def main():
                 results["failures"].append(v["name"])
     peer = {}
     if only in ("", "softmax"):
+        keep = os.environ.get("SOFTMAX_VARIANTS", "")
         for v in variants["softmax"]:
+            if keep and v["name"] not in keep.split(","):
+                continue
             try:
                 softmax_variant(folder, v, peer)
             except Exception as e:

@@ -203,7 +203,7 @@ def dry_run(args, cake):
         sets = case_defs.rotation_sets(specs, case_defs.L2_BYTES_DEFAULT)
         label = "%-40s %s" % (describe(item), item["arch"])
         try:
-            plans = [(kernel, module[kernel].plan(*call_args)) for kernel, call_args in
+            plans = [(kernel, module[kernel].plan(*call_args, num_sms=132)) for kernel, call_args in
                      case.calls(item["kernel"], shape, fake)]
         except cake.CakeRequirementError as error:
             if item["expect_reject"]:

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 
 namespace {
@@ -151,7 +152,7 @@ FAKE_API int cuFuncSetAttribute(void *, int attribute, int value) {
 FAKE_API int cuLaunchKernelEx(const LaunchConfig *config, void *function, void **params, void **) {
   ++g_state.launches;
   const FakeFunction *f = static_cast<const FakeFunction *>(function);
-  std::strncpy(g_state.last_function_name, f->name, sizeof g_state.last_function_name - 1);
+  std::snprintf(g_state.last_function_name, sizeof g_state.last_function_name, "%s", f->name);
   g_state.grid[0] = config->gridDimX;
   g_state.grid[1] = config->gridDimY;
   g_state.grid[2] = config->gridDimZ;

@@ -12,8 +12,9 @@
 // (`.extern .shared .align 1024 .b8 cake_smem[]`), each shared declaration at a fixed offset; its size is
 // the manifest's dynamic_smem.
 //
-// Constructs this version cannot lower (Hopper-only ones: TMA, wgmma, setmaxnreg, clusters, expect_tx) are
-// reported as E0701 and no PTX is produced for the module (ok == false).
+// TMA tensors add one 128-byte `.param .align 64 .b8 cake_tmap_T[128]` per tensor with tma(..) after the
+// scalars (a CUtensorMap by value).  Hopper constructs lower as docs/hopper.md describes; a construct this
+// version cannot lower is reported as E0701 and no PTX is produced for the module (ok == false).
 #pragma once
 #include "frontend/AST.h"
 #include "frontend/Sema.h"
@@ -37,6 +38,9 @@ struct ManifestParam {
   std::vector<std::string> dims;       // tensors
   std::vector<std::string> strides;    // tensors with stride(...); empty = row-major contiguous
   int64_t align = 0;                   // tensors: required base alignment in bytes (0 = element size)
+  bool tma = false;                    // tensors with tma(..): the runtime builds a CUtensorMap
+  std::vector<std::string> tmaBox;     // box per dim, outermost first (constants after -D)
+  std::string tmaSwizzle = "none";     // "none" "32B" "64B" "128B"
 };
 
 struct ManifestShapeVar {
@@ -46,8 +50,8 @@ struct ManifestShapeVar {
 };
 
 struct ManifestAbiSlot {
-  enum Kind { Pointer, ShapeVar, Scalar } kind = Pointer;
-  int index = -1;   // Pointer/Scalar: index into params; ShapeVar: index into shapeVars
+  enum Kind { Pointer, ShapeVar, Scalar, TensorMap } kind = Pointer;
+  int index = -1;   // Pointer/Scalar/TensorMap: index into params; ShapeVar: index into shapeVars
   std::string ptxType;   // "u64", "s32", "f32", ...
 };
 

@@ -55,12 +55,22 @@ std::string KernelLowering::entrySignature() {
   std::vector<std::string> params;
   for (const auto &slot : manifest_.abi) {
     std::string name;
+    if (slot.kind == ManifestAbiSlot::TensorMap) {   // a CUtensorMap by value (__grid_constant__)
+      params.push_back(".param .align 64 .b8 cake_tmap_" + manifest_.params[slot.index].name + "[128]");
+      continue;
+    }
     if (slot.kind == ManifestAbiSlot::ShapeVar) name = "cake_shape_" + manifest_.shapeVars[slot.index].name;
     else name = "cake_param_" + manifest_.params[slot.index].name;
     params.push_back(".param ." + slot.ptxType + " " + name);
   }
   for (size_t i = 0; i < params.size(); ++i) sig += "\n\t" + params[i] + (i + 1 < params.size() ? "," : "");
   sig += "\n)\n.maxntid " + std::to_string(threads_) + ", 1, 1";
+  // Role register budgets (setmaxnreg) need a register cap at entry: one block per SM caps the allocation
+  // at 64K / threads (entryRegisterAllocation), which the roles then move between warpgroups.
+  if (usesRegisterBudgets()) sig += "\n.minnctapersm 1";
+  if (info_.hasCluster)
+    sig += "\n.reqnctapercluster " + std::to_string(info_.cluster[0]) + ", " + std::to_string(info_.cluster[1]) + ", " +
+           std::to_string(info_.cluster[2]);
   return sig;
 }
 
@@ -109,7 +119,14 @@ void KernelLowering::fillManifest() {
       for (const auto &d : t->dimGroups.front()) mp.dims.push_back(printExpr(*d));
       if (const Attr *st = findAttr(p.attrs, "stride"))
         for (const auto &a : st->args) mp.strides.push_back(printExpr(*a.value));
-      if (const TensorParamInfo *tp = info_.tensorParamOf(&p)) mp.align = tp->alignment;
+      if (const TensorParamInfo *tp = info_.tensorParamOf(&p)) {
+        mp.align = tp->alignment;
+        if (tp->tma) {   // box values are sema's constants (after -D), so the manifest needs no ct names
+          mp.tma = true;
+          for (int64_t b : tp->box) mp.tmaBox.push_back(std::to_string(b));
+          mp.tmaSwizzle = tp->swizzleBytes ? std::to_string(tp->swizzleBytes) + "B" : "none";
+        }
+      }
     }
     manifest_.params.push_back(std::move(mp));
   }
@@ -140,6 +157,9 @@ void KernelLowering::fillManifest() {
     auto vt = parseValueTypeName(manifest_.params[i].dtype);
     manifest_.abi.push_back({ManifestAbiSlot::Scalar, static_cast<int>(i), ptxParamType(vt ? vt->elem : Scalar::I32)});
   }
+  // TMA descriptors last: one 128-byte CUtensorMap per tensor with tma(..) (docs/manifest.md, docs/hopper.md).
+  for (size_t i = 0; i < manifest_.params.size(); ++i)
+    if (manifest_.params[i].tma) manifest_.abi.push_back({ManifestAbiSlot::TensorMap, static_cast<int>(i), "b8"});
   for (size_t i = 0; i < info_.grid.size() && i < 3; ++i) manifest_.grid[i] = printExpr(*info_.grid[i]);
   manifest_.block[0] = std::to_string(threads_);
   if (info_.hasCluster) {
@@ -668,8 +688,8 @@ void KernelLowering::lowerAssign(const AssignStmt &s) {
 
 void KernelLowering::notSupportedYet(SourceRange r, std::string_view what) {
   diags_.report(DiagKind::CodegenNotSupportedYet, r, what)
-      .hint("Hopper-specific code generation (TMA, wgmma, setmaxnreg, clusters) comes in a later version; "
-            "--verify-only and --estimate work on this kernel");
+      .hint("this form is not lowered yet (docs/hopper.md lists what is); --verify-only and --estimate work on "
+            "this kernel");
 }
 
 void KernelLowering::lowerOp(const OpStmt &s) {
@@ -678,21 +698,17 @@ void KernelLowering::lowerOp(const OpStmt &s) {
     return;
   }
   switch (s.op->id) {
-  case OpId::TmaLoad: case OpId::TmaStore: case OpId::TmaStoreCommit: case OpId::TmaStoreWait:
-    notSupportedYet(s.nameRange, "TMA ('" + s.name + "')");
-    return;
-  case OpId::Wgmma: case OpId::WgmmaFence: case OpId::WgmmaCommit: case OpId::WgmmaWait:
-    notSupportedYet(s.nameRange, "wgmma ('" + s.name + "')");
-    return;
-  case OpId::ClusterSync: case OpId::ClusterArrive: case OpId::ClusterWait:
-    notSupportedYet(s.nameRange, "the cluster barrier ('" + s.name + "')");
-    return;
-  case OpId::MbarrierExpectTx:
-    notSupportedYet(s.nameRange, "mbarrier.expect_tx");
-    return;
-  case OpId::Stmatrix: case OpId::StmatrixTrans:
-    notSupportedYet(s.nameRange, "stmatrix");
-    return;
+  // Hopper constructs (docs/hopper.md)
+  case OpId::TmaLoad: lowerTmaLoad(s); return;
+  case OpId::TmaStore: lowerTmaStore(s); return;
+  case OpId::TmaStoreCommit: lowerTmaStoreCommit(s); return;
+  case OpId::TmaStoreWait: lowerTmaStoreWait(s); return;
+  case OpId::Wgmma: lowerWgmma(s); return;
+  case OpId::WgmmaFence: case OpId::WgmmaCommit: case OpId::WgmmaWait: lowerWgmmaSync(s); return;
+  case OpId::ClusterSync: case OpId::ClusterArrive: case OpId::ClusterWait: lowerClusterBarrier(s); return;
+  case OpId::MbarrierExpectTx: lowerMbarrierExpectTx(s); return;
+  case OpId::Stmatrix: lowerStmatrix(s, false); return;
+  case OpId::StmatrixTrans: lowerStmatrix(s, true); return;
   case OpId::FenceProxyAsync:
     out_.inst("fence.proxy.async.shared::cta");
     return;
@@ -704,7 +720,10 @@ void KernelLowering::lowerOp(const OpStmt &s) {
   case OpId::CpAsyncWait: lowerCpAsyncWait(s); return;
   case OpId::Ldmatrix: lowerLdmatrix(s, false); return;
   case OpId::LdmatrixTrans: lowerLdmatrix(s, true); return;
-  case OpId::Store: lowerFragmentStore(s); return;
+  case OpId::Store:
+    if (isWgmmaFragmentStore(s)) lowerWgmmaFragmentStore(s);
+    else lowerFragmentStore(s);
+    return;
   case OpId::MmaSync: lowerMmaSync(s); return;
   case OpId::MbarrierInit: lowerMbarrierInit(s); return;
   case OpId::Arrive: lowerArrive(s); return;

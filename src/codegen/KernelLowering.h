@@ -11,7 +11,10 @@
 // a named barrier or a role.  Loops marked unroll rebind their variable to a constant per copy, so indices
 // into register arrays fold to constants and pick registers directly.
 //
-// Errors: user-visible problems (Hopper-only constructs, non-constant register indices, ...) are reported
+// Hopper constructs (sm_90 / sm_90a) lower in LowerTma.cpp, LowerWgmma.cpp, LowerMbarrier.cpp,
+// LowerCluster.cpp, LowerStmatrix.cpp, SharedTile.cpp and LowerRoles.cpp (setmaxnreg, elect.sync): docs/hopper.md.
+//
+// Errors: user-visible problems (forms not lowered yet, non-constant register indices, ...) are reported
 // through the DiagnosticEngine and lowering continues with a placeholder value so that several problems
 // are reported in one run; the caller discards the PTX when any error was reported.
 #pragma once
@@ -74,6 +77,19 @@ struct RoleRange {
 };
 
 using Binding = std::variant<Value, RegArray, GlobalTensor, SharedArray, MBarrierArray, NamedBarrier, RoleRange>;
+
+// A shared tile used as a whole (TMA destination/source, wgmma operand): the array it views, the
+// address of its first element without the swizzle applied (TMA and wgmma swizzle by address bits), its
+// shape (the dims left after points; slices keep their length) and whether it is read transposed (.T).
+struct SharedTile {
+  const SharedArray *array = nullptr;
+  std::string baseReg;          // .b32 register (or the shared base) ...
+  int64_t offset = 0;           // ... plus this many bytes
+  std::vector<int64_t> dims;    // tile shape, outermost first (without .T applied)
+  int64_t rowBytes = 0;         // byte stride between consecutive rows of the innermost two dims
+  bool transposed = false;      // written T.T (wgmma B operand stored [N, K])
+  int64_t bytes() const;
+};
 
 // A memory operand: the address of one element (or vector) of a global or shared tensor.
 struct Address {
@@ -187,6 +203,36 @@ public:
   void lowerFragmentStore(const OpStmt &s);
   void fillFragment(Value &frag, const Value &scalar);
 
+  // ---- Hopper (sm_90 / sm_90a) constructs: docs/hopper.md
+  // mbarrier transaction counts, remote arrives, try_wait loops (LowerMbarrier.cpp)
+  void lowerArriveExpectTx(const OpStmt &s, const Clause &expectTx);
+  void lowerArriveRemote(const OpStmt &s, const Clause &cta);
+  void lowerMbarrierExpectTx(const OpStmt &s);
+  void emitMbarrierWaitLoop(const Address &bar, const std::string &parity);
+  // shared tiles as whole operands (SharedTile.cpp)
+  std::optional<SharedTile> resolveSharedTile(const Expr &e);
+  std::string tileAddress(const SharedTile &t);   // .b32 register with the tile's first (unswizzled) address
+  // TMA (LowerTma.cpp)
+  void lowerTmaLoad(const OpStmt &s);
+  void lowerTmaStore(const OpStmt &s);
+  void lowerTmaStoreCommit(const OpStmt &s);
+  void lowerTmaStoreWait(const OpStmt &s);
+  std::string tensorMapAddress(const Param &p);
+  // wgmma (LowerWgmma.cpp)
+  void lowerWgmma(const OpStmt &s);
+  void lowerWgmmaSync(const OpStmt &s);
+  bool isWgmmaFragmentStore(const OpStmt &s) const;
+  void lowerWgmmaFragmentStore(const OpStmt &s);
+  // clusters (LowerCluster.cpp)
+  void lowerClusterBarrier(const OpStmt &s);
+  Value clusterBuiltin(BuiltinValue v);
+  // stmatrix (LowerStmatrix.cpp)
+  void lowerStmatrix(const OpStmt &s, bool trans);
+  // setmaxnreg for role register budgets (LowerRoles.cpp)
+  void emitSetMaxNReg(const RoleStmt &s, int64_t regs);
+  int64_t entryRegisterAllocation() const;
+  bool usesRegisterBudgets() const;
+
   // ---- operations not lowered yet
   void notSupportedYet(SourceRange r, std::string_view what);
 
@@ -225,6 +271,8 @@ private:
   DiagnosticEngine &diags_;
   KernelManifest &manifest_;
   std::map<const Decl *, Binding> env_;
+  std::map<const Param *, std::string> tensorMapRegs_;   // generic address of each TMA descriptor param
+  std::string wgmmaScaleD_;                               // .pred register holding true (wgmma scale-d)
   std::vector<std::string> paramLines_;
   int64_t sharedBytes_ = 0;
   int64_t threads_ = 32;

@@ -4,8 +4,9 @@
 //   sync NB / arrive NB      bar.sync id, threads / bar.arrive id, threads   (from sema's id(..) threads(..))
 //   mbarrier.init M          mbarrier.init.shared.b64 [M + 8i], arrivals   for every barrier i of the array
 //   arrive M[s]              mbarrier.arrive.shared.b64 state, [M + 8s]
-//   wait M[s] parity(p)      a spin loop on mbarrier.test_wait.parity.shared.b64 (sm_80 and newer)
-// arrive with expect_tx(..) or cta(..) is Hopper-only and reported as not supported yet.
+//   wait M[s] parity(p)      a spin loop on mbarrier.test_wait.parity.shared.b64 (sm_80 .. sm_89); on sm_90+
+//                            the try_wait.parity loop of LowerMbarrier.cpp
+// arrive with expect_tx(..) or cta(..) (sm_90+) lowers in LowerMbarrier.cpp (docs/hopper.md).
 #include "codegen/KernelLowering.h"
 
 namespace cake::codegen {
@@ -88,11 +89,15 @@ void KernelLowering::lowerArrive(const OpStmt &s) {
       return;
     }
   if (const Clause *c = findClause(s, "expect_tx")) {
-    notSupportedYet(c->range, "arrive with expect_tx");
+    if (findClause(s, "cta")) {
+      notSupportedYet(c->range, "arrive with both expect_tx(..) and cta(..)");
+      return;
+    }
+    lowerArriveExpectTx(s, *c);
     return;
   }
   if (const Clause *c = findClause(s, "cta")) {
-    notSupportedYet(c->range, "arrive on a peer CTA's mbarrier (cta(..), clusters)");
+    lowerArriveRemote(s, *c);
     return;
   }
   for (const auto &d : s.dsts) {
@@ -125,6 +130,10 @@ void KernelLowering::lowerWait(const OpStmt &s) {
     Value u = concreteScalar(p.type.elem) == Scalar::I64 ? convert(p, ValueType::scalar(Scalar::U32), s.range) : p;
     parity = out_.newReg(RegClass::B32);
     out_.inst("and.b32 " + parity + ", " + reg(u) + ", 1");
+  }
+  if (archIn(arch_, archsFrom(Arch::SM90))) {
+    emitMbarrierWaitLoop(*a, parity);
+    return;
   }
   std::string loop = out_.newLabel("wait"), done = out_.newReg(RegClass::Pred);
   out_.label(loop);

@@ -6,10 +6,15 @@
 //   role R[n] = warps(a..b) { body }
 //                 warp-range guard: if (warp - a) <u (b - a) { body }, with R.index = (warp - a) / w,
 //                 R.warp = (warp - a) % w, R.thread = (tid.x - 32a) % (32w) for w warps per instance.
-//                 regs(r) (setmaxnreg) is Hopper-only and reported as not supported yet.
-//   elect { body }  the lowest active lane of each warp that reaches it runs the body:
-//                 activemask -> isolate the lowest set bit -> bfind -> compare with %laneid.  Correct under
-//                 divergence on every target (elect.sync is the Hopper form, later).
+//                 regs(r): setmaxnreg right after the guard (sm_90a / sm_100a, whole warpgroups):
+//                 setmaxnreg.dec.sync.aligned.u32 r when r is below the per-thread allocation the kernel starts
+//                 with, .inc when above (nothing when equal).  The entry then carries .minnctapersm 1, which
+//                 caps that allocation at 64K / threads rounded down to a multiple of 8 (the cap setmaxnreg
+//                 needs; entryRegisterAllocation) - e.g. 168 for 384 threads.
+//   elect { body }  one lane of each warp that reaches it runs the body.  sm_90+: activemask + elect.sync
+//                 (the hardware leader election); older targets: the lowest active lane (activemask ->
+//                 isolate the lowest set bit -> bfind -> compare with %laneid).  Both correct under divergence.
+//   cluster.*     builtins lower in LowerCluster.cpp.
 #include "codegen/KernelLowering.h"
 
 #include <cmath>
@@ -64,8 +69,7 @@ Value KernelLowering::lowerBuiltin(const Expr &e, BuiltinValue v) {
   case BuiltinValue::Warp: return retype(*warpId_, Scalar::I32);
   case BuiltinValue::Inf: return Value::ofConst(Scalar::FloatLit, ConstScalar::ofFloat(INFINITY));
   case BuiltinValue::ClusterRank: case BuiltinValue::ClusterX: case BuiltinValue::ClusterY: case BuiltinValue::ClusterZ:
-    notSupportedYet(e.range, "cluster builtins");
-    return placeholder(ValueType::scalar(Scalar::U32));
+    return retype(clusterBuiltin(v), semaScalar);
   case BuiltinValue::RoleIndex: case BuiltinValue::RoleWarp: case BuiltinValue::RoleThread: {
     const RoleStmt *r = roleOfMember(e);
     auto it = r ? env_.find(r) : env_.end();
@@ -96,8 +100,6 @@ void KernelLowering::lowerRole(const RoleStmt &s) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.nameRange, "this role (sema gave it no warp range)");
     return;
   }
-  for (const auto &a : s.attrs)
-    if (a.name == "regs") notSupportedYet(a.range, "a role register budget (regs -> setmaxnreg)");
   int64_t span = rr->warpsPerInstance * rr->instances;
   std::string end = out_.newLabel("end_role_" + s.name);
   bool coversAll = rr->firstWarp == 0 && span * 32 >= threads_;
@@ -108,15 +110,51 @@ void KernelLowering::lowerRole(const RoleStmt &s) {
     out_.inst("setp.ge.u32 " + p + ", " + rel + ", " + std::to_string(span));
     out_.instGuarded(p, "bra " + end);
   }
+  if (const RoleInfo *ri = info_.roleOf(&s); ri && ri->regs) emitSetMaxNReg(s, *ri->regs);
   lowerBlock(*s.body);
   out_.setLocation(s.range);
   out_.label(end);
 }
 
+bool KernelLowering::usesRegisterBudgets() const {
+  for (const RoleInfo &r : info_.roles)
+    if (r.regs) return true;
+  return false;
+}
+
+int64_t KernelLowering::entryRegisterAllocation() const {
+  int64_t perThread = 65536 / std::max<int64_t>(threads_, 32);
+  return std::min<int64_t>(255, perThread / 8 * 8);
+}
+
+void KernelLowering::emitSetMaxNReg(const RoleStmt &s, int64_t regs) {
+  SourceRange where = s.nameRange;
+  for (const auto &a : s.attrs)
+    if (a.name == "regs") where = a.range;
+  SourceRange saved = out_.location();
+  out_.setLocation(where);
+  int64_t alloc = entryRegisterAllocation();
+  if (regs < alloc) out_.inst("setmaxnreg.dec.sync.aligned.u32 " + std::to_string(regs));
+  else if (regs > alloc) out_.inst("setmaxnreg.inc.sync.aligned.u32 " + std::to_string(regs));
+  out_.setLocation(saved);
+}
+
 void KernelLowering::lowerElect(const ElectStmt &s) {
+  std::string end = out_.newLabel("end_elect");
+  if (archIn(arch_, archsFrom(Arch::SM90))) {
+    std::string mask = out_.newReg(RegClass::B32), p = out_.newReg(RegClass::Pred);
+    out_.inst("activemask.b32 " + mask);
+    out_.inst("elect.sync _|" + p + ", " + mask);
+    out_.instGuarded("!" + p, "bra " + end);
+    ++electDepth_;
+    lowerBlock(*s.body);
+    --electDepth_;
+    out_.setLocation(s.range);
+    out_.label(end);
+    return;
+  }
   std::string mask = out_.newReg(RegClass::B32), neg = out_.newReg(RegClass::B32), low = out_.newReg(RegClass::B32),
               idx = out_.newReg(RegClass::B32), p = out_.newReg(RegClass::Pred);
-  std::string end = out_.newLabel("end_elect");
   out_.inst("activemask.b32 " + mask);
   out_.inst("neg.s32 " + neg + ", " + mask);
   out_.inst("and.b32 " + low + ", " + mask + ", " + neg);

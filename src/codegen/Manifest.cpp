@@ -3,7 +3,7 @@
 // {"format": "cake-manifest", "version": 1, "generator": "cakec", "arch": .., "cubin": .., "source": ..,
 //  "kernels": [{"name", "entry", "loc", "ct_params": {..}, "params": [..], "shape_vars": [..],
 //               "launch": {"grid": [..], "block": [..], ["cluster": [..],] "dynamic_smem": N},
-//               "requires": [{"expr", "text", "loc"}], "abi": [{"kind": "ptr"|"shape"|"scalar", ..}]}]}
+//               "requires": [{"expr", "text", "loc"}], "abi": [{"kind": "ptr"|"shape"|"scalar"|"tensormap", ..}]}]}
 // Expressions are strings in the manifest's expression language (C operators, cdiv/min/max), which is the
 // CAKE expression syntax printed by ASTPrinter.  Keys are written in a fixed order: deterministic output.
 #include "codegen/CodeGen.h"
@@ -81,6 +81,11 @@ std::string manifestToJson(const Manifest &m) {
         os << ", \"dims\": " << list(dims);
         if (!strides.empty()) os << ", \"strides\": " << list(strides);
         if (p.align > 0) os << ", \"align\": " << p.align;
+        if (p.tma) {
+          std::vector<std::string> box;
+          for (const auto &b : p.tmaBox) box.push_back(expr(b));
+          os << ", \"tma\": {\"box\": " << list(box) << ", \"swizzle\": " << quote(p.tmaSwizzle) << "}";
+        }
       }
       os << "}";
     }
@@ -118,6 +123,7 @@ std::string manifestToJson(const Manifest &m) {
       switch (s.kind) {
       case ManifestAbiSlot::Pointer: os << "{\"kind\": \"ptr\", \"param\": " << s.index << "}"; break;
       case ManifestAbiSlot::Scalar: os << "{\"kind\": \"scalar\", \"param\": " << s.index << "}"; break;
+      case ManifestAbiSlot::TensorMap: os << "{\"kind\": \"tensormap\", \"param\": " << s.index << "}"; break;
       case ManifestAbiSlot::ShapeVar:
         os << "{\"kind\": \"shape\", \"var\": " << quote(km.shapeVars[static_cast<size_t>(s.index)].name) << "}";
         break;

@@ -2,11 +2,12 @@
 //
 // runDriver() is the whole compiler in order, one named step per stage; everything else in this file is a
 // helper for one of those steps (reading the source, writing an output atomically, option values).
-// Stages not built yet (the cost model) are stated as such: asking for their output is the
-// diagnostic E0504 and exit code 1, never a fake result.
+// A stage that cannot serve a request (--estimate for a target without a machine description) says so
+// with the diagnostic E0504 and exit code 1, never a fake result.
 #include "driver/Driver.h"
 
 #include "codegen/Backend.h"
+#include "driver/EstimateCommand.h"
 #include "driver/VerifyDiagnostics.h"
 #include "frontend/ASTPrinter.h"
 #include "frontend/Parser.h"
@@ -305,12 +306,8 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     return finish(ExitCode::Success);
   }
 
-  // 5. Cost model: not built yet.
-  if (opts.estimate) {
-    diags.report(DiagKind::NotAvailableYet, SourceRange{}, "--estimate",
-                 "the cost model (src/cost) has not been built; no estimate was produced");
-    return finish(ExitCode::InputErrors);
-  }
+  // 5. Cost model (src/cost): --estimate [--sweep] prints predicted times and stops (EstimateCommand.h).
+  if (opts.estimate) return finish(runEstimate(opts, *module, sema, sources, file, diags, out));
 
   // 6. Code generation: canonical IR, or typed AST -> PTX [-> ptxas -> cubin + manifest]
   //    (src/codegen/Backend.h).  Nothing is written yet.

@@ -44,6 +44,10 @@ struct DriverOptions {
   std::optional<unsigned> verifyTimeoutMs;      // --verify-timeout=MS per solver query (default 2000)
   bool estimate = false;
   std::map<std::string, int64_t> shape;         // --shape M=4096,N=4096 (for --estimate)
+  std::vector<std::string> sweep;               // --sweep BM=64,128 S=3,4 (variants for --estimate; EstimateCommand.h)
+  std::optional<unsigned> top;                  // --top N: print the N best variants
+  std::string machine;                          // --machine NAME|PATH (default: by target, machines/*.json)
+  bool estimateJson = false;                    // --json: the estimate as JSON on stdout
   std::map<std::string, int64_t> defines;       // -D NAME=VALUE (last one wins)
   DiagFormat diagFormat = DiagFormat::Text;
   std::optional<unsigned> errorLimit;           // --error-limit; default 20 (unlimited under --verify-diagnostics)

@@ -1,6 +1,7 @@
 // cakec: command-line parsing only (CLI11).  Turns argv into DriverOptions, rejects misuse with exit code 2,
 // and hands over to runDriver() (Driver.h) or explainDiagnostic().  An InternalError escaping the pipeline
 // is reported as "internal compiler error: ..." with exit code 4.  docs/cli.md is the user reference.
+#include "driver/CalibrateCommand.h"
 #include "driver/Driver.h"
 
 #include <CLI/CLI.hpp>
@@ -22,6 +23,7 @@ int usageError(const std::string &message) {
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "calibrate") return runCalibrateCommand(argc - 1, argv + 1);
   CLI::App app{"cakec: compiler for CAKE IR, a hardware-explicit schedule language for NVIDIA GPUs"};
   app.name("cakec");
   app.footer("Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
@@ -54,6 +56,15 @@ int main(int argc, char **argv) {
                                ->check(CLI::Range(1u, 3600000u));
   app.add_option("--shape", shapeText, "concrete shape for --estimate, e.g. M=4096,N=4096,K=4096")
       ->needs(estimate);
+  app.add_option("--sweep", opts.sweep, "with --estimate: rank every combination of compile-time values, "
+                                        "e.g. --sweep BM=64,128 BN=128,256 S=3,4,5")
+      ->needs(estimate);
+  unsigned topCount = 0;
+  auto *top = app.add_option("--top", topCount, "with --sweep: print only the N fastest variants")
+                  ->needs(estimate)->check(CLI::Range(1u, 1000000u));
+  app.add_option("--machine", opts.machine, "with --estimate: machine description NAME (machines/*.json) or PATH")
+      ->needs(estimate);
+  app.add_flag("--json", opts.estimateJson, "with --estimate: print the estimate as JSON")->needs(estimate);
   app.add_option("-D,--define", defineTexts, "override a compile-time parameter: -D NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--diagnostics-format", formatName, "text (stderr, default) or json (stdout)")
@@ -89,6 +100,7 @@ int main(int argc, char **argv) {
   if (!emitName.empty())
     opts.emit = emitName == "ir" ? EmitKind::IR : emitName == "ptx" ? EmitKind::PTX : EmitKind::Cubin;
   if (*limit) opts.errorLimit = errorLimit;
+  if (*top) opts.top = topCount;
   if (*verifyTimeoutOpt) opts.verifyTimeoutMs = verifyTimeout;
   opts.diagFormat = format;
   for (const std::string &text : defineTexts) {

@@ -9,6 +9,7 @@
 //   SemaOps.cpp     every operation of Ops.def: operands, clauses, address spaces, shapes, arch
 // Only these files include this header.
 #pragma once
+#include <memory>
 #include "frontend/ConstEval.h"
 #include "frontend/Intrinsics.h"
 #include "frontend/Ops.h"
@@ -144,16 +145,19 @@ public:
 // Pushes a scope for the lifetime of the guard.
 class ScopeGuard {
 public:
-  ScopeGuard(Sema &s, ScopeKind kind) : sema_(s), saved_(s.scope_), scope_(kind, s.scope_) { s.scope_ = &scope_; }
+  // The scope lives on the heap: the Sema object outlives this guard's stack frame only while the guard
+  // restores the previous scope, and a heap object makes that lifetime explicit to the compiler.
+  ScopeGuard(Sema &s, ScopeKind kind)
+      : sema_(s), saved_(s.scope_), scope_(std::make_unique<Scope>(kind, s.scope_)) { s.scope_ = scope_.get(); }
   ~ScopeGuard() { sema_.scope_ = saved_; }
-  Scope &scope() { return scope_; }
+  Scope &scope() { return *scope_; }
   ScopeGuard(const ScopeGuard &) = delete;
   ScopeGuard &operator=(const ScopeGuard &) = delete;
 
 private:
   Sema &sema_;
   Scope *saved_;
-  Scope scope_;
+  std::unique_ptr<Scope> scope_;
 };
 
 size_t editDistance(std::string_view a, std::string_view b);

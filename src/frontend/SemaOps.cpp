@@ -203,7 +203,10 @@ private:
 
   // A 2-D-or-more shared tile operand (a[s], tile, a[s][r +: 64, :]).
   const Type *sharedTile(Expr &e, std::string_view role) {
+    // A TMA tile may be a sub-tile (`b[s][r * 128 +: 128, :]`): slices and ':' select a tile here.
+    S.allowTiles_ = true;
     const Type *t = operand(e);
+    S.allowTiles_ = false;
     if (t->isError()) return nullptr;
     if (!t->isTensor()) {
       badOperand(e, std::string(role) + " must be a shared tile such as a[s], found " + typeToString(t));

@@ -270,8 +270,9 @@ private:
         runBlock(*f.body);
         break;
       }
+      const int64_t first = lo.value(), end = hi.value(), step = st.value();
       int64_t trips = 0;
-      for (int64_t v = *lo; v < *hi && !aborted_; v += *st) {
+      for (int64_t v = first; v < end && !aborted_; v += step) {
         if (++trips > kMaxTrips) { aborted_ = true; break; }
         env_[&f] = v;
         loops_.push_back({&f, v});

@@ -147,6 +147,11 @@ private:
       auto *ix = dynCast<IndexExpr>(op.dsts[0].get());
       if (!ix || !ft || !ft->isFragment()) { scanExpr(*op.dsts[0], "store"); return; }
       scanExpr(*ix->base, "store");
+      // A wgmma accumulator stored into a global tensor is masked element-wise by the tensor's dims
+      // (docs/hopper.md, language.md 13.2 `store`): in bounds by construction, like a TMA store.
+      if (ft->frag == FragKind::WgmmaAcc && ix->base->type && ix->base->type->isTensor() &&
+          ix->base->type->space == AddressSpace::Global)
+        return;
       std::vector<int64_t> extent;
       if (ix->items.size() == 2) extent = {ft->m, ft->n};
       checkIndex(*ix, "'store' tile", extent);

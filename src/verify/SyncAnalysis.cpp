@@ -424,9 +424,7 @@ private:
   // A shape (model) for the given trip counts; nullopt when infeasible or unknown (reported).
   std::optional<ConcreteValues> shapeFor(const std::vector<int64_t> &tripValues, std::string &description) {
     z3::solver solver(z_);
-    z3::params p(z_);
-    p.set("timeout", ctx_.options().timeoutMs);
-    solver.set(p);
+    ctx_.configureSolver(solver);
     std::vector<z3::expr> vars;
     for (const Ptr<ShapeVar> &sv : ctx_.kernel().shapeVars) vars.push_back(ctx_.translator().declVar(sv.get()));
     std::vector<const Param *> params;
@@ -446,8 +444,7 @@ private:
       f.range = ctx_.kernel().nameRange;
       f.args = {"the synchronisation protocol for trip count " + std::to_string(tripValues.empty() ? 0 : tripValues[0]),
                 "no shape could be found or excluded: " + solver.reason_unknown()};
-      f.timedOut = solver.reason_unknown().find("timeout") != std::string::npos ||
-                   solver.reason_unknown().find("canceled") != std::string::npos;
+      f.timedOut = VerifyContext::isLimitReason(solver.reason_unknown());
       result_.findings.push_back(std::move(f));
       return std::nullopt;
     }

@@ -493,6 +493,25 @@ private:
     return slot;
   }
 
+  // The rows of the tile a copy writes when the destination is a slice (b[s][r * 64 +: 64, :]).
+  void tileRows(const Expr *ref, const Active &active, SyncEvent &e) {
+    const Decl *d = rootDecl(ref);
+    const SharedAllocation *sa = info_.sharedOf(static_cast<const SharedStmt *>(d));
+    if (!sa) return;
+    bool staged = sa->decl->type && sa->decl->type->groups.size() > 1;
+    std::vector<const IndexExpr *> chain = indexChain(ref);
+    size_t g = staged ? 1 : 0;
+    if (chain.size() <= g || chain[g]->items.empty()) return;
+    const IndexItem &first = chain[g]->items[0];
+    if (first.kind == IndexItem::Full || !first.start) return;
+    auto start = uniform(first.start.get(), active, "the first row of the copied tile");
+    std::optional<int64_t> length = 1;
+    if (first.kind == IndexItem::Slice && first.length) length = uniform(first.length.get(), active, "the rows of the copied tile");
+    if (!start || !length) return;
+    e.lo = *start;
+    e.hi = *start + *length;
+  }
+
   void emitSharedAccess(EventKind kind, const Expr *ref, const Active &active, SourceRange range, const OpStmt *op) {
     int slot = stageSlot(ref, active, agent_.cta);
     if (slot == -1) return;
@@ -607,6 +626,7 @@ private:
       }
       SyncEvent e = event(EventKind::TmaLoad, r, &o, active);
       e.bytes = *bytes;
+      tileRows(o.dsts[0].get(), active, e);
       for (int c : ctas) {
         std::vector<int> bar = barrierSlots(signal->args[0].get(), active, c, false);
         int stage = stageSlot(o.dsts[0].get(), active, c);

@@ -26,6 +26,7 @@
 #include "frontend/Builtins.h"
 #include "frontend/KernelInfo.h"
 
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -88,6 +89,7 @@ struct SyncEvent {
   int64_t parity = 0;               // Wait
   int64_t count = 0;                // WgmmaWait / StoreWait N
   std::string where;                // loop context, "k = 5"
+  int64_t lo = 0, hi = INT64_MAX;   // TmaLoad: the rows of the stage's tile it writes (a slice); else all
 };
 
 struct SyncProblem {

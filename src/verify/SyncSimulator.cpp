@@ -2,6 +2,8 @@
 #include "verify/SyncSimulator.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -43,14 +45,23 @@ struct Read {
   const SyncEvent *event = nullptr;
 };
 
-struct StageState {
+// One write of (a row range of) a stage: copies of half a tile from two CTAs of a cluster fill one stage.
+struct Write {
   int64_t version = 0;
   bool landed = true;
   int writer = -1;
   const SyncEvent *writeEvent = nullptr;
   int writeBarrier = -1;        // barrier the filling copy signals (-1: generic write)
   int64_t writePhase = -1;      // phase of writeBarrier the copy belongs to (its issue phase)
-  std::vector<Read> reads;
+  int64_t lo = 0, hi = INT64_MAX;   // rows [lo, hi) of the tile
+};
+
+bool overlaps(int64_t lo1, int64_t hi1, int64_t lo2, int64_t hi2) { return lo1 < hi2 && lo2 < hi1; }
+
+struct StageState {
+  int64_t version = 0;          // writes so far (the stage's component of the vector clocks)
+  std::vector<Write> writes;    // the current contents, by row range
+  std::vector<Read> reads;      // reads not yet superseded by a covering write
 };
 
 struct Copy {
@@ -185,7 +196,8 @@ private:
     Copy c = inFlight_[i];
     inFlight_.erase(inFlight_.begin() + static_cast<std::ptrdiff_t>(i));
     StageState &st = stages_[static_cast<size_t>(c.stage)];
-    if (st.version == c.version) st.landed = true;
+    for (Write &w : st.writes)
+      if (w.version == c.version) w.landed = true;
     BarrierState &b = barriers_[static_cast<size_t>(c.barrier)];
     b.balance -= c.bytes;
     b.landed += c.bytes;
@@ -232,13 +244,26 @@ private:
   // ---- stages
   bool checkReadable(int a, int s, const SyncEvent &e) {
     if (light_) return true;
-    const StageState &st = stages_[static_cast<size_t>(s)];
+    const StageState &ss = stages_[static_cast<size_t>(s)];
     const AgentState &as = agentStates_[static_cast<size_t>(a)];
-    bool observed = st.version > 0 && st.landed && as.clock[stageClockIndex(s)] >= st.version;
-    if (observed || (st.writer == a && st.writeBarrier < 0 && st.version > 0)) return true;
+    const Write *bad = nullptr;
+    bool any = false;
+    for (const Write &w : ss.writes) {
+      if (!overlaps(w.lo, w.hi, e.lo, e.hi)) continue;
+      any = true;
+      bool observed = w.landed && as.clock[stageClockIndex(s)] >= w.version;
+      if (!observed && !(w.writer == a && w.writeBarrier < 0)) {
+        bad = &w;
+        break;
+      }
+    }
+    if (any && !bad) return true;
+    Write none;
+    none.version = 0;
+    const Write &st = bad ? *bad : none;
     // A wait that passed on the phase before initialisation (parity 1 on a fresh barrier), then a read of
     // data that has not arrived: the parity is off by one phase.
-    if ((st.version == 0 || !st.landed || st.writeBarrier >= 0) && as.lastPassed && as.lastPassedTarget < 0) {
+    if (as.lastPassed && as.lastPassedTarget < 0) {
       const SyncEvent &wait = *as.lastPassed;
       int wb = wait.barriers[0];
       SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierWaitParity, wait.range,
@@ -251,7 +276,7 @@ private:
                "((k / S) & 1) ^ 1 (producer)";
       return false;
     }
-    if (st.version == 0) {
+    if (!bad) {
       SimFinding &f = report(SyncFamily::Ring, DiagKind::StageReadBeforeFilled, e.range,
                              {who(a, e), stageName(s), "anything has been written to it"});
       f.hint = "fill the stage (tma.load / cp.async / a store) and wait for the fill before reading it";
@@ -263,10 +288,8 @@ private:
       auto w = as.lastWait.find(st.writeBarrier);
       if (t != as.target.end() && w != as.lastWait.end() && t->second < st.writePhase) {
         const SyncEvent &wait = *w->second;
-        std::string phaseText = t->second < 0 ? "-1 (the phase before initialisation, complete at once)"
-                                              : std::to_string(t->second);
         SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierWaitParity, wait.range,
-                               {barName(st.writeBarrier), std::to_string(wait.parity), phaseText,
+                               {barName(st.writeBarrier), std::to_string(wait.parity), std::to_string(t->second),
                                 "the copy into '" + stageName(s) + "' that " + agent(a).name + " then reads" +
                                     at(e) + " completes phase " + std::to_string(st.writePhase)});
         f.notes.push_back({wait.range, agent(a).name + " passes this wait" + at(wait)});
@@ -297,6 +320,7 @@ private:
     const StageState &st = stages_[static_cast<size_t>(s)];
     const AgentState &as = agentStates_[static_cast<size_t>(a)];
     for (const Read &r : st.reads) {
+      if (r.agent < 0 || !overlaps(r.event->lo, r.event->hi, e.lo, e.hi)) continue;
       bool ok = r.done && (r.agent == a || as.clock[static_cast<size_t>(r.agent)] >= r.clock);
       if (ok) continue;
       SimFinding &f = report(SyncFamily::Ring, DiagKind::StageOverwritten, e.range,
@@ -322,14 +346,32 @@ private:
                "parity ((k / S) & 1) ^ 1); the producer may run at most S stages ahead";
       return false;
     }
-    if (!st.landed && st.writeEvent) {
+    for (const Write &w : st.writes) {
+      if (w.landed || !w.writeEvent || !overlaps(w.lo, w.hi, e.lo, e.hi)) continue;
       SimFinding &f = report(SyncFamily::Ring, DiagKind::StageOverwritten, e.range,
                              {who(a, e), stageName(s), "the previous copy into it (still in flight)"});
-      f.notes.push_back({st.writeEvent->range, "previous copy issued here" + at(*st.writeEvent)});
+      f.notes.push_back({w.writeEvent->range, "previous copy issued here by " + who(w.writer, *w.writeEvent)});
       f.hint = "a stage must be consumed and released before it is refilled";
       return false;
     }
     return true;
+  }
+
+  // Records a write of rows [lo, hi) after checkWritable succeeded: it replaces the overlapping contents
+  // and supersedes the reads it covers (they were just checked to happen before it).
+  int64_t recordWrite(int s, Write w) {
+    StageState &ss = stages_[static_cast<size_t>(s)];
+    w.version = ++ss.version;
+    std::vector<Write> kept;
+    for (const Write &o : ss.writes)
+      if (!overlaps(o.lo, o.hi, w.lo, w.hi)) kept.push_back(o);
+    kept.push_back(w);
+    ss.writes = std::move(kept);
+    // Reads stay referenced by wgmma / tma.store groups by index: mark covered ones as superseded instead
+    // of erasing them.
+    for (Read &r : ss.reads)
+      if (r.done && r.event->lo >= w.lo && r.event->hi <= w.hi) r.agent = -1 - std::abs(r.agent);
+    return w.version;
   }
 
   void retire(AgentState &as, std::deque<std::vector<std::pair<int, size_t>>> &groups, int64_t keep, int a) {
@@ -461,15 +503,16 @@ private:
         int b = e.barriers[d], st = e.stages[d];
         if (!checkInit(a, b, e, "signalled by tma.load", true)) return false;
         if (!checkWritable(a, st, e)) return false;
-        StageState &ss = stages_[static_cast<size_t>(st)];
-        ss.version++;
-        ss.landed = false;
-        ss.writer = a;
-        ss.writeEvent = &e;
-        ss.writeBarrier = b;
-        ss.writePhase = barriers_[static_cast<size_t>(b)].completed;
-        ss.reads.clear();
-        inFlight_.push_back({st, b, a, e.bytes * e.multiplicity, ss.version, barriers_[static_cast<size_t>(b)].completed, &e});
+        Write w;
+        w.landed = false;
+        w.writer = a;
+        w.writeEvent = &e;
+        w.writeBarrier = b;
+        w.writePhase = barriers_[static_cast<size_t>(b)].completed;
+        w.lo = e.lo;
+        w.hi = e.hi;
+        int64_t version = recordWrite(st, w);
+        inFlight_.push_back({st, b, a, e.bytes * e.multiplicity, version, barriers_[static_cast<size_t>(b)].completed, &e});
       }
       break;
     }
@@ -487,14 +530,10 @@ private:
     case EventKind::Write: {
       int st = e.stages[0];
       if (!checkWritable(a, st, e)) return false;
-      StageState &ss = stages_[static_cast<size_t>(st)];
-      ss.version++;
-      ss.landed = true;
-      ss.writer = a;
-      ss.writeEvent = &e;
-      ss.writeBarrier = -1;
-      ss.reads.clear();
-      clk[stageClockIndex(st)] = ss.version;
+      Write w;
+      w.writer = a;
+      w.writeEvent = &e;
+      clk[stageClockIndex(st)] = recordWrite(st, w);
       break;
     }
     case EventKind::WgmmaCommit:

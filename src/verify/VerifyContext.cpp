@@ -3,6 +3,9 @@
 
 #include "verify/SyncAnalysis.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace cake {
 
 std::string ProofResult::counterexampleText() const {
@@ -46,14 +49,23 @@ z3::expr VerifyContext::assumptions(const std::vector<z3::expr> &extra) const {
 
 namespace {
 
+// Z3 resource units per millisecond of --verify-timeout (measured on the development machine: a query that
+// exhausts rlimit = 2000 * kRlimitPerMs runs for roughly two seconds).
+constexpr unsigned kRlimitPerMs = 2000;
+
+void setLimits(z3::context &ctx, z3::solver &solver, unsigned timeoutMs) {
+  z3::params p(ctx);
+  uint64_t units = uint64_t(timeoutMs) * kRlimitPerMs;
+  p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(units, 4000000000u)));
+  solver.set(p);
+}
+
 ProofResult runQuery(z3::context &ctx, const z3::expr &query, unsigned timeoutMs,
                      const std::vector<std::pair<std::string, z3::expr>> &vars) {
   ProofResult r;
   try {
     z3::solver solver(ctx);
-    z3::params p(ctx);
-    p.set("timeout", timeoutMs);
-    solver.set(p);
+    setLimits(ctx, solver, timeoutMs);
     solver.add(query);
     switch (solver.check()) {
     case z3::unsat: r.status = ProofStatus::Proven; break;
@@ -70,7 +82,7 @@ ProofResult runQuery(z3::context &ctx, const z3::expr &query, unsigned timeoutMs
     case z3::unknown: {
       r.status = ProofStatus::Unknown;
       r.reason = solver.reason_unknown();
-      r.timedOut = r.reason.find("timeout") != std::string::npos || r.reason.find("canceled") != std::string::npos;
+      r.timedOut = VerifyContext::isLimitReason(r.reason);
       if (r.reason == "(incomplete (theory arithmetic))" || r.reason.find("incomplete") != std::string::npos)
         r.reason = "non-linear or bit-level integer arithmetic the solver cannot decide (" + r.reason + ")";
       break;
@@ -84,6 +96,13 @@ ProofResult runQuery(z3::context &ctx, const z3::expr &query, unsigned timeoutMs
 }
 
 } // namespace
+
+bool VerifyContext::isLimitReason(const std::string &reason) {
+  return reason.find("timeout") != std::string::npos || reason.find("canceled") != std::string::npos ||
+         reason.find("resource") != std::string::npos || reason.find("rlimit") != std::string::npos;
+}
+
+void VerifyContext::configureSolver(z3::solver &solver) { setLimits(*z3_, solver, options_.timeoutMs); }
 
 ProofResult VerifyContext::proveForAll(const z3::expr &claim, const std::vector<z3::expr> &extra) {
   return runQuery(*z3_, assumptions(extra) && !claim, options_.timeoutMs, translator_->freeVars());

@@ -76,6 +76,13 @@ public:
   // Everything a query assumes: requires + the translator's side conditions (bounds) + `extra`.
   z3::expr assumptions(const std::vector<z3::expr> &extra = {}) const;
 
+  // Applies the per-query limit to a solver.  The limit is Z3's deterministic resource limit (rlimit), scaled
+  // from VerifyOptions::timeoutMs, not Z3's wall-clock "timeout": the timer thread behind the latter can
+  // deadlock in the Z3 4.8 series, and a resource limit makes verdicts reproducible across machines.
+  void configureSolver(z3::solver &solver);
+  // True when Z3's reason_unknown() says a limit was hit (reported as E0602 rather than E0601).
+  static bool isLimitReason(const std::string &reason);
+
   // Is `claim` true for every value of the free constants satisfying the assumptions (+ extra)?
   ProofResult proveForAll(const z3::expr &claim, const std::vector<z3::expr> &extra = {});
   // A model of assumptions + extra + `condition`: Refuted status means "found" (the model is in

@@ -1,5 +1,5 @@
 // Arithmetic, comparisons, select, conversions and constant folding.
-// RUN: %cakec %s --emit=ptx -o - | %FileCheck %s
+// RUN: %cakec --no-verify %s --emit=ptx -o - | %FileCheck %s
 target sm_80;
 
 kernel arith<K = 6>(X: f32[N], Y: i32[N], Z: u32[N], H: bf16[N], P: f32[N], a: f32, n: i32)

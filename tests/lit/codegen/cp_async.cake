@@ -1,5 +1,5 @@
 // cp.async: 16-byte copies are .cg (L2 only), 4/8-byte copies .ca; commit and wait groups.
-// RUN: %cakec %s --emit=ptx -o - | %FileCheck %s
+// RUN: %cakec --no-verify %s --emit=ptx -o - | %FileCheck %s
 target sm_80;
 
 kernel cpa<S = 3>(A: bf16[M, K] align(16)) grid(1) threads(64) {

@@ -1,6 +1,6 @@
 // Global and shared memory: element and vector accesses, 64-bit global addressing with row-major strides from
 // shape variables, 32-bit shared addresses at sema's offsets in the dynamic buffer, the swizzle XOR.
-// RUN: %cakec %s --emit=ptx -o - | %FileCheck %s
+// RUN: %cakec --no-verify %s --emit=ptx -o - | %FileCheck %s
 target sm_80;
 
 kernel mem(A: f32[M, K] align(16), B: bf16[M, K] align(16), C: f32[M, K]) grid(1) threads(128) {

@@ -1,6 +1,6 @@
 // ldmatrix (x1/x2/x4, .trans), mma.sync m16n8k16 / m16n8k8 (bf16 and f16), and the accumulator store at its
 // lane layout: lane holds (row lane/4, cols 2*(lane%4) + 0/1) and the same columns 8 rows further down.
-// RUN: %cakec %s --emit=ptx -o - | %FileCheck %s
+// RUN: %cakec --no-verify %s --emit=ptx -o - | %FileCheck %s
 target sm_80;
 
 kernel mm(C: bf16[M, N] align(16), D: f32[M, N] align(16), E: f16[M, N] align(16)) grid(1) threads(32) {

@@ -1,5 +1,5 @@
 // Shuffles and warp reductions.
-// RUN: %cakec %s --emit=ptx -o - | %FileCheck %s
+// RUN: %cakec --no-verify %s --emit=ptx -o - | %FileCheck %s
 target sm_80;
 
 kernel shf(X: f32[N], I: i32[N], H: bf16[N]) grid(1) threads(32) {

@@ -1,6 +1,6 @@
 // E0702: register arrays cannot be indexed at run time; the hint says to unroll the loop.
-// RUN: %cakec --verify-diagnostics --emit=ptx -o %t.ptx %s
-// RUN: %expect-exit 1 %cakec %s --emit=ptx -o %t.ptx 2>&1 | %FileCheck %s
+// RUN: %cakec --no-verify --verify-diagnostics --emit=ptx -o %t.ptx %s
+// RUN: %expect-exit 1 %cakec --no-verify %s --emit=ptx -o %t.ptx 2>&1 | %FileCheck %s
 // CHECK: hint: mark the loop that computes this index 'unroll'
 target sm_80;
 

@@ -1,5 +1,5 @@
 // E0703: a constant index outside a register array's dimension.
-// RUN: %cakec --verify-diagnostics --emit=ptx -o %t.ptx %s
+// RUN: %cakec --no-verify --verify-diagnostics --emit=ptx -o %t.ptx %s
 target sm_80;
 
 kernel k(X: f32[N]) grid(1) threads(32) {

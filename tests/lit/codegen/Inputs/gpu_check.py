@@ -28,6 +28,7 @@ class Kernel:
         with open(os.path.join(folder, sample + ".cubin.json")) as f:
             self.manifest = json.load(f)
         self.spec = self.manifest["kernels"][0]
+        self.ct = self.spec.get("ct_params", {})
         torch.zeros(1, device="cuda")  # make torch's primary context current
         self.module = ctypes.c_void_p()
         check(cuda.cuModuleLoadData(ctypes.byref(self.module), self.image), "cuModuleLoadData")
@@ -104,10 +105,11 @@ def block_reduce_sum(k):
 
 
 def row_softmax(k):
-    for r, c in [(1, 8), (3, 24), (37, 256), (100, 1000), (513, 4096)]:
+    warps = k.ct.get("WARPS", 8)
+    for r, c in [(1, 8), (3, 24), (37, 256), (100, 1000), (513, 4096), (77, 2056), (9, 8192)]:
         x = torch.randn(r, c, device="cuda", dtype=torch.bfloat16) * 3
-        y = torch.empty_like(x)
-        k.launch([cdiv(r, 4)], {"X": x, "Y": y}, {"R": r, "C": c})
+        y = torch.full_like(x, float("nan"))
+        k.launch([cdiv(r, warps)], {"X": x, "Y": y}, {"R": r, "C": c})
         ref = torch.softmax(x.float(), dim=1)
         err = (y.float() - ref).abs().max().item()
         report(f"row_softmax {r}x{c}", err < 1e-2, f"max err {err:.3g}")
@@ -130,18 +132,19 @@ def simt_gemm(k):
 
 
 def ampere_gemm(k):
-    for m, n, kk in [(128, 128, 32), (256, 384, 96), (1024, 512, 1024)]:
+    bm, bn, bk = k.ct.get("BM", 128), k.ct.get("BN", 128), k.ct.get("BK", 32)
+    for m, n, kk in [(bm, bn, bk), (2 * bm, 3 * bn, 3 * bk), (1024, 512, 1024)]:
         a = torch.randn(m, kk, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(kk, n, device="cuda", dtype=torch.bfloat16)
-        c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-        k.launch([n // 128, m // 128], {"A": a, "B": b, "C": c}, {"M": m, "N": n, "K": kk})
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        k.launch([n // bn, m // bm], {"A": a, "B": b, "C": c}, {"M": m, "N": n, "K": kk})
         ref = (a.float() @ b.float())
         err = ((c.float() - ref).abs() / (ref.abs() + 1)).max().item()
         report(f"ampere_gemm {m}x{n}x{kk}", err < 2e-2, f"max rel err {err:.3g}")
     m = n = kk = 4096
     a = torch.randn(m, kk, device="cuda", dtype=torch.bfloat16); b = torch.randn(kk, n, device="cuda", dtype=torch.bfloat16)
     c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-    t = time_it(lambda: k.launch([n // 128, m // 128], {"A": a, "B": b, "C": c}, {"M": m, "N": n, "K": kk}), 10)
+    t = time_it(lambda: k.launch([n // bn, m // bm], {"A": a, "B": b, "C": c}, {"M": m, "N": n, "K": kk}), 10)
     tt = time_it(lambda: a @ b, 10)
     print(f"INFO ampere_gemm 4096^3: {t * 1e3:.2f} ms ({2 * m * n * kk / t / 1e12:.0f} TFLOP/s); torch {tt * 1e3:.2f} ms")
 

@@ -1,0 +1,329 @@
+// wgmma (sm_90a): warpgroup matrix multiply-accumulate from shared-memory descriptors, its group
+// operations, and the store of a wgmma accumulator at its lane layout (docs/hopper.md "wgmma").
+//
+//   wgmma ACC += A * B      ACC: frag<wgmma_acc, f32|f16, 64, N, 16>; A: a shared [64, K] tile (K-major) or a
+//                           frag<wgmma_a, ..>; B: a shared [N, K] tile read transposed (`b[s].T`, K-major)
+//     for kk in 0 .. K/16:  wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 {ACC}, descA_kk, descB_kk, p, 1, 1, 0, 0
+//                           (register A: {ACC}, {a0..a3}, descB_kk, p, 1, 1, 0); p = true (D = A*B + D)
+//   Shared-memory matrix descriptor (64 bits, PTX ISA "Matrix Descriptor Format"):
+//     bits  0-13  start address >> 4        bits 16-29  leading-dimension byte offset >> 4
+//     bits 32-45  stride-dimension byte offset >> 4     bits 49-51 base offset (0: atoms 1024-aligned)
+//     bits 62-63  swizzle: 0 none, 1 128B, 2 64B, 3 32B
+//   A K-major tile whose rows are exactly one swizzle span (128/64/32 bytes) is the canonical swizzled
+//   K-major layout: SBO = 8 rows * span (the distance between 8-row core-matrix groups), LBO unused for
+//   swizzled K-major (encoded 1, as CUTLASS does), and step kk along K starts 32 bytes further (the
+//   hardware applies the XOR swizzle to the computed addresses, so the unswizzled start is right).
+//   wgmma.fence / wgmma.commit / wgmma.wait N -> wgmma.fence.sync.aligned / wgmma.commit_group.sync.aligned /
+//   wgmma.wait_group.sync.aligned N.
+//
+//   store T[r0, c0] <- [bf16|f16|f32](ACC)     ACC a wgmma_acc 64 x N
+//     Lane layout (PTX ISA "wgmma Register Fragment: Matrix D"): warp w = warp % 4 of the warpgroup owns rows
+//     16w .. 16w+15; with g = lane / 4, q = lane % 4, f32 registers d[4j], d[4j+1] hold row 16w+g, columns
+//     8j+2q, 8j+2q+1 and d[4j+2], d[4j+3] row 16w+g+8, same columns (f16: d[2j], d[2j+1] packed pairs).
+//     Each pair is one 4-byte (bf16/f16) or 8-byte (f32) store.  Stores into a global tensor are masked by
+//     its dims (row < dim0, column < dim1), as TMA stores clip: a ragged edge tile is written correctly.
+#include "codegen/KernelLowering.h"
+
+#include "frontend/Ops.h"
+
+namespace cake::codegen {
+
+namespace {
+const VarStmt *rootVar(const Expr &e) {
+  const Expr *cur = &e;
+  while (const auto *ix = dynCast<IndexExpr>(cur)) cur = ix->base.get();
+  const auto *n = dynCast<NameExpr>(cur);
+  if (!n || !n->decl || n->decl->declKind != DeclKind::Var) return nullptr;
+  return static_cast<const VarStmt *>(n->decl);
+}
+
+// Swizzle mode field of the descriptor for a swizzle span in bytes.
+std::optional<uint32_t> descriptorMode(int swizzleBytes) {
+  switch (swizzleBytes) {
+  case 128: return 1;
+  case 64: return 2;
+  case 32: return 3;
+  default: return std::nullopt;
+  }
+}
+} // namespace
+
+bool KernelLowering::isWgmmaFragmentStore(const OpStmt &s) const {
+  if (s.srcs.size() != 1) return false;
+  const Expr *e = s.srcs[0].get();
+  if (const auto *call = dynCast<CallExpr>(e); call && call->args.size() == 1) e = call->args[0].get();
+  const VarStmt *v = rootVar(*e);
+  return v && v->declaredType && v->declaredType->isFrag() &&
+         (v->declaredType->fragKind == "wgmma_acc" || v->declaredType->fragKind == "wgmma_a");
+}
+
+void KernelLowering::lowerWgmmaSync(const OpStmt &s) {
+  switch (s.op->id) {
+  case OpId::WgmmaFence: out_.inst("wgmma.fence.sync.aligned"); return;
+  case OpId::WgmmaCommit: out_.inst("wgmma.commit_group.sync.aligned"); return;
+  case OpId::WgmmaWait: {
+    std::optional<int64_t> n;
+    if (s.dsts.size() == 1) n = constIntExpr(*s.dsts[0]);
+    if (!n || *n < 0 || *n > 7) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "wgmma.wait with a count that is not a constant in 0..7");
+      return;
+    }
+    out_.inst("wgmma.wait_group.sync.aligned " + std::to_string(*n));
+    return;
+  }
+  default: break;
+  }
+  diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "the operation '" + s.name + "'");
+}
+
+void KernelLowering::lowerWgmma(const OpStmt &s) {
+  const auto *mul = s.srcs.size() == 1 ? dynCast<BinaryExpr>(s.srcs[0].get()) : nullptr;
+  if (s.dsts.size() != 1 || !mul || mul->op != BinaryOp::Mul || s.arrow != OpArrow::Accumulate) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "wgmma other than 'wgmma ACC += A * B'");
+    return;
+  }
+  auto acc = resolveLValue(*s.dsts[0]);
+  if (!acc) return;
+  if (acc->kind != LValue::Regs || acc->target->type.frag.kind != FragKind::WgmmaAcc) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a wgmma accumulator that is not a wgmma_acc fragment");
+    return;
+  }
+  const FragShape fc = acc->target->type.frag;
+  if (fc.m != 64 || fc.n < 8 || fc.n > 256 || fc.n % 8 != 0 || (fc.dtype != Scalar::F32 && fc.dtype != Scalar::F16)) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a wgmma accumulator of this shape or type");
+    return;
+  }
+  // B: a shared [N, K] tile read transposed (K-major).
+  auto b = resolveSharedTile(*mul->rhs);
+  if (!b || b->dims.size() != 2) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, mul->rhs->range, "a wgmma B operand that is not a two-dimensional shared tile");
+    return;
+  }
+  if (!b->transposed) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, mul->rhs->range,
+                  "a wgmma B operand stored [K, N] (N-major); store B as [N, K] and write it transposed: b[s].T")
+        .hint("TMA-load B from a row-major [N, K] tensor into a [BN, BK] tile and use 'b[s].T'");
+    return;
+  }
+  const Scalar ab = b->array->elem;
+  if (ab != Scalar::BF16 && ab != Scalar::F16) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, mul->rhs->range, "wgmma on operands other than bf16 / f16");
+    return;
+  }
+  if (fc.dtype == Scalar::F16 && ab != Scalar::F16) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "an f16 wgmma accumulator with bf16 operands (use f32)");
+    return;
+  }
+  const int64_t kInst = 16;   // K of one instruction for 16-bit inputs
+  const int64_t n = b->dims[0], kB = b->dims[1];
+  if (n != fc.n || kB % kInst != 0) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, mul->rhs->range,
+                  "a wgmma B tile of " + std::to_string(n) + " x " + std::to_string(kB) + " for an accumulator with N = " +
+                      std::to_string(fc.n) + " (needs N rows and a multiple of 16 columns)");
+    return;
+  }
+  // A: a shared [64, K] tile (K-major) or a register fragment.
+  std::optional<SharedTile> a;
+  std::optional<Value> aRegs;
+  if (auto t = resolveSharedTile(*mul->lhs)) {
+    a = t;
+    if (a->transposed || a->dims.size() != 2 || a->dims[0] != 64 || a->dims[1] != kB || a->array->elem != ab) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, mul->lhs->range,
+                    "a wgmma A tile that is not a [64, K] tile of B's element type and K (K-major, not transposed)");
+      return;
+    }
+  } else {
+    Value v = lowerExpr(*mul->lhs);
+    if (v.type.frag.kind != FragKind::WgmmaA || v.type.frag.dtype != ab || kB != kInst || v.regs.size() != 4) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, mul->lhs->range,
+                    "a wgmma A operand that is neither a shared [64, K] tile nor a wgmma_a fragment of B's type with K = 16");
+      return;
+    }
+    aRegs = v;
+  }
+  // Descriptors: the constant high word (SBO, swizzle mode) and the low word per k-step.
+  struct Desc {
+    std::string lo;   // start-address field | LBO field, for kk = 0
+    std::string hi;
+  };
+  auto makeDesc = [&](const SharedTile &t, SourceRange where) -> std::optional<Desc> {
+    auto mode = descriptorMode(t.array->swizzleBytes);
+    if (!mode || t.rowBytes != t.array->swizzleBytes) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, where,
+                    "a wgmma shared operand without a 32B/64B/128B swizzle whose rows are exactly one swizzle span "
+                    "(row of " + std::to_string(t.rowBytes) + " bytes, swizzle " + std::to_string(t.array->swizzleBytes) + "B)")
+          .hint("declare the tile with swizzle(128B) and BK * 2 == 128 for bf16 (the layout TMA writes)");
+      return std::nullopt;
+    }
+    const uint32_t sboEnc = static_cast<uint32_t>(8 * t.rowBytes) >> 4;
+    const uint32_t hiWord = sboEnc | (*mode << 30);
+    Desc d;
+    std::string addr = tileAddress(t), sh = out_.newReg(RegClass::B32), field = out_.newReg(RegClass::B32);
+    d.lo = out_.newReg(RegClass::B32);
+    d.hi = out_.newReg(RegClass::B32);
+    out_.inst("shr.u32 " + sh + ", " + addr + ", 4");
+    out_.inst("and.b32 " + field + ", " + sh + ", 16383");
+    out_.inst("or.b32 " + d.lo + ", " + field + ", " + std::to_string(1u << 16));   // LBO field = 1 (16 bytes)
+    out_.inst("mov.b32 " + d.hi + ", " + std::to_string(hiWord));
+    return d;
+  };
+  auto descB = makeDesc(*b, mul->rhs->range);
+  if (!descB) return;
+  std::optional<Desc> descA;
+  if (a) {
+    descA = makeDesc(*a, mul->lhs->range);
+    if (!descA) return;
+  }
+  // scale-d = true: D = A * B + D.  A fresh predicate per statement, so no register is shared across branches.
+  wgmmaScaleD_ = out_.newReg(RegClass::Pred);
+  out_.inst("setp.ne.b32 " + wgmmaScaleD_ + ", 1, 0");
+  std::string accList = "{";
+  for (size_t i = 0; i < acc->target->regs.size(); ++i) accList += (i ? ", " : "") + acc->target->regs[i];
+  accList += "}";
+  const std::string ty(ptxArithType(ab)), dty(ptxArithType(fc.dtype));
+  const std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(fc.n) + "k16." + dty + "." + ty + "." + ty;
+  auto stepDesc = [&](const Desc &d, int64_t kk) {
+    std::string lo = d.lo;
+    if (kk) {   // 16 elements = 32 bytes further along K: +2 in the (address >> 4) field
+      lo = out_.newReg(RegClass::B32);
+      out_.inst("add.s32 " + lo + ", " + d.lo + ", " + std::to_string(kk * kInst * 2 / 16));
+    }
+    std::string r = out_.newReg(RegClass::B64);
+    out_.inst("mov.b64 " + r + ", {" + lo + ", " + d.hi + "}");
+    return r;
+  };
+  for (int64_t kk = 0; kk < kB / kInst; ++kk) {
+    std::string db = stepDesc(*descB, kk);
+    if (aRegs) {
+      std::string al = "{" + aRegs->regs[0] + ", " + aRegs->regs[1] + ", " + aRegs->regs[2] + ", " + aRegs->regs[3] + "}";
+      out_.inst(opcode + " " + accList + ", " + al + ", " + db + ", " + wgmmaScaleD_ + ", 1, 1, 0");
+    } else {
+      std::string da = stepDesc(*descA, kk);
+      out_.inst(opcode + " " + accList + ", " + da + ", " + db + ", " + wgmmaScaleD_ + ", 1, 1, 0, 0");
+    }
+  }
+}
+
+void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
+  const Expr *fragExpr = s.srcs[0].get();
+  std::optional<Scalar> outType;
+  if (const auto *call = dynCast<CallExpr>(fragExpr); call && call->args.size() == 1) {
+    if (auto t = parseValueTypeName(call->callee); t && t->isScalar()) {
+      outType = t->elem;
+      fragExpr = call->args[0].get();
+    }
+  }
+  Value frag = lowerExpr(*fragExpr);
+  const FragShape f = frag.type.frag;
+  if (f.kind != FragKind::WgmmaAcc || f.m != 64 || (f.dtype != Scalar::F32 && f.dtype != Scalar::F16)) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.srcs[0]->range, "a store of this wgmma fragment (only 64 x N accumulators)");
+    return;
+  }
+  const Scalar to = outType.value_or(f.dtype);
+  if (to != Scalar::F32 && to != Scalar::BF16 && to != Scalar::F16) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "storing a wgmma accumulator as " + std::string(scalarName(to)));
+    return;
+  }
+  // Destination T[.., r0, c0].
+  std::vector<const IndexExpr *> chain;
+  const Expr *cur = s.dsts[0].get();
+  while (const auto *ix = dynCast<IndexExpr>(cur)) {
+    chain.push_back(ix);
+    cur = ix->base.get();
+  }
+  const auto *nm = dynCast<NameExpr>(cur);
+  auto it = nm && nm->decl ? env_.find(nm->decl) : env_.end();
+  if (it == env_.end() ||
+      !(std::holds_alternative<GlobalTensor>(it->second) || std::holds_alternative<SharedArray>(it->second))) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a store destination that is not a tensor element");
+    return;
+  }
+  std::vector<Value> idx;
+  for (auto rit = chain.rbegin(); rit != chain.rend(); ++rit)
+    for (const auto &item : (*rit)->items) {
+      if (item.kind != IndexItem::Point) {
+        diags_.report(DiagKind::CodegenUnsupportedForm, item.range, "a slice in a fragment store destination (give the top-left element)");
+        return;
+      }
+      idx.push_back(lowerExpr(*item.start));
+    }
+  if (idx.size() < 2) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a fragment store into a one-dimensional tensor");
+    return;
+  }
+  const GlobalTensor *global = std::get_if<GlobalTensor>(&it->second);
+  const Scalar destElem = global ? global->elem : std::get<SharedArray>(it->second).elem;
+  if (destElem != to) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.range,
+                  "storing " + std::string(scalarName(to)) + " values into a " + std::string(scalarName(destElem)) + " tensor");
+    return;
+  }
+  // Per-lane origin: row r0 + 16 * (warp % 4) + lane / 4, column c0 + 2 * (lane % 4).
+  const SourceRange R = s.range;
+  Value warpInGroup = binaryOp(BinaryOp::BitAnd, *warpId_, Value::ofInt(Scalar::I32, 3), R);
+  Value g = binaryOp(BinaryOp::Shr, *laneId_, Value::ofInt(Scalar::I32, 2), R);
+  Value q = binaryOp(BinaryOp::BitAnd, *laneId_, Value::ofInt(Scalar::I32, 3), R);
+  Value rowOff = binaryOp(BinaryOp::Add, binaryOp(BinaryOp::Shl, warpInGroup, Value::ofInt(Scalar::I32, 4), R), g, R);
+  Value row = binaryOp(BinaryOp::Add, idx[idx.size() - 2], rowOff, R);
+  Value col = binaryOp(BinaryOp::Add, idx.back(), binaryOp(BinaryOp::Shl, q, Value::ofInt(Scalar::I32, 1), R), R);
+  const int64_t colBlocks = f.n / 8;
+  // The pair of elements (half h: rows +0 / +8, column block j) as registers of the output type.
+  auto pairValue = [&](int h, int64_t j) -> std::vector<std::string> {
+    if (f.dtype == Scalar::F32) {
+      const std::string &x0 = frag.regs[static_cast<size_t>(4 * j + 2 * h)], &x1 = frag.regs[static_cast<size_t>(4 * j + 2 * h + 1)];
+      if (to == Scalar::F32) return {x0, x1};
+      std::string packed = out_.newReg(RegClass::B32);
+      out_.inst(std::string("cvt.rn.") + (to == Scalar::BF16 ? "bf16x2" : "f16x2") + ".f32 " + packed + ", " + x1 + ", " + x0);
+      return {packed};
+    }
+    const std::string &p = frag.regs[static_cast<size_t>(2 * j + h)];   // f16 pair
+    if (to == Scalar::F16) return {p};
+    Value v = convert(Value::ofRegs(ValueType::vector(Scalar::F16, 2), {p}), ValueType::vector(to, 2), R);
+    return v.regs;
+  };
+  if (!global) {   // shared: per-pair addresses (the array's swizzle applies)
+    for (int h = 0; h < 2; ++h)
+      for (int64_t j = 0; j < colBlocks; ++j) {
+        std::vector<Value> at = idx;
+        at[at.size() - 2] = binaryOp(BinaryOp::Add, row, Value::ofInt(Scalar::I32, 8 * h), R);
+        at.back() = binaryOp(BinaryOp::Add, col, Value::ofInt(Scalar::I32, 8 * j), R);
+        MemRef m = memRefAt(it->second, at, 2, s.dsts[0]->range);
+        std::vector<std::string> regs = pairValue(h, j);
+        ValueType vt = ValueType::vector(to, 2);
+        store(m, Value::ofRegs(vt, to == Scalar::F32 ? regs : std::vector<std::string>{regs[0]}));
+      }
+    return;
+  }
+  // Global: two row addresses; the column blocks are constant byte offsets from them (the innermost stride
+  // is one element).  Masked by the tensor's last two dims.
+  const int64_t eb = scalarBits(to) / 8;
+  const size_t rank = global->dims.size();
+  std::string rowOk[2], colOk[64];
+  Address rowAddr[2];
+  for (int h = 0; h < 2; ++h) {
+    std::vector<Value> at = idx;
+    Value r = binaryOp(BinaryOp::Add, row, Value::ofInt(Scalar::I32, 8 * h), R);
+    at[at.size() - 2] = r;
+    at.back() = col;
+    rowAddr[h] = memRefAt(it->second, at, 2, s.dsts[0]->range).addr;
+    rowOk[h] = out_.newReg(RegClass::Pred);
+    out_.inst("setp.lt.s32 " + rowOk[h] + ", " + reg(r) + ", " + operand(global->dims[rank - 2]));
+  }
+  for (int64_t j = 0; j < colBlocks; ++j) {
+    Value c = binaryOp(BinaryOp::Add, col, Value::ofInt(Scalar::I32, 8 * j), R);
+    colOk[j] = out_.newReg(RegClass::Pred);
+    out_.inst("setp.lt.s32 " + colOk[j] + ", " + reg(c) + ", " + operand(global->dims[rank - 1]));
+  }
+  for (int h = 0; h < 2; ++h)
+    for (int64_t j = 0; j < colBlocks; ++j) {
+      std::vector<std::string> regs = pairValue(h, j);
+      std::string p = out_.newReg(RegClass::Pred);
+      out_.inst("and.pred " + p + ", " + rowOk[h] + ", " + colOk[j]);
+      Address a = rowAddr[h];
+      a.offset += 8 * j * eb;
+      if (to == Scalar::F32) out_.instGuarded(p, "st.global.v2.f32 " + a.str() + ", {" + regs[0] + ", " + regs[1] + "}");
+      else out_.instGuarded(p, "st.global.b32 " + a.str() + ", " + regs[0]);
+    }
+}
+
+} // namespace cake::codegen

@@ -1,0 +1,266 @@
+// WorkCounter, operation statements: what each CAKE operation (Ops.def) moves and computes.
+//
+//   tma.load     box bytes from L2 (one copy per issuing lane), written to shared in every CTA of its
+//                multicast mask; the signalled barrier's stages make the TMA ring (bytes in flight)
+//   tma.store    box bytes read from shared, written to global
+//   cp.async     bytes per lane global -> shared; sectors from the lanes' addresses; groups and
+//                cp.async.wait N give the pipeline depth N + 1 (bytes in flight = group bytes x depth)
+//   ldmatrix     x1/x2/x4 8x8 b16 matrices (= 32-bit registers of the destination fragments) of 128 bytes;
+//                lanes 8i..8i+7 give matrix i's row addresses, so bank conflicts come from those addresses
+//   stmatrix     the same in the other direction
+//   store        a fragment at its lane layout: elements per thread x lanes x element size; mma layouts write
+//                8 rows of 4 lanes x 2 elements per instruction, so rows narrower than a 32-byte sector cost
+//                a whole sector in L2
+//   mma.sync     2*M*N*K FLOPs per warp instruction (f8 inputs: half the 16-bit time)
+//   wgmma        2*64*N*K FLOPs per warpgroup, K/16 instructions (f8: K/32), a quarter per warp; operand
+//                tiles read from shared by the async proxy
+//   barriers     syncthreads / sync / cluster.*: a barrier on the warp's critical path
+//   wait         on a barrier that TMA loads signal: one async wait, divided by the ring's stages
+#include "cost/WorkCounterImpl.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace cake::cost::detail {
+
+namespace {
+
+const Decl *barrierDeclOf(const Expr *e) {
+  while (e) {
+    if (auto *ix = dynCast<IndexExpr>(e)) e = ix->base.get();
+    else if (auto *n = dynCast<NameExpr>(e)) return n->decl;
+    else return nullptr;
+  }
+  return nullptr;
+}
+
+const Clause *findClause(const OpStmt &op, std::string_view name) {
+  for (const Clause &c : op.clauses)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+// Tensor-core time unit: f8 inputs run at twice the 16-bit rate.
+double inputRateFactor(const Type *t) {
+  return t && isF8Scalar(t->elementScalar()) ? 0.5 : 1.0;
+}
+
+int64_t fragmentRegisters(const std::vector<Ptr<Expr>> &frags) {
+  int64_t regs = 0;
+  for (const auto &f : frags)
+    if (f->type && f->type->isFragment()) regs += f->type->fragRegistersPerThread();
+  return regs;
+}
+
+} // namespace
+
+void Counter::countStore(const AssignStmt &s, const ResolvedAccess &target, int64_t bytesPerLane) {
+  issue(1);
+  if (target.space == AddressSpace::Global)
+    globalAccess(&s, target, bytesPerLane, true, Count::SimtStoreBytes, false);
+  else
+    sharedAccess(target, bytesPerLane, true);
+}
+
+void Counter::walkOp(const OpStmt &op) {
+  if (!op.op) return;
+  double active = lanes();
+  switch (op.op->id) {
+  case OpId::TmaLoad: {
+    if (op.dsts.empty() || op.srcs.empty()) return;
+    issue(2);
+    ResolvedAccess dst = resolve(*op.dsts[0]);
+    ResolvedAccess src = resolve(*op.srcs[0]);
+    double box = static_cast<double>(dst.tileElements * dst.elemBytes);
+    double ctas = 1;
+    if (const Clause *mc = findClause(op, "multicast"); mc && !mc->args.empty()) {
+      LaneValue mask = eval(*mc->args[0]);
+      if (mask.isUniform()) ctas = std::max(1, std::popcount(static_cast<uint64_t>(mask.scalar)));
+    }
+    if (src.memory) {
+      ResolvedAccess whole = src;
+      whole.byteOffset = LaneValue::unknown(src.deps);
+      if (active_) {
+        add(Count::TmaLoadBytes, box * active);
+        add(Count::L2LoadBytes, box * active);
+        size_t site = siteFor(&op, src.base, false);
+        sites_[site].blockDeps |= src.deps & kDepBlockAny;
+        if (acc_.siteBytes.size() <= site) acc_.siteBytes.resize(site + 1, 0);
+        acc_.siteBytes[site] += box * active * localWeight_;
+      }
+    }
+    add(Count::SharedStoreBytes, box * active * ctas);
+    add(Count::SharedWavefronts, box * active * ctas / 128);
+    add(Count::MulticastSavedBytes, box * active * (ctas - 1));
+    const Decl *barrier = nullptr;
+    if (const Clause *sig = findClause(op, "signal"); sig && !sig->args.empty()) barrier = barrierDeclOf(sig->args[0].get());
+    tmaSites_[&op] = {barrier, box};
+    return;
+  }
+  case OpId::TmaStore: {
+    if (op.dsts.empty() || op.srcs.empty()) return;
+    issue(2);
+    ResolvedAccess dst = resolve(*op.dsts[0]);
+    ResolvedAccess src = resolve(*op.srcs[0]);
+    double box = static_cast<double>(src.tileElements * src.elemBytes);
+    add(Count::TmaStoreBytes, box * active);
+    add(Count::L2StoreBytes, box * active);
+    add(Count::SharedLoadBytes, box * active);
+    add(Count::SharedWavefronts, box * active / 128);
+    if (dst.memory && active_) {
+      size_t site = siteFor(&op, dst.base, true);
+      sites_[site].blockDeps |= dst.deps & kDepBlockAny;
+      if (acc_.siteBytes.size() <= site) acc_.siteBytes.resize(site + 1, 0);
+      acc_.siteBytes[site] += box * active * localWeight_;
+    }
+    return;
+  }
+  case OpId::CpAsync: {
+    if (op.dsts.empty() || op.srcs.empty()) return;
+    issue(1);
+    ResolvedAccess dst = resolve(*op.dsts[0]);
+    ResolvedAccess src = resolve(*op.srcs[0]);
+    int64_t bytes = op.srcs[0]->type ? op.srcs[0]->type->sizeInBytes().value_or(16) : 16;
+    if (src.memory) globalAccess(&op, src, bytes, false, Count::CpAsyncBytes, false);
+    add(Count::SharedStoreBytes, static_cast<double>(bytes) * active);
+    add(Count::SharedWavefronts, static_cast<double>(idealWavefronts(bytes, active_)));
+    cpGroupBytes_ += static_cast<double>(bytes) * active;
+    (void)dst;
+    return;
+  }
+  case OpId::CpAsyncCommit:
+    issue(1);
+    cpMaxGroupBytes_ = std::max(cpMaxGroupBytes_, cpGroupBytes_);
+    cpGroupBytes_ = 0;
+    return;
+  case OpId::CpAsyncWait: {
+    issue(1);
+    int64_t pending = 0;
+    if (!op.dsts.empty()) {
+      LaneValue n = eval(*op.dsts[0]);
+      if (n.isUniform()) pending = std::max<int64_t>(0, n.scalar);
+    }
+    cpDepth_ = std::max<int64_t>(cpDepth_, pending + 1);
+    pipelineDepth_ = std::max<int64_t>(pipelineDepth_, pending + 1);
+    acc_.chainAsync += localWeight_ / static_cast<double>(pending + 1);
+    return;
+  }
+  case OpId::Ldmatrix: case OpId::LdmatrixTrans: case OpId::Stmatrix: case OpId::StmatrixTrans: {
+    bool load = op.op->id == OpId::Ldmatrix || op.op->id == OpId::LdmatrixTrans;
+    const auto &frags = load ? op.dsts : op.srcs;
+    const auto &tiles = load ? op.srcs : op.dsts;
+    if (tiles.empty()) return;
+    issue(1);
+    int64_t matrices = std::clamp<int64_t>(fragmentRegisters(frags), 1, 4);
+    ResolvedAccess ra = resolve(*tiles[0]);
+    uint32_t addressLanes = matrices >= 4 ? 0xffffffffu : ((1u << (8 * matrices)) - 1);
+    double bytes = static_cast<double>(matrices * 128);
+    bool swizzled = ra.shared && ra.shared->swizzleBytes != 0;
+    double wavefronts = static_cast<double>(swizzled || !ra.memory ? matrices
+                                                                   : sharedWavefronts(ra.byteOffset, 16, addressLanes));
+    if (active_) {
+      add(load ? Count::SharedLoadBytes : Count::SharedStoreBytes, bytes);
+      add(Count::SharedWavefronts, wavefronts);
+    }
+    return;
+  }
+  case OpId::Store: {
+    if (op.dsts.empty() || op.srcs.empty()) return;
+    eval(*op.srcs[0]);   // the conversion, if any
+    ResolvedAccess dst = resolve(*op.dsts[0]);
+    const Type *frag = op.srcs[0]->type;
+    if (!frag || !frag->isFragment() || !dst.memory) return;
+    int64_t elemBytes = std::max<unsigned>(1, scalarBits(frag->scalar) / 8);
+    int64_t perThread = frag->fragElementsPerThread();
+    int64_t instructions = std::max<int64_t>(1, perThread / 2);   // 2 elements per store
+    issue(static_cast<double>(instructions));
+    double bytes = static_cast<double>(perThread * elemBytes) * active;
+    if (dst.space == AddressSpace::Global) {
+      double rowBytes = static_cast<double>(8 * elemBytes);   // 4 lanes x 2 elements per row and instruction
+      double sectorFactor = rowBytes >= 32 ? 1.0 : 32.0 / rowBytes;
+      add(Count::SimtStoreBytes, bytes);
+      add(Count::L2StoreBytes, bytes * sectorFactor);
+      if (active_) {
+        size_t site = siteFor(&op, dst.base, true);
+        sites_[site].blockDeps |= dst.deps & kDepBlockAny;
+        if (acc_.siteBytes.size() <= site) acc_.siteBytes.resize(site + 1, 0);
+        acc_.siteBytes[site] += bytes * localWeight_;
+      }
+    } else {
+      add(Count::SharedStoreBytes, bytes);
+      add(Count::SharedWavefronts, static_cast<double>(instructions) * std::max(1.0, bytes / active * 32 / 128 /
+                                                                                          static_cast<double>(instructions)));
+    }
+    return;
+  }
+  case OpId::MmaSync: {
+    if (op.dsts.empty() || !active_) return;
+    issue(1);
+    const Type *acc = op.dsts[0]->type;
+    const Type *a = op.srcs.empty() ? nullptr : op.srcs[0]->type;
+    if (auto *bin = op.srcs.empty() ? nullptr : dynCast<BinaryExpr>(op.srcs[0].get())) a = bin->lhs->type;
+    if (acc && acc->isFragment())
+      add(Count::MmaSyncFlops, 2.0 * static_cast<double>(acc->m * acc->n * acc->k) * inputRateFactor(a));
+    return;
+  }
+  case OpId::Wgmma: {
+    if (op.dsts.empty() || !active_) return;
+    const Type *acc = op.dsts[0]->type;
+    const Expr *aExpr = nullptr, *bExpr = nullptr;
+    if (op.srcs.size() >= 2) {
+      aExpr = op.srcs[0].get();
+      bExpr = op.srcs[1].get();
+    } else if (!op.srcs.empty()) {
+      if (auto *bin = dynCast<BinaryExpr>(op.srcs[0].get())) {
+        aExpr = bin->lhs.get();
+        bExpr = bin->rhs.get();
+      }
+    }
+    if (!acc || !acc->isFragment() || !aExpr) return;
+    const Type *a = aExpr->type;
+    int64_t k = 16;
+    double aBytes = 0, bBytes = 0;
+    if (a && a->isTensor()) {
+      std::vector<TensorDim> dims = a->allDims();
+      if (!dims.empty()) k = dimValue(a->transposed ? dims.front() : dims.back()).value_or(16);
+      ResolvedAccess ra = resolve(*aExpr);
+      aBytes = static_cast<double>(ra.tileElements * ra.elemBytes);
+    } else if (a && a->isFragment()) {
+      k = a->k;
+    }
+    if (bExpr) {
+      ResolvedAccess rb = resolve(*bExpr);
+      if (rb.memory) bBytes = static_cast<double>(rb.tileElements * rb.elemBytes);
+    }
+    double rate = inputRateFactor(a);
+    int64_t kStep = rate < 1 ? 32 : 16;
+    issue(static_cast<double>(std::max<int64_t>(1, k / kStep)) + 1);
+    add(Count::WgmmaFlops, 2.0 * 64 * static_cast<double>(acc->n) * static_cast<double>(k) * rate / 4);
+    add(Count::WgmmaSharedBytes, (aBytes + bBytes) / 4);
+    add(Count::SharedWavefronts, (aBytes + bBytes) / 4 / 128);
+    return;
+  }
+  case OpId::Wait: {
+    issue(2);
+    const Decl *barrier = op.dsts.empty() ? nullptr : barrierDeclOf(op.dsts[0].get());
+    bool tmaBarrier = barrier && tmaBarriers_.count(barrier);
+    if (tmaBarrier) {
+      int64_t stages = 1;
+      if (const MBarrierInfo *mb = info_.mbarrierOf(static_cast<const MBarrierStmt *>(barrier))) stages = mb->count;
+      acc_.chainAsync += localWeight_ / static_cast<double>(std::max<int64_t>(1, stages));
+    }
+    return;
+  }
+  case OpId::Syncthreads: case OpId::Sync: case OpId::ClusterSync: case OpId::ClusterWait:
+    issue(1);
+    add(Count::BlockBarriers, 1);
+    acc_.chainBarriers += localWeight_;
+    return;
+  default:
+    issue(1);
+    return;
+  }
+}
+
+} // namespace cake::cost::detail

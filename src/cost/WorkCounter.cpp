@@ -1,0 +1,537 @@
+// WorkCounter: the sampling of blocks and warps, statements and control flow of the warp-level interpreter
+// (algorithm in WorkCounter.h).  Expressions are in CountExprs.cpp, operation statements in CountOps.cpp.
+#include "cost/WorkCounterImpl.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cake::cost {
+
+namespace detail {
+
+namespace {
+constexpr int64_t kExactIterations = 64;   // loops whose body reads the loop variable: walked exactly up to this
+constexpr int64_t kEdgeIterations = 8;     // ... longer ones: first and last 8, plus a scaled middle one
+constexpr double kRolledLoopOverhead = 2;  // add + compare-and-branch per iteration of a rolled loop
+} // namespace
+
+// ------------------------------------------------------------------------------------------ Accum
+
+void Accum::addScaled(const Accum &other, double factor, bool withChain) {
+  for (size_t i = 0; i < kCountKinds; ++i) counts[i] += other.counts[i] * factor;
+  if (roleInstr.size() < other.roleInstr.size()) roleInstr.resize(other.roleInstr.size());
+  for (size_t i = 0; i < other.roleInstr.size(); ++i) roleInstr[i] += other.roleInstr[i] * factor;
+  if (siteBytes.size() < other.siteBytes.size()) siteBytes.resize(other.siteBytes.size());
+  for (size_t i = 0; i < other.siteBytes.size(); ++i) siteBytes[i] += other.siteBytes[i] * factor;
+  if (withChain) {
+    chainInstr += other.chainInstr * factor;
+    chainRounds += other.chainRounds * factor;
+    chainAsync += other.chainAsync * factor;
+    chainBarriers += other.chainBarriers * factor;
+  }
+}
+
+Accum Accum::minus(const Accum &base) const {
+  Accum d = *this;
+  for (size_t i = 0; i < kCountKinds; ++i) d.counts[i] -= base.counts[i];
+  for (size_t i = 0; i < base.roleInstr.size() && i < d.roleInstr.size(); ++i) d.roleInstr[i] -= base.roleInstr[i];
+  for (size_t i = 0; i < base.siteBytes.size() && i < d.siteBytes.size(); ++i) d.siteBytes[i] -= base.siteBytes[i];
+  d.chainInstr -= base.chainInstr;
+  d.chainRounds -= base.chainRounds;
+  d.chainAsync -= base.chainAsync;
+  d.chainBarriers -= base.chainBarriers;
+  return d;
+}
+
+void Accum::clear(size_t roles) {
+  counts.fill(0);
+  roleInstr.assign(roles, 0);
+  siteBytes.assign(siteBytes.size(), 0);
+  chainInstr = chainRounds = chainAsync = chainBarriers = 0;
+}
+
+// ------------------------------------------------------------------------------------------ samples
+
+Counter::Counter(const Kernel &kernel, const KernelInfo &info, const ShapeBinding &binding)
+    : kernel_(kernel), info_(info), binding_(binding) {
+  if (kernel.body) findTmaBarriers(*kernel.body);
+}
+
+// The mbarriers that tma.load operations signal: waiting on them waits for memory, not for a peer role.
+void Counter::findTmaBarriers(const Stmt &s) {
+  switch (s.kind) {
+  case StmtKind::Block:
+    for (const auto &c : cast<BlockStmt>(&s)->stmts) findTmaBarriers(*c);
+    break;
+  case StmtKind::Role: findTmaBarriers(*cast<RoleStmt>(&s)->body); break;
+  case StmtKind::For: findTmaBarriers(*cast<ForStmt>(&s)->body); break;
+  case StmtKind::Elect: findTmaBarriers(*cast<ElectStmt>(&s)->body); break;
+  case StmtKind::If: {
+    auto *i = cast<IfStmt>(&s);
+    findTmaBarriers(*i->thenBody);
+    if (i->elseBody) findTmaBarriers(*i->elseBody);
+    break;
+  }
+  case StmtKind::Op: {
+    auto *op = cast<OpStmt>(&s);
+    if (!op->op || op->op->id != OpId::TmaLoad) break;
+    for (const Clause &c : op->clauses) {
+      if (c.name != "signal" || c.args.empty()) continue;
+      const Expr *e = c.args[0].get();
+      while (auto *ix = dynCast<IndexExpr>(e)) e = ix->base.get();
+      if (auto *n = dynCast<NameExpr>(e); n && n->decl) tmaBarriers_.insert(n->decl);
+    }
+    break;
+  }
+  default: break;
+  }
+}
+
+void Counter::note(const std::string &text) {
+  if (noteSet_.insert(text).second && notes_.size() < 16) notes_.push_back(text);
+}
+
+void Counter::issue(double n) {
+  acc_.counts[static_cast<size_t>(Count::WarpInstructions)] += n * localWeight_;
+  acc_.roleInstr[roleSlot_] += n * localWeight_;
+  acc_.chainInstr += n * localWeight_;
+}
+
+// Walks warp `warp` of the current block sample; folds its work into block_acc_.  Returns the dependence
+// bits of every branch condition and loop bound it read.
+uint32_t Counter::walkWarp(int64_t warp) {
+  warp_ = warp;
+  env_.clear();
+  assignedInts_.clear();
+  active_ = 0xffffffffu;
+  returned_ = 0;
+  localWeight_ = 1;
+  loopDepth_ = 0;
+  controlDeps_ = 0;
+  roleSlot_ = info_.roles.size();
+  acc_.clear(info_.roles.size() + 1);
+  roundHasLoad_ = false;
+  roundBytes_ = maxRoundBytes_ = cpGroupBytes_ = cpMaxGroupBytes_ = 0;
+  cpDepth_ = 1;
+  if (kernel_.body) walkBlock(*kernel_.body);
+  closeRound();
+  cpMaxGroupBytes_ = std::max(cpMaxGroupBytes_, cpGroupBytes_);
+  block_acc_.addScaled(acc_, 1, false);
+  if (acc_.chainInstr > block_acc_.chainInstr) {
+    block_acc_.chainInstr = acc_.chainInstr;
+    block_acc_.chainRounds = acc_.chainRounds;
+    block_acc_.chainAsync = acc_.chainAsync;
+    block_acc_.chainBarriers = acc_.chainBarriers;
+  }
+  blockInflight_ += std::max(maxRoundBytes_, cpMaxGroupBytes_ * static_cast<double>(cpDepth_));
+  return controlDeps_;
+}
+
+uint32_t Counter::walkBlockSample(std::array<int64_t, 3> block) {
+  block_ = block;
+  block_acc_.clear(info_.roles.size() + 1);
+  blockInflight_ = 0;
+  int64_t warps = std::max<int64_t>(1, info_.warps());
+  // role class of each warp: the role containing it, or none
+  std::vector<int> classOf(static_cast<size_t>(warps), -1);
+  for (size_t r = 0; r < info_.roles.size(); ++r)
+    for (int64_t w = info_.roles[r].firstWarp; w < info_.roles[r].endWarp && w < warps; ++w)
+      if (w >= 0) classOf[static_cast<size_t>(w)] = static_cast<int>(r);
+  uint32_t deps = 0;
+  std::set<int> done;
+  for (int64_t w = 0; w < warps; ++w) {
+    int cls = classOf[static_cast<size_t>(w)];
+    if (!done.insert(cls).second) continue;
+    std::vector<int64_t> members;
+    for (int64_t x = 0; x < warps; ++x)
+      if (classOf[static_cast<size_t>(x)] == cls) members.push_back(x);
+    double inflightBefore = blockInflight_;
+    uint32_t d = walkWarp(w);
+    deps |= d;
+    if (members.size() == 1) continue;
+    if (d & kDepWarp) {
+      for (size_t i = 1; i < members.size(); ++i) deps |= walkWarp(members[i]);
+    } else {
+      double more = static_cast<double>(members.size() - 1);
+      block_acc_.addScaled(acc_, more, false);
+      blockInflight_ += (blockInflight_ - inflightBefore) * more;
+    }
+  }
+  return deps;
+}
+
+WorkProfile Counter::run() {
+  const std::array<int64_t, 3> &g = binding_.grid;
+  size_t roles = info_.roles.size() + 1;
+  grid_acc_.clear(roles);
+  uint32_t deps = walkBlockSample({0, 0, 0});
+  Accum first = block_acc_;
+  double inflight = blockInflight_;
+  double blocks = static_cast<double>(binding_.blocks());
+  if (!(deps & kDepBlockAny)) {
+    grid_acc_.addScaled(first, blocks, true);
+  } else {
+    // corner samples: (0,0) stands for the interior, (last x, 0) for the last column, (0, last y) for the
+    // last row, (last, last) for the corner; z is taken as uniform.
+    double gx = static_cast<double>(g[0]), gy = static_cast<double>(g[1]), gz = static_cast<double>(g[2]);
+    struct Sample { std::array<int64_t, 3> block; double weight; };
+    std::vector<Sample> samples;
+    samples.push_back({{0, 0, 0}, (gx > 1 ? gx - 1 : 1) * (gy > 1 ? gy - 1 : 1) * gz});
+    if (g[0] > 1) samples.push_back({{g[0] - 1, 0, 0}, (gy > 1 ? gy - 1 : 1) * gz});
+    if (g[1] > 1) samples.push_back({{0, g[1] - 1, 0}, (gx > 1 ? gx - 1 : 1) * gz});
+    if (g[0] > 1 && g[1] > 1) samples.push_back({{g[0] - 1, g[1] - 1, 0}, gz});
+    grid_acc_.addScaled(first, samples[0].weight, true);
+    double inflightSum = inflight * samples[0].weight;
+    for (size_t i = 1; i < samples.size(); ++i) {
+      walkBlockSample(samples[i].block);
+      grid_acc_.addScaled(block_acc_, samples[i].weight, true);
+      inflightSum += blockInflight_ * samples[i].weight;
+    }
+    inflight = inflightSum / blocks;
+  }
+
+  WorkProfile p;
+  p.kernel = kernel_.name;
+  p.grid = g;
+  p.blocks = binding_.blocks();
+  p.threads = info_.threads;
+  p.warps = info_.warps();
+  p.cluster = info_.cluster;
+  p.sharedBytes = info_.sharedBytes;
+  p.totals = grid_acc_.counts;
+  for (const RoleInfo &r : info_.roles) p.roleNames.push_back(r.name);
+  p.roleNames.push_back("(no role)");
+  p.roleInstructions = grid_acc_.roleInstr;
+  p.roleInstructions.resize(p.roleNames.size());
+  p.chainInstructions = grid_acc_.chainInstr / blocks;
+  p.chainSyncLoadRounds = grid_acc_.chainRounds / blocks;
+  p.chainAsyncWaits = grid_acc_.chainAsync / blocks;
+  p.chainBarriers = grid_acc_.chainBarriers / blocks;
+  // TMA ring: the bytes of every load signalling a barrier array, times its stages
+  std::map<const Decl *, double> perBarrier;
+  for (const auto &[site, entry] : tmaSites_) perBarrier[entry.first] += entry.second;
+  for (const auto &[barrier, bytes] : perBarrier) {
+    int64_t stages = 1;
+    if (barrier)
+      if (const MBarrierInfo *mb = info_.mbarrierOf(static_cast<const MBarrierStmt *>(barrier))) stages = mb->count;
+    inflight += bytes * static_cast<double>(stages);
+    pipelineDepth_ = std::max(pipelineDepth_, stages);
+  }
+  p.inflightBytesPerBlock = inflight;
+  p.pipelineDepth = pipelineDepth_;
+  for (size_t i = 0; i < sites_.size(); ++i) {
+    SiteTraffic t;
+    t.site = sites_[i].node;
+    t.tensor = sites_[i].tensor;
+    t.store = sites_[i].store;
+    t.bytes = i < grid_acc_.siteBytes.size() ? grid_acc_.siteBytes[i] : 0;
+    t.blockDeps = sites_[i].blockDeps;
+    p.sites.push_back(t);
+  }
+  for (const auto &param : kernel_.params) {
+    const Type *t = param->type;
+    if (!t || !t->isTensor() || t->space != AddressSpace::Global) continue;
+    TensorTraffic tt;
+    tt.name = param->name;
+    tt.decl = param.get();
+    double elements = 1;
+    for (const TensorDim &d : t->allDims()) elements *= static_cast<double>(dimValue(d).value_or(0));
+    tt.sizeBytes = elements * static_cast<double>(t->element ? t->element->sizeInBytes().value_or(0) : 0);
+    for (const SiteTraffic &s : p.sites)
+      if (s.tensor == param.get()) (s.store ? tt.writeBytes : tt.readBytes) += s.bytes;
+    p.tensors.push_back(tt);
+  }
+  p.notes = notes_;
+  return p;
+}
+
+// ------------------------------------------------------------------------------------------ statements
+
+void Counter::walkBlock(const BlockStmt &b) {
+  for (const auto &s : b.stmts) {
+    if (active_ == 0) return;
+    walkStmt(*s);
+  }
+}
+
+void Counter::walkStmt(const Stmt &s) {
+  switch (s.kind) {
+  case StmtKind::Block: walkBlock(*cast<BlockStmt>(&s)); break;
+  case StmtKind::Let: {
+    auto *let = cast<LetStmt>(&s);
+    env_[static_cast<const Decl *>(let)] = let->init ? eval(*let->init) : LaneValue::unknown();
+    break;
+  }
+  case StmtKind::Var: walkVar(*cast<VarStmt>(&s)); break;
+  case StmtKind::Shared: case StmtKind::MBarrier: case StmtKind::Barrier: break;
+  case StmtKind::Role: walkRole(*cast<RoleStmt>(&s)); break;
+  case StmtKind::For: walkFor(*cast<ForStmt>(&s)); break;
+  case StmtKind::If: walkIf(*cast<IfStmt>(&s)); break;
+  case StmtKind::Elect: {
+    issue(1);   // elect.sync
+    uint32_t saved = active_;
+    active_ = saved & (~saved + 1);   // the lowest active lane
+    walkBlock(*cast<ElectStmt>(&s)->body);
+    active_ = saved & ~returned_;
+    break;
+  }
+  case StmtKind::Return:
+    issue(1);
+    returned_ |= active_;
+    active_ = 0;
+    break;
+  case StmtKind::Assign: walkAssign(*cast<AssignStmt>(&s)); break;
+  case StmtKind::Op: walkOp(*cast<OpStmt>(&s)); break;
+  }
+}
+
+void Counter::walkVar(const VarStmt &s) {
+  const Decl *decl = static_cast<const Decl *>(&s);
+  LaneValue value = s.init ? eval(*s.init) : LaneValue::unknown();
+  // initialising registers costs one move per 32-bit register (fragments and arrays included)
+  if (s.init && s.type) {
+    std::optional<int64_t> bytes = s.type->sizeInBytes();
+    if (s.type->isTensor() && s.type->element && s.type->element->isFragment()) {
+      auto n = s.type->numElements();
+      bytes = n ? std::optional<int64_t>(*n * s.type->element->fragRegistersPerThread() * 4) : std::nullopt;
+    }
+    if (bytes && !value.known()) issue(static_cast<double>((*bytes + 3) / 4));
+    else if (bytes && s.type->isFragment()) issue(static_cast<double>((*bytes + 3) / 4));
+  }
+  env_[decl] = value;
+}
+
+void Counter::walkRole(const RoleStmt &s) {
+  const RoleInfo *role = info_.roleOf(&s);
+  if (!role || warp_ < role->firstWarp || warp_ >= role->endWarp) return;
+  size_t savedSlot = roleSlot_;
+  roleSlot_ = static_cast<size_t>(role - info_.roles.data());
+  walkBlock(*s.body);
+  roleSlot_ = savedSlot;
+}
+
+void Counter::invalidateAssignedSince(size_t mark) {
+  for (size_t i = mark; i < assignedInts_.size(); ++i) {
+    auto it = env_.find(assignedInts_[i]);
+    if (it != env_.end()) it->second = LaneValue::unknown(it->second.deps);
+  }
+}
+
+void Counter::walkIf(const IfStmt &s) {
+  LaneValue cond = eval(*s.cond);
+  controlDeps_ |= cond.deps;
+  if (!cond.isConstant()) issue(1);   // the branch
+  uint32_t saved = active_;
+  if (!cond.known()) {
+    note("a branch condition the model cannot evaluate was counted as taken half of the time");
+    size_t mark = assignedInts_.size();
+    double w = localWeight_;
+    localWeight_ = w * 0.5;
+    walkBlock(*s.thenBody);
+    active_ = saved & ~returned_;
+    if (s.elseBody && active_) walkStmt(*s.elseBody);
+    active_ = saved & ~returned_;
+    localWeight_ = w;
+    invalidateAssignedSince(mark);
+    return;
+  }
+  uint32_t taken = cond.truthMask(saved);
+  uint32_t notTaken = saved & ~taken;
+  if (taken) {
+    active_ = taken;
+    walkBlock(*s.thenBody);
+  }
+  if (notTaken && s.elseBody) {
+    active_ = notTaken & ~returned_;
+    if (active_) walkStmt(*s.elseBody);
+  }
+  active_ = saved & ~returned_;
+}
+
+void Counter::closeRound() {
+  if (roundHasLoad_) acc_.chainRounds += localWeight_;
+  maxRoundBytes_ = std::max(maxRoundBytes_, roundBytes_);
+  roundHasLoad_ = false;
+  roundBytes_ = 0;
+}
+
+// One iteration: bind the loop variable, walk the body, account the loop overhead.
+void Counter::iterate(const ForStmt &f, const LaneValue &value, uint32_t mask) {
+  env_[static_cast<const Decl *>(&f)] = value;
+  active_ = mask & ~returned_;
+  if (!active_) return;
+  ++loopDepth_;
+  walkBlock(*f.body);
+  --loopDepth_;
+  if (!f.unroll) {
+    issue(kRolledLoopOverhead);
+    closeRound();
+  }
+}
+
+void Counter::runIterations(const ForStmt &f, int64_t lo, int64_t step, int64_t trips, uint32_t loDeps) {
+  uint32_t mask = active_;
+  uint32_t bit = loopDepBit(loopDepth_);
+  auto valueAt = [&](int64_t i) {
+    return LaneValue::uniform(static_cast<int64_t>(static_cast<uint64_t>(lo) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step)),
+                              bit | loDeps | (bit == 0 ? kDepUnknown : 0u));
+  };
+  // the first iteration, probing whether the body's control flow reads the loop variable
+  uint32_t outerDeps = controlDeps_;
+  controlDeps_ = 0;
+  size_t mark = assignedInts_.size();
+  Accum before = acc_;
+  iterate(f, valueAt(0), mask);
+  uint32_t bodyDeps = controlDeps_;
+  uint32_t innerBits = 0;
+  for (unsigned d = loopDepth_; d < kMaxTrackedLoopDepth; ++d) innerBits |= loopDepBit(d);
+  controlDeps_ = outerDeps | (bodyDeps & ~innerBits);
+  if (trips == 1) return;
+  auto scaleLast = [&](const Accum &base, double extra) {
+    Accum delta = acc_.minus(base);
+    acc_.addScaled(delta, extra, true);
+  };
+  if (bit != 0 && !(bodyDeps & bit) && !(bodyDeps & kDepUnknown)) {
+    scaleLast(before, static_cast<double>(trips - 1));
+    invalidateAssignedSince(mark);
+    return;
+  }
+  if (trips <= kExactIterations) {
+    for (int64_t i = 1; i < trips && (mask & ~returned_); ++i) iterate(f, valueAt(i), mask);
+    return;
+  }
+  for (int64_t i = 1; i < kEdgeIterations && (mask & ~returned_); ++i) iterate(f, valueAt(i), mask);
+  Accum mid = acc_;
+  iterate(f, valueAt(trips / 2), mask);
+  scaleLast(mid, static_cast<double>(trips - 2 * kEdgeIterations - 1));
+  for (int64_t i = trips - kEdgeIterations; i < trips && (mask & ~returned_); ++i) iterate(f, valueAt(i), mask);
+  invalidateAssignedSince(mark);
+}
+
+void Counter::walkFor(const ForStmt &f) {
+  LaneValue lo = eval(*f.lower);
+  LaneValue hi = eval(*f.upper);
+  LaneValue step = f.step ? eval(*f.step) : LaneValue::uniform(1);
+  controlDeps_ |= lo.deps | hi.deps | step.deps;
+  uint32_t saved = active_;
+  if (!f.unroll) closeRound();   // loads issued before a rolled loop are waited for by then at the latest
+  if (!step.isUniform() || step.scalar <= 0 || !lo.known() || !hi.known()) {
+    note("a loop with a trip count the model cannot compute was counted as running once");
+    iterate(f, lo.known() ? lo : LaneValue::unknown(), saved);
+    active_ = saved & ~returned_;
+    return;
+  }
+  if (lo.isUniform() && hi.isUniform()) {
+    int64_t span = hi.scalar - lo.scalar;
+    int64_t trips = span <= 0 ? 0 : (span + step.scalar - 1) / step.scalar;
+    if (trips > 0) runIterations(f, lo.scalar, step.scalar, trips, lo.deps | hi.deps);
+    active_ = saved & ~returned_;
+    return;
+  }
+  // per-lane bounds: the warp runs the longest lane's trip count, lanes drop out as they finish
+  std::array<int64_t, 32> trips{};
+  int64_t maxTrips = 0;
+  double sumTrips = 0;
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!(saved >> l & 1u)) continue;
+    int64_t span = hi.at(l) - lo.at(l);
+    trips[l] = span <= 0 ? 0 : (span + step.scalar - 1) / step.scalar;
+    maxTrips = std::max(maxTrips, trips[l]);
+    sumTrips += static_cast<double>(trips[l]);
+  }
+  if (maxTrips <= kExactIterations) {
+    for (int64_t i = 0; i < maxTrips; ++i) {
+      uint32_t mask = 0;
+      LaneValue v;
+      v.kind = LaneValue::Kind::Varying;
+      v.deps = lo.deps | hi.deps | loopDepBit(loopDepth_);
+      for (unsigned l = 0; l < 32; ++l) {
+        v.lanes[l] = lo.at(l) + i * step.scalar;
+        if ((saved >> l & 1u) && trips[l] > i) mask |= 1u << l;
+      }
+      iterate(f, v, mask);
+    }
+  } else {
+    note("a long loop with per-lane bounds was counted from its average trip count");
+    double w = localWeight_;
+    localWeight_ = w * sumTrips / std::max(1, __builtin_popcount(saved));
+    iterate(f, lo, saved);
+    localWeight_ = w;
+  }
+  active_ = saved & ~returned_;
+}
+
+void Counter::walkAssign(const AssignStmt &s) {
+  ResolvedAccess target = resolve(*s.target);
+  LaneValue value = eval(*s.value);
+  const Type *tt = s.target->type;
+  if (target.memory) {
+    int64_t bytes = tt ? tt->sizeInBytes().value_or(0) : 0;
+    if (s.op != AssignOp::Set) evalLoad(*s.target);   // read-modify-write
+    countStore(s, target, bytes);
+    return;
+  }
+  // a register: integers are tracked, everything else costs its arithmetic
+  bool isInt = tt && tt->isInteger();
+  if (s.op != AssignOp::Set) {
+    if (isInt) {
+      issue(1);
+    } else {
+      double width = tt && tt->isFragment() ? static_cast<double>(tt->fragElementsPerThread())
+                                            : static_cast<double>(tt ? tt->vectorWidth() : 1);
+      issue(width);
+      fp32(width * lanes(), width * lanes());
+    }
+  }
+  auto *name = dynCast<NameExpr>(s.target.get());
+  if (!isInt || !name || !name->decl) return;
+  const Decl *decl = name->decl;
+  LaneValue old = env_.count(decl) ? env_[decl] : LaneValue::unknown();
+  LaneValue result = value;
+  if (s.op != AssignOp::Set) {
+    static const IntOp ops[] = {IntOp::Add, IntOp::Add, IntOp::Sub, IntOp::Mul, IntOp::Div, IntOp::Rem,
+                                IntOp::And, IntOp::Or,  IntOp::Xor, IntOp::Shl, IntOp::Shr};
+    result = applyIntOp(ops[static_cast<size_t>(s.op)], old, value);
+  }
+  env_[decl] = mergeUnderMask(old, result, active_);
+  assignedInts_.push_back(decl);
+}
+
+} // namespace detail
+
+WorkProfile countWork(const Kernel &kernel, const KernelInfo &info, const ShapeBinding &binding) {
+  detail::Counter counter(kernel, info, binding);
+  return counter.run();
+}
+
+} // namespace cake::cost
+
+namespace cake::cost {
+
+const char *countName(Count c) {
+  switch (c) {
+  case Count::WarpInstructions: return "warp_instructions";
+  case Count::Fp32LaneOps: return "fp32_lane_ops";
+  case Count::Fp32Flops: return "fp32_flops";
+  case Count::SfuLaneOps: return "sfu_lane_ops";
+  case Count::MmaSyncFlops: return "mma_sync_flops";
+  case Count::WgmmaFlops: return "wgmma_flops";
+  case Count::SimtLoadBytes: return "ld_global_bytes";
+  case Count::CpAsyncBytes: return "cp_async_bytes";
+  case Count::TmaLoadBytes: return "tma_load_bytes";
+  case Count::SimtStoreBytes: return "st_global_bytes";
+  case Count::TmaStoreBytes: return "tma_store_bytes";
+  case Count::L2LoadBytes: return "l2_load_bytes";
+  case Count::L2StoreBytes: return "l2_store_bytes";
+  case Count::SharedLoadBytes: return "shared_load_bytes";
+  case Count::SharedStoreBytes: return "shared_store_bytes";
+  case Count::SharedWavefronts: return "shared_wavefronts";
+  case Count::WgmmaSharedBytes: return "wgmma_shared_bytes";
+  case Count::BlockBarriers: return "barriers";
+  case Count::MulticastSavedBytes: return "multicast_saved_bytes";
+  case Count::Count_: break;
+  }
+  return "?";
+}
+
+} // namespace cake::cost

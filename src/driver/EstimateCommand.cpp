@@ -1,0 +1,149 @@
+// The driver's cost-model step: machine lookup, single estimates, sweeps (see EstimateCommand.h).
+#include "driver/EstimateCommand.h"
+
+#include "cost/Report.h"
+#include "cost/ShapeBinding.h"
+#include "frontend/Parser.h"
+#include "frontend/Sema.h"
+#include "verify/Verifier.h"
+
+#include <chrono>
+#include <iostream>
+#include <set>
+
+namespace cake {
+
+namespace {
+
+std::optional<cost::Machine> resolveMachine(const DriverOptions &opts, Arch arch, DiagnosticEngine &diags) {
+  cost::MachineLoadResult loaded = cost::findMachine(opts.machine, arch);
+  if (loaded.machine) return loaded.machine;
+  if (opts.machine.empty())
+    diags.report(DiagKind::NotAvailableYet, SourceRange{}, "--estimate for " + std::string(archName(arch)),
+                 loaded.error + "; give one with --machine NAME|PATH (machines/*.json)");
+  else
+    diags.report(DiagKind::MachineUnavailable, SourceRange{}, opts.machine, loaded.error);
+  return std::nullopt;
+}
+
+std::string firstError(const DiagnosticEngine &diags, std::string *code) {
+  for (const Diagnostic &d : diags.diagnostics()) {
+    if (d.severity != Severity::Error && d.severity != Severity::Fatal) continue;
+    if (code) *code = std::string(diagInfo(d.kind).code);
+    std::string where;
+    if (d.range.valid()) {
+      LineCol lc = diags.sources().lineCol(d.range.begin);
+      where = "line " + std::to_string(lc.line) + ": ";
+    }
+    return where + d.message;
+  }
+  if (code) *code = "?";
+  return "rejected without a diagnostic";
+}
+
+} // namespace
+
+cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::Machine &machine,
+                                    const std::map<std::string, int64_t> &shape) {
+  cost::VariantOutcome outcome;
+  outcome.defines = request.defines;
+  SourceManager sources;
+  DiagnosticEngine diags(sources, 1);
+  uint32_t file = sources.addBuffer(request.name, request.text);
+  Ptr<Module> module = parseModule(sources, file, diags);
+  auto reject = [&]() {
+    outcome.reason = firstError(diags, &outcome.code);
+    outcome.estimates.clear();
+    return outcome;
+  };
+  if (diags.hasErrors() || !module) return reject();
+  SemaOptions semaOptions;
+  semaOptions.archOverride = request.arch;
+  semaOptions.defines = request.defines;
+  SemaResult sema = analyzeModule(*module, semaOptions, diags);
+  if (diags.hasErrors() || !sema.ok) return reject();
+  if (request.verify) {
+    VerifyOptions verifyOptions;
+    if (request.verifyTimeoutMs) verifyOptions.timeoutMs = *request.verifyTimeoutMs;
+    VerifyResult verified = verifyModule(*module, sema, verifyOptions, diags);
+    if (!verified.allProven() || diags.hasErrors()) return reject();
+  }
+  cost::EstimateOptions options;
+  options.shape = shape;
+  outcome.estimates = cost::estimateModule(*module, sema, machine, options, diags);
+  if (diags.hasErrors() || outcome.estimates.empty()) return reject();
+  return outcome;
+}
+
+ExitCode runEstimate(const DriverOptions &opts, const Module &module, const SemaResult &sema,
+                     const SourceManager &sources, uint32_t file, DiagnosticEngine &diags, std::ostream &out) {
+  std::optional<cost::Machine> machine = resolveMachine(opts, sema.arch, diags);
+  if (!machine) return ExitCode::InputErrors;
+
+  if (opts.sweep.empty()) {
+    cost::EstimateOptions options;
+    options.shape = opts.shape;
+    std::vector<cost::Estimate> estimates = cost::estimateModule(module, sema, *machine, options, diags);
+    if (diags.hasErrors()) return ExitCode::InputErrors;
+    if (opts.estimateJson) cost::renderEstimateJson(estimates, opts.shape, out);
+    else cost::renderEstimateText(estimates, opts.shape, out);
+    return ExitCode::Success;
+  }
+
+  // --sweep: check the axes against the file's compile-time parameters, then analyse every variant.
+  cost::SweepParseResult parsed = cost::parseSweep(opts.sweep);
+  if (!parsed.badItem.empty()) {
+    diags.report(DiagKind::MalformedSweep, SourceRange{}, parsed.badItem, parsed.why);
+    return ExitCode::InputErrors;
+  }
+  std::set<std::string> ctNames;
+  for (const auto &k : module.kernels)
+    for (const auto &p : k->ctParams) ctNames.insert(p->name);
+  bool ok = true;
+  for (const cost::SweepAxis &axis : parsed.axes)
+    if (!ctNames.count(axis.name)) {
+      diags.report(DiagKind::SweepUnknownParam, SourceRange{}, axis.name);
+      ok = false;
+    }
+  if (!ok) return ExitCode::InputErrors;
+  size_t count = cost::sweepSize(parsed.axes);
+  if (count > cost::kMaxSweepVariants) {
+    diags.report(DiagKind::SweepTooLarge, SourceRange{}, count, cost::kMaxSweepVariants);
+    return ExitCode::InputErrors;
+  }
+  // The shape must suit the file before any variant is tried (unknown names are the user's error, not a
+  // property of one variant).
+  std::vector<const Kernel *> kernels;
+  for (const auto &k : module.kernels) kernels.push_back(k.get());
+  for (const std::string &name : cost::unknownShapeNames(kernels, opts.shape)) {
+    diags.report(DiagKind::EstimateUnknownShapeVar, SourceRange{}, name);
+    ok = false;
+  }
+  if (!ok) return ExitCode::InputErrors;
+
+  VariantRequest request;
+  request.name = std::string(sources.name(file));
+  request.text = std::string(sources.text(file));
+  request.arch = opts.arch;
+  request.verify = !opts.noVerify;
+  request.verifyTimeoutMs = opts.verifyTimeoutMs;
+  std::vector<cost::VariantOutcome> outcomes;
+  for (const auto &variant : cost::expandSweep(parsed.axes)) {
+    request.defines = opts.defines;
+    for (const auto &[name, value] : variant) request.defines[name] = value;
+    cost::VariantOutcome outcome = analyzeVariant(request, *machine, opts.shape);
+    outcome.defines = variant;
+    outcome.label = cost::variantLabel(parsed.axes, variant);
+    outcomes.push_back(std::move(outcome));
+  }
+  if (opts.estimateJson) {
+    cost::renderSweepJson(outcomes, opts.shape, opts.top, out);
+  } else {
+    std::string header = "sweep of " + std::string(sources.name(file)) + " at " + cost::shapeToString(opts.shape) +
+                         " on " + machine->name;
+    cost::renderSweepText(outcomes, header, opts.top, out);
+  }
+  return ExitCode::Success;
+}
+
+} // namespace cake

@@ -1,0 +1,37 @@
+// EstimateCommand: the driver's cost-model step (--estimate, --sweep, --top, --machine, --json).
+//
+// runEstimate() is called by runDriver() after sema and verification of the input succeeded:
+//   1. the machine: --machine NAME|PATH, else the default for the target (machines/*.json); a target with
+//      no machine description is E0504, a named one that cannot be loaded E0805;
+//   2. without --sweep: estimate every kernel at --shape and print the report (text, or JSON with --json);
+//   3. with --sweep: every combination of the swept -D values is analysed again from the source text (parse,
+//      sema, verify unless --no-verify, estimate) in its own diagnostics engine; variants that fail are kept
+//      with their first error's code and message, the others are ranked by predicted time (--top N).
+// analyzeVariant() is also what `cakec calibrate` uses to estimate each measured kernel.
+#pragma once
+#include "cost/CostModel.h"
+#include "cost/Sweep.h"
+#include "driver/Driver.h"
+
+#include <iosfwd>
+
+namespace cake {
+
+ExitCode runEstimate(const DriverOptions &opts, const Module &module, const SemaResult &sema,
+                     const SourceManager &sources, uint32_t file, DiagnosticEngine &diags, std::ostream &out);
+
+struct VariantRequest {
+  std::string name;                            // file name, for messages
+  std::string text;                            // source text
+  std::map<std::string, int64_t> defines;
+  std::optional<Arch> arch;
+  bool verify = true;
+  std::optional<unsigned> verifyTimeoutMs;
+};
+
+// Parse + sema + (verify) + estimate of one variant on `machine`.  The outcome's reason/code say why it was
+// rejected; otherwise it holds one estimate per kernel.
+cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::Machine &machine,
+                                    const std::map<std::string, int64_t> &shape);
+
+} // namespace cake

@@ -1,0 +1,59 @@
+// expect_tx counts only the A tile: the B copy's 8192 bytes are not announced, so the phase completes
+// before the B tile has landed.
+// RUN: %cakec --verify-only --verify-diagnostics %s
+target sm_90a;
+
+kernel pipe<BM = 64, BN = 64, BK = 64, S = 2>(
+    A: bf16[M, K] tma(box=[BM, BK], swizzle=128B) align(16),
+    B: bf16[N, K] tma(box=[BN, BK], swizzle=128B) align(16),
+    C: bf16[M, N] align(16))
+  requires(M % BM == 0, N % BN == 0, K % BK == 0)
+  grid(M / BM, N / BN) threads(256)
+{
+  shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
+  shared b: bf16[S][BN, BK] swizzle(128B) align(1024);
+  mbarrier full[S] arrivals(1);
+  mbarrier empty[S] arrivals(4);
+  if tid.x == 0 {
+    mbarrier.init full;
+    mbarrier.init empty;
+    fence.mbarrier_init;
+  }
+  syncthreads;
+  let k_tiles = K / BK;
+
+  role load = warpgroup(0) {
+    if load.warp == 0 {
+      elect {
+        for k in 0..k_tiles {
+          let s = k % S;
+          wait empty[s] parity(((k / S) & 1) ^ 1);
+          arrive full[s] expect_tx(BM * BK * 2);
+          tma.load a[s] <- A[i32(block.x) * BM, k * BK] signal(full[s]);
+          tma.load b[s] <- B[i32(block.y) * BN, k * BK] signal(full[s]);
+        }
+      }
+    }
+  }
+
+  role math = warpgroup(1) {
+    var acc: frag<wgmma_acc, f32, 64, BN, 16> = 0.0;
+    for k in 0..k_tiles {
+      let s = k % S;
+      wait full[s] parity((k / S) & 1);
+      wgmma.fence;
+      wgmma acc += a[s] * b[s].T;
+      wgmma.commit;
+      wgmma.wait 0;
+      elect {
+        arrive empty[s];
+      }
+    }
+    store C[i32(block.x) * BM, i32(block.y) * BN] <- bf16(acc);
+  }
+}
+// ---- expected diagnostics (utils/verify-expectations.py) ----
+// expected-error@31 E0604 {{mbarrier 'full[0]' phase 0 expects 8192 transaction bytes, but the copies that signal it deliver 16384}}
+// expected-note@31 {{counterexample: loop 'k' runs 1 iteration (M = 64, K = 64, N = 64)}}
+// expected-note@33 {{this copy (8192 bytes, issued by load (k = 0)) has not landed when phase 0 completes}}
+// expected-note@15 {{barrier declared here}}

@@ -1,0 +1,121 @@
+// Cost model: the work WorkCounter counts for the samples at concrete shapes equals hand counts (bytes,
+// FLOPs, tails, fragments), plus the per-warp address analysis (sectors, bank conflicts) and L2 reuse.
+#include "cost/AccessPattern.h"
+#include "cost/L2Reuse.h"
+#include "cost_test_helpers.h"
+
+using namespace cake;
+using namespace cake::cost;
+using namespace cake::costtest;
+
+TEST_CASE("cost counting: vector_add moves 4N bytes in and 2N out for any N, tail included") {
+  auto a = analyse(readSample("vector_add.cake"));
+  for (int64_t n : {1, 7, 1007, 4000, 1 << 20}) {
+    CAPTURE(n);
+    WorkProfile p = count(*a, {{"N", n}}).profile;
+    CHECK(p.count(Count::SimtLoadBytes) == doctest::Approx(4.0 * n));
+    CHECK(p.count(Count::SimtStoreBytes) == doctest::Approx(2.0 * n));
+    CHECK(p.count(Count::Fp32Flops) == doctest::Approx(1.0 * n));   // one f32 add per element
+    CHECK(p.blocks == (n + 2047) / 2048);
+  }
+  // full 16-byte vectors of a warp are perfectly coalesced: L2 sectors = bytes
+  WorkProfile big = count(*a, {{"N", 1 << 20}}).profile;
+  CHECK(big.count(Count::L2LoadBytes) == doctest::Approx(4.0 * (1 << 20)));
+}
+
+TEST_CASE("cost counting: simt_gemm FLOPs, tile loads and stores") {
+  auto a = analyse(readSample("simt_gemm.cake"));
+  const int64_t M = 256, N = 256, K = 256;
+  WorkProfile p = count(*a, {{"M", M}, {"N", N}, {"K", K}}).profile;
+  CHECK(p.count(Count::Fp32Flops) == doctest::Approx(2.0 * M * N * K));
+  // every block reads its A panel (BM x K) and B panel (K x BN) once: 4 blocks x (128 + 128) x 256 x 4 bytes
+  CHECK(p.count(Count::SimtLoadBytes) == doctest::Approx(4.0 * (128 + 128) * K * 4));
+  CHECK(p.count(Count::SimtStoreBytes) == doctest::Approx(4.0 * M * N));
+  CHECK(p.count(Count::BlockBarriers) == doctest::Approx(4 * 8 * 2 * (K / 8)));   // 2 per k-tile per warp
+}
+
+TEST_CASE("cost counting: ampere_gemm mma.sync FLOPs, cp.async bytes, ldmatrix shared reads") {
+  auto a = analyse(readSample("ampere_gemm.cake"),
+                   {{"BM", 128}, {"BN", 256}, {"BK", 64}, {"WM", 64}, {"WN", 64}, {"S", 3}});
+  const int64_t M = 256, N = 256, K = 256;
+  KernelWork w = count(*a, {{"M", M}, {"N", N}, {"K", K}});
+  const WorkProfile &p = w.profile;
+  CHECK(p.count(Count::MmaSyncFlops) == doctest::Approx(2.0 * M * N * K));
+  CHECK(p.count(Count::CpAsyncBytes) == doctest::Approx(2.0 * (128 * K + K * 256) * 2));   // 2 blocks
+  CHECK(p.count(Count::SimtStoreBytes) == doctest::Approx(2.0 * M * N));
+  // per warp and k-step: 4 ldmatrix.x4 of A + 4 ldmatrix.x4.trans of B = 4096 bytes; 16 k-steps, 16 warps;
+  // plus the epilogue reading the C tile back from shared memory (M x N bf16)
+  CHECK(p.count(Count::SharedLoadBytes) == doctest::Approx(4096.0 * (K / 16) * 16 + 2.0 * M * N));
+  // padded rows: ldmatrix is conflict-free, one wavefront per 8x8 matrix
+  CHECK(p.count(Count::SharedWavefronts) >= doctest::Approx(p.count(Count::SharedLoadBytes) / 128));
+  CHECK(p.pipelineDepth == 2);   // cp.async.wait S - 2 = 1 -> two groups in flight
+}
+
+TEST_CASE("cost counting: hopper_gemm wgmma FLOPs, TMA boxes, roles and the TMA ring") {
+  auto a = analyse(readSample("hopper_gemm.cake"));
+  const int64_t M = 4096, N = 4096, K = 4096;
+  KernelWork w = count(*a, {{"M", M}, {"N", N}, {"K", K}});
+  const WorkProfile &p = w.profile;
+  CHECK(p.count(Count::WgmmaFlops) == doctest::Approx(2.0 * M * N * K));
+  CHECK(p.count(Count::MmaSyncFlops) == 0);
+  CHECK(p.count(Count::TmaLoadBytes) == doctest::Approx(512.0 * (K / 64) * (128 + 256) * 64 * 2));
+  CHECK(p.count(Count::SimtStoreBytes) == doctest::Approx(2.0 * M * N));
+  CHECK(p.pipelineDepth == 4);
+  CHECK(p.inflightBytesPerBlock == doctest::Approx(4.0 * (128 + 256) * 64 * 2));
+  REQUIRE(p.roleNames.size() == 3);
+  CHECK(p.roleInstructions[0] > 0);                        // load
+  CHECK(p.roleInstructions[1] > p.roleInstructions[0]);    // math issues more
+  CHECK(w.occupancy.registersFromRoles);
+  CHECK(w.occupancy.blockRegisters == 128 * 40 + 256 * 232);
+}
+
+TEST_CASE("cost counting: row_softmax reads and writes the matrix once, one ex2 per element") {
+  auto a = analyse(readSample("row_softmax.cake"));
+  for (auto [r, c] : {std::pair<int64_t, int64_t>{64, 1024}, {37, 1000}, {16, 8192}}) {
+    CAPTURE(r);
+    CAPTURE(c);
+    WorkProfile p = count(*a, {{"R", r}, {"C", c}}).profile;
+    CHECK(p.count(Count::SimtLoadBytes) == doctest::Approx(2.0 * r * c));
+    CHECK(p.count(Count::SimtStoreBytes) == doctest::Approx(2.0 * r * c));
+    CHECK(p.count(Count::SfuLaneOps) >= doctest::Approx(1.0 * r * c));
+  }
+}
+
+TEST_CASE("cost counting: a shape variable pinned by requires(G == ...) follows from the others") {
+  auto a = analyse(readSample("block_reduce_sum.cake"));
+  WorkProfile p = count(*a, {{"N", 10000}}).profile;
+  CHECK(p.blocks == 3);   // cdiv(10000, 4096)
+  CHECK(p.count(Count::SimtLoadBytes) == doctest::Approx(4.0 * 10000));
+  CHECK(p.count(Count::SimtStoreBytes) == doctest::Approx(4.0 * 3));
+}
+
+TEST_CASE("cost counting: sectors and bank conflicts from lane addresses") {
+  LaneValue contiguous = LaneValue::laneIndex(0, 0);
+  LaneValue words = applyIntOp(IntOp::Mul, contiguous, LaneValue::uniform(4));
+  CHECK(globalSectors(words, 4, 0xffffffffu) == 4);                       // 128 contiguous bytes
+  LaneValue strided = applyIntOp(IntOp::Mul, contiguous, LaneValue::uniform(128));
+  CHECK(globalSectors(strided, 4, 0xffffffffu) == 32);                    // one sector per lane
+  CHECK(globalSectors(applyIntOp(IntOp::Mul, contiguous, LaneValue::uniform(16)), 16, 0xffffffffu) == 16);
+  CHECK(sharedWavefronts(words, 4, 0xffffffffu) == 1);                    // one word per bank
+  CHECK(sharedWavefronts(LaneValue::uniform(64), 4, 0xffffffffu) == 1);   // broadcast
+  CHECK(sharedWavefronts(applyIntOp(IntOp::Mul, words, LaneValue::uniform(2)), 4, 0xffffffffu) == 2);
+  CHECK(sharedWavefronts(strided, 4, 0xffffffffu) == 32);                 // all lanes in bank 0
+  CHECK(sharedWavefronts(applyIntOp(IntOp::Mul, contiguous, LaneValue::uniform(16)), 16, 0xffffffffu) == 4);
+}
+
+TEST_CASE("cost counting: unique DRAM bytes from block dependence - L2 reuse of GEMM panels") {
+  auto a = analyse(readSample("simt_gemm.cake"));
+  // 1024^3: A and B are 4 MB each and fit in L2: each is read from DRAM once, although 8 blocks read each
+  // panel
+  KernelWork w = count(*a, {{"M", 1024}, {"N", 1024}, {"K", 1024}});
+  HbmTraffic small = estimateHbmTraffic(w.profile, 132 * 2, 50e6);
+  CHECK(small.fitsInL2);
+  CHECK(small.requestedReadBytes == doctest::Approx(8.0 * 2 * 1024 * 1024 * 4));
+  CHECK(small.readBytes == doctest::Approx(2.0 * 1024 * 1024 * 4));
+  CHECK(small.writeBytes == doctest::Approx(1024.0 * 1024 * 4));
+  // with an L2 too small for the working set, per-wave re-reads push DRAM traffic above the unique bytes
+  HbmTraffic tiny = estimateHbmTraffic(w.profile, 16, 1e6);
+  CHECK(!tiny.fitsInL2);
+  CHECK(tiny.readBytes > small.readBytes);
+  CHECK(tiny.readBytes <= tiny.requestedReadBytes);
+}

@@ -1,0 +1,151 @@
+// Unit tests of ExprToZ3 (src/verify/ExprToZ3.cpp) through VerifyContext: target semantics of integer
+// division and remainder (truncation toward zero), bit operations (masks as modulo, xor 1, shifts, general
+// bit-vectors), let substitution, compile-time parameters, loop-variable and builtin bounds, and the
+// reasons given for what cannot be translated.
+#include "frontend/Parser.h"
+#include "frontend/Sema.h"
+#include "verify/VerifyContext.h"
+
+#include <doctest/doctest.h>
+
+#include <functional>
+
+using namespace cake;
+
+namespace {
+
+struct VerifyFixture {
+  SourceManager sm;
+  DiagnosticEngine diags{sm, 0};
+  Ptr<Module> module;
+  SemaResult sema;
+  VerifyOptions options;
+  VerifyResult result;
+  std::unique_ptr<VerifyContext> ctx;
+
+  explicit VerifyFixture(const std::string &body) {
+    std::string source = "target sm_90a;\n"
+                         "kernel k<S = 4, BK = 64>(A: f32[M, K], n: i32) requires(K % BK == 0) grid(M) threads(256) {\n" +
+                         body + "\n}\n";
+    module = parseModule(sm, sm.addBuffer("t.cake", source), diags);
+    REQUIRE(!diags.hasErrors());
+    sema = analyzeModule(*module, SemaOptions{}, diags);
+    REQUIRE_MESSAGE(sema.ok, (diags.diagnostics().empty() ? "" : diags.diagnostics()[0].message));
+    const Kernel &k = *module->kernels[0];
+    ctx = std::make_unique<VerifyContext>(*module, k, *sema.kernelInfo(&k), sema, options, diags, result);
+  }
+
+  // The initialiser of `let NAME = ...` (searched through blocks, loops and ifs).
+  const Expr &let(const std::string &name) {
+    const LetStmt *found = nullptr;
+    std::function<void(const Stmt &)> walk = [&](const Stmt &s) {
+      if (auto *b = dynCast<BlockStmt>(&s)) for (auto &c : b->stmts) walk(*c);
+      if (auto *l = dynCast<LetStmt>(&s); l && l->name == name) found = l;
+      if (auto *f = dynCast<ForStmt>(&s)) walk(*f->body);
+      if (auto *i = dynCast<IfStmt>(&s)) walk(*i->thenBody);
+    };
+    walk(*module->kernels[0]->body);
+    REQUIRE(found);
+    return *found->init;
+  }
+
+  z3::expr term(const std::string &name) {
+    auto t = ctx->toZ3(let(name));
+    REQUIRE(t);
+    return *t;
+  }
+  // The value of `let name` when the free constants named in `fixes` have the given values.
+  int64_t valueWith(const std::string &name, std::vector<std::pair<std::string, int64_t>> fixes) {
+    z3::expr t = term(name);
+    std::vector<z3::expr> extra;
+    for (auto &[var, value] : fixes)
+      for (auto &[n, v] : ctx->translator().freeVars())
+        if (n == var) extra.push_back(v == ctx->z3().int_val(value));
+    z3::expr result = ctx->z3().int_const("__result");
+    z3::solver s(ctx->z3());
+    s.add(ctx->assumptions(extra) && result == t);
+    REQUIRE(s.check() == z3::sat);
+    int64_t out = 0;
+    REQUIRE(s.get_model().eval(result, true).is_numeral_i64(out));
+    return out;
+  }
+};
+
+} // namespace
+
+TEST_CASE("ExprToZ3: signed division and remainder truncate toward zero") {
+  VerifyFixture f("let q = n / 2; let r = n % 2; let q3 = n / (0 - 3);");
+  CHECK(f.valueWith("q", {{"n", -7}}) == -3);
+  CHECK(f.valueWith("r", {{"n", -7}}) == -1);
+  CHECK(f.valueWith("q", {{"n", 7}}) == 3);
+  CHECK(f.valueWith("q3", {{"n", 7}}) == -2);
+  CHECK(f.valueWith("q3", {{"n", -7}}) == 2);
+}
+
+TEST_CASE("ExprToZ3: masks, xor 1, shifts and general bit operations follow two's complement") {
+  VerifyFixture f("let m = n & 3; let x = n ^ 1; let sr = n >> 1; let sl = n << 3; let g = n & 6; let o = n | 1;");
+  CHECK(f.valueWith("m", {{"n", -1}}) == 3);
+  CHECK(f.valueWith("m", {{"n", 13}}) == 1);
+  CHECK(f.valueWith("x", {{"n", 4}}) == 5);
+  CHECK(f.valueWith("x", {{"n", 5}}) == 4);
+  CHECK(f.valueWith("x", {{"n", -1}}) == -2);
+  CHECK(f.valueWith("sr", {{"n", -3}}) == -2);
+  CHECK(f.valueWith("sl", {{"n", -3}}) == -24);
+  CHECK(f.valueWith("g", {{"n", 7}}) == 6);
+  CHECK(f.valueWith("g", {{"n", -2}}) == 6);
+  CHECK(f.valueWith("o", {{"n", -4}}) == -3);
+}
+
+TEST_CASE("ExprToZ3: lets, compile-time parameters and loop bounds make stage indices provable") {
+  VerifyFixture f("let kt = K / BK;\n"
+                  "for k in 0..kt { let s = k % S; let p = ((k / S) & 1) ^ 1; }");
+  z3::expr s = f.term("s");
+  ProofResult inRange = f.ctx->proveForAll(s >= 0 && s < 4);
+  CHECK(inRange.proven());
+  z3::expr p = f.term("p");
+  CHECK(f.ctx->proveForAll(p == 0 || p == 1).proven());
+  // Without the loop's lower bound the claim would be false: k % S < 0 for negative k.
+  CHECK(f.ctx->proveForAll(s < 3).refuted());
+}
+
+TEST_CASE("ExprToZ3: builtins are bounded by the launch") {
+  VerifyFixture f("let t = i32(tid.x); let w = warp; let l = lane; let u = tid.x / 32;");
+  CHECK(f.ctx->proveForAll(f.term("t") < 256 && f.term("t") >= 0).proven());
+  CHECK(f.ctx->proveForAll(f.term("w") < 8).proven());
+  CHECK(f.ctx->proveForAll(f.term("l") < 32).proven());
+  CHECK(f.ctx->proveForAll(f.term("u") < 8).proven());
+  CHECK(f.ctx->proveForAll(f.term("t") < 255).refuted());
+}
+
+TEST_CASE("ExprToZ3: refutations carry a counterexample") {
+  VerifyFixture f("let kt = K / BK;");
+  ProofResult r = f.ctx->proveForAll(f.term("kt") != 3);
+  REQUIRE(r.refuted());
+  CHECK(r.counterexampleText().find("K = 192") != std::string::npos);
+}
+
+TEST_CASE("ExprToZ3: what cannot be translated is reported with a reason and the culprit") {
+  VerifyFixture f("var v: i32 = 1; let a = v + 1; let x = 2.0; let ld = i32(A[0, 0]);");
+  TranslateFailure why;
+  CHECK_FALSE(f.ctx->toZ3(f.let("a"), &why));
+  CHECK(why.reason.find("mutable variable 'v'") != std::string::npos);
+  REQUIRE(why.culprit);
+  TranslateFailure why2;
+  CHECK_FALSE(f.ctx->toZ3(f.let("x"), &why2));
+  CHECK(why2.reason.find("not an integer") != std::string::npos);
+  TranslateFailure why3;
+  CHECK_FALSE(f.ctx->toZ3(f.let("ld"), &why3));
+  CHECK_FALSE(why3.reason.empty());
+}
+
+TEST_CASE("VerifyContext: requires(...) is assumed, and unproven obligations are reported") {
+  VerifyFixture f("let kt = K / BK;");
+  // K % BK == 0 and K >= 1 give kt >= 1.
+  CHECK(f.ctx->proveForAll(f.term("kt") >= 1).proven());
+  f.ctx->reportUnproven(SourceRange{}, "the test obligation", "because");
+  CHECK(f.result.unproven == 1);
+  REQUIRE(f.diags.diagnostics().size() == 1);
+  CHECK(f.diags.diagnostics()[0].kind == DiagKind::VerifyUnproven);
+  f.ctx->reportUnproven(SourceRange{}, "the test obligation", "limit", true);
+  CHECK(f.diags.diagnostics()[1].kind == DiagKind::VerifySolverTimeout);
+}
