@@ -28,7 +28,7 @@ do_build=1
 for arg in "$@"; do
   case $arg in
     --no-build) do_build=0 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "build.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done

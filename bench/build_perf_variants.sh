@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds the cubins that bench/gemm_softmax_bench.py measures: samples/ampere_gemm.cake and
+# Builds the cubins that bench/perf_gemm_softmax.py measures: samples/ampere_gemm.cake and
 # samples/row_softmax.cake under several -D variants, for sm_90 (H100/H200), plus variants.json (the list).
 # Usage: bench/build_perf_variants.sh CAKEC OUTDIR        (run from the repository root; ptxas must match the
 #        device's CUDA: 13.0 for the H200 machines)
@@ -11,31 +11,20 @@ mkdir -p "$OUT"
 json="$OUT/variants.json"
 echo '{"gemm": [' > "$json"
 sep=""
-gemm() {   # name, then -D arguments; SRC (default samples/ampere_gemm.cake) picks another source
+gemm() {   # name, then -D arguments
   name=$1; shift
   defs=""
   for d in "$@"; do defs="$defs -D $d"; done
   # shellcheck disable=SC2086
-  "$CAKEC" "${SRC:-samples/ampere_gemm.cake}" --no-verify --arch "$ARCH" $defs -o "$OUT/$name.cubin" -v 2>&1 \
+  "$CAKEC" samples/ampere_gemm.cake --no-verify --arch "$ARCH" $defs -o "$OUT/$name.cubin" -v 2>&1 \
     | grep registers | sed "s/^/[$name] /"
   printf '%s{"name": "%s", "defines": "%s"}\n' "$sep" "$name" "$*" >> "$json"
   sep=","
 }
-gemm g128x256x64s4 BK=64 S=4
-gemm g256x128x64s3 BM=256 BN=128 BK=64 S=3
-# experimental sources (EXTRA_DIR): smem-staged epilogue, grouped 3-D grid, both
-if [ -n "${EXTRA_DIR:-}" ]; then
-  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi128x256x64s4 BK=64 S=4
-  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi256x128x64s4 BM=256 BN=128 BK=64 S=4
-  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi256x128x64s3 BM=256 BN=128 BK=64 S=3
-  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi256x128x32s6 BM=256 BN=128 BK=32 S=6
-  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi256x128x64s4w16 BM=256 BN=128 BK=64 S=4 WN=32
-  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi128x128x64s3w4 BN=128 BK=64 S=3
-  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi128x128x32s4w4 BN=128 BK=32 S=4
-  SRC=$EXTRA_DIR/gemm_epi.cake gemm epi128x128x32s5w4 BN=128 BK=32 S=5
-  SRC=$EXTRA_DIR/gemm_epi_grp.cake gemm epigrp256x128x64s4 BM=256 BN=128 BK=64 S=4 G=4
-  SRC=$EXTRA_DIR/gemm_epi_grp.cake gemm epigrp128x128x64s3w4 BN=128 BK=64 S=3 G=8
-fi
+gemm g_default                                   # 128x256x64, 3 stages, 8 warps (fits sm_80)
+gemm g_s4 S=4                                    # 4 stages: 204 KB of shared memory (sm_90 only)
+gemm g256x128_s4 BM=256 BN=128 S=4
+gemm g128x256x32s4 BK=32 S=4
 # the sample before this work (commit 2cdefdf: 128x128x32, 4 warps, 3 stages) for comparison; OLD_CAKEC may name a cakec
 # built before the current codegen
 if git show ${BASE_COMMIT:-2cdefdf}:samples/ampere_gemm.cake > "$OUT/head_ampere_gemm.cake" 2>/dev/null; then

@@ -87,11 +87,11 @@ results = {"gemm": [], "softmax": [], "failures": []}
 
 
 def gemm_variant(folder, v, peer_cache):
-    d = dict(x.split("=") for x in v["defines"].split()) if v["defines"] else {}
-    bm, bn, bk = int(d.get("BM", 128)), int(d.get("BN", 256)), int(d.get("BK", 32))
-    grp = int(d.get("G", 0))      # grouped variants: grid(G, N / BN, M / (BM * G))
-    grid = (lambda m, n: [grp, n // bn, m // (bm * grp)]) if grp else (lambda m, n: [n // bn, m // bm])
     k = Kernel(os.path.join(folder, v["name"] + ".cubin"), "ampere_gemm")
+    ct = k.spec["ct_params"]      # the tile sizes the cubin was built with (after -D)
+    bm, bn, bk = ct["BM"], ct["BN"], ct["BK"]
+    grp = ct.get("G", 0)          # grouped variants: grid(G, N / BN, M / (BM * G))
+    grid = (lambda m, n: [grp, n // bn, m // (bm * grp)]) if grp else (lambda m, n: [n // bn, m // bm])
     ok = True
     mg = bm * max(grp, 1)
     for m, n, kk in [(mg, bn, bk), (mg * (3 if not grp else 1), 5 * bn, 7 * bk), (2048, 2048, 1024)]:

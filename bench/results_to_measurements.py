@@ -68,21 +68,33 @@ def case_to_measurement(case, device, source, commit=None, repo="."):
     }
 
 
+def convert_document(doc, source):
+    """One cake-bench results document -> a cake-measurements document."""
+    if doc.get("format") != "cake-bench":
+        raise ValueError("%s: not a cake-bench results file" % source)
+    device = ((doc.get("meta") or {}).get("device") or {}).get("name", "")
+    commit = (doc.get("meta") or {}).get("commit")
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = []
+    for case in doc.get("cases", []):
+        m = case_to_measurement(case, device, source, commit, repo)
+        if m:
+            out.append(m)
+    return {"format": "cake-measurements", "version": 1, "device": device, "measurements": out}
+
+
 def convert(paths):
-    out, device = [], ""
+    merged = {"format": "cake-measurements", "version": 1, "device": "", "measurements": []}
     for path in paths:
         with open(path) as f:
             doc = json.load(f)
-        if doc.get("format") != "cake-bench":
-            raise SystemExit("%s: not a cake-bench results file" % path)
-        device = ((doc.get("meta") or {}).get("device") or {}).get("name", device)
-        commit = (doc.get("meta") or {}).get("commit")
-        repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        for case in doc.get("cases", []):
-            m = case_to_measurement(case, device, os.path.basename(path), commit, repo)
-            if m:
-                out.append(m)
-    return {"format": "cake-measurements", "version": 1, "device": device, "measurements": out}
+        try:
+            one = convert_document(doc, os.path.basename(path))
+        except ValueError as e:
+            raise SystemExit(str(e))
+        merged["device"] = one["device"] or merged["device"]
+        merged["measurements"].extend(one["measurements"])
+    return merged
 
 
 def main(argv=None):

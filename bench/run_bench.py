@@ -607,6 +607,19 @@ def acceptance(plan, results):
     return checks
 
 
+def write_measurements(out_dir, document, name):
+    """$OUT/measurements.json: the run's measured times in the cost model's calibration format
+    (cake-measurements v1, docs/cost-model.md), for `cakec calibrate`."""
+    try:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import results_to_measurements
+        measurements = results_to_measurements.convert_document(document, name + ".json")
+        with open(os.path.join(out_dir, "measurements.json"), "w") as f:
+            json.dump(measurements, f, indent=1)
+    except Exception as e:   # never lose the bench results over the derived file
+        print("measurements.json not written: %s" % e)
+
+
 def write_reports(args, plan, notes, results, meta, fatal, seconds, cake):
     info = build_info(args.cubins)
     commit, dirty = git_commit(info)
@@ -625,6 +638,7 @@ def write_reports(args, plan, notes, results, meta, fatal, seconds, cake):
     }
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(document, f, indent=1, default=str)
+    write_measurements(args.out, json.loads(json.dumps(document, default=str)), name)
     device = meta.get("device", {})
     smi = ((device.get("nvidia_smi") or {}).get("gpus") or [{}])[0]
     smi_end = ((meta.get("nvidia_smi_end") or {}).get("gpus") or [{}])[0]

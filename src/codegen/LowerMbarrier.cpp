@@ -7,10 +7,9 @@
 //   arrive M[s] cta(r)            mapa.shared::cluster.u32 remote, [M + 8s], r
 //                                 mbarrier.arrive.shared::cluster.b64 _, [remote]
 //                                 (the barrier at the same offset in cluster CTA r, default .release
-//                                 semantics, as CUTLASS's ClusterBarrier::arrive(cta_id).  An explicit
-//                                 .release.cluster made the persistent GEMM ~1/3 slower on an H200: it adds
-//                                 a cluster-scope fence per arrive; the stage's reads are wgmma reads already
-//                                 retired by wgmma.wait before the arrive)
+//                                 semantics, as CUTLASS's ClusterBarrier::arrive(cta_id); an explicit
+//                                 .release.cluster would add a cluster-scope fence per arrive, and the
+//                                 stage's reads are wgmma reads already retired by wgmma.wait before it)
 //   wait M[s] parity(p)  (sm_90+) a loop on mbarrier.try_wait.parity.shared::cta.b64: try_wait suspends the
 //                                 thread for a hardware-chosen time before it answers false, so the loop
 //                                 spins far less than a test_wait loop.

@@ -358,14 +358,15 @@ TEST_CASE("runDriver: input errors exit 1 with text diagnostics on stderr, or JS
   CHECK(r.out.rfind("[\n  {\"code\":\"E02", 0) == 0);
 }
 
-TEST_CASE("runDriver: --estimate is not available yet (E0504, exit 1); input errors come first") {
+TEST_CASE("runDriver: --estimate for a target without a machine description is E0504 (exit 1); input errors come first") {
   TempDir dir;
   DriverOptions o;
   o.inputPath = dir.write("ok.cake", kValidModule);
   o.estimate = true;
+  o.arch = Arch::SM86;   // machines/*.json has no default for sm_86
   Run r = run(o);
   CHECK(r.code == ExitCode::InputErrors);
-  CHECK(r.err.find("--estimate is not available yet") != std::string::npos);
+  CHECK(r.err.find("--estimate for sm_86 is not available yet") != std::string::npos);
   CHECK(r.err.find("[E0504]") != std::string::npos);
   CHECK(r.out.empty());
 
@@ -465,10 +466,12 @@ TEST_CASE("runDriver: --verify-diagnostics decides the exit code by matching, an
   CHECK(r.err.empty());
   // With one, the stage's diagnostics are part of what is checked.
   o.estimate = true;
+  o.arch = Arch::SM86;
   r = run(o);
   CHECK(r.code == ExitCode::InputErrors);
-  CHECK(r.err.find("unexpected error [E0504]: --estimate is not available yet") != std::string::npos);
+  CHECK(r.err.find("unexpected error [E0504]: --estimate for sm_86 is not available yet") != std::string::npos);
   o.estimate = false;
+  o.arch.reset();
   o.verifyOnly = true;
 
   // An unexpected error fails; the diagnostics are not rendered normally, only the mismatch report.

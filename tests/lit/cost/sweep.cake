@@ -13,7 +13,7 @@
 // RUN: %cakec %s --estimate --shape N=16777216 --sweep REPS=4,1,2 --top 1 | %FileCheck %s --check-prefix=TOP
 // TOP: 1 {{.*}} REPS=1
 // TOP-NEXT: (2 more; --top 3 shows all)
-// JSON lists ranked and rejected variants.
+// --json lists ranked and rejected variants.
 // RUN: %cakec %s --estimate --shape N=16777216 --sweep REPS=2,1 T=256,2048 --json | %FileCheck %s --check-prefix=JSON
 // JSON: {"format":"cake-sweep","version":1,"ranked":[
 // JSON-NEXT: {"rank":1,"variant":"REPS=1 T=256","defines":{"REPS":1,"T":256},"estimate":{"kernel":"k"
