@@ -358,9 +358,7 @@ void verifyCpAsyncGroups(VerifyContext &ctx) {
     for (int i = 0; i < kShapes; ++i) {
       try {
         z3::optimize opt(ctx.z3());
-        z3::params p(ctx.z3());
-        p.set("timeout", ctx.options().timeoutMs);
-        opt.set(p);
+        ctx.configureOptimize(opt);   // deterministic resource limit, not Z3's wall-clock timer
         opt.add(ctx.assumptions());
         for (auto &[d, v] : vars) opt.add(v <= 1 << 20);
         if (previous) opt.add(sum > ctx.z3().int_val(*previous));

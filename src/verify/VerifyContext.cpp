@@ -53,12 +53,14 @@ namespace {
 // exhausts rlimit = 2000 * kRlimitPerMs runs for roughly two seconds).
 constexpr unsigned kRlimitPerMs = 2000;
 
-void setLimits(z3::context &ctx, z3::solver &solver, unsigned timeoutMs) {
+z3::params limitParams(z3::context &ctx, unsigned timeoutMs) {
   z3::params p(ctx);
   uint64_t units = uint64_t(timeoutMs) * kRlimitPerMs;
   p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(units, 4000000000u)));
-  solver.set(p);
+  return p;
 }
+
+void setLimits(z3::context &ctx, z3::solver &solver, unsigned timeoutMs) { solver.set(limitParams(ctx, timeoutMs)); }
 
 ProofResult runQuery(z3::context &ctx, const z3::expr &query, unsigned timeoutMs,
                      const std::vector<std::pair<std::string, z3::expr>> &vars) {
@@ -103,6 +105,7 @@ bool VerifyContext::isLimitReason(const std::string &reason) {
 }
 
 void VerifyContext::configureSolver(z3::solver &solver) { setLimits(*z3_, solver, options_.timeoutMs); }
+void VerifyContext::configureOptimize(z3::optimize &opt) { opt.set(limitParams(*z3_, options_.timeoutMs)); }
 
 ProofResult VerifyContext::proveForAll(const z3::expr &claim, const std::vector<z3::expr> &extra) {
   return runQuery(*z3_, assumptions(extra) && !claim, options_.timeoutMs, translator_->freeVars());
