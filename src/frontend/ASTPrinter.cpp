@@ -22,6 +22,7 @@
 // a call to a clause name (`arrive (signal(x));`).  There the first primary is parenthesised (see
 // firstPrimary / readsAsOperation / readsAsClause).
 #include "frontend/ASTPrinter.h"
+#include "frontend/Operators.h"
 
 #include "frontend/Ops.h"
 #include "support/Diagnostics.h"
@@ -57,29 +58,6 @@ int binaryPrec(BinaryOp op) {
   CAKE_INTERNAL_ERROR("unknown binary operator");
 }
 
-std::string_view binarySpelling(BinaryOp op) {
-  switch (op) {
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::Rem: return "%";
-  case BinaryOp::Shl: return "<<";
-  case BinaryOp::Shr: return ">>";
-  case BinaryOp::BitAnd: return "&";
-  case BinaryOp::BitOr: return "|";
-  case BinaryOp::BitXor: return "^";
-  case BinaryOp::Eq: return "==";
-  case BinaryOp::Ne: return "!=";
-  case BinaryOp::Lt: return "<";
-  case BinaryOp::Le: return "<=";
-  case BinaryOp::Gt: return ">";
-  case BinaryOp::Ge: return ">=";
-  case BinaryOp::LogAnd: return "&&";
-  case BinaryOp::LogOr: return "||";
-  }
-  CAKE_INTERNAL_ERROR("unknown binary operator");
-}
 
 std::string_view unarySpelling(UnaryOp op) {
   switch (op) {
@@ -588,7 +566,7 @@ private:
     for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
       const BinaryExpr *b = *it;
       out_ += ' ';
-      out_ += binarySpelling(b->op);
+      out_ += binaryOpSpelling(b->op);
       out_ += ' ';
       if (b->rhs) expr(*b->rhs, binaryPrec(b->op) + 1);
       else out_ += "<missing>";

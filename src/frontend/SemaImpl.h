@@ -10,6 +10,9 @@
 // Only these files include this header.
 #pragma once
 #include <memory>
+
+#include "frontend/Operators.h"
+#include "support/EditDistance.h"
 #include "frontend/ConstEval.h"
 #include "frontend/Intrinsics.h"
 #include "frontend/Ops.h"
@@ -160,8 +163,6 @@ private:
   std::unique_ptr<Scope> scope_;
 };
 
-size_t editDistance(std::string_view a, std::string_view b);
-std::string_view binaryOpSpelling(BinaryOp op);
 std::string quote(std::string_view s);   // 'name'
 
 } // namespace cake
