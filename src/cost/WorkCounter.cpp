@@ -10,8 +10,8 @@ namespace cake::cost {
 namespace detail {
 
 namespace {
-constexpr int64_t kExactIterations = 64;   // loops whose body reads the loop variable: walked exactly up to this
-constexpr int64_t kEdgeIterations = 8;     // ... longer ones: first and last 8, plus a scaled middle one
+constexpr int64_t kExactIterations = 16;   // loops whose body reads the loop variable: walked exactly up to this
+constexpr int64_t kEdgeIterations = 6;     // ... longer ones: first and last 6, plus a scaled middle one
 constexpr double kRolledLoopOverhead = 2;  // add + compare-and-branch per iteration of a rolled loop
 } // namespace
 

@@ -11,7 +11,7 @@
 //     A condition the model cannot evaluate walks both branches at half weight (and is noted).
 //   * Loops with known bounds: the body is walked for the first iteration; when no branch or bound inside it
 //     read the loop variable (LaneValue dependence bits) its counts are scaled by the trip count, otherwise
-//     up to 64 iterations are walked exactly, and longer loops walk their first and last 8 iterations plus
+//     up to 16 iterations are walked exactly, and longer loops walk their first and last 6 iterations plus
 //     one middle iteration scaled by the rest.  Loops whose bounds differ per lane run max-trip iterations
 //     under the shrinking mask.
 //   * Warps: one walk per role class (warps of the same role, or of no role); when a branch read the warp

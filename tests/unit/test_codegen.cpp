@@ -242,17 +242,51 @@ TEST_CASE("generatePtx: source map points PTX lines at the CAKE statements") {
   CHECK(k.block[0] == "64");
 }
 
-TEST_CASE("generatePtx: Hopper-only constructs are diagnostics, not PTX") {
+TEST_CASE("generatePtx: a form not lowered yet is a diagnostic, not PTX") {
   auto c = compile(
       "target sm_90a;\n"
-      "kernel k(X: f32[N]) grid(1) threads(128) {\n"
-      "  wgmma.fence;\n"
-      "  wgmma.commit;\n"
+      "kernel k(X: f32[N]) grid(2) threads(128) cluster(2) {\n"
+      "  mbarrier bar arrivals(1);\n"
+      "  arrive bar expect_tx(16) cta(1);\n"
+      "  arrive bar expect_tx(32) cta(0);\n"
       "}\n");
   CHECK_FALSE(c->cg.ok);
   int e0701 = 0;
   for (const Diagnostic &d : c->diags.diagnostics()) e0701 += diagInfo(d.kind).code == "E0701";
   CHECK(e0701 == 2);
+}
+
+TEST_CASE("generatePtx: Hopper constructs lower; TMA tensors add tensormap ABI slots") {
+  auto c = compile(
+      "target sm_90a;\n"
+      "kernel k(A: bf16[M, K] tma(box=[64, 64], swizzle=128B) align(16), C: f32[M, K]) grid(1) threads(128) {\n"
+      "  shared a: bf16[64, 64] swizzle(128B) align(1024);\n"
+      "  mbarrier bar arrivals(1);\n"
+      "  wgmma.fence;\n"
+      "  wgmma.commit;\n"
+      "  wgmma.wait 0;\n"
+      "  elect {\n"
+      "    arrive bar expect_tx(8192);\n"
+      "    tma.load a <- A[0, 0] signal(bar);\n"
+      "  }\n"
+      "}\n");
+  CHECK(c->cg.ok);
+  CHECK(c->cg.ptx.find("wgmma.fence.sync.aligned;") != std::string::npos);
+  CHECK(c->cg.ptx.find("wgmma.wait_group.sync.aligned 0;") != std::string::npos);
+  CHECK(c->cg.ptx.find(".param .align 64 .b8 cake_tmap_A[128]") != std::string::npos);
+  CHECK(c->cg.ptx.find("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes") != std::string::npos);
+  REQUIRE(c->cg.manifest.kernels.size() == 1);
+  const KernelManifest &k = c->cg.manifest.kernels[0];
+  REQUIRE(k.abi.size() == 5);   // ptr A, ptr C, shape M, shape K, tensormap A
+  CHECK(k.abi[4].kind == ManifestAbiSlot::TensorMap);
+  CHECK(k.abi[4].index == 0);
+  CHECK(k.params[0].tma);
+  CHECK(k.params[0].tmaSwizzle == "128B");
+  CHECK(k.params[0].tmaBox == std::vector<std::string>{"64", "64"});
+  CHECK_FALSE(k.params[1].tma);
+  std::string json = manifestToJson(c->cg.manifest);
+  CHECK(json.find("\"tma\": {\"box\": [64, 64], \"swizzle\": \"128B\"}") != std::string::npos);
+  CHECK(json.find("{\"kind\": \"tensormap\", \"param\": 0}") != std::string::npos);
 }
 
 TEST_CASE("generatePtx: PTX version and target per architecture") {
