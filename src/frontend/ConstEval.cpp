@@ -1,5 +1,6 @@
 // Compile-time integer evaluation (see ConstEval.h).  A recursive walk over the expression; the first
-// failure (not constant, overflow, division by zero) wins and carries the offending sub-expression.
+// failure (not constant, overflow, division by zero) wins and carries the offending sub-expression.  The
+// options (binding hook, verifier switches) are read at the few places where the rules differ.
 #include "frontend/ConstEval.h"
 
 namespace cake {
@@ -13,7 +14,9 @@ ConstResult fail(ConstResult::Status s, const Expr &e) { return {s, 0, &e}; }
 } // namespace
 
 ConstResult ConstEvaluator::eval(const Expr &e, unsigned depth) const {
-  if (depth > maxDepth_) return fail(ConstResult::NotConstant, e);
+  if (depth > options_.maxDepth) return fail(ConstResult::NotConstant, e);
+  if (options_.bind && (e.kind == ExprKind::Name || e.kind == ExprKind::Member))
+    if (std::optional<int64_t> bound = options_.bind(e)) return okValue(*bound);
   switch (e.kind) {
   case ExprKind::IntLit: {
     auto &lit = *cast<IntLitExpr>(&e);
@@ -40,6 +43,7 @@ ConstResult ConstEvaluator::eval(const Expr &e, unsigned depth) const {
   }
   case ExprKind::Unary: {
     auto &u = *cast<UnaryExpr>(&e);
+    if (!u.operand) return fail(ConstResult::NotConstant, e);
     ConstResult r = eval(*u.operand, depth + 1);
     if (!r.ok()) return r;
     switch (u.op) {
@@ -53,8 +57,13 @@ ConstResult ConstEvaluator::eval(const Expr &e, unsigned depth) const {
   }
   case ExprKind::Binary: {
     auto &b = *cast<BinaryExpr>(&e);
+    if (!b.lhs || !b.rhs) return fail(ConstResult::NotConstant, e);
     ConstResult l = eval(*b.lhs, depth + 1);
     if (!l.ok()) return l;
+    if (options_.shortCircuitLogic) {
+      if (b.op == BinaryOp::LogAnd && l.value == 0) return okValue(0);
+      if (b.op == BinaryOp::LogOr && l.value != 0) return okValue(1);
+    }
     ConstResult r = eval(*b.rhs, depth + 1);
     if (!r.ok()) return r;
     int64_t x = l.value, y = r.value, out = 0;
@@ -68,6 +77,10 @@ ConstResult ConstEvaluator::eval(const Expr &e, unsigned depth) const {
       if (x == INT64_MIN && y == -1) return fail(ConstResult::Overflow, e);
       return okValue(b.op == BinaryOp::Div ? x / y : x % y);
     case BinaryOp::Shl:
+      if (options_.wrappingShiftLeft) {
+        if (y < 0 || y > 62) return fail(ConstResult::Overflow, e);
+        return okValue(static_cast<int64_t>(static_cast<uint64_t>(x) << y));
+      }
       if (y < 0 || y >= 64) return fail(ConstResult::Overflow, e);
       if (x < 0 || (y > 0 && (static_cast<uint64_t>(x) >> (63 - y)) != 0)) return fail(ConstResult::Overflow, e);
       return okValue(static_cast<int64_t>(static_cast<uint64_t>(x) << y));
@@ -88,23 +101,7 @@ ConstResult ConstEvaluator::eval(const Expr &e, unsigned depth) const {
     }
     return fail(ConstResult::NotConstant, e);
   }
-  case ExprKind::Call: {
-    auto &c = *cast<CallExpr>(&e);
-    bool isCdiv = c.callee == "cdiv", isMin = c.callee == "min", isMax = c.callee == "max";
-    if ((!isCdiv && !isMin && !isMax) || c.args.size() != 2) return fail(ConstResult::NotConstant, e);
-    ConstResult l = eval(*c.args[0], depth + 1);
-    if (!l.ok()) return l;
-    ConstResult r = eval(*c.args[1], depth + 1);
-    if (!r.ok()) return r;
-    if (isMin) return okValue(l.value < r.value ? l.value : r.value);
-    if (isMax) return okValue(l.value > r.value ? l.value : r.value);
-    // cdiv(a, b) = (a + b - 1) / b for positive b; defined as floor-towards-+inf division generally.
-    if (r.value == 0) return fail(ConstResult::DivisionByZero, e);
-    if (l.value == INT64_MIN && r.value == -1) return fail(ConstResult::Overflow, e);
-    int64_t q = l.value / r.value;
-    if ((l.value % r.value != 0) && ((l.value > 0) == (r.value > 0))) ++q;
-    return okValue(q);
-  }
+  case ExprKind::Call: return evalCall(*cast<CallExpr>(&e), depth);
   case ExprKind::FloatLit:
   case ExprKind::Member:
   case ExprKind::Index:
@@ -112,6 +109,42 @@ ConstResult ConstEvaluator::eval(const Expr &e, unsigned depth) const {
     return fail(ConstResult::NotConstant, e);
   }
   return fail(ConstResult::NotConstant, e);
+}
+
+// Intrinsics: cdiv, min, max and (with integerCasts) i32/u32/i64.
+ConstResult ConstEvaluator::evalCall(const CallExpr &c, unsigned depth) const {
+  for (const Ptr<Expr> &a : c.args)
+    if (!a) return fail(ConstResult::NotConstant, c);
+  if (options_.integerCasts && (c.callee == "i32" || c.callee == "u32" || c.callee == "i64") && c.args.size() == 1)
+    return eval(*c.args[0], depth + 1);
+  bool isCdiv = c.callee == "cdiv", isMin = c.callee == "min", isMax = c.callee == "max";
+  if ((!isCdiv && !isMin && !isMax) || c.args.size() != 2) return fail(ConstResult::NotConstant, c);
+  ConstResult l = eval(*c.args[0], depth + 1);
+  if (!l.ok()) return l;
+  ConstResult r = eval(*c.args[1], depth + 1);
+  if (!r.ok()) return r;
+  if (isMin) return okValue(l.value < r.value ? l.value : r.value);
+  if (isMax) return okValue(l.value > r.value ? l.value : r.value);
+  int64_t a = l.value, b = r.value;
+  switch (options_.cdiv) {
+  case ConstEvalOptions::Cdiv::AddThenDivide: {
+    int64_t sum = 0;
+    if (b <= 0) return fail(ConstResult::NotConstant, c);
+    if (__builtin_add_overflow(a, b - 1, &sum)) return fail(ConstResult::Overflow, c);
+    return okValue(sum / b);
+  }
+  case ConstEvalOptions::Cdiv::CeilingOfNonNegative:
+    if (a < 0 || b <= 0) return fail(ConstResult::NotConstant, c);
+    break;
+  case ConstEvalOptions::Cdiv::Ceiling:
+    break;
+  }
+  // cdiv(a, b) = (a + b - 1) / b for positive b; defined as floor-towards-+inf division generally.
+  if (b == 0) return fail(ConstResult::DivisionByZero, c);
+  if (a == INT64_MIN && b == -1) return fail(ConstResult::Overflow, c);
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a > 0) == (b > 0))) ++q;
+  return okValue(q);
 }
 
 } // namespace cake

@@ -6,10 +6,16 @@
 // 64 or more and INT64_MIN / -1) and division or remainder by zero stop the evaluation and report which
 // sub-expression caused it, so sema can point there.  The evaluator reads NameExpr::decl, so names must be
 // resolved first; it never reports diagnostics itself.
+//
+// ConstEvalOptions lets the verifier's concrete evaluators reuse this one walk: a binding hook gives values
+// to names and member expressions (loop variables, per-warp builtins) before the default rules, and a few
+// switches select the verifier's reading of `&&`/`||`, integer casts, `<<` and cdiv.  The defaults are
+// sema's rules above.
 #pragma once
 #include "frontend/AST.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 namespace cake {
@@ -23,15 +29,37 @@ struct ConstResult {
   std::optional<int64_t> optional() const { return ok() ? std::optional<int64_t>(value) : std::nullopt; }
 };
 
+struct ConstEvalOptions {
+  // Bounds recursion through nested expressions and let bindings (deeper = NotConstant).
+  unsigned maxDepth = 512;
+  // Consulted first for every Name and Member expression: a value binds the expression; nullopt falls
+  // through to the default rules (compile-time parameters and lets for names; members are not constant).
+  std::function<std::optional<int64_t>(const Expr &)> bind;
+  // `0 && x` is 0 and `1 || x` is 1 without evaluating x (default: both sides must be constant).
+  bool shortCircuitLogic = false;
+  // i32(x), u32(x) and i64(x) evaluate to x, unchanged (default: not constant).
+  bool integerCasts = false;
+  // `x << y` for 0 <= y <= 62 keeps the low 64 bits, whatever x (default: checked, y < 64, x >= 0 and no
+  // set bit shifted out).
+  bool wrappingShiftLeft = false;
+  enum class Cdiv : uint8_t {
+    Ceiling,                // the rounded-up quotient for any signs (b != 0)
+    CeilingOfNonNegative,   // the rounded-up quotient, only for a >= 0 and b > 0
+    AddThenDivide,          // (a + b - 1) / b with C++ truncation, only for b > 0 (a + b - 1 checked)
+  };
+  Cdiv cdiv = Cdiv::Ceiling;
+};
+
 class ConstEvaluator {
 public:
-  // maxDepth bounds recursion through nested expressions and let bindings (deeper = NotConstant).
-  explicit ConstEvaluator(unsigned maxDepth = 512) : maxDepth_(maxDepth) {}
+  explicit ConstEvaluator(unsigned maxDepth = 512) { options_.maxDepth = maxDepth; }
+  explicit ConstEvaluator(ConstEvalOptions options) : options_(std::move(options)) {}
   ConstResult evaluate(const Expr &e) const { return eval(e, 0); }
 
 private:
   ConstResult eval(const Expr &e, unsigned depth) const;
-  unsigned maxDepth_;
+  ConstResult evalCall(const CallExpr &c, unsigned depth) const;
+  ConstEvalOptions options_;
 };
 
 // Checked helpers shared with sema (false on overflow).

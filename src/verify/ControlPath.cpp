@@ -1,12 +1,14 @@
 // Control paths and the warps that reach a statement (see ControlPath.h).
 //
 // walkControl is a recursive pre-order walk carrying the frame stack.  reachingWarps enumerates the
-// candidate warps (at most 32 in a 1024-thread block) and filters them frame by frame with evalAtWarp, a
-// small concrete evaluator in 64-bit arithmetic that binds the per-warp builtins and folds everything
-// compile-time; it gives up (nullopt) on anything else, overflow and division by zero included.
+// candidate warps (at most 32 in a 1024-thread block) and filters them frame by frame with evalAtWarp:
+// the shared ConstEvaluator in 64-bit arithmetic, with the per-warp builtins (warp, <role>.index,
+// <role>.warp) bound through its hook and everything compile-time folded; it gives up (nullopt) on anything
+// else, overflow and division by zero included.
 #include "verify/ControlPath.h"
 
 #include "frontend/Builtins.h"
+#include "frontend/ConstEval.h"
 
 #include <algorithm>
 
@@ -84,103 +86,6 @@ struct Walker {
   }
 };
 
-constexpr unsigned kMaxEvalDepth = 256;
-
-std::optional<int64_t> eval(const Expr &e, const WarpPoint &at, unsigned depth) {
-  if (depth > kMaxEvalDepth) return std::nullopt;
-  switch (e.kind) {
-  case ExprKind::IntLit: {
-    auto v = cast<IntLitExpr>(&e)->value;
-    if (v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-    return static_cast<int64_t>(v);
-  }
-  case ExprKind::BoolLit: return cast<BoolLitExpr>(&e)->value ? 1 : 0;
-  case ExprKind::Name: {
-    const Decl *d = cast<NameExpr>(&e)->decl;
-    if (!d) return std::nullopt;
-    if (d->declKind == DeclKind::CtParam) return static_cast<const CtParam *>(d)->value;
-    if (d->declKind == DeclKind::Let) {
-      auto *let = static_cast<const LetStmt *>(d);
-      return let->init ? eval(*let->init, at, depth + 1) : std::nullopt;
-    }
-    if (d->declKind == DeclKind::Builtin) {
-      auto v = static_cast<const BuiltinDecl *>(d)->value;
-      if (v == BuiltinValue::Warp) return at.warp;
-    }
-    return std::nullopt;
-  }
-  case ExprKind::Member: {
-    auto v = builtinValueOf(e);
-    if (!v) return std::nullopt;
-    auto *m = cast<MemberExpr>(&e);
-    auto *base = dynCast<NameExpr>(m->base.get());
-    if (*v == BuiltinValue::RoleIndex || *v == BuiltinValue::RoleWarp) {
-      if (!base || base->decl != static_cast<const Decl *>(at.role)) return std::nullopt;
-      return *v == BuiltinValue::RoleIndex ? at.roleIndex : at.roleWarp;
-    }
-    return std::nullopt;
-  }
-  case ExprKind::Unary: {
-    auto &un = *cast<UnaryExpr>(&e);
-    auto x = eval(*un.operand, at, depth + 1);
-    if (!x) return std::nullopt;
-    switch (un.op) {
-    case UnaryOp::Neg: if (*x == INT64_MIN) return std::nullopt; return -*x;
-    case UnaryOp::Not: return *x == 0 ? 1 : 0;
-    case UnaryOp::BitNot: return ~*x;
-    }
-    return std::nullopt;
-  }
-  case ExprKind::Binary: {
-    auto &b = *cast<BinaryExpr>(&e);
-    auto l = eval(*b.lhs, at, depth + 1);
-    if (!l) return std::nullopt;
-    // Short-circuit so `warp == 0 && tid.x < 8`-style mixes still fold when the left side decides.
-    if (b.op == BinaryOp::LogAnd && *l == 0) return 0;
-    if (b.op == BinaryOp::LogOr && *l != 0) return 1;
-    auto r = eval(*b.rhs, at, depth + 1);
-    if (!r) return std::nullopt;
-    int64_t x = *l, y = *r, out = 0;
-    switch (b.op) {
-    case BinaryOp::Add: if (__builtin_add_overflow(x, y, &out)) return std::nullopt; return out;
-    case BinaryOp::Sub: if (__builtin_sub_overflow(x, y, &out)) return std::nullopt; return out;
-    case BinaryOp::Mul: if (__builtin_mul_overflow(x, y, &out)) return std::nullopt; return out;
-    case BinaryOp::Div: if (y == 0 || (x == INT64_MIN && y == -1)) return std::nullopt; return x / y;
-    case BinaryOp::Rem: if (y == 0 || (x == INT64_MIN && y == -1)) return std::nullopt; return x % y;
-    case BinaryOp::Shl: if (y < 0 || y >= 63) return std::nullopt; return x << y;
-    case BinaryOp::Shr: if (y < 0 || y >= 64) return std::nullopt; return x >> y;
-    case BinaryOp::BitAnd: return x & y;
-    case BinaryOp::BitOr: return x | y;
-    case BinaryOp::BitXor: return x ^ y;
-    case BinaryOp::Eq: return x == y;
-    case BinaryOp::Ne: return x != y;
-    case BinaryOp::Lt: return x < y;
-    case BinaryOp::Le: return x <= y;
-    case BinaryOp::Gt: return x > y;
-    case BinaryOp::Ge: return x >= y;
-    case BinaryOp::LogAnd: return (x != 0) && (y != 0);
-    case BinaryOp::LogOr: return (x != 0) || (y != 0);
-    }
-    return std::nullopt;
-  }
-  case ExprKind::Call: {
-    auto &c = *cast<CallExpr>(&e);
-    if ((c.callee == "i32" || c.callee == "u32" || c.callee == "i64") && c.args.size() == 1 && c.args[0])
-      return eval(*c.args[0], at, depth + 1);
-    if ((c.callee == "min" || c.callee == "max" || c.callee == "cdiv") && c.args.size() == 2 && c.args[0] && c.args[1]) {
-      auto a = eval(*c.args[0], at, depth + 1), b = eval(*c.args[1], at, depth + 1);
-      if (!a || !b) return std::nullopt;
-      if (c.callee == "min") return std::min(*a, *b);
-      if (c.callee == "max") return std::max(*a, *b);
-      if (*b <= 0 || *a < 0) return std::nullopt;
-      return *a / *b + (*a % *b != 0);
-    }
-    return std::nullopt;
-  }
-  default:
-    return std::nullopt;
-  }
-}
 } // namespace
 
 void walkControl(const Kernel &k, const UniformityAnalysis &u,
@@ -190,7 +95,24 @@ void walkControl(const Kernel &k, const UniformityAnalysis &u,
   w.walkBlock(k.body.get());
 }
 
-std::optional<int64_t> evalAtWarp(const Expr &e, const WarpPoint &at) { return eval(e, at, 0); }
+std::optional<int64_t> evalAtWarp(const Expr &e, const WarpPoint &at) {
+  ConstEvalOptions options;
+  options.maxDepth = 256;
+  options.shortCircuitLogic = true;   // so `warp == 0 && tid.x < 8`-style mixes fold when the left side decides
+  options.integerCasts = true;
+  options.wrappingShiftLeft = true;
+  options.cdiv = ConstEvalOptions::Cdiv::CeilingOfNonNegative;
+  options.bind = [&at](const Expr &x) -> std::optional<int64_t> {
+    std::optional<BuiltinValue> v = builtinValueOf(x);
+    if (!v) return std::nullopt;
+    if (x.kind == ExprKind::Name) return *v == BuiltinValue::Warp ? std::optional<int64_t>(at.warp) : std::nullopt;
+    if (*v != BuiltinValue::RoleIndex && *v != BuiltinValue::RoleWarp) return std::nullopt;
+    auto *base = dynCast<NameExpr>(cast<MemberExpr>(&x)->base.get());
+    if (!base || base->decl != static_cast<const Decl *>(at.role)) return std::nullopt;
+    return *v == BuiltinValue::RoleIndex ? at.roleIndex : at.roleWarp;
+  };
+  return ConstEvaluator(std::move(options)).evaluate(e).optional();
+}
 
 WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const UniformityAnalysis &u) {
   WarpReach r;

@@ -7,7 +7,7 @@
 //      the prologue, the steady state for every stage residue (stage = k % S repeats with period S) and the
 //      drain of a multi-stage pipeline.
 //   2. Simulation: the kernel body runs with loop variables, shape variables, compile-time values and lets
-//      evaluated concretely.  `cp.async` adds (array, stage) to the open group - the stage is the first index
+//      evaluated concretely (ConstEvaluator, with the loop and shape variables bound through its hook).  `cp.async` adds (array, stage) to the open group - the stage is the first index
 //      when the shared array has an outer stage dimension; thread-dependent stages are "any stage" -,
 //      `cp.async.commit` closes it, `cp.async.wait N` retires all but the newest N groups.  Conditions that
 //      cannot be evaluated (thread-dependent) run both branches; thread-dependent loops run their body once.
@@ -24,6 +24,7 @@
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
 
+#include "frontend/ConstEval.h"
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
 
@@ -77,75 +78,21 @@ private:
   int64_t steps_ = 0;
   bool aborted_ = false;
 
-  std::optional<int64_t> eval(const Expr &e, unsigned depth = 0) const {
-    if (depth > 256) return std::nullopt;
-    switch (e.kind) {
-    case ExprKind::IntLit: {
-      uint64_t v = cast<IntLitExpr>(&e)->value;
-      if (v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-      return static_cast<int64_t>(v);
-    }
-    case ExprKind::BoolLit: return cast<BoolLitExpr>(&e)->value ? 1 : 0;
-    case ExprKind::Name: {
-      const Decl *d = cast<NameExpr>(&e)->decl;
-      if (!d) return std::nullopt;
-      if (auto it = env_.find(d); it != env_.end()) return it->second;
-      if (d->declKind == DeclKind::CtParam) return static_cast<const CtParam *>(d)->value;
-      if (d->declKind == DeclKind::Let && static_cast<const LetStmt *>(d)->init)
-        return eval(*static_cast<const LetStmt *>(d)->init, depth + 1);
+  // Concrete value under the current loop and shape variables (env_), through the shared ConstEvaluator.
+  std::optional<int64_t> eval(const Expr &e) const {
+    ConstEvalOptions options;
+    options.maxDepth = 256;
+    options.shortCircuitLogic = true;
+    options.integerCasts = true;
+    options.wrappingShiftLeft = true;
+    options.cdiv = ConstEvalOptions::Cdiv::AddThenDivide;
+    options.bind = [this](const Expr &x) -> std::optional<int64_t> {
+      auto *n = dynCast<NameExpr>(&x);
+      if (!n) return std::nullopt;
+      if (auto it = env_.find(n->decl); it != env_.end()) return it->second;
       return std::nullopt;
-    }
-    case ExprKind::Unary: {
-      auto &u = *cast<UnaryExpr>(&e);
-      auto x = eval(*u.operand, depth + 1);
-      if (!x) return std::nullopt;
-      if (u.op == UnaryOp::Neg && *x == INT64_MIN) return std::nullopt;
-      return u.op == UnaryOp::Neg ? -*x : u.op == UnaryOp::Not ? int64_t(*x == 0) : ~*x;
-    }
-    case ExprKind::Binary: {
-      auto &b = *cast<BinaryExpr>(&e);
-      auto l = eval(*b.lhs, depth + 1), r = eval(*b.rhs, depth + 1);
-      if (b.op == BinaryOp::LogAnd && l && *l == 0) return 0;
-      if (b.op == BinaryOp::LogOr && l && *l != 0) return 1;
-      if (!l || !r) return std::nullopt;
-      int64_t x = *l, y = *r;
-      switch (b.op) {
-      case BinaryOp::Add: { int64_t o; if (__builtin_add_overflow(x, y, &o)) return std::nullopt; return o; }
-      case BinaryOp::Sub: { int64_t o; if (__builtin_sub_overflow(x, y, &o)) return std::nullopt; return o; }
-      case BinaryOp::Mul: { int64_t o; if (__builtin_mul_overflow(x, y, &o)) return std::nullopt; return o; }
-      case BinaryOp::Div: if (y == 0 || (x == INT64_MIN && y == -1)) return std::nullopt; return x / y;
-      case BinaryOp::Rem: if (y == 0 || (x == INT64_MIN && y == -1)) return std::nullopt; return x % y;
-      case BinaryOp::Shl: if (y < 0 || y > 62) return std::nullopt; return x << y;
-      case BinaryOp::Shr: if (y < 0 || y > 63) return std::nullopt; return x >> y;
-      case BinaryOp::BitAnd: return x & y;
-      case BinaryOp::BitOr: return x | y;
-      case BinaryOp::BitXor: return x ^ y;
-      case BinaryOp::Eq: return x == y;
-      case BinaryOp::Ne: return x != y;
-      case BinaryOp::Lt: return x < y;
-      case BinaryOp::Le: return x <= y;
-      case BinaryOp::Gt: return x > y;
-      case BinaryOp::Ge: return x >= y;
-      case BinaryOp::LogAnd: return x && y;
-      case BinaryOp::LogOr: return x || y;
-      }
-      return std::nullopt;
-    }
-    case ExprKind::Call: {
-      auto &c = *cast<CallExpr>(&e);
-      if (c.args.size() == 1 && c.args[0] && (c.callee == "i32" || c.callee == "u32" || c.callee == "i64"))
-        return eval(*c.args[0], depth + 1);
-      if (c.args.size() == 2 && c.args[0] && c.args[1]) {
-        auto a = eval(*c.args[0], depth + 1), b = eval(*c.args[1], depth + 1);
-        if (!a || !b) return std::nullopt;
-        if (c.callee == "min") return std::min(*a, *b);
-        if (c.callee == "max") return std::max(*a, *b);
-        if (c.callee == "cdiv" && *b > 0) return (*a + *b - 1) / *b;
-      }
-      return std::nullopt;
-    }
-    default: return std::nullopt;
-    }
+    };
+    return ConstEvaluator(std::move(options)).evaluate(e).optional();
   }
 
   // The shared array an operand addresses and, for staged arrays, the stage.
