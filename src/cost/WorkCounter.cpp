@@ -13,6 +13,8 @@ namespace {
 constexpr int64_t kExactIterations = 16;   // loops whose body reads the loop variable: walked exactly up to this
 constexpr int64_t kEdgeIterations = 6;     // ... longer ones: first and last 6, plus a scaled middle one
 constexpr double kRolledLoopOverhead = 2;  // add + compare-and-branch per iteration of a rolled loop
+constexpr int64_t kWalkBudget = 2000000;   // statements per count; past it every loop is scaled (no hang on
+                                           // deeply nested loops that read their variables)
 } // namespace
 
 // ------------------------------------------------------------------------------------------ Accum
@@ -255,6 +257,7 @@ void Counter::walkBlock(const BlockStmt &b) {
 }
 
 void Counter::walkStmt(const Stmt &s) {
+  ++walkedStmts_;
   switch (s.kind) {
   case StmtKind::Block: walkBlock(*cast<BlockStmt>(&s)); break;
   case StmtKind::Let: {
@@ -391,7 +394,9 @@ void Counter::runIterations(const ForStmt &f, int64_t lo, int64_t step, int64_t 
     Accum delta = acc_.minus(base);
     acc_.addScaled(delta, extra, true);
   };
-  if (bit != 0 && !(bodyDeps & bit) && !(bodyDeps & kDepUnknown)) {
+  bool overBudget = walkedStmts_ > kWalkBudget;
+  if (overBudget) note("the kernel's loop nest is too large to walk: later loops were scaled from one iteration");
+  if (overBudget || (bit != 0 && !(bodyDeps & bit) && !(bodyDeps & kDepUnknown))) {
     scaleLast(before, static_cast<double>(trips - 1));
     invalidateAssignedSince(mark);
     return;

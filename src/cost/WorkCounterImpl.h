@@ -128,6 +128,7 @@ public:
   std::map<const void *, std::pair<const Decl *, double>> tmaSites_;   // tma.load site -> (barrier, box bytes)
   std::set<const Decl *> tmaBarriers_;        // mbarriers some tma.load signals (found before the walk)
   int64_t pipelineDepth_ = 1;
+  int64_t walkedStmts_ = 0;
   std::vector<std::string> notes_;
   std::set<std::string> noteSet_;
 };
