@@ -200,6 +200,11 @@ public:
 
   // ---- mma.sync and fragment stores (LowerMma.cpp)
   void lowerMmaSync(const OpStmt &s);
+  struct FragmentStoreTarget {
+    const Binding *tensor;          // GlobalTensor or SharedArray
+    std::vector<Value> index;       // point indices of the top-left element
+  };
+  std::optional<FragmentStoreTarget> lowerFragmentStoreTarget(const OpStmt &s);
   void lowerFragmentStore(const OpStmt &s);
   void fillFragment(Value &frag, const Value &scalar);
 

@@ -65,6 +65,38 @@ void KernelLowering::lowerMmaSync(const OpStmt &s) {
             list(c) + ", " + list(a.regs) + ", " + list(b.regs) + ", " + list(c));
 }
 
+// The destination of a fragment store, T[..., r0, c0]: the tensor's binding (global tensor or shared array) and
+// the lowered point indices of its top-left element.  Shared by the mma.sync and the wgmma accumulator stores.
+std::optional<KernelLowering::FragmentStoreTarget> KernelLowering::lowerFragmentStoreTarget(const OpStmt &s) {
+  std::vector<const IndexExpr *> chain;
+  const Expr *cur = s.dsts[0].get();
+  while (const auto *ix = dynCast<IndexExpr>(cur)) {
+    chain.push_back(ix);
+    cur = ix->base.get();
+  }
+  const auto *n = dynCast<NameExpr>(cur);
+  auto it = n && n->decl ? env_.find(n->decl) : env_.end();
+  if (it == env_.end() ||
+      !(std::holds_alternative<GlobalTensor>(it->second) || std::holds_alternative<SharedArray>(it->second))) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a store destination that is not a tensor element");
+    return std::nullopt;
+  }
+  FragmentStoreTarget target{&it->second, {}};
+  for (auto rit = chain.rbegin(); rit != chain.rend(); ++rit)
+    for (const auto &item : (*rit)->items) {
+      if (item.kind != IndexItem::Point) {
+        diags_.report(DiagKind::CodegenUnsupportedForm, item.range, "a slice in a fragment store destination (give the top-left element)");
+        return std::nullopt;
+      }
+      target.index.push_back(lowerExpr(*item.start));
+    }
+  if (target.index.size() < 2) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a fragment store into a one-dimensional tensor");
+    return std::nullopt;
+  }
+  return target;
+}
+
 void KernelLowering::lowerFragmentStore(const OpStmt &s) {
   if (s.dsts.size() != 1 || s.srcs.size() != 1) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "store with other than one destination and one fragment");
@@ -95,32 +127,10 @@ void KernelLowering::lowerFragmentStore(const OpStmt &s) {
   }
   Scalar to = outType.value_or(f.dtype);
   // The destination: T[..., r0, c0] with point indices.
-  std::vector<const IndexExpr *> chain;
-  const Expr *cur = s.dsts[0].get();
-  while (const auto *ix = dynCast<IndexExpr>(cur)) {
-    chain.push_back(ix);
-    cur = ix->base.get();
-  }
-  const auto *n = dynCast<NameExpr>(cur);
-  auto it = n && n->decl ? env_.find(n->decl) : env_.end();
-  if (it == env_.end() ||
-      !(std::holds_alternative<GlobalTensor>(it->second) || std::holds_alternative<SharedArray>(it->second))) {
-    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a store destination that is not a tensor element");
-    return;
-  }
-  std::vector<Value> idx;
-  for (auto rit = chain.rbegin(); rit != chain.rend(); ++rit)
-    for (const auto &item : (*rit)->items) {
-      if (item.kind != IndexItem::Point) {
-        diags_.report(DiagKind::CodegenUnsupportedForm, item.range, "a slice in a fragment store destination (give the top-left element)");
-        return;
-      }
-      idx.push_back(lowerExpr(*item.start));
-    }
-  if (idx.size() < 2) {
-    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a fragment store into a one-dimensional tensor");
-    return;
-  }
+  auto target = lowerFragmentStoreTarget(s);
+  if (!target) return;
+  const Binding &dest = *target->tensor;
+  const std::vector<Value> &idx = target->index;
   Value lane = *laneId_;
   Value g = binaryOp(BinaryOp::Shr, lane, Value::ofInt(Scalar::I32, 2), s.range);
   Value t = binaryOp(BinaryOp::BitAnd, lane, Value::ofInt(Scalar::I32, 3), s.range);
@@ -137,7 +147,7 @@ void KernelLowering::lowerFragmentStore(const OpStmt &s) {
     at[at.size() - 2] = binaryOp(BinaryOp::Add, idx[idx.size() - 2],
                                  half ? binaryOp(BinaryOp::Add, g, Value::ofInt(Scalar::I32, 8), s.range) : g, s.range);
     at.back() = col;
-    MemRef m = memRefAt(it->second, at, 2, s.dsts[0]->range);
+    MemRef m = memRefAt(dest, at, 2, s.dsts[0]->range);
     if (m.elem != to) {
       diags_.report(DiagKind::CodegenUnsupportedForm, s.range,
                     "storing " + std::string(scalarName(to)) + " values into a " + std::string(scalarName(m.elem)) + " tensor");

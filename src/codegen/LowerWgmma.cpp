@@ -224,35 +224,13 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "storing a wgmma accumulator as " + std::string(scalarName(to)));
     return;
   }
-  // Destination T[.., r0, c0].
-  std::vector<const IndexExpr *> chain;
-  const Expr *cur = s.dsts[0].get();
-  while (const auto *ix = dynCast<IndexExpr>(cur)) {
-    chain.push_back(ix);
-    cur = ix->base.get();
-  }
-  const auto *nm = dynCast<NameExpr>(cur);
-  auto it = nm && nm->decl ? env_.find(nm->decl) : env_.end();
-  if (it == env_.end() ||
-      !(std::holds_alternative<GlobalTensor>(it->second) || std::holds_alternative<SharedArray>(it->second))) {
-    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a store destination that is not a tensor element");
-    return;
-  }
-  std::vector<Value> idx;
-  for (auto rit = chain.rbegin(); rit != chain.rend(); ++rit)
-    for (const auto &item : (*rit)->items) {
-      if (item.kind != IndexItem::Point) {
-        diags_.report(DiagKind::CodegenUnsupportedForm, item.range, "a slice in a fragment store destination (give the top-left element)");
-        return;
-      }
-      idx.push_back(lowerExpr(*item.start));
-    }
-  if (idx.size() < 2) {
-    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a fragment store into a one-dimensional tensor");
-    return;
-  }
-  const GlobalTensor *global = std::get_if<GlobalTensor>(&it->second);
-  const Scalar destElem = global ? global->elem : std::get<SharedArray>(it->second).elem;
+  // The destination: T[..., r0, c0] with point indices.
+  auto target = lowerFragmentStoreTarget(s);
+  if (!target) return;
+  const Binding &dest = *target->tensor;
+  const std::vector<Value> &idx = target->index;
+  const GlobalTensor *global = std::get_if<GlobalTensor>(&dest);
+  const Scalar destElem = global ? global->elem : std::get<SharedArray>(dest).elem;
   if (destElem != to) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.range,
                   "storing " + std::string(scalarName(to)) + " values into a " + std::string(scalarName(destElem)) + " tensor");
@@ -287,7 +265,7 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
         std::vector<Value> at = idx;
         at[at.size() - 2] = binaryOp(BinaryOp::Add, row, Value::ofInt(Scalar::I32, 8 * h), R);
         at.back() = binaryOp(BinaryOp::Add, col, Value::ofInt(Scalar::I32, 8 * j), R);
-        MemRef m = memRefAt(it->second, at, 2, s.dsts[0]->range);
+        MemRef m = memRefAt(dest, at, 2, s.dsts[0]->range);
         std::vector<std::string> regs = pairValue(h, j);
         ValueType vt = ValueType::vector(to, 2);
         store(m, Value::ofRegs(vt, to == Scalar::F32 ? regs : std::vector<std::string>{regs[0]}));
@@ -305,7 +283,7 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
     Value r = binaryOp(BinaryOp::Add, row, Value::ofInt(Scalar::I32, 8 * h), R);
     at[at.size() - 2] = r;
     at.back() = col;
-    rowAddr[h] = memRefAt(it->second, at, 2, s.dsts[0]->range).addr;
+    rowAddr[h] = memRefAt(dest, at, 2, s.dsts[0]->range).addr;
     rowOk[h] = out_.newReg(RegClass::Pred);
     out_.inst("setp.lt.s32 " + rowOk[h] + ", " + reg(r) + ", " + operand(global->dims[rank - 2]));
   }
