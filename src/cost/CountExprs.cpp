@@ -17,29 +17,6 @@ namespace cake::cost::detail {
 
 namespace {
 
-std::optional<IntOp> intOpOf(BinaryOp op) {
-  switch (op) {
-  case BinaryOp::Add: return IntOp::Add;
-  case BinaryOp::Sub: return IntOp::Sub;
-  case BinaryOp::Mul: return IntOp::Mul;
-  case BinaryOp::Div: return IntOp::Div;
-  case BinaryOp::Rem: return IntOp::Rem;
-  case BinaryOp::Shl: return IntOp::Shl;
-  case BinaryOp::Shr: return IntOp::Shr;
-  case BinaryOp::BitAnd: return IntOp::And;
-  case BinaryOp::BitOr: return IntOp::Or;
-  case BinaryOp::BitXor: return IntOp::Xor;
-  case BinaryOp::Eq: return IntOp::Eq;
-  case BinaryOp::Ne: return IntOp::Ne;
-  case BinaryOp::Lt: return IntOp::Lt;
-  case BinaryOp::Le: return IntOp::Le;
-  case BinaryOp::Gt: return IntOp::Gt;
-  case BinaryOp::Ge: return IntOp::Ge;
-  case BinaryOp::LogAnd: return IntOp::LAnd;
-  case BinaryOp::LogOr: return IntOp::LOr;
-  }
-  return std::nullopt;
-}
 
 bool isFloatValue(const Type *t) {
   if (!t) return false;

@@ -9,8 +9,11 @@
 // branch condition and loop bound it reads, which tells it when a loop body or a warp or a block is
 // representative of its siblings (see WorkCounter.h).
 #pragma once
+#include "frontend/AST.h"
+
 #include <array>
 #include <cstdint>
+#include <optional>
 
 namespace cake::cost {
 
@@ -63,6 +66,8 @@ struct LaneValue {
 enum class IntOp : uint8_t { Add, Sub, Mul, Div, Rem, Shl, Shr, And, Or, Xor, Eq, Ne, Lt, Le, Gt, Ge, LAnd, LOr, Min, Max };
 
 LaneValue applyIntOp(IntOp op, const LaneValue &a, const LaneValue &b);
+// The IntOp computing a CAKE binary operator on integers (every BinaryOp has one).
+std::optional<IntOp> intOpOf(BinaryOp op);
 LaneValue negate(const LaneValue &a);
 LaneValue logicalNot(const LaneValue &a);
 LaneValue bitNot(const LaneValue &a);

@@ -12,29 +12,6 @@ namespace {
 
 std::optional<int64_t> eval(const Expr &e, const ShapeBinding &b, unsigned depth);
 
-std::optional<IntOp> intOpOf(BinaryOp op) {
-  switch (op) {
-  case BinaryOp::Add: return IntOp::Add;
-  case BinaryOp::Sub: return IntOp::Sub;
-  case BinaryOp::Mul: return IntOp::Mul;
-  case BinaryOp::Div: return IntOp::Div;
-  case BinaryOp::Rem: return IntOp::Rem;
-  case BinaryOp::Shl: return IntOp::Shl;
-  case BinaryOp::Shr: return IntOp::Shr;
-  case BinaryOp::BitAnd: return IntOp::And;
-  case BinaryOp::BitOr: return IntOp::Or;
-  case BinaryOp::BitXor: return IntOp::Xor;
-  case BinaryOp::Eq: return IntOp::Eq;
-  case BinaryOp::Ne: return IntOp::Ne;
-  case BinaryOp::Lt: return IntOp::Lt;
-  case BinaryOp::Le: return IntOp::Le;
-  case BinaryOp::Gt: return IntOp::Gt;
-  case BinaryOp::Ge: return IntOp::Ge;
-  case BinaryOp::LogAnd: return IntOp::LAnd;
-  case BinaryOp::LogOr: return IntOp::LOr;
-  }
-  return std::nullopt;
-}
 
 std::optional<int64_t> apply(IntOp op, int64_t a, int64_t b) {
   LaneValue r = applyIntOp(op, LaneValue::uniform(a), LaneValue::uniform(b));
