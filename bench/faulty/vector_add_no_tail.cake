@@ -1,0 +1,28 @@
+// FAULTY (planted bug, bench/faulty): vector_add without the tail guard: for N % 8 != 0 the last thread and every thread whose vector starts at or past N load and store whole 8-element vectors past the end of A, B, C (out of bounds; up to THREADS * 8 - 1 elements)
+// VERIFIER: cakec --verify-only rejects it: E0652 load 'A[i +: 8]' may be out of bounds: index 'i' +: 8 of dimension 0 can reach 7, past 'N' = 1
+// FROM: samples/vector_add.cake
+// vector_add: C = A + B elementwise over bf16 vectors of length N (any N >= 1).
+//
+// Schedule
+//   grid    cdiv(N, THREADS * 8) blocks of THREADS threads; one thread owns one 8-element vector.
+//   memory  thread t of block b reads A[i +: 8] and B[i +: 8] with i = (b * THREADS + t) * 8: one 16-byte
+//           ld.global.v4 each (bf16x8), so a warp reads 512 contiguous bytes (fully coalesced, 4 sectors per
+//           128-byte line), adds in f32 (exact conversion from bf16, one rounding back) and writes C[i +: 8]
+//           with one 16-byte store.  align(16) on the params makes every vector 16-byte aligned (i is a
+//           multiple of 8 elements = 16 bytes).
+//   tail    when N is not a multiple of 8 the last thread whose vector straddles N falls back to scalar
+//           loads/stores for elements i..N-1; threads whose vector starts at or past N do nothing.
+//   cost    purely memory bound: 6 bytes moved per element; no shared memory, no synchronization.
+target sm_80;
+
+kernel vector_add<THREADS = 256>(A: bf16[N] align(16), B: bf16[N] align(16), C: bf16[N] align(16))
+  requires(N >= 1)
+  grid(cdiv(N, THREADS * 8)) threads(THREADS)
+{
+  let i = (i32(block.x) * THREADS + i32(tid.x)) * 8;   // first element of this thread's vector
+  // BUG: tail guard removed: the last thread's 8-element vector runs past N when N % 8 != 0
+  let a = A[i +: 8];
+  let b = B[i +: 8];
+  let sum = f32x8(a) + f32x8(b);
+  C[i +: 8] = bf16x8(sum);
+}
