@@ -103,7 +103,7 @@ class Kernels:
         self.torch = torch
         try:
             import cupy
-            module = cupy.RawModule(code=CUDA_SOURCE, options=("-O3",))
+            module = cupy.RawModule(code=CUDA_SOURCE, options=("--std=c++17",))
             self.fns = {name: module.get_function(name) for name in KERNELS}
             self.cupy = cupy
         except ImportError:
