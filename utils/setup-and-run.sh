@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # setup-and-run.sh: on a fresh Debian machine, install what is missing, build cakec into build/, and run it
-# on a sample: the --verify-only verdict, then the canonical IR (--emit=ir).  Safe to run again.
+# on a sample: the --verify-only verdict, the canonical IR (--emit=ir), the cost model's prediction
+# (--estimate) and, where ptxas is installed, the cubin + launch manifest with ptxas's resource report (-v).
+# Safe to run again.
 #   SAMPLE=samples/other.cake ./utils/setup-and-run.sh   picks another sample
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -23,4 +25,16 @@ cake_say "./build/cakec $sample --emit=ir"
 ./build/cakec "$sample" --emit=ir
 emit=$?
 echo "(exit code $emit)"
-[ "$verify" -eq 0 ] && [ "$emit" -eq 0 ]
+cake_say "./build/cakec $sample --estimate --shape M=4096,N=4096,K=4096"
+./build/cakec "$sample" --estimate --shape M=4096,N=4096,K=4096
+estimate=$?
+echo "(exit code $estimate)"
+
+out="build/demo/$(basename "$sample" .cake).cubin"
+mkdir -p build/demo
+cake_say "./build/cakec $sample -o $out -v"
+./build/cakec "$sample" -o "$out" -v
+compile=$?
+echo "(exit code $compile; 3 means ptxas was not found)"
+[ "$compile" -eq 0 ] && ls -l "$out" "$out.json"
+[ "$verify" -eq 0 ] && [ "$emit" -eq 0 ] && [ "$estimate" -eq 0 ] && { [ "$compile" -eq 0 ] || [ "$compile" -eq 3 ]; }
