@@ -1,4 +1,5 @@
-// Verifier family: cp.async groups - every shared read is covered by a cp.async.wait (E0647).
+// Verifier family: async groups - every shared read is covered by a cp.async.wait (E0647), and every
+// tma.store is committed (E0653) and retired by a tma.store.wait before the block exits (E0654).
 //
 // Algorithm: a concrete simulation of one thread's cp.async group queue over a set of shapes.
 //   1. Shapes: Z3 (z3::optimize over requires(...)) enumerates the smallest shapes in increasing order of
@@ -20,6 +21,13 @@
 //      the loop iteration, the copy, its commit and the last wait as notes.  Otherwise each read is counted
 //      as proven for the simulated shapes.  A shape whose simulation exceeds kMaxSteps is skipped and, when no
 //      shape completed, the obligation is reported unproven (E0601).
+//   5. Bulk async-groups (TMA stores) run through the same simulation with a second queue: `tma.store`
+//      adds the shared tile it reads to the open bulk group, `tma.store.commit` closes it, `tma.store.wait N`
+//      retires all but the newest N.  At the block's exit (end of the body or a 'return') a store in the
+//      open group is E0653 and a pending group E0654.  Thread-dependent branches run one after the other,
+//      so a commit or wait in one branch also covers a store in the other (a known gap).
+//      A write to a tile that an uncommitted or pending tma.store still reads is E0609 of the ring-buffer
+//      family (SyncModel models tma.store reads, commits and waits), so it is not checked again here.
 #include "verify/Families.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
@@ -40,13 +48,14 @@ constexpr int kShapes = 10;
 constexpr int64_t kMaxSteps = 200000;
 constexpr int64_t kMaxTrips = 4096;
 
-struct Write {
+// A shared region an async group accesses: cp.async writes it, tma.store reads it.
+struct Access {
   const SharedStmt *array;
   std::optional<int64_t> stage;   // nullopt = any stage
   const OpStmt *copy;
 };
 struct Group {
-  std::vector<Write> writes;
+  std::vector<Access> accesses;
   const OpStmt *commit = nullptr;
   std::string when;               // "kt = 2"
 };
@@ -58,7 +67,13 @@ public:
       : ctx_(ctx), env_(std::move(shape)), shapeText_(std::move(shapeText)), reported_(reported), proven_(proven) {}
 
   bool run() {
-    if (ctx_.kernel().body) runBlock(*ctx_.kernel().body);
+    const BlockStmt *body = ctx_.kernel().body.get();
+    if (body) runBlock(*body);
+    if (body && !aborted_) {
+      SourceRange closingBrace = body->range;
+      if (closingBrace.end > closingBrace.begin.offset) closingBrace.begin.offset = closingBrace.end - 1;
+      exitBlock(*body, closingBrace, "the block exits", "the end of the kernel");
+    }
     return !aborted_;
   }
 
@@ -74,6 +89,9 @@ private:
   const OpStmt *lastWait_ = nullptr;
   int64_t lastWaitN_ = 0;
   const OpStmt *lastBarrier_ = nullptr;
+  Group bulkOpen_;                   // tma.store groups: the same queue discipline, shared reads
+  std::deque<Group> bulkPending_;
+  const OpStmt *lastBulkWait_ = nullptr;
   std::vector<std::pair<const ForStmt *, int64_t>> loops_;
   int64_t steps_ = 0;
   bool aborted_ = false;
@@ -96,7 +114,7 @@ private:
   }
 
   // The shared array an operand addresses and, for staged arrays, the stage.
-  std::optional<Write> target(const Expr *e, const OpStmt *copy) const {
+  std::optional<Access> target(const Expr *e, const OpStmt *copy) const {
     const Expr *stageExpr = nullptr;
     bool staged = false;
     while (e) {
@@ -104,7 +122,7 @@ private:
         if (!n->decl || n->decl->declKind != DeclKind::Shared) return std::nullopt;
         auto *sh = static_cast<const SharedStmt *>(n->decl);
         staged = sh->type && sh->type->isTensor() && sh->type->groups.size() >= 2 && sh->type->groups.front().size() == 1;
-        Write w{sh, std::nullopt, copy};
+        Access w{sh, std::nullopt, copy};
         if (staged && stageExpr) w.stage = eval(*stageExpr);
         return w;
       }
@@ -126,12 +144,12 @@ private:
   }
 
   void read(const Stmt &at, const Expr *e) {
-    std::optional<Write> r = target(e, nullptr);
+    std::optional<Access> r = target(e, nullptr);
     if (!r) return;
-    auto conflicts = [&](const Write &w) {
+    auto conflicts = [&](const Access &w) {
       return w.array == r->array && (!w.stage || !r->stage || *w.stage == *r->stage);
     };
-    auto report = [&](const Write &w, const Group *g, size_t newer) {
+    auto report = [&](const Access &w, const Group *g, size_t newer) {
       if (!reported_.insert(&at).second) return;
       std::string groupText = g ? "'cp.async.commit' (" + g->when + ")" : "(not yet committed)";
       auto d = ctx_.reportFailure(DiagKind::CpAsyncPendingRead, at.range, r->array->name, groupText);
@@ -146,13 +164,13 @@ private:
                     std::to_string(newer) + ";' before this read");
       else d.hint("commit the copies and wait for them ('cp.async.commit; cp.async.wait 0;') before reading");
     };
-    for (const Write &w : open_.writes)
+    for (const Access &w : open_.accesses)
       if (conflicts(w)) { report(w, nullptr, 0); return; }
     for (size_t i = 0; i < pending_.size(); ++i)
-      for (const Write &w : pending_[i].writes)
+      for (const Access &w : pending_[i].accesses)
         if (conflicts(w)) { report(w, &pending_[i], pending_.size() - 1 - i); return; }
     for (const Group &g : unpublished_)
-      for (const Write &w : g.writes)
+      for (const Access &w : g.accesses)
         if (conflicts(w)) {
           if (!reported_.insert(&at).second) return;
           auto d = ctx_.reportFailure(DiagKind::CpAsyncPendingRead, at.range, r->array->name,
@@ -166,6 +184,38 @@ private:
           return;
         }
     ++proven_;
+  }
+
+  std::string stageText(const Access &a) const {
+    return a.stage ? "stage " + std::to_string(*a.stage) + " of '" + a.array->name + "'" : "'" + a.array->name + "'";
+  }
+
+  void noteBulkGroup(DiagBuilder &d, const Access &store, const Group *g) const {
+    d.note(store.copy->range, "this tma.store reads " + stageText(store));
+    if (g && g->commit) d.note(g->commit->range, "its bulk async-group is committed here (" + g->when + ")");
+    if (lastBulkWait_) d.note(lastBulkWait_->range, "the last tma.store.wait leaves " + std::to_string(bulkPending_.size()) +
+                                                        " group(s) pending");
+  }
+
+  // The executing thread leaves the kernel at `at` (a 'return', or the body's closing brace).
+  void exitBlock(const Stmt &at, SourceRange where, const std::string &how, const std::string &before) {
+    bool failed = false;
+    for (const Access &a : bulkOpen_.accesses) {
+      failed = true;
+      if (!reported_.insert(a.copy).second) continue;
+      auto d = ctx_.reportFailure(DiagKind::TmaStoreNotCommitted, a.copy->range, a.array->name, how);
+      d.note(where, "with " + shapeText_ + ", " + how + " here");
+      d.hint("add 'tma.store.commit;' after this tma.store, and 'tma.store.wait 0;' before " + before);
+    }
+    if (failed) return;
+    if (bulkPending_.empty()) { ++proven_; return; }
+    const Group &g = bulkPending_.front();
+    if (!g.accesses.empty() && reported_.insert(&at).second) {
+      auto d = ctx_.reportFailure(DiagKind::TmaStoreReadPending, where, how, g.accesses.front().array->name);
+      d.note(where, "with " + shapeText_ + ", " + std::to_string(bulkPending_.size()) + " bulk async-group(s) are pending here");
+      noteBulkGroup(d, g.accesses.front(), &g);
+      d.hint("add 'tma.store.wait 0;' before " + before);
+    }
   }
 
   void scanReads(const Stmt &at, const Expr *e) {
@@ -199,6 +249,7 @@ private:
     case StmtKind::Let: scanReads(s, cast<LetStmt>(&s)->init.get()); break;
     case StmtKind::Var: scanReads(s, cast<VarStmt>(&s)->init.get()); break;
     case StmtKind::Assign: scanReads(s, cast<AssignStmt>(&s)->value.get()); break;
+    case StmtKind::Return: exitBlock(s, s.range, "the 'return' leaves the kernel", "this 'return'"); break;
     case StmtKind::Role: if (auto &b = cast<RoleStmt>(&s)->body) runBlock(*b); break;
     case StmtKind::Elect: if (auto &b = cast<ElectStmt>(&s)->body) runBlock(*b); break;
     case StmtKind::If: {
@@ -240,7 +291,7 @@ private:
     case OpId::CpAsync:
       for (auto &src : op.srcs) scanReads(op, src.get());
       if (!op.dsts.empty())
-        if (auto w = target(op.dsts[0].get(), &op)) open_.writes.push_back(*w);
+        if (auto w = target(op.dsts[0].get(), &op)) open_.accesses.push_back(*w);
       return;
     case OpId::CpAsyncCommit:
       open_.commit = &op;
@@ -259,6 +310,24 @@ private:
       lastWaitN_ = n.value_or(-1);
       return;
     }
+    case OpId::TmaStore:
+      if (!op.srcs.empty())
+        if (auto a = target(op.srcs[0].get(), &op)) bulkOpen_.accesses.push_back(*a);
+      return;
+    case OpId::TmaStoreCommit:
+      if (bulkOpen_.accesses.empty()) return;   // an empty group retires at once; it holds nothing to wait for
+      bulkOpen_.commit = &op;
+      bulkOpen_.when = iterationText();
+      bulkPending_.push_back(std::move(bulkOpen_));
+      bulkOpen_ = Group{};
+      return;
+    case OpId::TmaStoreWait: {
+      lastBulkWait_ = &op;
+      auto n = op.dsts.empty() || !op.dsts[0] ? std::nullopt : eval(*op.dsts[0]);
+      if (n && *n >= 0)
+        while (static_cast<int64_t>(bulkPending_.size()) > *n) bulkPending_.pop_front();
+      return;
+    }
     case OpId::Syncthreads: case OpId::Sync:
       unpublished_.clear();   // every thread's completed copies are now visible to the others
       lastBarrier_ = &op;
@@ -273,15 +342,18 @@ private:
   }
 };
 
-bool usesCpAsync(const Stmt *s) {
+bool usesAsyncGroups(const Stmt *s) {
   if (!s) return false;
   switch (s->kind) {
-  case StmtKind::Block: for (auto &c : cast<BlockStmt>(s)->stmts) if (usesCpAsync(c.get())) return true; return false;
-  case StmtKind::Role: return usesCpAsync(cast<RoleStmt>(s)->body.get());
-  case StmtKind::For: return usesCpAsync(cast<ForStmt>(s)->body.get());
-  case StmtKind::If: return usesCpAsync(cast<IfStmt>(s)->thenBody.get()) || usesCpAsync(cast<IfStmt>(s)->elseBody.get());
-  case StmtKind::Elect: return usesCpAsync(cast<ElectStmt>(s)->body.get());
-  case StmtKind::Op: return cast<OpStmt>(s)->op && cast<OpStmt>(s)->op->id == OpId::CpAsync;
+  case StmtKind::Block: for (auto &c : cast<BlockStmt>(s)->stmts) if (usesAsyncGroups(c.get())) return true; return false;
+  case StmtKind::Role: return usesAsyncGroups(cast<RoleStmt>(s)->body.get());
+  case StmtKind::For: return usesAsyncGroups(cast<ForStmt>(s)->body.get());
+  case StmtKind::If: return usesAsyncGroups(cast<IfStmt>(s)->thenBody.get()) || usesAsyncGroups(cast<IfStmt>(s)->elseBody.get());
+  case StmtKind::Elect: return usesAsyncGroups(cast<ElectStmt>(s)->body.get());
+  case StmtKind::Op: {
+    const OpInfo *op = cast<OpStmt>(s)->op;
+    return op && (op->id == OpId::CpAsync || op->id == OpId::TmaStore);
+  }
   default: return false;
   }
 }
@@ -290,7 +362,7 @@ bool usesCpAsync(const Stmt *s) {
 
 void verifyCpAsyncGroups(VerifyContext &ctx) {
   const Kernel &k = ctx.kernel();
-  if (!usesCpAsync(k.body.get())) return;
+  if (!usesAsyncGroups(k.body.get())) return;
 
   // Shapes in increasing order of size.
   std::vector<std::pair<std::map<const Decl *, int64_t>, std::string>> shapes;
@@ -339,7 +411,7 @@ void verifyCpAsyncGroups(VerifyContext &ctx) {
     if (sim.run()) ++completed;
   }
   if (completed == 0) {
-    ctx.reportUnproven(k.nameRange, "that every cp.async.wait covers the shared reads after it",
+    ctx.reportUnproven(k.nameRange, "that every cp.async.wait and tma.store.wait covers the shared accesses after it",
                        shapes.empty() ? "no shape satisfying requires(...) could be found"
                                       : "the simulation of the smallest shapes exceeded its step limit");
     return;

@@ -21,7 +21,7 @@ void verifyDeadlock(VerifyContext &ctx);      // every wait eventually satisfied
 // ---- other families (verify-local)
 void verifyNamedBarriers(VerifyContext &ctx);     // NamedBarriers.cpp: counts, id collisions, divergence
 void verifyWgmmaAndProxies(VerifyContext &ctx);   // WgmmaProxies.cpp: wgmma fence/wait, warpgroups, proxy fences
-void verifyCpAsyncGroups(VerifyContext &ctx);     // CpAsyncGroups.cpp: cp.async.wait covers the reads
+void verifyCpAsyncGroups(VerifyContext &ctx);     // CpAsyncGroups.cpp: cp.async.wait covers the reads; tma.store committed and waited before exit
 void verifyResources(VerifyContext &ctx);         // Resources.cpp: registers, TMA alignment
 void verifySimtBounds(VerifyContext &ctx);        // SimtBounds.cpp: global/shared SIMT accesses in bounds
 
