@@ -259,6 +259,7 @@ public:
 
   // The immutable register and constant an integer value is the sum of, if known.
   std::pair<std::string, int64_t> affineParts(const Value &v) const;
+  void accumulateSharedOffset(Value idx, int64_t stride, std::string &acc, int64_t &constOff, SourceRange where);
   PtxWriter &out() { return out_; }
   DiagnosticEngine &diags() { return diags_; }
   Arch arch() const { return arch_; }

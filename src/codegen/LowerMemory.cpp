@@ -220,26 +220,7 @@ MemRef KernelLowering::memRefAt(const Binding &tensor, const std::vector<Value> 
   int64_t constOff = 0;
   std::string acc;
   for (size_t k = 0; k < indices.size(); ++k) {
-    if (auto ci = constInt(indices[k])) {
-      constOff += *ci * strides[k];
-      continue;
-    }
-    Value idx = indices[k];
-    if (concreteScalar(idx.type.elem) == Scalar::I64) idx = convert(idx, ValueType::scalar(Scalar::I32), where);
-    std::string r = reg(idx);
-    if (auto [base, off] = affineParts(idx); !base.empty()) {
-      r = base;
-      constOff += off * strides[k];
-    }
-    std::string next = out_.newReg(RegClass::B32);
-    if (acc.empty()) {
-      if (auto sh = exactLog2(strides[k]); sh && *sh == 0) out_.inst("mov.b32 " + next + ", " + r);
-      else if (sh) out_.inst("shl.b32 " + next + ", " + r + ", " + std::to_string(*sh));
-      else out_.inst("mul.lo.s32 " + next + ", " + r + ", " + std::to_string(strides[k]));
-    } else {
-      out_.inst("mad.lo.s32 " + next + ", " + r + ", " + std::to_string(strides[k]) + ", " + acc);
-    }
-    acc = next;
+    accumulateSharedOffset(indices[k], strides[k], acc, constOff, where);
   }
   if (s->swizzleBytes) {
     int64_t mask = s->swizzleBytes == 128 ? 0x70 : s->swizzleBytes == 64 ? 0x30 : 0x10;
@@ -348,6 +329,31 @@ void KernelLowering::store(const MemRef &m, const Value &v0) {
     }
     out_.inst(space + vecSuffix(n) + "." + ty + " " + a.str() + ", " + src);
   }
+}
+
+// Adds index * stride to a 32-bit shared-memory byte offset: constants (and the constant part of an affine
+// index) go into `constOff`, the rest into the register `acc` (mov/shl/mul for the first term, mad after).
+void KernelLowering::accumulateSharedOffset(Value idx, int64_t stride, std::string &acc, int64_t &constOff,
+                                            SourceRange where) {
+  if (auto c = constInt(idx)) {
+    constOff += *c * stride;
+    return;
+  }
+  if (concreteScalar(idx.type.elem) == Scalar::I64) idx = convert(idx, ValueType::scalar(Scalar::I32), where);
+  std::string r = reg(idx);
+  if (auto [base, off] = affineParts(idx); !base.empty()) {
+    r = base;
+    constOff += off * stride;
+  }
+  std::string next = out_.newReg(RegClass::B32);
+  if (acc.empty()) {
+    if (auto sh = exactLog2(stride); sh && *sh == 0) out_.inst("mov.b32 " + next + ", " + r);
+    else if (sh) out_.inst("shl.b32 " + next + ", " + r + ", " + std::to_string(*sh));
+    else out_.inst("mul.lo.s32 " + next + ", " + r + ", " + std::to_string(stride));
+  } else {
+    out_.inst("mad.lo.s32 " + next + ", " + r + ", " + std::to_string(stride) + ", " + acc);
+  }
+  acc = next;
 }
 
 } // namespace cake::codegen

@@ -66,26 +66,7 @@ std::optional<SharedTile> KernelLowering::resolveSharedTile(const Expr &e) {
       tile.dims.push_back(*len);
       keptStrides.push_back(strides[k]);
     }
-    Value idx = lowerExpr(*item->start);
-    if (auto c = constInt(idx)) {
-      constOff += *c * strides[k];
-      continue;
-    }
-    if (concreteScalar(idx.type.elem) == Scalar::I64) idx = convert(idx, ValueType::scalar(Scalar::I32), item->range);
-    std::string r = reg(idx);
-    if (auto [base, off] = affineParts(idx); !base.empty()) {
-      r = base;
-      constOff += off * strides[k];
-    }
-    std::string next = out_.newReg(RegClass::B32);
-    if (acc.empty()) {
-      if (auto sh = exactLog2(strides[k]); sh && *sh == 0) out_.inst("mov.b32 " + next + ", " + r);
-      else if (sh) out_.inst("shl.b32 " + next + ", " + r + ", " + std::to_string(*sh));
-      else out_.inst("mul.lo.s32 " + next + ", " + r + ", " + std::to_string(strides[k]));
-    } else {
-      out_.inst("mad.lo.s32 " + next + ", " + r + ", " + std::to_string(strides[k]) + ", " + acc);
-    }
-    acc = next;
+    accumulateSharedOffset(lowerExpr(*item->start), strides[k], acc, constOff, item->range);
   }
   if (tile.dims.empty()) return std::nullopt;   // a single element, not a tile
   tile.rowBytes = keptStrides.size() >= 2 ? keptStrides[keptStrides.size() - 2] : 0;
