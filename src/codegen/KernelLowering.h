@@ -205,6 +205,7 @@ public:
     std::vector<Value> index;       // point indices of the top-left element
   };
   std::optional<FragmentStoreTarget> lowerFragmentStoreTarget(const OpStmt &s);
+  std::pair<const Expr *, std::optional<Scalar>> splitStoreConversion(const Expr &src) const;
   void lowerFragmentStore(const OpStmt &s);
   void fillFragment(Value &frag, const Value &scalar);
 

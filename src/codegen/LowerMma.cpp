@@ -97,20 +97,20 @@ std::optional<KernelLowering::FragmentStoreTarget> KernelLowering::lowerFragment
   return target;
 }
 
+// The source of a fragment store: FRAG, or T(FRAG) with T the scalar element type to store as.
+std::pair<const Expr *, std::optional<Scalar>> KernelLowering::splitStoreConversion(const Expr &src) const {
+  if (const auto *call = dynCast<CallExpr>(&src); call && call->args.size() == 1)
+    if (auto t = parseValueTypeName(call->callee); t && t->isScalar()) return {call->args[0].get(), t->elem};
+  return {&src, std::nullopt};
+}
+
 void KernelLowering::lowerFragmentStore(const OpStmt &s) {
   if (s.dsts.size() != 1 || s.srcs.size() != 1) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "store with other than one destination and one fragment");
     return;
   }
   // The source: FRAG or T(FRAG) with T the element type to store.
-  const Expr *fragExpr = s.srcs[0].get();
-  std::optional<Scalar> outType;
-  if (const auto *call = dynCast<CallExpr>(fragExpr); call && call->args.size() == 1) {
-    if (auto t = parseValueTypeName(call->callee); t && t->isScalar()) {
-      outType = t->elem;
-      fragExpr = call->args[0].get();
-    }
-  }
+  auto [fragExpr, outType] = splitStoreConversion(*s.srcs[0]);
   Value frag = lowerExpr(*fragExpr);
   if (!frag.type.isFrag()) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.srcs[0]->range, "a store whose source is not a fragment");

@@ -205,14 +205,7 @@ void KernelLowering::lowerWgmma(const OpStmt &s) {
 }
 
 void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
-  const Expr *fragExpr = s.srcs[0].get();
-  std::optional<Scalar> outType;
-  if (const auto *call = dynCast<CallExpr>(fragExpr); call && call->args.size() == 1) {
-    if (auto t = parseValueTypeName(call->callee); t && t->isScalar()) {
-      outType = t->elem;
-      fragExpr = call->args[0].get();
-    }
-  }
+  auto [fragExpr, outType] = splitStoreConversion(*s.srcs[0]);
   Value frag = lowerExpr(*fragExpr);
   const FragShape f = frag.type.frag;
   if (f.kind != FragKind::WgmmaAcc || f.m != 64 || (f.dtype != Scalar::F32 && f.dtype != Scalar::F16)) {

@@ -5,6 +5,7 @@
 // and lenient about the rest ("sources" and unknown keys are kept or ignored), so a description written
 // by hand fails loudly instead of silently predicting with a zero bandwidth.
 #include "cost/Machine.h"
+#include "cost/Report.h"
 
 #include "Json.h"   // runtime/src/Json.h: the project's small JSON reader
 
@@ -198,16 +199,6 @@ MachineLoadResult findMachine(const std::string &spec, Arch arch) {
 
 namespace {
 
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (c == '\n') out += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
-    else out += c;
-  }
-  return out + "\"";
-}
 
 std::string num(double v) {
   std::ostringstream os;
@@ -217,7 +208,7 @@ std::string num(double v) {
 
 std::string archArray(const std::vector<Arch> &archs) {
   std::string out = "[";
-  for (size_t i = 0; i < archs.size(); ++i) out += (i ? ", " : "") + quote(archName(archs[i]));
+  for (size_t i = 0; i < archs.size(); ++i) out += (i ? ", " : "") + jsonString(archName(archs[i]));
   return out + "]";
 }
 
@@ -227,8 +218,8 @@ std::string machineToJson(const Machine &m) {
   std::ostringstream os;
   const Efficiencies &e = m.eff;
   os << "{\n"
-     << "  \"name\": " << quote(m.name) << ",\n"
-     << "  \"description\": " << quote(m.description) << ",\n"
+     << "  \"name\": " << jsonString(m.name) << ",\n"
+     << "  \"description\": " << jsonString(m.description) << ",\n"
      << "  \"archs\": " << archArray(m.archs) << ",\n"
      << "  \"default_for\": " << archArray(m.defaultFor) << ",\n"
      << "  \"sms\": " << m.sms << ",\n"
@@ -264,7 +255,7 @@ std::string machineToJson(const Machine &m) {
      << "  \"sources\": {";
   bool first = true;
   for (const auto &[key, value] : m.sources) {
-    os << (first ? "\n" : ",\n") << "    " << quote(key) << ": " << quote(value);
+    os << (first ? "\n" : ",\n") << "    " << jsonString(key) << ": " << jsonString(value);
     first = false;
   }
   os << "\n  }\n}\n";
