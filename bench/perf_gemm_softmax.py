@@ -2,7 +2,10 @@
 """Correctness and speed of the ampere_gemm and row_softmax variants built by bench/build_perf_variants.sh,
 against torch (cuBLAS matmul, torch.softmax) - a tuning sweep for the performance work on the two samples.
 
-Usage: perf_gemm_softmax.py CUBIN_DIR [OUT_DIR]      (needs a GPU and torch)
+Usage: perf_gemm_softmax.py CUBIN_DIR [OUT_DIR | --out OUT_DIR]      (needs a GPU and torch)
+       ONLY=gemm skips the softmax variants (ONLY=softmax the GEMM ones).
+Writes OUT_DIR/results.json (everything) and OUT_DIR/ampere_variants.json + ampere_variants.md (the GEMM
+variants: per size TFLOP/s, cuBLAS in the same run, ratio, K-slope mainloop rate, correctness).
 Each cubin is launched through the CUDA driver API (ctypes) with its manifest's ABI order, on torch's
 current stream.  Correctness: fresh random inputs, output poisoned with NaN first, compared with a float32
 torch reference.  Timing: the launches (ours and torch's) are captured in a CUDA graph of REPS calls and
@@ -190,9 +193,48 @@ def softmax_variant(folder, v, peer_cache):
             del x, y, ref
 
 
+def write_gemm_report(out, folder):
+    """ampere_variants.json (records, failures, the variant list) and ampere_variants.md (a table)."""
+    device = torch.cuda.get_device_name()
+    with open(os.path.join(folder, "variants.json")) as f:
+        listed = json.load(f)["gemm"]
+    gemm_failures = [n for n in results["failures"] if "/" not in n and not n.startswith("s_")]
+    with open(os.path.join(out, "ampere_variants.json"), "w") as f:
+        json.dump({"device": device, "variants": listed, "records": results["gemm"], "failures": gemm_failures}, f,
+                  indent=1)
+    by = {}
+    for r in results["gemm"]:
+        by.setdefault(r["name"], {})[r["size"]] = r
+    order = sorted(by, key=lambda n: -by[n].get(4096, {}).get("ratio", 0))
+    lines = [f"# ampere_gemm variants on {device}", "",
+             "TFLOP/s = 2 s^3 / time; cuBLAS = torch.matmul bf16 in the same run; mainloop = K-slope rate "
+             "(4096x4096x8192 minus 4096^3); fixed = the K-independent time at 4096^3.", "",
+             "| variant | defines | 4096^3 TFLOP/s | cuBLAS | ratio | mainloop | fixed us | 8192^3 TFLOP/s | cuBLAS | ratio |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for n in order:
+        a, b = by[n].get(4096), by[n].get(8192)
+        d = (a or b)["defines"]
+        ca = (f"{a['tflops']:.0f} | {a['torch_tflops']:.0f} | {a['ratio']:.3f} | {a['mainloop_tflops']:.0f} | "
+              f"{a['fixed_us']:.1f}") if a else "- | - | - | - | -"
+        cb = f"{b['tflops']:.0f} | {b['torch_tflops']:.0f} | {b['ratio']:.3f}" if b else "- | - | -"
+        lines.append(f"| {n} | {d} | {ca} | {cb} |")
+    lines += ["", f"failures: {', '.join(gemm_failures) if gemm_failures else 'none'}", ""]
+    with open(os.path.join(out, "ampere_variants.md"), "w") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines), flush=True)
+
+
 def main():
-    folder = sys.argv[1]
-    out = sys.argv[2] if len(sys.argv) > 2 else "."
+    args = [a for a in sys.argv[1:]]
+    out = "."
+    if "--out" in args:
+        i = args.index("--out")
+        out = args[i + 1]
+        del args[i:i + 2]
+    folder = args[0]
+    if len(args) > 1:
+        out = args[1]
+    os.makedirs(out, exist_ok=True)
     only = os.environ.get("ONLY", "")
     with open(os.path.join(folder, "variants.json")) as f:
         variants = json.load(f)
@@ -219,6 +261,8 @@ def main():
                 results["failures"].append(v["name"])
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
+    if only in ("", "gemm"):
+        write_gemm_report(out, folder)
     # summary: best variant per GEMM size and per softmax shape/dtype
     print("\n=== GEMM (best variant per size) ===")
     for s in (4096, 8192):

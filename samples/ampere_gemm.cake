@@ -36,9 +36,15 @@
 //            accumulator fragment is converted to bf16 and stored to shared memory at its lane layout
 //            (bf16x2), then, after a second barrier, the block writes the BM x BN tile to C as 16-byte
 //            vectors of whole rows (coalesced; direct fragment stores write 16-byte pieces of 8 rows).
-//   measured H200 (--arch sm_90, CUDA 13, bench/perf_gemm_softmax.py): defaults 4096^3 345 TFLOP/s
+//   measured H200 (--arch sm_90, CUDA 13, bench/perf_gemm_softmax.py), before the address work: defaults 4096^3 345 TFLOP/s
 //            (cuBLAS 789: 0.44), 8192^3 339 (0.44); -D S=4: 348-353 / 341-347 TFLOP/s; the mainloop alone
 //            (K slope) runs at 365-390 TFLOP/s.  Before this schedule: 128x128x32, 4 warps, 3 stages: 201.
+//   address  every address is one register per access family plus an immediate: the unrolled copies
+//            (idx = v * threads + t) share t / 8, t % 8 through cakec's affine reassociation, ldmatrix rows
+//            differ only in [reg+imm], and a B/A row step of the copies is one mad.wide.u32 of the 32-bit
+//            row length.  nk is written kt + (S - 1) so that the loop-variant part stays one register.
+//            SASS (sm_90, ptxas 13.0) per k-tile: 128 HMMA + 127 other (32 LDSM, 12 LDGSTS, ~76 integer);
+//            before this: 128 + 295, and 236 instead of 255 registers, no spills.
 //   shape    requires M % BM, N % BN, K % BK == 0; align(16) on the tensors makes every 16-byte cp.async
 //            source aligned (rows are K*2 and N*2 bytes, multiples of 16 since BK, BN are multiples of 8).
 target sm_80;
@@ -109,7 +115,7 @@ kernel ampere_gemm<BM = 128, BN = 256, BK = 64, WM = 64, WN = 64, S = 3>(
     }
 
     // refill the stage everyone finished with tile kt + S - 1
-    let nk = kt + S - 1;
+    let nk = kt + (S - 1);
     if nk < kt_count {
       let ns = nk % S;
       for v in 0..(BM * BK / 8) / (32 * (BM / WM) * (BN / WN)) unroll {

@@ -16,8 +16,8 @@ namespace cake::codegen {
 
 std::string Address::str() const {
   if (offset == 0) return "[" + base + "]";
-  if (offset > 0) return "[" + base + "+" + std::to_string(offset) + "]";
-  return "[" + base + std::to_string(offset) + "]";
+  // PTX spells a negative displacement [%r+-16] ([%r-16] is a syntax error for ptxas).
+  return "[" + base + "+" + std::to_string(offset) + "]";
 }
 
 KernelLowering::KernelLowering(const Kernel &kernel, const KernelInfo &info, Arch arch, PtxWriter &out,

@@ -48,6 +48,10 @@ struct GlobalTensor {
   std::string base;                 // .b64 register with the global-window address
   std::vector<Value> dims;          // i32 values (constant or shape-variable registers)
   std::vector<Value> strideBytes;   // i64 values
+  // Per dim, where strideBytes[k] is a 32-bit value times a constant (row-major rank-2 rows: N * elem
+  // bytes, or a 32-bit stride(..) argument): that value and the constant, so that c * stride for a constant
+  // c is one mad.wide.s32 (LowerMemory.cpp); an empty value elsewhere.
+  std::vector<std::pair<Value, int64_t>> stride32;
   bool readOnly = false;            // never written by the kernel: loads may use ld.global.nc
 };
 
@@ -139,6 +143,7 @@ public:
   Value lowerBinary(const BinaryExpr &e);
   Value binaryOp(BinaryOp op, Value a, Value b, SourceRange where);
   std::optional<Value> divRemByConstant(BinaryOp op, const Value &a, int64_t divisor, Scalar s);
+  std::optional<Value> reassociateAffine(BinaryOp op, const Value &a, const Value &b, Scalar s, SourceRange where);
   bool knownNonNegative(const Value &v) const;
   std::optional<int64_t> lowerBoundOf(const Value &v) const;
   std::optional<int64_t> resultLowerBound(BinaryOp op, const Value &a, const Value &b) const;

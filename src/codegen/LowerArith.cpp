@@ -199,6 +199,9 @@ Value KernelLowering::binaryOp(BinaryOp op, Value a, Value b, SourceRange where)
     out_.inst("setp." + std::string(cmpName(op, isFloat(s))) + "." + ts + " " + d + ", " + ra + ", " + rb);
     return Value::ofRegs(resultType, {d});
   }
+  if (isInteger(s) && scalarBits(s) == 32) {
+    if (auto r = reassociateAffine(op, a, b, s, where)) return *r;
+  }
   if ((op == BinaryOp::Div || op == BinaryOp::Rem) && b.isConst()) {
     if (auto q = divRemByConstant(op, a, b.constant->i, s)) return *q;
   }
@@ -294,6 +297,52 @@ std::optional<int64_t> KernelLowering::resultLowerBound(BinaryOp op, const Value
     return std::nullopt;
   default: return std::nullopt;
   }
+}
+
+// Affine reassociation of 32-bit index arithmetic: the constant part of an operand (Value::affineBase +
+// affineOffset) is kept outside the operation, so that the unrolled copies of an address computation share
+// one register and differ only in a constant, which LowerMemory.cpp folds into the instruction's immediate
+// ([%r+imm]).  With x, y registers and c, k, d constants:
+//   (x + c1) +/- (y + c2)      -> (x +/- y) + (c1 +/- c2)       exact in two's complement
+//   (x + c) * k, (x + c) << k  -> x*k + c*k, (x << k) + (c << k)  exact in two's complement
+//   (x + c) / d, (x + c) % d   -> x/d + c/d, x % d               only when x >= 0 is known (from the lower
+//                                                                bound of x + c), c >= 0 and d divides c
+// e.g. with idx = v * 256 + t (v an unrolled constant): idx / 8 = t / 8 + 32 v and idx % 8 = t % 8, the same
+// registers for every v.  Returns nullopt where no rule applies (no operand has a non-zero constant part).
+std::optional<Value> KernelLowering::reassociateAffine(BinaryOp op, const Value &a, const Value &b, Scalar s,
+                                                       SourceRange where) {
+  constexpr int64_t limit = int64_t{1} << 31;
+  // The register x and constant c of v = x + c (c != 0), x carrying the lower bound it is known to have.
+  auto split = [&](const Value &v) -> std::optional<std::pair<Value, int64_t>> {
+    if (v.isConst()) return std::nullopt;
+    auto [base, off] = affineParts(v);
+    if (base.empty() || off == 0) return std::nullopt;
+    Value x = Value::ofRegs(ValueType::scalar(s), {base});
+    if (auto lb = lowerBoundOf(v); lb && *lb - off > -limit && *lb - off < limit) x.lowerBound = *lb - off;
+    return std::pair<Value, int64_t>{x, off};
+  };
+  auto plus = [&](const Value &core, int64_t c) {
+    return binaryOp(BinaryOp::Add, core, Value::ofInt(s, c), where);
+  };
+  if ((op == BinaryOp::Add || op == BinaryOp::Sub) && !a.isConst() && !b.isConst()) {
+    auto pa = split(a), pb = split(b);
+    if (!pa && !pb) return std::nullopt;
+    Value x = pa ? pa->first : a, y = pb ? pb->first : b;
+    int64_t ca = pa ? pa->second : 0, cb = pb ? pb->second : 0;
+    return plus(binaryOp(op, x, y, where), op == BinaryOp::Add ? ca + cb : ca - cb);
+  }
+  auto k = constInt(b);
+  if (!k) return std::nullopt;
+  auto pa = split(a);
+  if (!pa) return std::nullopt;
+  auto [x, c] = *pa;
+  if (op == BinaryOp::Mul) return plus(binaryOp(op, x, b, where), c * *k);
+  if (op == BinaryOp::Shl && *k >= 0 && *k < 32) return plus(binaryOp(op, x, b, where), c * (int64_t{1} << *k));
+  if ((op == BinaryOp::Div || op == BinaryOp::Rem) && *k > 1 && c > 0 && c % *k == 0 && knownNonNegative(x)) {
+    Value core = binaryOp(op, x, b, where);
+    return op == BinaryOp::Div ? plus(core, c / *k) : core;
+  }
+  return std::nullopt;
 }
 
 // Integer division and remainder by a constant.  ptxas expands div/rem by an immediate into the generic

@@ -89,12 +89,20 @@ void KernelLowering::setupGlobalTensor(const Param &p, size_t paramIndex) {
     if (a.name == "stride") strideAttr = &a;
   size_t rank = g.dims.size();
   g.strideBytes.assign(rank, Value::ofInt(Scalar::I64, eb));
+  g.stride32.assign(rank, {Value{}, 0});
+  auto is32 = [](const Value &v) {
+    return !v.isConst() && v.regs.size() == 1 && v.type.isScalar() && concreteScalar(v.type.elem) == Scalar::I32;
+  };
   if (strideAttr && strideAttr->args.size() == rank) {
-    for (size_t k = 0; k < rank; ++k)
-      g.strideBytes[k] = binaryOp(BinaryOp::Mul, toI64(lowerExpr(*strideAttr->args[k].value)), ebv, p.nameRange);
+    for (size_t k = 0; k < rank; ++k) {
+      Value s = lowerExpr(*strideAttr->args[k].value);
+      if (is32(s)) g.stride32[k] = {s, eb};
+      g.strideBytes[k] = binaryOp(BinaryOp::Mul, toI64(s), ebv, p.nameRange);
+    }
   } else {
     for (size_t k = rank; k-- > 1;)
       g.strideBytes[k - 1] = binaryOp(BinaryOp::Mul, g.strideBytes[k], toI64(g.dims[k]), p.nameRange);
+    if (rank >= 2 && is32(g.dims[rank - 1])) g.stride32[rank - 2] = {g.dims[rank - 1], eb};
   }
   env_[&p] = std::move(g);
 }
@@ -158,6 +166,7 @@ MemRef KernelLowering::memRefAt(const Binding &tensor, const std::vector<Value> 
     }
     int64_t constOff = 0;
     std::string acc;
+    std::vector<std::pair<int64_t, size_t>> runtimeConstTerms;   // c * stride of dim k (runtime), added last
     for (size_t k = 0; k < indices.size(); ++k) {
       const Value &idx = indices[k];
       const Value &stride = g->strideBytes[k];
@@ -180,8 +189,28 @@ MemRef KernelLowering::memRefAt(const Binding &tensor, const std::vector<Value> 
         }
         out_.inst(std::string(isUnsigned ? "mul.wide.u32 " : "mul.wide.s32 ") + term + ", " + r + ", " +
                   std::to_string(*cs));
+      } else if (!ci && !idx64) {
+        // Runtime stride, 32-bit index x + c (x a register, c a constant part, possibly 0): the term is
+        // x * stride plus c * stride added last, so the unrolled copies of an access that differ only in c
+        // (rows v * 32 + t / 8 of a tile) share x * stride; x is zero-extended when known non-negative
+        // (no sign-extension arithmetic).
+        auto [base, off] = affineParts(idx);
+        Value x = idx;
+        if (!base.empty() && off != 0) {
+          x = Value::ofRegs(idx.type, {base});
+          if (auto lb = lowerBoundOf(idx)) x.lowerBound = *lb - off;
+          runtimeConstTerms.push_back({off, k});
+        }
+        std::string wide;
+        if (knownNonNegative(x) || concreteScalar(x.type.elem) == Scalar::U32) {
+          wide = out_.newReg(RegClass::B64);
+          out_.inst("cvt.u64.u32 " + wide + ", " + reg(x));
+        } else {
+          wide = reg(convert(x, ValueType::scalar(Scalar::I64), where));
+        }
+        out_.inst("mul.lo.s64 " + term + ", " + wide + ", " + operand(stride));
       } else {
-        Value i64 = ci ? Value::ofInt(Scalar::I64, *ci) : (idx64 ? idx : convert(idx, ValueType::scalar(Scalar::I64), where));
+        Value i64 = ci ? Value::ofInt(Scalar::I64, *ci) : idx;
         out_.inst("mul.lo.s64 " + term + ", " + reg(i64) + ", " + operand(stride));
       }
       if (acc.empty()) {
@@ -192,13 +221,27 @@ MemRef KernelLowering::memRefAt(const Binding &tensor, const std::vector<Value> 
         acc = sum;
       }
     }
-    if (acc.empty()) {
-      m.addr = {g->base, constOff};
-    } else {
-      std::string a = out_.newReg(RegClass::B64);
+    std::string a = g->base;
+    if (!acc.empty()) {
+      a = out_.newReg(RegClass::B64);
       out_.inst("add.s64 " + a + ", " + g->base + ", " + acc);
-      m.addr = {a, constOff};
     }
+    for (const auto &[c, k] : runtimeConstTerms) {
+      std::string sum = out_.newReg(RegClass::B64);
+      const auto &[s32, mult] = k < g->stride32.size() ? g->stride32[k] : std::pair<Value, int64_t>{};
+      if (!s32.regs.empty() && c * mult > INT32_MIN && c * mult < INT32_MAX) {
+        // stride = s32 * mult with s32 a 32-bit value: one multiply-add of 32-bit operands into 64 bits
+        bool unsignedMad = c * mult >= 0 && knownNonNegative(s32);
+        out_.inst(std::string(unsignedMad ? "mad.wide.u32 " : "mad.wide.s32 ") + sum + ", " + s32.regs[0] + ", " +
+                  std::to_string(c * mult) + ", " + a);
+      } else {
+        std::string scaled = out_.newReg(RegClass::B64);
+        out_.inst("mul.lo.s64 " + scaled + ", " + reg(g->strideBytes[k]) + ", " + std::to_string(c));
+        out_.inst("add.s64 " + sum + ", " + a + ", " + scaled);
+      }
+      a = sum;
+    }
+    m.addr = {a, constOff};
     return m;
   }
   const auto *s = std::get_if<SharedArray>(&tensor);
