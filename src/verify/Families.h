@@ -25,4 +25,8 @@ void verifyCpAsyncGroups(VerifyContext &ctx);     // CpAsyncGroups.cpp: cp.async
 void verifyResources(VerifyContext &ctx);         // Resources.cpp: registers, TMA alignment
 void verifySimtBounds(VerifyContext &ctx);        // SimtBounds.cpp: global/shared SIMT accesses in bounds
 
+// ---- races and initialisation order (verify-races)
+void verifySharedRaces(VerifyContext &ctx);       // SharedRaces.cpp: no two threads touch one shared element between barriers
+void verifyMBarrierInitOrder(VerifyContext &ctx); // MBarrierInitOrder.cpp: mbarrier.init by one thread, never again after use
+
 } // namespace cake

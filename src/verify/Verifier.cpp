@@ -25,6 +25,9 @@ constexpr FamilyEntry kFamilies[] = {
     {"cp.async groups", verifyCpAsyncGroups},
     {"resources", verifyResources},
     {"SIMT bounds", verifySimtBounds},
+    // ---- shared-memory races, mbarrier initialisation order (verify-races)
+    {"shared-memory races", verifySharedRaces},
+    {"mbarrier initialisation order", verifyMBarrierInitOrder},
 };
 
 } // namespace

@@ -1,0 +1,72 @@
+// RUN: %cakec --verify-only --verify-diagnostics %s
+// The consumer barrier is initialised a second time after the syncthreads that published it (a 'reset'
+// meant for a second tile): the producer may already be waiting on 'empty'.
+target sm_90a;
+
+kernel hopper_gemm<BM = 128, BN = 256, BK = 64, S = 4>(
+    A: bf16[M, K] tma(box=[BM, BK], swizzle=128B) align(16),
+    B: bf16[N, K] tma(box=[BN, BK], swizzle=128B) align(16),
+    C: bf16[M, N] align(16))
+  requires(M % BM == 0, N % BN == 0, K % BK == 0, BM == 128, BK * 2 == 128, S >= 2)
+  grid(M / BM, N / BN) threads(384)
+{
+  shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
+  shared b: bf16[S][BN, BK] swizzle(128B) align(1024);
+  mbarrier full[S] arrivals(1);
+  mbarrier empty[S] arrivals(8);
+
+  if tid.x == 0 {
+    mbarrier.init full;
+    mbarrier.init empty;
+    fence.mbarrier_init;
+  }
+  syncthreads;
+  if tid.x == 0 {
+    mbarrier.init empty;
+  }
+
+  let m0 = i32(block.x) * BM;
+  let n0 = i32(block.y) * BN;
+  let k_tiles = K / BK;
+
+  role load = warpgroup(0) regs(40) {
+    if load.warp == 0 {
+      elect {
+        for k in 0..k_tiles {
+          let s = k % S;
+          wait empty[s] parity(((k / S) & 1) ^ 1);
+          arrive full[s] expect_tx((BM + BN) * BK * 2);
+          tma.load a[s] <- A[m0, k * BK] signal(full[s]);
+          tma.load b[s] <- B[n0, k * BK] signal(full[s]);
+        }
+      }
+    }
+  }
+
+  role math[2] = warpgroups(1..3) regs(232) {
+    var acc: frag<wgmma_acc, f32, 64, BN, 16> = 0.0;
+    for k in 0..k_tiles {
+      let s = k % S;
+      wait full[s] parity((k / S) & 1);
+      wgmma.fence;
+      wgmma acc += a[s][64 * math.index +: 64, :] * b[s].T;
+      wgmma.commit;
+      wgmma.wait 1;                      // k-tile k-1's group is done: its stage can be refilled
+      if k > 0 {
+        elect {
+          arrive empty[(k - 1) % S];
+        }
+      }
+    }
+    wgmma.wait 0;
+    elect {
+      arrive empty[(k_tiles - 1) % S];   // release the last stage too (keeps every phase balanced)
+    }
+
+    store C[m0 + 64 * math.index, n0] <- bf16(acc);
+  }
+}
+// ---- expected diagnostics (utils/verify-expectations.py) ----
+// expected-error@25 E0657 {{mbarrier 'empty' is initialised again after it was published by 'syncthreads'}}
+// expected-note@20 {{first initialised here}}
+// expected-note@23 {{the barrier is published by 'syncthreads' here, so other threads may already be using it}}
