@@ -15,10 +15,18 @@ What is measured (median of several CUDA-event timed runs, clocks as they are):
   shared_bytes_per_clk    a kernel where every thread reads 16-byte vectors from shared memory in a loop,
                           bytes / (SM clock x SMs); conflict-free addresses
   l2_bytes_per_s          a grid-stride kernel re-reading a 16 MB buffer (fits in L2) with 16-byte loads
-  dram_latency_ns         one thread chasing pointers through 1 GiB with a random 4 KB+ stride (misses L2)
-  l2_latency_ns           the same through a 4 MB buffer (hits L2 after a warm-up pass)
-  launch_overhead_us      an empty kernel, CUDA-event time per launch
-  fp32 FMA rate           a kernel of independent FFMA chains, lane-FMAs per clock per SM
+  dram_latency_ns         one thread chasing a random cycle through 1 GiB (nodes 256 B apart), each timed run
+                          on a part of the cycle nothing touched before (misses L2; TLB misses included)
+  l2_latency_ns           a random cycle through a 4 MB buffer, walked once before timing (hits L2)
+  launch_overhead_us      an empty kernel, CUDA-event pair around each launch with the stream held (the bench's
+                          definition: bench/measure.time_runs); also launch_back_to_back_us: events around
+                          2000 back-to-back launches queued behind a sleep kernel, per launch
+  fp32 FMA rate           8 independent FFMA chains per thread (unrolled), 2048 threads per SM; lane FMAs and
+                          FLOPs per SM per clock from clock64 (independent of the clock the GPU runs at), and
+                          the SM clock under that load (clock64 / globaltimer)
+The first run (bench/results/2026-11-29-h200-ceilings.json) timed the launch through cupy's host path
+(33.8 us), chased 100000 pointers that a warm-up pass had just cached (DRAM = L2 = 149 ns) and ran an FFMA
+loop whose counter and branch took a quarter of the issue slots (90.7 lanes/clk); this version fixes all three.
 Kernels are compiled with cupy.RawModule (cupy is installed on the device machines); without cupy only the
 torch measurements (copy, matmul) are taken.
 """
@@ -30,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 CUDA_SOURCE = r"""
 extern "C" __global__ void empty_kernel() {}
@@ -60,23 +69,39 @@ extern "C" __global__ void stream_read(const float4 *__restrict__ src, float4 *s
   if (acc.x == -1.0f) sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
-// One thread follows `steps` pointers; next[i] holds the index of the next element.
+// One thread follows `steps` pointers; next[i] holds the index of the next element (a random cycle).
 extern "C" __global__ void pointer_chase(const long *__restrict__ next, long *out, long start, int steps) {
   long p = start;
-  for (int i = 0; i < steps; ++i) p = next[p];
+  for (int i = 0; i < steps; ++i) p = __ldcg(next + p);
   out[0] = p;
 }
 
-// Independent FFMA chains: 8 per thread, `iters` rounds; 2 FLOPs each.
-extern "C" __global__ void ffma_chains(float *out, int iters) {
+// Independent FFMA chains: 8 per thread, `iters` x 32 rounds fully unrolled inside (so the loop's counter,
+// compare and branch are 3 instructions per 256 FFMAs, not per 8).  Thread 0 of each block records its
+// SM-clock cycles and nanoseconds (globaltimer) from start to end: cycles give FFMA per clock independent of
+// the clock the GPU runs at, cycles / ns the clock under this load.
+extern "C" __global__ void ffma_chains(float *out, long long *clocks, int iters) {
+  long long c0 = clock64();
+  unsigned long long t0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   float a0 = threadIdx.x, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7;
   for (int i = 0; i < iters; ++i) {
-    a0 = fmaf(a0, 0.999f, 0.001f); a1 = fmaf(a1, 0.999f, 0.001f); a2 = fmaf(a2, 0.999f, 0.001f);
-    a3 = fmaf(a3, 0.999f, 0.001f); a4 = fmaf(a4, 0.999f, 0.001f); a5 = fmaf(a5, 0.999f, 0.001f);
-    a6 = fmaf(a6, 0.999f, 0.001f); a7 = fmaf(a7, 0.999f, 0.001f);
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+      a0 = fmaf(a0, 0.999f, 0.001f); a1 = fmaf(a1, 0.999f, 0.001f); a2 = fmaf(a2, 0.999f, 0.001f);
+      a3 = fmaf(a3, 0.999f, 0.001f); a4 = fmaf(a4, 0.999f, 0.001f); a5 = fmaf(a5, 0.999f, 0.001f);
+      a6 = fmaf(a6, 0.999f, 0.001f); a7 = fmaf(a7, 0.999f, 0.001f);
+    }
   }
   float s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
   if (s == -1.0f) out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long t1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    clocks[2 * blockIdx.x] = clock64() - c0;
+    clocks[2 * blockIdx.x + 1] = (long long)(t1 - t0);
+  }
 }
 """
 
@@ -144,6 +169,104 @@ def timed(torch, fn, reps=20, warmup=3):
     return statistics.median(times)
 
 
+def launch_overhead(torch, k):
+    """Two figures for an empty 1-block kernel.  launch_overhead_us: the bench's definition of a timed launch
+    (bench/measure.time_runs: one CUDA-event pair around each launch while the stream is held by a sleep kernel,
+    so the host's launch path is not in it) - what a 1-element kernel costs in every measurement the cost model
+    is calibrated on.  launch_back_to_back_us: CUDA events around 2000 back-to-back launches enqueued behind a
+    sleep kernel, divided by 2000: the GPU's launch-to-launch time without events between them."""
+    import measure
+    fn = lambda: k.launch("empty_kernel", (1,), (32,), [])   # noqa: E731
+    per_launch = measure.time_runs([fn], 400)
+    count = 2000
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(100):
+        fn()
+    host_s = (time.perf_counter() - t0) / 100
+    torch.cuda.synchronize()
+    figures = []
+    for _ in range(5):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(int(min(1.0, 2.0 * count * host_s + 0.01) * 2.0e9))   # hold the stream while enqueueing
+        start.record()
+        for _ in range(count):
+            fn()
+        end.record()
+        end.synchronize()
+        figures.append(start.elapsed_time(end) * 1e3 / count)
+    return {"launch_overhead_us": {"value": per_launch["ms"] * 1e3,
+                                   "method": "empty kernel, median of %d CUDA-event pairs, one around each launch, "
+                                             "stream held by a sleep kernel (bench/measure.time_runs)" % per_launch["iters"]},
+            "launch_back_to_back_us": {"value": statistics.median(figures),
+                                       "method": "CUDA events around %d back-to-back empty-kernel launches queued "
+                                                 "behind a sleep kernel, per launch (median of 5); host enqueue "
+                                                 "%.1f us per launch" % (count, host_s * 1e6)}}
+
+
+def fp32_rate(torch, k, sms, sink):
+    """FP32 FMA rate: 8 blocks x 256 threads per SM (all resident at once), 8 independent FFMA chains per
+    thread.  Lane FMAs per SM per SM-clock from clock64 in each block (clock independent), and the SM clock
+    under this load (cycles / globaltimer ns)."""
+    blocks, threads, iters = sms * 8, 256, 256
+    clocks = torch.zeros(2 * blocks, device="cuda", dtype=torch.int64)
+    args = [sink, clocks, iters]
+    t = timed(torch, lambda: k.launch("ffma_chains", (blocks,), (threads,), args), reps=10)
+    cycles, ns = clocks[0::2].double(), clocks[1::2].double()
+    block_cycles = float(cycles.median().item())
+    clock_ghz = float((cycles / ns.clamp(min=1)).median().item())
+    lane_fmas_per_sm = 8 * threads * 8 * 32 * iters
+    lanes_per_clk = lane_fmas_per_sm / block_cycles
+    return {"fp32_lanes_per_clk_per_sm": {"value": lanes_per_clk,
+                                          "method": "8 blocks x 256 threads per SM, 8 independent FFMA chains per "
+                                                    "thread (unrolled x32); lane FMAs per SM / block clock64 cycles"},
+            "fp32_flops_per_clk_per_sm": {"value": 2 * lanes_per_clk, "method": "2 x fp32_lanes_per_clk_per_sm"},
+            "fp32_flops_per_s": {"value": 2 * lane_fmas_per_sm * sms / t, "method": "FFMA FLOPs / CUDA-event time"},
+            "sm_clock_ghz_under_fp32_load": {"value": clock_ghz, "method": "clock64 cycles / globaltimer ns per block"}}
+
+
+def load_latency(torch, k):
+    """Dependent-load latency of one thread.  DRAM: a random cycle through 4 Mi nodes 256 bytes apart (1 GiB,
+    20x the 50 MB L2); every timed chase starts at a part of the cycle no earlier chase touched, so no load can
+    hit in L2 (random TLB misses over 1 GiB are included, as a streaming kernel's first touches see some of
+    them).  L2: a random cycle through a 4 MB buffer, walked once before timing so it is resident."""
+    out = {}
+    outp = torch.empty(1, device="cuda", dtype=torch.int64)
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(1234)
+    for label, size, spacing, steps, warm in (("dram_latency_ns", 1 << 30, 256, 20000, False),
+                                             ("l2_latency_ns", 4 << 20, 64, 20000, True)):
+        nodes = size // spacing
+        stride = spacing // 8                                       # int64 elements between nodes
+        order = torch.randperm(nodes, device="cuda", generator=gen) * stride
+        nxt = torch.zeros(size // 8, device="cuda", dtype=torch.int64)
+        nxt[order] = torch.roll(order, -1)                          # node order[i] -> order[i + 1]: one cycle
+        times = []
+        runs = 6
+        for r in range(runs + 1):
+            start = int(order[(r * steps) % nodes].item()) if not warm else int(order[0].item())
+            if warm or r == 0:       # r == 0: a warm-up launch (for DRAM: on its own part of the cycle)
+                k.launch("pointer_chase", (1,), (1,), [nxt, outp, ("i64", start), min(nodes, steps)])
+                torch.cuda.synchronize()
+                if r == 0:
+                    continue
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            k.launch("pointer_chase", (1,), (1,), [nxt, outp, ("i64", start), steps])
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b) * 1e-3)
+        out[label] = {"value": statistics.median(times) / steps * 1e9,
+                      "method": "pointer chase, random cycle of %d nodes %d B apart (%d MB), %d dependent loads per "
+                                "run, median of %d runs%s" % (nodes, spacing, size >> 20, steps, runs,
+                                                              ", resident after a warm walk" if warm else
+                                                              ", each run on an untouched part of the cycle")}
+        del nxt, order
+    return out
+
+
 def measure(args):
     import torch
     dev = torch.cuda.get_device_properties(0)
@@ -175,9 +298,13 @@ def measure(args):
         return out
 
     sink = torch.empty(sms * 8 * 1024 * 4, device="cuda", dtype=torch.float32)
-    t = timed(torch, lambda: k.launch("empty_kernel", (1,), (32,), []), reps=200)
-    res["launch_overhead_us"] = {"value": t * 1e6, "method": "empty kernel, CUDA-event time per launch"}
+    res.update(launch_overhead(torch, k))
 
+    res.update(fp32_rate(torch, k, sms, sink))                  # first: the SM clock under load for per-clock figures
+    measured_clock = res["sm_clock_ghz_under_fp32_load"]["value"]
+    if 0.5 <= measured_clock <= 2.5:        # a coarse globaltimer could give nonsense: keep --clock-ghz then
+        clock_ghz = measured_clock
+    out["clock_ghz_used"] = clock_ghz
     iters = 4096
     blocks, threads = sms * 4, 512
     t = timed(torch, lambda: k.launch("shared_read", (blocks,), (threads,), [sink, iters]))
@@ -191,20 +318,7 @@ def measure(args):
     t = timed(torch, lambda: k.launch("stream_read", (sms * 8,), (512,), [buf, sink, ("i64", l2n), reps]))
     res["l2_bytes_per_s"] = {"value": l2n * 16 * reps / t, "method": "16 MB buffer re-read 20x, ld.global.cg.v4"}
 
-    t = timed(torch, lambda: k.launch("ffma_chains", (sms * 8,), (256,), [sink, 4096]))
-    res["fp32_lanes_per_clk_per_sm"] = {"value": sms * 8 * 256 * 8 * 4096 / t / (clock_ghz * 1e9) / sms,
-                                        "method": "8 independent FFMA chains per thread"}
-
-    for label, size in (("dram_latency_ns", 1 << 30), ("l2_latency_ns", 4 << 20)):
-        count = size // 8
-        stride = 4099 if size > (64 << 20) else 33          # odd strides visit every element
-        idx = torch.arange(count, device="cuda", dtype=torch.int64)
-        nxt = (idx + stride) % count
-        outp = torch.empty(1, device="cuda", dtype=torch.int64)
-        steps = 100000
-        k.launch("pointer_chase", (1,), (1,), [nxt, outp, ("i64", 0), steps])   # warm (L2 case: cached)
-        t = timed(torch, lambda: k.launch("pointer_chase", (1,), (1,), [nxt, outp, ("i64", 0), steps]), reps=5)
-        res[label] = {"value": t / steps * 1e9, "method": "pointer chase, %d MB, stride %d elements" % (size >> 20, stride)}
+    res.update(load_latency(torch, k))
     return out
 
 
@@ -214,7 +328,9 @@ def update_machine(machine_path, measured, out_dir):
     res = measured["results"]
     src = "measured by bench/measure_ceilings.py on %s, %s" % (measured["device"], measured["date"])
     sources = machine.setdefault("sources", {})
-    for field in ("hbm_bytes_per_s", "l2_bytes_per_s", "shared_bytes_per_clk_per_sm", "dram_latency_ns",
+    # l2_bytes_per_s is reported but not copied: the SIMT stream kernel reached 3.0 TB/s in the first run while
+    # hopper_gemm moves 8.1 TB/s of TMA boxes L2 -> SM, so it measures the kernel, not the L2 (docs/cost-model.md)
+    for field in ("hbm_bytes_per_s", "shared_bytes_per_clk_per_sm", "dram_latency_ns",
                   "l2_latency_ns", "launch_overhead_us", "fp32_lanes_per_clk_per_sm"):
         if field in res:
             if field == "hbm_bytes_per_s":   # keep the datasheet peak; the measured copy sets the efficiency

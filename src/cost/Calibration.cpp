@@ -28,7 +28,9 @@ const std::vector<Param> &parameters() {
       {"efficiency.hbm_cp_async", nullptr, &Efficiencies::hbmCpAsync, 0.02, 1},
       {"efficiency.hbm_tma", nullptr, &Efficiencies::hbmTma, 0.02, 1},
       {"efficiency.l2", nullptr, &Efficiencies::l2, 0.02, 1},
+      {"efficiency.l2_tma", nullptr, &Efficiencies::l2Tma, 0.02, 1},
       {"efficiency.shared", nullptr, &Efficiencies::shared, 0.02, 1},
+      {"efficiency.shared_async", nullptr, &Efficiencies::sharedAsync, 0.02, 1},
       {"efficiency.mma_sync", nullptr, &Efficiencies::mmaSync, 0.02, 1},
       {"efficiency.wgmma", nullptr, &Efficiencies::wgmma, 0.02, 1},
       {"efficiency.fp32", nullptr, &Efficiencies::fp32, 0.02, 1},
@@ -74,6 +76,15 @@ std::vector<double> ranks(const std::vector<double> &v) {
   return r;
 }
 
+// Every DRAM byte passes through L2, so a description whose L2 moves thread-issued (or TMA) traffic slower
+// than DRAM delivers it is not a machine: the fit may not go there (without this, the L2 efficiency of
+// thread-issued traffic absorbed other misfits and made vector_add L2-bound).
+bool physical(const Machine &m) {
+  const Efficiencies &e = m.eff;
+  return e.l2 * m.l2BytesPerSec >= std::max(e.hbmSimt, e.hbmCpAsync) * m.hbmBytesPerSec &&
+         e.l2Tma * m.l2BytesPerSec >= e.hbmTma * m.hbmBytesPerSec;
+}
+
 } // namespace
 
 std::vector<double> predictSeconds(const Machine &machine, const std::vector<CalibrationSample> &samples) {
@@ -90,6 +101,7 @@ CalibrationResult calibrate(const Machine &prior, const std::vector<CalibrationS
   Machine &m = result.machine;
   double best = totalLoss(m, prior, samples, options.regularization);
   double factor = 2.0;
+  bool constrain = physical(prior);        // a prior that is not physical already is fitted unconstrained
   for (int pass = 0; pass < 400 && factor > 1.0005; ++pass) {
     bool improved = false;
     for (const Param &p : parameters()) {
@@ -98,6 +110,10 @@ CalibrationResult calibrate(const Machine &prior, const std::vector<CalibrationS
         double old = value;
         value = std::clamp(old * mul, p.lo, p.hi);
         if (value == old) continue;
+        if (constrain && !physical(m)) {
+          value = old;
+          continue;
+        }
         double loss = totalLoss(m, prior, samples, options.regularization);
         if (loss < best - 1e-12) {
           best = loss;

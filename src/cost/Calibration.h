@@ -9,7 +9,9 @@
 // below 1.0005 or 400 passes.  The model is a max of terms, so the loss is piecewise smooth and gradients
 // are unreliable; coordinate search handles the kinks.  The regulariser keeps parameters that no
 // measurement exercises at their priors (from the datasheet or measured ceilings) instead of drifting.
-// Efficiencies stay in [0.02, 1], latencies in [50, 3000] ns, launch overhead in [0.1, 50] us.
+// Efficiencies stay in [0.02, 1], latencies in [50, 3000] ns, launch overhead in [0.1, 50] us, and (when the
+// prior satisfies it) the L2 rate of thread-issued and of TMA traffic stays at least the DRAM rate of the same
+// kind of traffic: every DRAM byte passes through L2.
 // Each sample's WorkProfile is counted once; only the time model is re-evaluated while fitting.
 #pragma once
 #include "cost/Machine.h"

@@ -140,7 +140,9 @@ MachineLoadResult parseMachine(std::string_view jsonText, const std::string &pat
   r.number("efficiency.hbm_cp_async", e.hbmCpAsync, false);
   r.number("efficiency.hbm_tma", e.hbmTma, false);
   r.number("efficiency.l2", e.l2, false);
+  r.number("efficiency.l2_tma", e.l2Tma, false);
   r.number("efficiency.shared", e.shared, false);
+  r.number("efficiency.shared_async", e.sharedAsync, false);
   r.number("efficiency.mma_sync", e.mmaSync, false);
   r.number("efficiency.wgmma", e.wgmma, false);
   r.number("efficiency.fp32", e.fp32, false);
@@ -247,8 +249,9 @@ std::string machineToJson(const Machine &m) {
      << "  \"efficiency\": {\n"
      << "    \"hbm_simt\": " << num(e.hbmSimt) << ", \"hbm_cp_async\": " << num(e.hbmCpAsync)
      << ", \"hbm_tma\": " << num(e.hbmTma) << ",\n"
-     << "    \"l2\": " << num(e.l2) << ", \"shared\": " << num(e.shared) << ", \"mma_sync\": " << num(e.mmaSync)
-     << ", \"wgmma\": " << num(e.wgmma) << ",\n"
+     << "    \"l2\": " << num(e.l2) << ", \"l2_tma\": " << num(e.l2Tma) << ", \"shared\": " << num(e.shared)
+     << ", \"shared_async\": " << num(e.sharedAsync) << ",\n"
+     << "    \"mma_sync\": " << num(e.mmaSync) << ", \"wgmma\": " << num(e.wgmma) << ",\n"
      << "    \"fp32\": " << num(e.fp32) << ", \"sfu\": " << num(e.sfu) << ", \"warp_ipc\": " << num(e.warpIpc)
      << ", \"issue\": " << num(e.issue) << "\n"
      << "  },\n"

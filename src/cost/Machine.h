@@ -20,8 +20,10 @@ struct Efficiencies {
   double hbmSimt = 0.88;       // HBM bandwidth reached by ld/st.global streams
   double hbmCpAsync = 0.85;    // ... by cp.async streams
   double hbmTma = 0.90;        // ... by TMA streams
-  double l2 = 0.80;            // L2 -> SM bandwidth
-  double shared = 0.90;        // shared-memory wavefront rate
+  double l2 = 0.80;            // L2 <-> SM bandwidth reached by thread-issued loads/stores (ld/st, cp.async)
+  double l2Tma = 0.80;         // ... by TMA boxes (whole lines, no LSU / L1 on the way)
+  double shared = 0.90;        // shared-memory wavefront rate of thread accesses (ld/st.shared, ldmatrix)
+  double sharedAsync = 0.90;   // ... of async-proxy traffic (TMA box writes/reads, wgmma operand reads)
   double mmaSync = 0.60;       // tensor-core rate reached by mma.sync (per-SM peak x this)
   double wgmma = 0.80;         // ... by wgmma
   double fp32 = 0.80;          // FP32 pipe

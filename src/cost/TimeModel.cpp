@@ -42,9 +42,18 @@ Estimate predictTime(const WorkProfile &p, const Occupancy &occ, const Machine &
                     perSm(Count::WgmmaFlops) / (m.tensorFlopsPerClkPerSm * eff.wgmma)) / f;
   double tFp32 = perSm(Count::Fp32LaneOps) / (m.fp32LanesPerClkPerSm * eff.fp32 * f);
   double tSfu = perSm(Count::SfuLaneOps) / (m.sfuLanesPerClkPerSm * eff.sfu * f);
-  double tShared = perSm(Count::SharedWavefronts) / (m.sharedBytesPerClkPerSm / 128 * eff.shared * f);
+  // Shared memory: async-proxy traffic (TMA boxes written/read, wgmma operands: whole swizzled 128-byte rows,
+  // no bank conflicts) runs at e_shared_async; thread accesses (ld/st.shared, ldmatrix, cp.async) at e_shared.
+  double asyncWavefronts = std::min(p.count(Count::SharedWavefronts),
+                                    (p.count(Count::WgmmaSharedBytes) + p.count(Count::TmaLoadBytes) +
+                                     p.count(Count::MulticastSavedBytes) + p.count(Count::TmaStoreBytes)) / 128);
+  double threadWavefronts = p.count(Count::SharedWavefronts) - asyncWavefronts;
+  double tShared = share * (threadWavefronts / eff.shared + asyncWavefronts / eff.sharedAsync) /
+                   (m.sharedBytesPerClkPerSm / 128 * f);
+  // L2: TMA boxes (e_l2_tma) and thread-issued sectors (e_l2) share the L2 <-> SM bandwidth.
   double l2Bytes = p.count(Count::L2LoadBytes) + p.count(Count::L2StoreBytes);
-  double tL2 = l2Bytes / (m.l2BytesPerSec * eff.l2);
+  double l2TmaBytes = std::min(l2Bytes, p.count(Count::TmaLoadBytes) + p.count(Count::TmaStoreBytes));
+  double tL2 = ((l2Bytes - l2TmaBytes) / eff.l2 + l2TmaBytes / eff.l2Tma) / m.l2BytesPerSec;
 
   double simt = p.count(Count::SimtLoadBytes), cpa = p.count(Count::CpAsyncBytes), tma = p.count(Count::TmaLoadBytes);
   double loads = simt + cpa + tma;
