@@ -89,11 +89,7 @@ void KernelLowering::lowerArrive(const OpStmt &s) {
       return;
     }
   if (const Clause *c = findClause(s, "expect_tx")) {
-    if (findClause(s, "cta")) {
-      notSupportedYet(c->range, "arrive with both expect_tx(..) and cta(..)");
-      return;
-    }
-    lowerArriveExpectTx(s, *c);
+    lowerArriveExpectTx(s, *c);   // also with cta(..): the peer's barrier (LowerMbarrier.cpp)
     return;
   }
   if (const Clause *c = findClause(s, "cta")) {

@@ -3,6 +3,12 @@
 //
 //   arrive M[s] expect_tx(B)      mbarrier.arrive.expect_tx.shared::cta.b64 state, [M + 8s], B
 //                                 (one arrival + B expected transaction bytes for the current phase)
+//   arrive M[s] expect_tx(B) cta(r)
+//                                 mapa.shared::cluster.u32 remote, [M + 8s], r
+//                                 mbarrier.arrive.expect_tx.shared::cluster.b64 _, [remote], B
+//                                 (arrival + B expected bytes on the barrier at the same offset in cluster CTA
+//                                 r - the form CUTLASS's ClusterTransactionBarrier::arrive_and_expect_tx(bytes,
+//                                 cta_id) uses; a shared::cluster arrive must discard its state: `_`)
 //   mbarrier.expect_tx M[s], B    mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [M + 8s], B   (no arrival)
 //   arrive M[s] cta(r)            mapa.shared::cluster.u32 remote, [M + 8s], r
 //                                 mbarrier.arrive.shared::cluster.b64 _, [remote]
@@ -26,6 +32,17 @@ std::string u32Operand(KernelLowering &L, const Value &v, SourceRange where) {
   if (concreteScalar(v.type.elem) == Scalar::I64) u = L.convert(v, ValueType::scalar(Scalar::U32), where);
   return L.reg(u);
 }
+
+// The shared::cluster address of the barrier at `a` in cluster CTA `rank` (mapa.shared::cluster).
+std::string mapaBarrier(KernelLowering &L, const Address &a, const Value &rank, SourceRange where) {
+  std::string r = u32Operand(L, rank, where);
+  PtxWriter &out = L.out();
+  std::string local = out.newReg(RegClass::B32), remote = out.newReg(RegClass::B32);
+  if (a.offset == 0) out.inst("mov.b32 " + local + ", " + a.base);
+  else out.inst("add.s32 " + local + ", " + a.base + ", " + std::to_string(a.offset));
+  out.inst("mapa.shared::cluster.u32 " + remote + ", " + local + ", " + r);
+  return remote;
+}
 } // namespace
 
 void KernelLowering::lowerArriveExpectTx(const OpStmt &s, const Clause &expectTx) {
@@ -39,6 +56,18 @@ void KernelLowering::lowerArriveExpectTx(const OpStmt &s, const Clause &expectTx
     return;
   }
   std::string bytes = u32Operand(*this, lowerExpr(*expectTx.args[0]), expectTx.range);
+  const Clause *cta = nullptr;
+  for (const auto &c : s.clauses)
+    if (c.name == "cta") cta = &c;
+  if (cta) {   // the peer's barrier: mapa, then a shared::cluster arrive whose state is discarded
+    if (cta->args.size() != 1) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, cta->range, "this form of arrive .. cta(..)");
+      return;
+    }
+    std::string remote = mapaBarrier(*this, *a, lowerExpr(*cta->args[0]), cta->range);
+    out_.inst("mbarrier.arrive.expect_tx.shared::cluster.b64 _, [" + remote + "], " + bytes);
+    return;
+  }
   std::string state = out_.newReg(RegClass::B64);
   out_.inst("mbarrier.arrive.expect_tx.shared::cta.b64 " + state + ", " + a->str() + ", " + bytes);
 }
@@ -68,11 +97,7 @@ void KernelLowering::lowerArriveRemote(const OpStmt &s, const Clause &cta) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "this arrive operand");
     return;
   }
-  std::string rank = u32Operand(*this, lowerExpr(*cta.args[0]), cta.range);
-  std::string local = out_.newReg(RegClass::B32), remote = out_.newReg(RegClass::B32);
-  if (a->offset == 0) out_.inst("mov.b32 " + local + ", " + a->base);
-  else out_.inst("add.s32 " + local + ", " + a->base + ", " + std::to_string(a->offset));
-  out_.inst("mapa.shared::cluster.u32 " + remote + ", " + local + ", " + rank);
+  std::string remote = mapaBarrier(*this, *a, lowerExpr(*cta.args[0]), cta.range);
   out_.inst("mbarrier.arrive.shared::cluster.b64 _, [" + remote + "]");
 }
 

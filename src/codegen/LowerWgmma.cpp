@@ -22,8 +22,14 @@
 //     8j+2q, 8j+2q+1 and d[4j+2], d[4j+3] row 16w+g+8, same columns (f16: d[2j], d[2j+1] packed pairs).
 //     Each pair is one 4-byte (bf16/f16) or 8-byte (f32) store.  Stores into a global tensor are masked by
 //     its dims (row < dim0, column < dim1), as TMA stores clip: a ragged edge tile is written correctly.
+//     Into a shared tile with a 16-bit output and a column origin provably a multiple of 8: one
+//     stmatrix.sync.aligned.m8n8.x4.shared.b16 per 16 columns (x2 for an odd last 8-column block); its
+//     matrices are the packed pairs (d[4j], d[4j+1]) (rows +0), (d[4j+2], d[4j+3]) (rows +8) of column blocks
+//     j and j+1, lane l addresses row 16 * (warp % 4) + l % 16, column 8 * (l / 16); the array's swizzle XOR
+//     (bits [7,10) into [4,7)) is computed once per lane, since a swizzled row is exactly one span.
 #include "codegen/KernelLowering.h"
 
+#include "frontend/ConstEval.h"
 #include "frontend/Ops.h"
 
 namespace cake::codegen {
@@ -45,6 +51,30 @@ std::optional<uint32_t> descriptorMode(int swizzleBytes) {
   case 32: return 3;
   default: return std::nullopt;
   }
+}
+// True when the integer expression is a multiple of k for every value of its names: literals and
+// compile-time constants, products with a multiple, sums / differences of multiples, shifts by log2(k) or
+// more, and `let` names bound to such expressions.
+bool provablyMultipleOf(const Expr &e, int64_t k, unsigned depth = 0) {
+  if (depth > 32) return false;
+  if (auto c = ConstEvaluator().evaluate(e).optional()) return *c % k == 0;
+  if (const auto *b = dynCast<BinaryExpr>(&e)) {
+    switch (b->op) {
+    case BinaryOp::Mul: return provablyMultipleOf(*b->lhs, k, depth + 1) || provablyMultipleOf(*b->rhs, k, depth + 1);
+    case BinaryOp::Add: case BinaryOp::Sub:
+      return provablyMultipleOf(*b->lhs, k, depth + 1) && provablyMultipleOf(*b->rhs, k, depth + 1);
+    case BinaryOp::Shl: {
+      auto sh = ConstEvaluator().evaluate(*b->rhs).optional();
+      return (sh && *sh >= 0 && *sh < 62 && (int64_t{1} << *sh) % k == 0) || provablyMultipleOf(*b->lhs, k, depth + 1);
+    }
+    default: return false;
+    }
+  }
+  if (const auto *n = dynCast<NameExpr>(&e); n && n->decl && n->decl->declKind == DeclKind::Let) {
+    const auto *let = static_cast<const LetStmt *>(n->decl);
+    return let->init && provablyMultipleOf(*let->init, k, depth + 1);
+  }
+  return false;
 }
 } // namespace
 
@@ -252,7 +282,75 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
     Value v = convert(Value::ofRegs(ValueType::vector(Scalar::F16, 2), {p}), ValueType::vector(to, 2), R);
     return v.regs;
   };
-  if (!global) {   // shared: per-pair addresses (the array's swizzle applies)
+  if (!global) {
+    const auto &arr = std::get<SharedArray>(dest);
+    const auto *dstIndex = dynCast<IndexExpr>(s.dsts[0].get());
+    std::vector<int64_t> dims;
+    for (const auto &grp : arr.groups) dims.insert(dims.end(), grp.begin(), grp.end());
+    const bool colAligned = dstIndex && !dstIndex->items.empty() && dstIndex->items.back().start &&
+                            (constInt(idx.back()) ? *constInt(idx.back()) % 8 == 0
+                                                  : provablyMultipleOf(*dstIndex->items.back().start, 8));
+    if (scalarBits(to) == 16 && colAligned && !dims.empty() && dims.back() % 8 == 0 && arr.offset % 16 == 0 &&
+        dims.size() == idx.size()) {
+      // stmatrix.x4: matrices (rows +0, cols +0), (rows +8, cols +0), (rows +0, cols +8), (rows +8, cols +8) of a
+      // 16 x 16 block; lane l gives the row address of row l % 8 of matrix l / 8: row 16 * (warp % 4) + l % 16,
+      // column 8 * (l / 16).  The linear offset without constants is computed once per lane; each block adds
+      // its constant column offset, then the array's swizzle XOR (bits [4,7) ^= bits [7,10)).
+      Value lrow = binaryOp(BinaryOp::Add, binaryOp(BinaryOp::Shl, warpInGroup, Value::ofInt(Scalar::I32, 4), R),
+                            binaryOp(BinaryOp::BitAnd, *laneId_, Value::ofInt(Scalar::I32, 15), R), R);
+      Value lcol = binaryOp(BinaryOp::Shl, binaryOp(BinaryOp::Shr, *laneId_, Value::ofInt(Scalar::I32, 4), R),
+                            Value::ofInt(Scalar::I32, 3), R);
+      std::vector<Value> at = idx;
+      at[at.size() - 2] = binaryOp(BinaryOp::Add, idx[idx.size() - 2], lrow, R);
+      at.back() = binaryOp(BinaryOp::Add, idx.back(), lcol, R);
+      std::vector<int64_t> strides(dims.size(), 2);
+      for (size_t k = dims.size(); k-- > 1;) strides[k - 1] = strides[k] * dims[k];
+      std::string lin;   // .b32 register: the lane's non-constant linear byte offset
+      int64_t constOff = 0;
+      for (size_t k = 0; k < at.size(); ++k) accumulateSharedOffset(at[k], strides[k], lin, constOff, R);
+      if (lin.empty()) {   // cannot happen (the lane terms are registers); keep the address well formed
+        lin = out_.newReg(RegClass::B32);
+        out_.inst("mov.b32 " + lin + ", 0");
+      }
+      const int64_t mask = arr.swizzleBytes == 128 ? 0x70 : arr.swizzleBytes == 64 ? 0x30 : arr.swizzleBytes == 32 ? 0x10 : 0;
+      // A swizzled array's rows are exactly one span (sema), so an in-bounds block never leaves the lane's row:
+      // the XOR term (bits [7,10) of the offset) is the same for every block of the lane.
+      std::string xorTerm;
+      if (mask) {
+        std::string full = out_.newReg(RegClass::B32), sh = out_.newReg(RegClass::B32);
+        xorTerm = out_.newReg(RegClass::B32);
+        out_.inst("add.s32 " + full + ", " + lin + ", " + std::to_string(constOff));
+        out_.inst("shr.u32 " + sh + ", " + full + ", 3");
+        out_.inst("and.b32 " + xorTerm + ", " + sh + ", " + std::to_string(mask));
+      }
+      std::string unswizzledBase;
+      if (!mask) {
+        unswizzledBase = out_.newReg(RegClass::B32);
+        out_.inst("add.s32 " + unswizzledBase + ", " + smemBase() + ", " + lin);
+      }
+      for (int64_t j = 0; j < colBlocks; j += 2) {
+        const bool x4 = j + 1 < colBlocks;
+        std::vector<std::string> regs;
+        for (int64_t jb = j; jb < j + (x4 ? 2 : 1); ++jb)
+          for (int h = 0; h < 2; ++h) regs.push_back(pairValue(h, jb)[0]);
+        const int64_t blockOff = constOff + 16 * j;   // 8 columns * 2 bytes per block
+        Address a;
+        if (mask) {
+          std::string full = out_.newReg(RegClass::B32), sw = out_.newReg(RegClass::B32), base = out_.newReg(RegClass::B32);
+          out_.inst("add.s32 " + full + ", " + lin + ", " + std::to_string(blockOff));
+          out_.inst("xor.b32 " + sw + ", " + full + ", " + xorTerm);
+          out_.inst("add.s32 " + base + ", " + smemBase() + ", " + sw);
+          a = {base, arr.offset};
+        } else {
+          a = {unswizzledBase, arr.offset + blockOff};
+        }
+        std::string list = "{";
+        for (size_t i = 0; i < regs.size(); ++i) list += (i ? ", " : "") + regs[i];
+        out_.inst(std::string("stmatrix.sync.aligned.m8n8.x") + (x4 ? "4" : "2") + ".shared.b16 " + a.str() + ", " + list + "}");
+      }
+      return;
+    }
+    // 32-bit outputs, or a column origin not provably 16-byte aligned: per-pair addresses (swizzle applies).
     for (int h = 0; h < 2; ++h)
       for (int64_t j = 0; j < colBlocks; ++j) {
         std::vector<Value> at = idx;

@@ -25,11 +25,14 @@
 #include "verify/SyncAnalysis.h"
 
 #include "frontend/Types.h"
+#include "verify/InductionCounters.h"
 #include "verify/SyncModel.h"
 #include "verify/SyncSimulator.h"
 #include "verify/VerifyContext.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -43,6 +46,8 @@ constexpr size_t kMaxTripCombinations = 400;
 struct SyncLoop {
   const ForStmt *loop = nullptr;
   bool symbolic = false;
+  bool driven = false;               // a tile loop: encloses another symbolic sync loop (enumerated directly)
+  int parent = -1;                   // index of the enclosing sync loop
   std::vector<const Expr *> exprs;   // sync-relevant expressions inside (directly or nested)
 };
 
@@ -127,6 +132,18 @@ const Expr *firstIndex(const Expr *operand) {
   return outer && !outer->items.empty() ? outer->items[0].start.get() : nullptr;
 }
 
+// Does the operand name shared memory or an mbarrier (whose first index is a stage / barrier index)?
+bool isOnChip(const Expr *operand) {
+  const Expr *e = operand;
+  while (e) {
+    if (auto *m = dynCast<MemberExpr>(e)) e = m->base.get();
+    else if (auto *i = dynCast<IndexExpr>(e)) e = i->base.get();
+    else break;
+  }
+  auto *n = dynCast<NameExpr>(e);
+  return n && n->decl && (n->decl->declKind == DeclKind::Shared || n->decl->declKind == DeclKind::MBarrier);
+}
+
 // The expressions that decide the sync events of a statement: branch conditions and loop bounds around
 // events, barrier and stage indices, parities, byte counts, target CTAs, multicast masks.
 void collectSyncExprs(const Stmt &s, std::vector<const Expr *> &out) {
@@ -159,36 +176,44 @@ void collectSyncExprs(const Stmt &s, std::vector<const Expr *> &out) {
         if (c.name == "signal") out.push_back(firstIndex(a.get()));
         else out.push_back(a.get());
       }
-    for (const Ptr<Expr> &d : o->dsts) out.push_back(firstIndex(d.get()));
-    for (const Ptr<Expr> &d : o->srcs) out.push_back(firstIndex(d.get()));
+    // Stage / barrier indices only: coordinates into global tensors do not decide any event.
+    for (const Ptr<Expr> &d : o->dsts)
+      if (isOnChip(d.get())) out.push_back(firstIndex(d.get()));
+    for (const Ptr<Expr> &d : o->srcs)
+      if (isOnChip(d.get())) out.push_back(firstIndex(d.get()));
     return;
   }
   default: return;
   }
 }
 
-void findSyncLoops(const Stmt &s, std::vector<SyncLoop> &out) {
+void findSyncLoops(const Stmt &s, std::vector<SyncLoop> &out, int parent = -1) {
   if (!containsSyncEvents(s)) return;
   switch (s.kind) {
   case StmtKind::Block:
-    for (const Ptr<Stmt> &c : cast<BlockStmt>(&s)->stmts) findSyncLoops(*c, out);
+    for (const Ptr<Stmt> &c : cast<BlockStmt>(&s)->stmts) findSyncLoops(*c, out, parent);
     return;
-  case StmtKind::Role: findSyncLoops(*cast<RoleStmt>(&s)->body, out); return;
-  case StmtKind::Elect: findSyncLoops(*cast<ElectStmt>(&s)->body, out); return;
+  case StmtKind::Role: findSyncLoops(*cast<RoleStmt>(&s)->body, out, parent); return;
+  case StmtKind::Elect: findSyncLoops(*cast<ElectStmt>(&s)->body, out, parent); return;
   case StmtKind::If: {
     auto *i = cast<IfStmt>(&s);
-    if (i->thenBody) findSyncLoops(*i->thenBody, out);
-    if (i->elseBody) findSyncLoops(*i->elseBody, out);
+    if (i->thenBody) findSyncLoops(*i->thenBody, out, parent);
+    if (i->elseBody) findSyncLoops(*i->elseBody, out, parent);
     return;
   }
   case StmtKind::For: {
     auto *f = cast<ForStmt>(&s);
     SyncLoop l;
     l.loop = f;
+    l.parent = parent;
     l.symbolic = isSymbolic(f->lower.get()) || isSymbolic(f->upper.get()) || isSymbolic(f->step.get());
     collectSyncExprs(*f->body, l.exprs);
     out.push_back(std::move(l));
-    findSyncLoops(*f->body, out);
+    int self = static_cast<int>(out.size()) - 1;
+    findSyncLoops(*f->body, out, self);
+    // A symbolic loop around another symbolic sync loop is a tile loop: driven by its trip count.
+    for (size_t i = static_cast<size_t>(self) + 1; i < out.size(); ++i)
+      if (out[i].symbolic && out[self].symbolic) out[static_cast<size_t>(self)].driven = true;
     return;
   }
   default: return;
@@ -211,7 +236,16 @@ public:
     std::vector<const Expr *> allExprs;
     collectSyncExprs(*k.body, allExprs);
 
-    // 1. Trip-count terms of the symbolic sync loops.
+    // 0. Induction counters: free integer constants in the proofs, tracked concretely by the expansion.
+    counters_ = findInductionCounters(k, info);
+    for (const auto &[decl, c] : counters_.counters) {
+      z3::expr x = z_.int_const(("var " + decl->name + "#" + std::to_string(counterVars_.size())).c_str());
+      ctx_.translator().bind(decl, x);
+      counterVars_.push_back(decl);
+      counterTerms_.emplace(decl, x);
+    }
+
+    // 1. Trip-count terms of the symbolic sync loops (tile loops separately: they are driven directly).
     for (const SyncLoop &l : loops) {
       if (!l.symbolic) continue;
       if (mentions(l.loop->lower.get(), DeclKind::LoopVar) || mentions(l.loop->upper.get(), DeclKind::LoopVar) ||
@@ -220,27 +254,40 @@ public:
                  "the bounds of a loop with synchronisation depend on an enclosing loop's variable");
         return finish();
       }
+      if (mentions(l.loop->lower.get(), DeclKind::Var) || mentions(l.loop->upper.get(), DeclKind::Var) ||
+          mentions(l.loop->step.get(), DeclKind::Var)) {
+        unproven(SyncFamily::Deadlock, l.loop->range, "the synchronisation protocol for every trip count",
+                 "the bounds of a loop with synchronisation depend on a mutable variable");
+        return finish();
+      }
       std::optional<z3::expr> t = tripTerm(*l.loop);
       if (!t) return finish();
+      std::vector<z3::expr> &terms = l.driven ? drivenTrips_ : trips_;
+      std::vector<std::vector<const ForStmt *>> &groups = l.driven ? drivenLoops_ : tripLoops_;
       bool merged = false;
-      for (size_t i = 0; i < trips_.size() && !merged; ++i) {
-        ProofResult same = ctx_.proveForAll(trips_[i] == *t);
+      for (size_t i = 0; i < terms.size() && !merged; ++i) {
+        ProofResult same = ctx_.proveForAll(terms[i] == *t);
         if (same.proven()) {
           merged = true;
-          tripLoops_[i].push_back(l.loop);
+          groups[i].push_back(l.loop);
         }
       }
       if (!merged) {
-        trips_.push_back(*t);
-        tripLoops_.push_back({l.loop});
+        terms.push_back(*t);
+        groups.push_back({l.loop});
       }
     }
+    for (size_t i = 0; i < drivenTrips_.size(); ++i)
+      for (const ForStmt *f : drivenLoops_[i])
+        if (!proveSameTripAcrossCluster(*f)) return finish();
 
     // 2. Period.
     std::vector<int64_t> moduli;
     for (const SyncLoop &l : loops)
       for (const Expr *e : l.exprs)
-        if (e && mentions(e, DeclKind::LoopVar)) collectModuli(e, moduli);
+        if (e && (mentions(e, DeclKind::LoopVar) || mentions(e, DeclKind::Var))) collectModuli(e, moduli);
+    for (const Expr *e : allExprs)
+      if (e && mentions(e, DeclKind::Var)) collectModuli(e, moduli);
     int64_t lcm = 1;
     for (int64_t m : moduli)
       if (m > 0 && m <= kMaxPeriod) lcm = std::lcm(lcm, m);
@@ -249,16 +296,29 @@ public:
     // 3. Structural facts for every trip count.
     int64_t prefix = 0;
     for (const SyncLoop &l : loops)
-      if (l.symbolic) prefix = std::max(prefix, provePeriodic(l));
+      if (l.symbolic && !l.driven) prefix = std::max(prefix, provePeriodic(l));
+    int64_t counterPrefix = 0;
+    for (const Expr *e : allExprs)
+      if (e) counterPrefix = std::max(counterPrefix, proveCounterPeriodic(*e));
+    prefix = std::max(prefix, counterPrefix);
+    counterPrefix_ = counterPrefix;
     std::set<const Expr *> tripBounds;   // the upper bounds of the trip loops are the trip counts themselves
     for (const auto &group : tripLoops_)
       for (const ForStmt *f : group) tripBounds.insert(f->upper.get());
+    std::set<const Expr *> drivenBounds;   // bounds of tile loops: never evaluated by the expansion
+    for (const auto &group : drivenLoops_)
+      for (const ForStmt *f : group) {
+        drivenBounds.insert(f->lower.get());
+        drivenBounds.insert(f->upper.get());
+        if (f->step) drivenBounds.insert(f->step.get());
+      }
     for (const Expr *e : allExprs)
-      if (e && !tripBounds.count(e)) proveDeterminacy(*e);
+      if (e && !tripBounds.count(e) && !drivenBounds.count(e)) proveDeterminacy(*e);
 
-    // 4. Simulation of every feasible trip count up to prefix + 2P + 2.
+    // 4. Simulation of every feasible trip count up to prefix + 2P + 2 (tile loops: counter prefix + 2P + 2).
     int64_t maxTrip = std::min<int64_t>(prefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
-    simulateAll(maxTrip);
+    int64_t maxTiles = std::min<int64_t>(counterPrefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
+    simulateAll(maxTrip, maxTiles);
     return finish();
   }
 
@@ -335,7 +395,7 @@ private:
       }
       z3::expr shifted = at->substitute(vec(k), vec(k + z_.int_val(period_)));
       bool done = false;
-      for (int64_t h : {int64_t(0), period_}) {
+      for (int64_t h : {int64_t(0), int64_t(1), period_}) {
         ProofResult r = ctx_.proveForAll(*at == shifted, {k >= *lo + z_.int_val(h), k + z_.int_val(period_) < *hi});
         if (r.proven()) {
           prefix = std::max(prefix, h);
@@ -387,6 +447,12 @@ private:
         from.push_back(v);
         to.push_back(z_.int_const((v.decl().name().str() + "'").c_str()));
       }
+    if (!drivenTrips_.empty())   // tile counts are enumerated apart from the shape: the block's position too
+      for (const auto &[name, var] : ctx_.translator().freeVars())
+        if (name == "block.x" || name == "block.y" || name == "block.z" || name == "num_sms") {
+          from.push_back(var);
+          to.push_back(z_.int_const((name + "'").c_str()));
+        }
     if (from.empty()) return;
     z3::expr assumptions = ctx_.assumptions();
     std::vector<z3::expr> extra = {assumptions.substitute(from, to)};
@@ -421,8 +487,172 @@ private:
       inconclusive(shifted, e.range, "that this expression repeats with the pipeline period");
   }
 
+  // Every CTA of a cluster runs a tile loop the same number of times (the tile count is enumerated once for
+  // all agents): each bound of the loop is equal for block.x = B*cx + r1 (rank r1) and B*cx + r2 (rank r2).
+  bool proveSameTripAcrossCluster(const ForStmt &loop) {
+    const KernelInfo &info = ctx_.info();
+    int64_t ctas = info.cluster[0] * info.cluster[1] * info.cluster[2];
+    if (ctas <= 1) return true;
+    const std::string obligation = "that every CTA of the cluster runs this loop equally often";
+    if (info.cluster[1] != 1 || info.cluster[2] != 1) {
+      unproven(SyncFamily::Deadlock, loop.range, obligation, "tile loops are supported in one-dimensional clusters only");
+      return false;
+    }
+    for (const Expr *bound : {loop.lower.get(), loop.upper.get(), loop.step.get()}) {
+      if (!bound) continue;
+      std::string why;
+      if (!clusterInvariant(*bound, why, 0)) {
+        unproven(SyncFamily::Deadlock, bound->range, obligation, why);
+        return false;
+      }
+    }
+    result_.proven[static_cast<int>(SyncFamily::Deadlock)]++;
+    return true;
+  }
+
+  // Is e the same in every CTA of a (one-dimensional) cluster?  Proven for e as a whole, or - when the
+  // solver gives up on it - by congruence from its operands.
+  bool clusterInvariant(const Expr &e, std::string &why, unsigned depth) {
+    if (depth > 32) {
+      why = "the expression is nested too deeply";
+      return false;
+    }
+    TranslateFailure f;
+    auto term = ctx_.toZ3(e, &f);
+    if (!term) {
+      why = "it depends on " + f.reason;
+      return false;
+    }
+    ExprToZ3 &tr = ctx_.translator();
+    z3::expr bx = tr.builtinVar(BuiltinValue::BlockX), rank = tr.builtinVar(BuiltinValue::ClusterRank);
+    z3::expr cxv = tr.builtinVar(BuiltinValue::ClusterX);
+    z3::expr base = z_.int_const("cluster#"), r1 = z_.int_const("rank#1"), r2 = z_.int_const("rank#2");
+    z3::expr cx = z_.int_val(ctx_.info().cluster[0]);
+    z3::expr_vector from(z_), to1(z_), to2(z_);
+    from.push_back(bx), from.push_back(rank), from.push_back(cxv);
+    to1.push_back(base * cx + r1), to1.push_back(r1), to1.push_back(r1);
+    to2.push_back(base * cx + r2), to2.push_back(r2), to2.push_back(r2);
+    z3::expr one = term->substitute(from, to1), two = term->substitute(from, to2);
+    if (z3::eq(one, two)) return true;   // mentions no CTA-dependent builtin
+    z3::expr a = ctx_.assumptions();
+    ProofResult r = ctx_.proveForAll(one == two, {a.substitute(from, to1), a.substitute(from, to2), base >= 0,
+                                                  r1 >= 0, r1 < cx, r2 >= 0, r2 < cx});
+    if (r.proven()) return true;
+    if (r.refuted()) {
+      why = "it differs between the CTAs of a cluster (" + r.counterexampleText() + ")";
+      return false;
+    }
+    // Congruence: every operand is invariant.
+    std::vector<const Expr *> parts;
+    switch (e.kind) {
+    case ExprKind::Name: {
+      const Decl *d = cast<NameExpr>(&e)->decl;
+      if (d && d->declKind == DeclKind::Let) parts.push_back(static_cast<const LetStmt *>(d)->init.get());
+      break;
+    }
+    case ExprKind::Unary: parts.push_back(cast<UnaryExpr>(&e)->operand.get()); break;
+    case ExprKind::Binary: parts = {cast<BinaryExpr>(&e)->lhs.get(), cast<BinaryExpr>(&e)->rhs.get()}; break;
+    case ExprKind::Call:
+      for (const Ptr<Expr> &x : cast<CallExpr>(&e)->args) parts.push_back(x.get());
+      break;
+    default: break;
+    }
+    if (parts.empty()) {
+      why = r.reason.empty() ? "the solver could not decide it" : r.reason;
+      return false;
+    }
+    for (const Expr *x : parts)
+      if (!x || !clusterInvariant(*x, why, depth + 1)) return false;
+    return true;
+  }
+
+  // An expression over induction counters repeats when a counter advances by P iterations: E(x + P*c) ==
+  // E(x) for every x at least h iterations past its initial value.  Returns h (0, 1 or P).
+  int64_t proveCounterPeriodic(const Expr &e) {
+    if (!mentions(&e, DeclKind::Var)) return 0;
+    TranslateFailure f;
+    auto at = ctx_.toZ3(e, &f);
+    if (!at) {
+      unproven(SyncFamily::Deadlock, f.culprit ? f.culprit->range : e.range,
+               "that this expression repeats with the pipeline period", f.reason);
+      return 0;
+    }
+    z3::expr_vector from(z_), to(z_);
+    std::vector<std::pair<z3::expr, const InductionCounter *>> used;
+    for (const Decl *d : counterVars_) {
+      if (!mentionsDecl(&e, d)) continue;
+      const InductionCounter *c = counters_.find(d);
+      z3::expr x = counterTerms_.at(d);
+      from.push_back(x);
+      to.push_back(x + z_.int_val(period_ * c->step));
+      used.emplace_back(x, c);
+    }
+    if (used.empty()) return 0;   // only non-counter vars: the expansion reports them
+    for (int64_t h : {int64_t(0), int64_t(1), period_}) {
+      // Shift one counter at a time (each may advance independently of the others).
+      bool all = true, unknown = false;
+      for (size_t i = 0; i < used.size() && all; ++i) {
+        z3::expr_vector f1(z_), t1(z_);
+        f1.push_back(from[static_cast<unsigned>(i)]);
+        t1.push_back(to[static_cast<unsigned>(i)]);
+        std::vector<z3::expr> past;
+        for (const auto &[x, c] : used)
+          past.push_back(c->step > 0 ? x >= z_.int_val(c->init + h * c->step) : x <= z_.int_val(c->init + h * c->step));
+        ProofResult r = ctx_.proveForAll(*at == at->substitute(f1, t1), past);
+        if (!r.proven()) all = false;
+        if (r.status == ProofStatus::Unknown) {
+          inconclusive(r, e.range, "that this expression repeats every " + std::to_string(period_) +
+                                       " increments of its counter");
+          unknown = true;
+        }
+      }
+      if (unknown) return 0;
+      if (all) {
+        result_.proven[static_cast<int>(SyncFamily::Deadlock)]++;
+        return h;
+      }
+    }
+    unproven(SyncFamily::Deadlock, e.range,
+             "that this expression repeats every " + std::to_string(period_) + " increments of its counter",
+             "it is not periodic in the counter (the verifier checks the pipeline by its period)");
+    return 0;
+  }
+
+  // A NameExpr referring to `d` inside e (through lets), to translate the counter's bound constant.
+  static const Expr *nameOf(const Decl *d, const Expr &e) {
+    const Expr *found = nullptr;
+    std::function<void(const Expr *, unsigned)> go = [&](const Expr *x, unsigned depth) {
+      if (!x || found || depth > 64) return;
+      switch (x->kind) {
+      case ExprKind::Name: {
+        const Decl *nd = cast<NameExpr>(x)->decl;
+        if (nd == d) found = x;
+        else if (nd && nd->declKind == DeclKind::Let) go(static_cast<const LetStmt *>(nd)->init.get(), depth + 1);
+        return;
+      }
+      case ExprKind::Unary: go(cast<UnaryExpr>(x)->operand.get(), depth + 1); return;
+      case ExprKind::Binary: go(cast<BinaryExpr>(x)->lhs.get(), depth + 1); go(cast<BinaryExpr>(x)->rhs.get(), depth + 1); return;
+      case ExprKind::Call:
+        for (const Ptr<Expr> &a : cast<CallExpr>(x)->args) go(a.get(), depth + 1);
+        return;
+      case ExprKind::Member: go(cast<MemberExpr>(x)->base.get(), depth + 1); return;
+      case ExprKind::Index: {
+        auto *ix = cast<IndexExpr>(x);
+        go(ix->base.get(), depth + 1);
+        for (const IndexItem &it : ix->items) go(it.start.get(), depth + 1);
+        return;
+      }
+      default: return;
+      }
+    };
+    go(&e, 0);
+    return found;
+  }
+  static bool mentionsDecl(const Expr *e, const Decl *d) { return e && nameOf(d, *e) != nullptr; }
+
   // A shape (model) for the given trip counts; nullopt when infeasible or unknown (reported).
-  std::optional<ConcreteValues> shapeFor(const std::vector<int64_t> &tripValues, std::string &description) {
+  std::optional<ConcreteValues> shapeFor(const std::vector<int64_t> &tripValues, std::string &description,
+                                        const std::vector<int64_t> &drivenValues = {}) {
     z3::solver solver(z_);
     ctx_.configureSolver(solver);
     std::vector<z3::expr> vars;
@@ -435,6 +665,8 @@ private:
       }
     solver.add(ctx_.assumptions());
     for (size_t i = 0; i < trips_.size(); ++i) solver.add(trips_[i] == z_.int_val(tripValues[i]));
+    for (size_t i = 0; i < drivenValues.size() && i < drivenTrips_.size(); ++i)
+      solver.add(drivenTrips_[i] == z_.int_val(drivenValues[i]));
     z3::check_result r = solver.check();
     if (r == z3::unsat) return std::nullopt;
     if (r == z3::unknown) {
@@ -474,43 +706,127 @@ private:
     return values;
   }
 
-  void simulateAll(int64_t maxTrip) {
+  // Tile counts to simulate for the given loop trip counts: counter prefix + 2m + 2, where m tiles advance
+  // every counter by a multiple of P * c (after m tiles the tile body repeats).  A counter of loop L that
+  // sits directly in a tile loop advances by c * trip(L) per tile; a counter of the tile loop by c; any
+  // other nesting uses m = P.
+  int64_t tilesNeeded(const std::vector<int64_t> &loopTrips, int64_t maxTiles) {
+    int64_t m = 1;
+    for (const auto &[decl, c] : counters_.counters) {
+      int64_t perTile = c.step == 0 ? 0 : -1;
+      for (const auto &group : drivenLoops_)
+        if (std::find(group.begin(), group.end(), c.loop) != group.end()) perTile = 1;
+      for (size_t i = 0; i < tripLoops_.size() && perTile < 0; ++i)
+        if (std::find(tripLoops_[i].begin(), tripLoops_[i].end(), c.loop) != tripLoops_[i].end() &&
+            directlyInTileLoop(c.loop))
+          perTile = loopTrips[i];
+      int64_t advance = perTile < 0 ? 0 : std::abs(c.step) * perTile;
+      int64_t mc = perTile < 0 ? period_ : period_ / std::gcd(period_, advance == 0 ? period_ : advance);
+      m = std::lcm(m, mc);
+    }
+    if (counters_.counters.empty()) m = period_;
+    return std::min(maxTiles, counterPrefix_ + 2 * m + 2);
+  }
+  // Is `loop` a direct child of a tile loop's body (no loop, if or elect in between)?
+  bool directlyInTileLoop(const ForStmt *loop) const {
+    for (const auto &group : drivenLoops_)
+      for (const ForStmt *f : group)
+        if (f->body)
+          for (const Ptr<Stmt> &st : f->body->stmts)
+            if (st.get() == loop) return true;
+    return false;
+  }
+
+  void simulateAll(int64_t maxTrip, int64_t maxTiles) {
     const KernelInfo &info = ctx_.info();
     SlotTable slots = buildSlots(info);
     std::vector<SyncAgent> agents = buildAgents(info);
-    // Trip-count vectors to explore.
-    std::vector<std::vector<int64_t>> combos = {{}};
-    for (size_t i = 0; i < trips_.size(); ++i) {
-      std::vector<std::vector<int64_t>> next;
-      for (const auto &c : combos)
-        for (int64_t t = 0; t <= maxTrip; ++t) {
-          auto d = c;
-          d.push_back(t);
-          next.push_back(std::move(d));
+    // Trip-count vectors to explore: the loops' trip counts, then the tile loops' tile counts; smallest
+    // total first, so that each refutation is found at its smallest trip counts.
+    size_t dims = trips_.size() + drivenTrips_.size();
+    std::vector<int64_t> limit(dims);
+    for (size_t i = 0; i < dims; ++i) limit[i] = i < trips_.size() ? maxTrip : maxTiles;
+    std::vector<std::vector<int64_t>> combos;
+    size_t total = 0;   // combinations needed (beyond the cap: counted, not kept)
+    auto needed = [&](const std::vector<int64_t> &c) {
+      if (drivenTrips_.empty()) return true;
+      std::vector<int64_t> loopTrips(c.begin(), c.begin() + static_cast<long>(trips_.size()));
+      for (size_t i = trips_.size(); i < c.size(); ++i)
+        if (c[i] > tilesNeeded(loopTrips, maxTiles)) return false;
+      return true;
+    };
+    for (int64_t sum = 0;; ++sum) {
+      size_t before = combos.size();
+      bool any = false;   // some combination with this total exists within the limits
+      std::vector<int64_t> c(dims, 0);
+      std::function<void(size_t, int64_t)> gen = [&](size_t d, int64_t left) {
+        if (d + 1 >= dims) {
+          if (dims == 0) {
+            if (left == 0) combos.push_back({});
+            any = true;
+            return;
+          }
+          if (left <= limit[d]) {
+            c[d] = left;
+            any = true;
+            if (!needed(c)) return;
+            if (combos.size() < kMaxTripCombinations) combos.push_back(c);
+            ++total;
+          }
+          return;
         }
-      combos = std::move(next);
-      if (combos.size() > kMaxTripCombinations) {
-        unproven(SyncFamily::Deadlock, ctx_.kernel().nameRange, "the synchronisation protocol for every trip count",
-                 "the kernel has " + std::to_string(trips_.size()) +
-                     " independent symbolic loop trip counts; the verifier enumerates at most " +
-                     std::to_string(kMaxTripCombinations) + " combinations");
-        combos.resize(kMaxTripCombinations);
-        break;
-      }
+        for (int64_t v = 0; v <= std::min(left, limit[d]); ++v) {
+          c[d] = v;
+          gen(d + 1, left - v);
+        }
+      };
+      gen(0, sum);
+      if (!any && combos.size() == before) break;
+      if (dims == 0) break;
     }
+    if (total > kMaxTripCombinations)
+      unproven(SyncFamily::Deadlock, ctx_.kernel().nameRange, "the synchronisation protocol for every trip count",
+               "the kernel has " + std::to_string(dims) + " independent symbolic loop trip counts (" +
+                   std::to_string(total) + " combinations up to the period); the verifier enumerates at most " +
+                   std::to_string(kMaxTripCombinations));
     std::set<std::pair<int, uint32_t>> seen;   // (kind, offset) of reported refutations
     for (const SyncFinding &f : result_.findings) seen.insert({static_cast<int>(f.kind), f.range.begin.offset});
+    std::map<std::vector<int64_t>, std::optional<std::pair<ConcreteValues, std::string>>> shapes;
     for (const std::vector<int64_t> &combo : combos) {
-      std::string shape;
-      size_t before = result_.findings.size();
-      std::optional<ConcreteValues> values = shapeFor(combo, shape);
-      if (result_.findings.size() != before) return;   // the solver gave up: stop enumerating (reported)
-      if (!values) continue;
-      SyncProgram program = expandSync(ctx_.kernel(), info, slots, agents, *values);
+      std::vector<int64_t> loopTrips(combo.begin(), combo.begin() + static_cast<long>(trips_.size()));
+      std::vector<int64_t> tiles(combo.begin() + static_cast<long>(trips_.size()), combo.end());
+      auto cached = shapes.find(loopTrips);
+      if (cached == shapes.end()) {
+        std::string shape;
+        size_t before = result_.findings.size();
+        std::optional<ConcreteValues> values = shapeFor(loopTrips, shape);
+        if (result_.findings.size() != before) return;   // the solver gave up: stop enumerating (reported)
+        std::optional<std::pair<ConcreteValues, std::string>> entry;
+        if (values) entry = std::make_pair(std::move(*values), shape);
+        cached = shapes.emplace(loopTrips, std::move(entry)).first;
+      }
+      if (!cached->second) continue;
+      if (!tiles.empty() && *std::max_element(tiles.begin(), tiles.end()) > tilesNeeded(loopTrips, maxTiles)) continue;
+      ConcreteValues values = cached->second->first;
+      std::string shape = cached->second->second;
+      values.counters = &counters_;
+      for (size_t i = 0; i < drivenLoops_.size(); ++i)
+        for (const ForStmt *f : drivenLoops_[i]) values.tripOverrides[f] = tiles[i];
+      SyncProgram program = expandSync(ctx_.kernel(), info, slots, agents, values);
       for (const SyncProblem &p : program.problems)
         unproven(SyncFamily::Deadlock, p.range, "the synchronisation protocol", p.what + " cannot be evaluated: " + p.reason);
       if (!program.problems.empty()) return;
       SimOutcome out = simulateSync(info, ctx_.arch(), slots, agents, program);
+      if (out.findings.empty()) continue;
+      bool stopAfterThis = !drivenTrips_.empty();   // tile nests: the smallest refuting run is reported alone
+      if (!tiles.empty()) {
+        // The tile counts were chosen apart from the shape: find a shape with all of them (or drop the run).
+        shape.clear();
+        size_t before = result_.findings.size();
+        std::optional<ConcreteValues> joint = shapeFor(loopTrips, shape, tiles);
+        if (result_.findings.size() != before) return;
+        if (!joint) continue;   // these trip counts never occur together
+      }
       for (SimFinding &f : out.findings) {
         if (!seen.insert({static_cast<int>(f.kind), f.range.begin.offset}).second) continue;
         SyncFinding s;
@@ -520,10 +836,11 @@ private:
         s.args = std::move(f.args);
         std::string trace = "counterexample: ";
         if (!combo.empty()) {
-          trace += "loop '" + tripLoops_[0][0]->name + "' runs " + std::to_string(combo[0]) + " iteration" +
-                   (combo[0] == 1 ? "" : "s");
-          for (size_t i = 1; i < combo.size(); ++i)
-            trace += ", loop '" + tripLoops_[i][0]->name + "' " + std::to_string(combo[i]);
+          for (size_t i = 0; i < combo.size(); ++i) {
+            const std::string &name = i < trips_.size() ? tripLoops_[i][0]->name : drivenLoops_[i - trips_.size()][0]->name;
+            trace += (i ? ", loop '" : "loop '") + name + "' runs " + std::to_string(combo[i]) + " iteration" +
+                     (combo[i] == 1 ? "" : "s");
+          }
           trace += " (" + shape + ")";
         } else {
           trace += shape.empty() ? "every shape" : shape;
@@ -533,6 +850,7 @@ private:
         s.hint = std::move(f.hint);
         result_.findings.push_back(std::move(s));
       }
+      if (stopAfterThis) return;
     }
   }
 
@@ -541,6 +859,12 @@ private:
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
   std::vector<std::vector<const ForStmt *>> tripLoops_;
+  std::vector<z3::expr> drivenTrips_;                    // tile loops' trip terms (enumerated directly)
+  std::vector<std::vector<const ForStmt *>> drivenLoops_;
+  InductionCounters counters_;
+  std::vector<const Decl *> counterVars_;
+  std::map<const Decl *, z3::expr> counterTerms_;
+  int64_t counterPrefix_ = 0;
   int64_t period_ = 2;
 };
 

@@ -26,8 +26,9 @@ struct ThreadPoint {
 
 class Evaluator {
 public:
-  Evaluator(const KernelInfo &info, const ConcreteValues &values, const std::map<const Decl *, int64_t> &loops)
-      : info_(info), values_(values), loops_(loops) {}
+  Evaluator(const KernelInfo &info, const ConcreteValues &values, const std::map<const Decl *, int64_t> &loops,
+            const std::map<const Decl *, int64_t> &counters)
+      : info_(info), values_(values), loops_(loops), counters_(counters) {}
 
   std::optional<int64_t> eval(const Expr &e, const ThreadPoint &at, std::string &why) const {
     return ev(e, at, why, 0);
@@ -103,7 +104,19 @@ private:
       case DeclKind::Builtin:
         if (auto bv = builtinValueOf(e)) return builtin(*bv, at, why);
         return fail(why, "'" + d->name + "' is not a value");
-      case DeclKind::Var: return fail(why, "the mutable variable '" + d->name + "'");
+      case DeclKind::Var: {
+        if (auto it = counters_.find(d); it != counters_.end()) return it->second;
+        std::string text = "the mutable variable '" + d->name + "'";
+        if (values_.counters)
+          if (auto it = values_.counters->notCounters.find(d); it != values_.counters->notCounters.end())
+            text += ", which is not an induction counter: " + it->second;
+        return fail(why, text);
+      }
+      case DeclKind::LoopVar:
+        if (values_.tripOverrides.count(static_cast<const ForStmt *>(d)))
+          return fail(why, "the variable of loop '" + d->name +
+                               "', which the verifier models by its trip count only (its iterations must not differ in synchronisation)");
+        return fail(why, "'" + d->name + "' has no known value");
       default: return fail(why, "'" + d->name + "' has no known value");
       }
     }
@@ -184,6 +197,7 @@ private:
   const KernelInfo &info_;
   const ConcreteValues &values_;
   const std::map<const Decl *, int64_t> &loops_;
+  const std::map<const Decl *, int64_t> &counters_;
 };
 
 // ---------------------------------------------------------------- operands
@@ -291,7 +305,8 @@ class Walker {
 public:
   Walker(const KernelInfo &info, const SlotTable &slots, const SyncAgent &agent, const ConcreteValues &values,
          std::vector<SyncEvent> &out, std::vector<SyncProblem> &problems)
-      : info_(info), slots_(slots), agent_(agent), out_(out), problems_(problems), eval_(info, values, loops_) {}
+      : info_(info), slots_(slots), agent_(agent), values_(values), out_(out), problems_(problems),
+        eval_(info, values, loops_, counters_) {}
 
   using Active = std::vector<int64_t>;   // tid.x of the active threads, ascending
 
@@ -314,11 +329,30 @@ public:
     case StmtKind::Var: {
       auto *v = cast<VarStmt>(&s);
       emitReads(v->init.get(), active, s.range);
+      if (const InductionCounter *c = values_.counters ? values_.counters->find(v) : nullptr) {
+        if (!counters_.count(v)) counterOrder_.push_back(v);
+        counters_[v] = c->init;
+        counterThreads_[v] = active;
+      }
       return active;
     }
     case StmtKind::Assign: {
       auto *a = cast<AssignStmt>(&s);
       emitReads(a->value.get(), active, s.range);
+      if (const InductionCounter *c = values_.counters ? values_.counters->find(rootDecl(a->target.get())) : nullptr;
+          c && c->update == a) {
+        auto it = counters_.find(c->decl);
+        if (it == counters_.end()) return active;
+        if (counterThreads_[c->decl] != active) {
+          // Some threads that declared the counter left (return): its value differs between threads.
+          counters_.erase(it);
+          problem(a->range, "the counter '" + c->decl->name + "'",
+                  "it is incremented by only some of the threads of " + agent_.name);
+          return active;
+        }
+        it->second += c->step;
+        return active;
+      }
       if (isSharedRef(a->target.get())) {
         if (a->op != AssignOp::Set) emitSharedAccess(EventKind::Read, a->target.get(), active, s.range, nullptr);
         emitSharedAccess(EventKind::Write, a->target.get(), active, s.range, nullptr);
@@ -348,14 +382,24 @@ public:
       bool elseRelevant = i->elseBody && containsSyncEvents(*i->elseBody);
       if (!thenRelevant && !elseRelevant) return active;
       Active yes, no;
-      for (int64_t t : active) {
+      if (!threadVarying(i->cond.get())) {
         std::string why;
-        auto v = eval_.eval(*i->cond, ThreadPoint{&agent_, t}, why);
+        auto v = eval_.eval(*i->cond, ThreadPoint{&agent_, active.front()}, why);
         if (!v) {
           problem(i->cond->range, "the branch condition around synchronisation", "it depends on " + why);
           return active;
         }
-        (*v ? yes : no).push_back(t);
+        (*v ? yes : no) = active;
+      } else {
+        for (int64_t t : active) {
+          std::string why;
+          auto v = eval_.eval(*i->cond, ThreadPoint{&agent_, t}, why);
+          if (!v) {
+            problem(i->cond->range, "the branch condition around synchronisation", "it depends on " + why);
+            return active;
+          }
+          (*v ? yes : no).push_back(t);
+        }
       }
       Active after = yes.empty() ? Active{} : walk(*i->thenBody, yes);
       Active afterElse = (no.empty() || !i->elseBody) ? no : walk(*i->elseBody, no);
@@ -364,6 +408,15 @@ public:
     case StmtKind::For: {
       auto *f = cast<ForStmt>(&s);
       if (!f->body || !containsSyncEvents(*f->body)) return active;
+      if (auto ov = values_.tripOverrides.find(f); ov != values_.tripOverrides.end()) {
+        context_.emplace_back(f->name + "#", 0);   // the iteration number, not the variable's value
+        for (int64_t j = 0; j < ov->second && !active.empty() && !overflow_; ++j) {
+          context_.back().second = j;
+          active = walk(*f->body, std::move(active));
+        }
+        context_.pop_back();
+        return active;
+      }
       auto lo = uniform(f->lower.get(), active, "the loop's lower bound");
       auto hi = uniform(f->upper.get(), active, "the loop's upper bound");
       std::optional<int64_t> step = 1;
@@ -401,11 +454,50 @@ private:
     problems_.push_back({range, std::move(what), std::move(reason)});
   }
 
+  // Does e depend on the thread within the agent (tid, lane, warp, ROLE.warp / ROLE.thread)?  Cached.
+  bool threadVarying(const Expr *e) {
+    if (!e) return false;
+    auto it = threadVarying_.find(e);
+    if (it != threadVarying_.end()) return it->second;
+    bool varying = computeThreadVarying(e, 0);
+    threadVarying_.emplace(e, varying);
+    return varying;
+  }
+  static bool computeThreadVarying(const Expr *e, unsigned depth) {
+    if (!e) return false;
+    if (depth > kMaxEvalDepth) return true;
+    if (auto bv = builtinValueOf(*e)) {
+      switch (*bv) {
+      case BuiltinValue::TidX: case BuiltinValue::TidY: case BuiltinValue::TidZ: case BuiltinValue::Lane:
+      case BuiltinValue::Warp: case BuiltinValue::RoleWarp: case BuiltinValue::RoleThread: return true;
+      default: return false;
+      }
+    }
+    switch (e->kind) {
+    case ExprKind::Name: {
+      const Decl *d = cast<NameExpr>(e)->decl;
+      if (d && d->declKind == DeclKind::Let) return computeThreadVarying(static_cast<const LetStmt *>(d)->init.get(), depth + 1);
+      return false;   // counters are per agent (checked at their update); loop variables are uniform
+    }
+    case ExprKind::Unary: return computeThreadVarying(cast<UnaryExpr>(e)->operand.get(), depth + 1);
+    case ExprKind::Binary:
+      return computeThreadVarying(cast<BinaryExpr>(e)->lhs.get(), depth + 1) ||
+             computeThreadVarying(cast<BinaryExpr>(e)->rhs.get(), depth + 1);
+    case ExprKind::Call:
+      for (const Ptr<Expr> &a : cast<CallExpr>(e)->args)
+        if (computeThreadVarying(a.get(), depth + 1)) return true;
+      return false;
+    case ExprKind::Member: return computeThreadVarying(cast<MemberExpr>(e)->base.get(), depth + 1);
+    case ExprKind::IntLit: case ExprKind::BoolLit: return false;
+    default: return true;   // loads and the like: evaluate per thread (they fail anyway)
+    }
+  }
+
   // A value every active thread agrees on.
   std::optional<int64_t> uniform(const Expr *e, const Active &active, const char *what) {
     if (!e || active.empty()) return std::nullopt;
     std::optional<int64_t> first;
-    for (int64_t t : active) {
+    for (int64_t t : threadVarying(e) ? active : Active{active.front()}) {
       std::string why;
       auto v = eval_.eval(*e, ThreadPoint{&agent_, t}, why);
       if (!v) {
@@ -427,6 +519,9 @@ private:
       if (!w.empty()) w += ", ";
       w += name + " = " + std::to_string(value);
     }
+    for (const Decl *d : counterOrder_)
+      if (auto it = counters_.find(d); it != counters_.end())
+        w += (w.empty() ? "" : ", ") + d->name + " = " + std::to_string(it->second);
     return w;
   }
 
@@ -673,9 +768,14 @@ private:
   const KernelInfo &info_;
   const SlotTable &slots_;
   const SyncAgent &agent_;
+  const ConcreteValues &values_;
   std::vector<SyncEvent> &out_;
   std::vector<SyncProblem> &problems_;
   std::map<const Decl *, int64_t> loops_;
+  std::map<const Decl *, int64_t> counters_;            // induction counters in scope: current value
+  std::map<const Decl *, Active> counterThreads_;       // the threads that declared each counter
+  std::vector<const Decl *> counterOrder_;              // counters in declaration order (for `where`)
+  std::map<const Expr *, bool> threadVarying_;
   Evaluator eval_;
   std::vector<std::pair<std::string, int64_t>> context_;
   bool overflow_ = false;

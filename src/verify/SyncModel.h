@@ -17,14 +17,16 @@
 // writes (stores, stmatrix, cp.async).  Loops and ifs without such events are skipped entirely; loops
 // with them are unrolled with their concrete bounds (the caller enumerates trip counts).
 //
-// Expansion evaluates every expression it needs concretely (64-bit, target division semantics).  A value
-// it cannot evaluate (a load, a float, a mutable variable) in a position that matters - a loop bound, a
+// Expansion evaluates every expression it needs concretely (64-bit, target division semantics); induction
+// counters (InductionCounters.h) are tracked per agent as their `+= c` executes.  A value it cannot evaluate
+// (a load, a float, a mutable variable that is not an induction counter) in a position that matters - a loop bound, a
 // branch around events, a stage index, a parity, a byte count - is recorded as a problem: the caller turns
 // it into an "unproven" diagnostic.
 #pragma once
 #include "frontend/AST.h"
 #include "frontend/Builtins.h"
 #include "frontend/KernelInfo.h"
+#include "verify/InductionCounters.h"
 
 #include <climits>
 #include <cstdint>
@@ -108,6 +110,11 @@ struct SyncProgram {
 struct ConcreteValues {
   std::map<const Decl *, int64_t> decls;
   std::map<BuiltinValue, int64_t> builtins;
+  // Loops run exactly this many times instead of evaluating their bounds (persistent tile loops, whose
+  // trip count the analysis enumerates directly); their loop variable has no value inside.
+  std::map<const ForStmt *, int64_t> tripOverrides;
+  // Induction counters (evaluated concretely as the loops unroll); null: every `var` is unknown.
+  const InductionCounters *counters = nullptr;
 };
 
 SyncProgram expandSync(const Kernel &kernel, const KernelInfo &info, const SlotTable &slots,

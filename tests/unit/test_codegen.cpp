@@ -242,7 +242,7 @@ TEST_CASE("generatePtx: source map points PTX lines at the CAKE statements") {
   CHECK(k.block[0] == "64");
 }
 
-TEST_CASE("generatePtx: a form not lowered yet is a diagnostic, not PTX") {
+TEST_CASE("generatePtx: a remote arrive with expect_tx maps the barrier into the peer CTA") {
   auto c = compile(
       "target sm_90a;\n"
       "kernel k(X: f32[N]) grid(2) threads(128) cluster(2) {\n"
@@ -250,10 +250,16 @@ TEST_CASE("generatePtx: a form not lowered yet is a diagnostic, not PTX") {
       "  arrive bar expect_tx(16) cta(1);\n"
       "  arrive bar expect_tx(32) cta(0);\n"
       "}\n");
-  CHECK_FALSE(c->cg.ok);
-  int e0701 = 0;
-  for (const Diagnostic &d : c->diags.diagnostics()) e0701 += diagInfo(d.kind).code == "E0701";
-  CHECK(e0701 == 2);
+  REQUIRE(c->cg.ok);
+  const std::string &ptx = c->cg.ptx;
+  CHECK(ptx.find("mapa.shared::cluster.u32") != std::string::npos);
+  size_t remote = 0;
+  for (size_t at = ptx.find("mbarrier.arrive.expect_tx.shared::cluster.b64"); at != std::string::npos;
+       at = ptx.find("mbarrier.arrive.expect_tx.shared::cluster.b64", at + 1))
+    ++remote;
+  CHECK(remote == 2);
+  CHECK(ptx.find(", 16;") != std::string::npos);
+  CHECK(ptx.find(", 32;") != std::string::npos);
 }
 
 TEST_CASE("generatePtx: Hopper constructs lower; TMA tensors add tensormap ABI slots") {

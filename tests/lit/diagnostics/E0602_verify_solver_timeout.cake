@@ -20,3 +20,4 @@ kernel k<S = 2>(A: f32[M, K]) requires(K % 4 == 0) grid(M) threads(32) {
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@15 E0602 {{the solver timed out after 1 ms proving that this expression repeats every 4 iterations of 'k'}}
 // expected-error@6 E0602 {{the solver timed out after 1 ms proving the synchronisation protocol for trip count 0}}
+// expected-error@9 E0602 {{the solver timed out after 1 ms proving that mbarrier 'bar' is initialised by a single thread}}

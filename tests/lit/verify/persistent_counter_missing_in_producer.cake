@@ -1,0 +1,96 @@
+// Only the consumers advance the k-tile counter: the producer's `it += 1` is missing, so it refills
+// stage 0 over and over (its counter is the constant 0) while the consumers move on to stage 1.
+// (Derived from samples/hopper_gemm_persistent.cake.)
+// RUN: %cakec --verify-only --verify-diagnostics %s
+target sm_90a;
+
+kernel hopper_gemm_persistent<BM = 128, BN = 256, BK = 64, S = 4, GM = 8>(
+    A: bf16[M, K] tma(box=[BM, BK], swizzle=128B) align(16),
+    B: bf16[N, K] tma(box=[BN / 2, BK], swizzle=128B) align(16),
+    C: bf16[M, N] align(16))
+  requires(K % 8 == 0, N % 2 == 0, BM == 128, BK * 2 == 128, BN % 16 == 0, S >= 2, GM >= 1)
+  grid(num_sms / 2 * 2) threads(384) cluster(2)
+{
+  shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
+  shared b: bf16[S][BN, BK] swizzle(128B) align(1024);
+  mbarrier full[S] arrivals(1);
+  mbarrier empty[S] arrivals(16);
+
+  if tid.x == 0 {
+    mbarrier.init full;
+    mbarrier.init empty;
+    fence.mbarrier_init;
+  }
+  cluster.sync;
+
+  let rank = i32(cluster.rank);
+  let m_pairs = cdiv(M, 2 * BM);
+  let n_tiles = cdiv(N, BN);
+  let pairs = m_pairs * n_tiles;
+  let k_tiles = cdiv(K, BK);
+  let first = i32(block.x) / 2;
+  let clusters = i32(grid_dim.x) / 2;
+  let group = GM * n_tiles;
+
+  role load = warpgroup(0) regs(40) {
+    if load.warp == 0 {
+      elect {
+        var it: i32 = 0;
+        for p in first..pairs step clusters {
+          let g0 = (p / group) * GM;
+          let gm = min(m_pairs - g0, GM);
+          let m0 = ((g0 + (p % group) % gm) * 2 + rank) * BM;
+          let n0 = ((p % group) / gm) * BN;
+          for k in 0..k_tiles {
+            let s = it % S;
+            wait empty[s] parity(((it / S) & 1) ^ 1);
+            arrive full[s] expect_tx((BM + BN) * BK * 2);
+            tma.load a[s] <- A[m0, k * BK] signal(full[s]);
+            tma.load b[s][rank * (BN / 2) +: BN / 2, :] <- B[n0 + rank * (BN / 2), k * BK] signal(full[s]) multicast(3);
+          }
+        }
+      }
+    }
+  }
+
+  role math[2] = warpgroups(1..3) regs(232) {
+    var acc: frag<wgmma_acc, f32, 64, BN, 16>;
+    var it: i32 = 0;
+    for p in first..pairs step clusters {
+      let g0 = (p / group) * GM;
+      let gm = min(m_pairs - g0, GM);
+      let m0 = ((g0 + (p % group) % gm) * 2 + rank) * BM;
+      let n0 = ((p % group) / gm) * BN;
+      acc = 0.0;
+      for k in 0..k_tiles {
+        let s = it % S;
+        wait full[s] parity((it / S) & 1);
+        wgmma.fence;
+        wgmma acc += a[s][64 * math.index +: 64, :] * b[s].T;
+        wgmma.commit;
+        wgmma.wait 1;                      // k-tile it-1's group is done: release its stage in both CTAs
+        if k > 0 {
+          elect {
+            arrive empty[(it - 1) % S] cta(0);
+            arrive empty[(it - 1) % S] cta(1);
+          }
+        }
+        it += 1;
+      }
+      wgmma.wait 0;
+      elect {
+        arrive empty[(it - 1) % S] cta(0);
+        arrive empty[(it - 1) % S] cta(1);
+      }
+      store C[m0 + 64 * math.index, n0] <- bf16(acc);
+    }
+  }
+
+  cluster.sync;
+}
+// ---- expected diagnostics (utils/verify-expectations.py) ----
+// expected-error@16 E0603 {{mbarrier 'CTA 0: full[0]' phase 0 receives 2 arrivals, but it is declared with arrivals(1)}}
+// expected-note@16 {{counterexample: loop 'k' runs 1 iteration, loop 'p' runs 2 iterations (M = 512, K = 8, N = 258)}}
+// expected-note@47 {{CTA 0: load arrives here (p# = 0, k = 0, it = 0) (1 thread per execution)}}
+// expected-note@47 {{CTA 0: load arrives here (p# = 1, k = 0, it = 0) (1 thread per execution)}}
+// expected-note@16 {{declared here with arrivals(1)}}
