@@ -218,10 +218,15 @@ def fp32_rate(torch, k, sms, sink):
     block_cycles = float(cycles.median().item())
     clock_ghz = float((cycles / ns.clamp(min=1)).median().item())
     lane_fmas_per_sm = 8 * threads * 8 * 32 * iters
-    lanes_per_clk = lane_fmas_per_sm / block_cycles
+    # Per SM clock from the whole launch's event time and the clock under load: lane FMAs per SM / (t * f).
+    # (Dividing by one block's clock64 span instead over-counts whenever the 8 blocks of an SM are not all
+    # resident at once - the first H200 run of this version read 217.8 lanes/clk against 128 lanes per SM.)
+    lanes_per_clk = lane_fmas_per_sm / (t * clock_ghz * 1e9)
     return {"fp32_lanes_per_clk_per_sm": {"value": lanes_per_clk,
                                           "method": "8 blocks x 256 threads per SM, 8 independent FFMA chains per "
-                                                    "thread (unrolled x32); lane FMAs per SM / block clock64 cycles"},
+                                                    "thread (unrolled x32); lane FMAs per SM / (CUDA-event time x "
+                                                    "SM clock under load); median block span %.0f cycles"
+                                                    % block_cycles},
             "fp32_flops_per_clk_per_sm": {"value": 2 * lanes_per_clk, "method": "2 x fp32_lanes_per_clk_per_sm"},
             "fp32_flops_per_s": {"value": 2 * lane_fmas_per_sm * sms / t, "method": "FFMA FLOPs / CUDA-event time"},
             "sm_clock_ghz_under_fp32_load": {"value": clock_ghz, "method": "clock64 cycles / globaltimer ns per block"}}
