@@ -39,6 +39,8 @@
 //   measured H200 (--arch sm_90, CUDA 13, bench/perf_gemm_softmax.py), before the address work: defaults 4096^3 345 TFLOP/s
 //            (cuBLAS 789: 0.44), 8192^3 339 (0.44); -D S=4: 348-353 / 341-347 TFLOP/s; the mainloop alone
 //            (K slope) runs at 365-390 TFLOP/s.  Before this schedule: 128x128x32, 4 warps, 3 stages: 201.
+//            After the address work (bench/results/2026-11-29-session2/ampere_variants.md): defaults 4096^3
+//            408 TFLOP/s (cuBLAS 797: 0.51), 8192^3 384 (751: 0.51), main loop (K slope) 485; S=4 392 / 387.
 //   address  every address is one register per access family plus an immediate: the unrolled copies
 //            (idx = v * threads + t) share t / 8, t % 8 through cakec's affine reassociation, ldmatrix rows
 //            differ only in [reg+imm], and a B/A row step of the copies is one mad.wide.u32 of the 32-bit
