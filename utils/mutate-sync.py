@@ -23,7 +23,9 @@ A mutant is
 kill rate = killed / (killed + survived).
 
 Usage:
-  utils/mutate-sync.py [--cakec PATH] [--min-kill-rate R] [--json OUT] [--timeout S] FILE.cake ...
+  utils/mutate-sync.py [--cakec PATH] [--min-kill-rate R] [--json OUT] [--timeout S] [-D NAME=VALUE ...] FILE.cake ...
+-D NAME=VALUE is passed to every cakec run (the clean baseline and each mutant), e.g. to mutate a variant that
+verifies in reasonable time; the stages operator then shrinks the given S instead of the default.
 Exit status: 0, or 1 when the kill rate is below --min-kill-rate (so a ctest/lit test catches regressions),
 2 on usage errors or when an input does not verify clean before mutation.
 Python 3 standard library only.
@@ -169,12 +171,29 @@ def main():
     ap.add_argument("--min-kill-rate", type=float, default=None)
     ap.add_argument("--json", default=None, help="write every mutant's outcome here")
     ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("-D", "--define", action="append", default=[], metavar="NAME=VALUE",
+                    help="compile-time parameter override passed to every cakec run (repeatable)")
     args = ap.parse_args()
+    defines = {}
+    for d in args.define:
+        if "=" not in d:
+            print("mutate-sync: -D expects NAME=VALUE, got '%s'" % d, file=sys.stderr)
+            return 2
+        name, value = d.split("=", 1)
+        defines[name.strip()] = value.strip()
+
+    def define_args(overrides):
+        merged = dict(defines)
+        merged.update(overrides)
+        out = []
+        for name, value in merged.items():
+            out += ["-D", "%s=%s" % (name, value)]
+        return out
 
     results = []
     for path in args.files:
         text = open(path, encoding="utf-8").read()
-        baseline, codes = run_cakec(args.cakec, path, [], args.timeout)
+        baseline, codes = run_cakec(args.cakec, path, define_args({}), args.timeout)
         if baseline != "survived":
             print("mutate-sync: %s does not verify clean before mutation (%s)" % (path, " ".join(codes)), file=sys.stderr)
             return 2
@@ -183,7 +202,20 @@ def main():
                 mpath = os.path.join(tmp, "m%d_%s" % (n, os.path.basename(path)))
                 with open(mpath, "w", encoding="utf-8") as f:
                     f.write(new_text)
-                outcome, codes = run_cakec(args.cakec, mpath, extra, args.timeout)
+                overrides = {}
+                if op == "stages":
+                    if "S" in defines:
+                        try:
+                            s_value = int(defines["S"])
+                        except ValueError:
+                            continue
+                        if s_value <= 1:
+                            continue
+                        overrides["S"] = str(s_value - 1)
+                        desc = "-D S=%d (given %d)" % (s_value - 1, s_value)
+                    else:
+                        overrides["S"] = extra[1].split("=", 1)[1]
+                outcome, codes = run_cakec(args.cakec, mpath, define_args(overrides), args.timeout)
                 results.append({"file": path, "operator": op, "mutation": desc, "line": line,
                                 "outcome": outcome, "codes": codes})
 

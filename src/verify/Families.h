@@ -28,5 +28,6 @@ void verifySimtBounds(VerifyContext &ctx);        // SimtBounds.cpp: global/shar
 // ---- races and initialisation order (verify-races)
 void verifySharedRaces(VerifyContext &ctx);       // SharedRaces.cpp: no two threads touch one shared element between barriers
 void verifyMBarrierInitOrder(VerifyContext &ctx); // MBarrierInitOrder.cpp: mbarrier.init by one thread, never again after use
+void verifyAsyncProxyRaces(VerifyContext &ctx);   // AsyncProxyRaces.cpp: TMA / wgmma shared accesses ordered with other threads' generic ones
 
 } // namespace cake

@@ -9,6 +9,10 @@
 #include "verify/Families.h"
 #include "verify/VerifyContext.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
 namespace cake {
 
 namespace {
@@ -28,6 +32,7 @@ constexpr FamilyEntry kFamilies[] = {
     // ---- shared-memory races, mbarrier initialisation order (verify-races)
     {"shared-memory races", verifySharedRaces},
     {"mbarrier initialisation order", verifyMBarrierInitOrder},
+    {"async-proxy races", verifyAsyncProxyRaces},
 };
 
 } // namespace
@@ -40,9 +45,15 @@ VerifyResult verifyModule(const Module &module, const SemaResult &sema, const Ve
     if (!info) continue;
     VerifyResult result;
     VerifyContext ctx(module, *kernel, *info, sema, options, diags, result);
+    // CAKE_VERIFY_TIMES=1 in the environment prints each family's wall time (profiling aid, stderr).
+    const bool printTimes = std::getenv("CAKE_VERIFY_TIMES") != nullptr;
     for (const FamilyEntry &family : kFamilies) {
       if (diags.limitReached()) break;
+      auto start = std::chrono::steady_clock::now();
       ctx.runFamily(family);
+      if (printTimes)
+        std::fprintf(stderr, "cakec: verify %s: %-30s %8.1f ms\n", kernel->name.c_str(), family.name,
+                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     total += result;
   }

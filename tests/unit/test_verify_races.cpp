@@ -89,3 +89,43 @@ TEST_CASE("init order: a second init after the publishing barrier is E0657; back
   auto twice = verifySource(hopperInit("  if tid.x == 0 {\n    mbarrier.init bar;\n    mbarrier.init bar;\n  }"));
   CHECK_MESSAGE(!twice->has("E0657"), twice->messages());
 }
+
+// ---- async-proxy races (src/verify/AsyncProxyRaces.cpp, E0658)
+namespace {
+// Two warpgroups: role `w` writes the staging tile `st` (generic stores, fence.proxy_async), role `s`'s
+// thread 0 stores it with TMA.  `order` is the synchronisation between them (both roles run it).
+std::string twoRoles(const std::string &writerSync, const std::string &storerSync,
+                     const std::string &barriers = "  barrier both id(1) threads(256);\n  barrier mine id(2) threads(128);\n") {
+  return "target sm_90;\nkernel k(Out: f32[M, 128] tma(box=[1, 128]) align(16)) requires(M >= 1) grid(M) threads(256) {\n"
+         "  shared st: f32[1, 128] align(128);\n" + barriers +
+         "  role w = warpgroup(0) {\n    st[0, i32(w.thread)] = 1.0;\n    fence.proxy_async;\n" + writerSync + "  }\n"
+         "  role s = warpgroup(1) {\n" + storerSync +
+         "    if s.thread == 0 {\n      tma.store Out[i32(block.x), 0] <- st;\n      tma.store.commit;\n"
+         "      tma.store.wait 0;\n    }\n  }\n}\n";
+}
+} // namespace
+
+TEST_CASE("async races: a named barrier over both roles orders the writes before the tma.store") {
+  auto v = verifySource(twoRoles("    sync both;\n", "    sync both;\n"));
+  CHECK_MESSAGE(v->codes().empty(), v->messages());
+  CHECK(v->result.proven >= 1);
+}
+
+TEST_CASE("async races: a named barrier the writers do not take part in orders nothing (E0658)") {
+  // `mine` is passed by the storing warpgroup only (128 threads): the writers are not ordered by it.
+  auto v = verifySource(twoRoles("", "    sync mine;\n", "  barrier mine id(2) threads(128);\n"));
+  const Diagnostic *d = v->first("E0658");
+  REQUIRE_MESSAGE(d, v->messages());
+  CHECK(d->message.find("'tma.store' reads shared 'st'") != std::string::npos);
+  bool counterexample = false;
+  for (auto &n : d->notes) counterexample |= n.message.find("counterexample: thread 128 (warp 4, lane 0)") != std::string::npos;
+  CHECK_MESSAGE(counterexample, v->messages());
+}
+
+TEST_CASE("async races: a writer that only arrives releases, the storer that syncs acquires") {
+  auto v = verifySource(twoRoles("    arrive both;\n", "    sync both;\n"));
+  CHECK_MESSAGE(v->codes().empty(), v->messages());
+  // The other way round: the storer only arrives, so it does not wait for the writers.
+  auto bad = verifySource(twoRoles("    sync both;\n", "    arrive both;\n"));
+  CHECK_MESSAGE(bad->first("E0658") != nullptr, bad->messages());
+}

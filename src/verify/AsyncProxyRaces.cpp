@@ -1,0 +1,978 @@
+// Verifier family: races between generic-proxy shared accesses and async-proxy operations issued by another
+// thread (E0658; E0646 for a fence.proxy_async placed after the ordering barrier; E0601 when undecided).
+//
+// Obligations (every kernel, warp-specialized ones with mbarriers, roles and named barriers included):
+//   (R) an async-proxy *read* of shared memory - `tma.store T[..] <- tile` (issued by one thread) or a
+//       `wgmma` shared operand (issued by every thread of the warpgroup) - by thread t and a generic write
+//       (plain store, stmatrix, fragment store, cp.async destination) of an overlapping element by another
+//       thread t' are ordered: either the write happens before the issue, through a barrier both pass after
+//       the write (t') and before the issue (t), or the async read has completed - the issuing thread's
+//       `tma.store.wait 0` / `wgmma.wait 0` retiring it - before a barrier both pass, which t' passes before
+//       the write.  The writer's fence.proxy_async must lie between its write and that barrier: when it lies
+//       after the barrier, the write is reported as E0646 (a missing fence altogether is WgmmaProxies' E0646).
+//   (W) an async-proxy *write* - `tma.load tile <- T[..]` - issued by t, and a generic read or write of an
+//       overlapping element by another thread t' that precedes it (in an earlier iteration of a common loop,
+//       or earlier in the same iteration) are ordered through a barrier both pass.  Hand-offs through
+//       mbarriers are the sync simulation's (E0609 / E0610): a pair is left to it when the generic access's
+//       role arrives on an mbarrier (other than the one the copy signals) that the issuing role waits on.
+//
+// Algorithm (symbolic, on the structured body, like SharedRaces.cpp but with one counter per barrier):
+//   1. Barrier counters.  Barrier keys: 0 = the block barrier (syncthreads, cluster.sync, cluster.wait), then
+//      one per named barrier.  For each key a thread keeps the number of passes so far as a Z3 term of the
+//      loop indices (+1 per sync/arrive of that barrier; ite(c, then, else) after `if c`; for a loop with
+//      iteration index i (v = lo + i * step, 0 <= i < trip) whose body passes B barriers of that key,
+//      E0 + i * B in iteration i and E0 + trip * B after it; after a role, ite(thread in role, after, before)).
+//      The k-th pass of a barrier by one participant and the k-th pass by another belong to one generation
+//      (named barriers: E0640 / E0642 check counts and convergence), so "x passes barrier b after access X
+//      and y passes it before access Y" is  part(b, x) && acquire(b, y) && cY_b >= cX_b + 1.  Participants
+//      are the warps reaching its sync / arrive sites (ControlPath), a thread that only arrives does not
+//      acquire.  Orderings that chain through a third thread are not used (a barrier both pass is required).
+//   2. Completion of async reads: the first `tma.store.wait 0` / `wgmma.wait 0` after the issue in program
+//      order - later in the same iteration, in the next iteration of the loop (a second walk of the body with
+//      i -> i + 1, when i + 1 < trip), or after the loop - gives the counters at which the read is done.
+//   3. Per pair (async op, generic access of the same array, another thread), Z3 searches two threads and
+//      their loop indices with both path conditions, overlapping regions and neither ordering; a model is an
+//      error at the async op with notes at the generic access, the counterexample (threads, iterations,
+//      element) and the missing barrier position, and a hint.
+// Approximations (documented in docs/verifier.md): a retiring wait inside an `if` is taken as executed by the
+// issuing thread; `tma.store.wait N` / `wgmma.wait N` with N > 0 retire nothing; a wait inside a loop nested
+// in the body of the issuing loop is not used for the wrap-around; zero-trip loops are not considered for
+// retirement.
+#include "verify/ControlPath.h"
+#include "verify/Families.h"
+#include "verify/SourceText.h"
+#include "verify/VerifyContext.h"
+
+#include "frontend/Builtins.h"
+#include "frontend/ConstEval.h"
+#include "frontend/Ops.h"
+#include "frontend/Types.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace cake {
+
+namespace {
+
+constexpr size_t kMaxLoopDepth = 10;
+
+struct Region {
+  z3::expr start, length;
+};
+
+struct LoopCtx {
+  const ForStmt *loop;
+  z3::expr var;     // the loop variable's value
+  z3::expr iter;    // iteration index i: var == lo + i * step
+  z3::expr trip;    // number of iterations
+  z3::expr step;
+};
+
+enum class AccessKind { GenericRead, GenericWrite, AsyncRead, AsyncWrite };
+
+struct Access {
+  AccessKind kind;
+  const OpStmt *op = nullptr;       // async ops
+  SourceRange range;
+  std::string what;                 // "stmatrix write 'cs[math.index][0, 0]'" / "'tma.store' of 'cs[math.index]'"
+  const Decl *array = nullptr;
+  const RoleStmt *role = nullptr;
+  std::vector<Region> region;
+  std::string problem;
+  z3::expr cond;
+  std::vector<z3::expr> counters;
+  std::vector<LoopCtx> loops;
+  bool inexact = false;
+  bool warpWide = false;            // a warp-collective fragment store: the pair must be in different warps
+  // generic writes: fence.proxy_async placement
+  bool crossedBarrier = false, fenceAfterBarrier = false;
+  SourceRange barrierRange, fenceRange;
+  // async reads: completion
+  z3::expr retired;                 // the read is retired by a wait (condition over this thread's indices)
+  std::vector<z3::expr> completion; // counters at the retiring wait
+  const Stmt *retiredAt = nullptr;
+  const Decl *signals = nullptr;    // tma.load: the mbarrier it signals
+  bool generic() const { return kind == AccessKind::GenericRead || kind == AccessKind::GenericWrite; }
+};
+
+bool mentions(const z3::expr &e, const z3::expr &c, unsigned depth = 0) {
+  if (depth > 200) return true;
+  if (e.is_const()) return z3::eq(e, c);
+  if (!e.is_app()) return false;
+  for (unsigned i = 0; i < e.num_args(); ++i)
+    if (mentions(e.arg(i), c, depth + 1)) return true;
+  return false;
+}
+
+const Decl *rootDecl(const Expr *e) {
+  while (e) {
+    if (auto *ix = dynCast<IndexExpr>(e)) e = ix->base.get();
+    else if (auto *m = dynCast<MemberExpr>(e)) e = m->base.get();
+    else if (auto *n = dynCast<NameExpr>(e)) return n->decl;
+    else return nullptr;
+  }
+  return nullptr;
+}
+
+const BarrierStmt *namedBarrierOf(const OpStmt &op) {
+  const Expr *e = !op.dsts.empty() ? op.dsts[0].get() : !op.srcs.empty() ? op.srcs[0].get() : nullptr;
+  auto *n = e ? dynCast<NameExpr>(e) : nullptr;
+  if (!n || !n->decl || n->decl->declKind != DeclKind::Barrier) return nullptr;
+  return static_cast<const BarrierStmt *>(n->decl);
+}
+
+class AsyncRaceChecker {
+public:
+  explicit AsyncRaceChecker(VerifyContext &ctx) : ctx_(ctx), z3_(ctx.z3()), tr_(ctx.z3(), ctx.info()) {}
+
+  void run() {
+    const Kernel &k = ctx_.kernel();
+    if (!k.body || !hasAsyncSharedOps(*k.body)) return;
+    collectBarriers();
+    counters_.assign(keys_.size(), z3_.int_val(0));
+    threadVars_.push_back(tr_.builtinVar(BuiltinValue::TidX));
+    threadVars_.push_back(tr_.builtinVar(BuiltinValue::Warp));
+    threadVars_.push_back(tr_.builtinVar(BuiltinValue::Lane));
+    linkThreadBuiltins(nullptr);
+    for (const Expr *r : ctx_.info().requirements)
+      if (r)
+        if (auto c = tr_.translate(*r); c && c->is_bool()) requirements_.push_back(*c);
+    walkBlock(*k.body);
+    checkPairs();
+  }
+
+private:
+  VerifyContext &ctx_;
+  z3::context &z3_;
+  ExprToZ3 tr_;
+  // barrier keys: index 0 = block barrier, then named barriers
+  std::vector<const BarrierStmt *> keys_{nullptr};
+  std::vector<std::set<int64_t>> releaseWarps_, acquireWarps_;   // per key; empty + allWarps_ for key 0
+  bool participationKnown_ = true;
+  std::vector<z3::expr> counters_;
+  std::vector<z3::expr> path_;
+  unsigned inexact_ = 0;
+  bool collect_ = true;
+  bool retireSearch_ = false;            // second walk of a loop body looking for the retiring waits
+  std::vector<size_t> searching_;        // accesses whose retirement the search looks for
+  std::vector<std::pair<size_t, std::vector<z3::expr>>> found_;   // (access, counters at the wait)
+  unsigned loopCounter_ = 0;
+  std::vector<LoopCtx> loops_;
+  std::vector<z3::expr> loopConsts_;     // renamed for the second thread
+  std::vector<z3::expr> loopFacts_;      // trip-count definitions (asserted for both threads)
+  std::vector<z3::expr> threadVars_;
+  std::vector<z3::expr> requirements_;
+  std::vector<Access> accesses_;
+  std::vector<size_t> pendingFence_;     // generic writes not yet followed by fence.proxy_async
+  std::vector<size_t> open_;             // async reads not yet retired
+  std::map<const RoleStmt *, std::set<const Decl *>> arrivedBy_, waitedBy_;   // mbarriers, per role (null: kernel level)
+  std::string epochProblem_;
+  SourceRange epochProblemRange_;
+  const RoleStmt *role_ = nullptr;
+
+  // ---- scope and barrier participation
+  static bool hasAsyncSharedOps(const BlockStmt &b) {
+    bool found = false;
+    std::function<void(const Stmt &)> visit = [&](const Stmt &s) {
+      if (found) return;
+      if (auto *op = dynCast<OpStmt>(&s); op && op->op)
+        found = op->op->id == OpId::TmaStore || op->op->id == OpId::TmaLoad || op->op->id == OpId::Wgmma;
+      if (auto *bl = dynCast<BlockStmt>(&s)) for (auto &c : bl->stmts) if (c) visit(*c);
+      if (auto *f = dynCast<ForStmt>(&s); f && f->body) visit(*f->body);
+      if (auto *i = dynCast<IfStmt>(&s)) {
+        if (i->thenBody) visit(*i->thenBody);
+        if (i->elseBody) visit(*i->elseBody);
+      }
+      if (auto *e = dynCast<ElectStmt>(&s); e && e->body) visit(*e->body);
+      if (auto *r = dynCast<RoleStmt>(&s); r && r->body) visit(*r->body);
+    };
+    visit(b);
+    return found;
+  }
+
+  size_t keyOf(const BarrierStmt *b) {
+    for (size_t i = 0; i < keys_.size(); ++i) if (keys_[i] == b) return i;
+    keys_.push_back(b);
+    return keys_.size() - 1;
+  }
+
+  void collectBarriers() {
+    UniformityAnalysis uniformity(ctx_.kernel());
+    std::map<const BarrierStmt *, std::pair<std::set<int64_t>, std::set<int64_t>>> warps;   // sync, arrive
+    walkControl(ctx_.kernel(), uniformity, [&](const Stmt &s, const ControlPath &path) {
+      auto *op = dynCast<OpStmt>(&s);
+      if (!op || !op->op) return;
+      if (op->op->id == OpId::Arrive || op->op->id == OpId::Wait) {
+        const Decl *d = rootDecl(op->dsts.empty() ? nullptr : op->dsts[0].get());
+        if (d && d->declKind == DeclKind::MBarrier)
+          (op->op->id == OpId::Arrive ? arrivedBy_ : waitedBy_)[path.role].insert(d);
+      }
+      if (op->op->id != OpId::Sync && op->op->id != OpId::Arrive) return;
+      const BarrierStmt *b = namedBarrierOf(*op);
+      if (!b) return;
+      WarpReach reach = reachingWarps(path, ctx_.info(), uniformity);
+      if (!reach.known || reach.divergent()) { participationKnown_ = false; return; }   // E0642 / E0601 elsewhere
+      auto &w = op->op->id == OpId::Sync ? warps[b].first : warps[b].second;
+      w.insert(reach.warps.begin(), reach.warps.end());
+    });
+    releaseWarps_.assign(1, {});
+    acquireWarps_.assign(1, {});
+    for (auto &[b, w] : warps) {
+      keyOf(b);
+      std::set<int64_t> release = w.first;
+      release.insert(w.second.begin(), w.second.end());
+      std::set<int64_t> acquire;
+      for (int64_t x : w.first) if (!w.second.count(x)) acquire.insert(x);
+      releaseWarps_.push_back(release);
+      acquireWarps_.push_back(acquire);
+    }
+  }
+
+  // Does the thread whose warp is `warp` take part in barrier key k (release: arrive or sync; acquire: sync)?
+  z3::expr participates(size_t k, const z3::expr &warp, bool acquire) {
+    if (k == 0) return z3_.bool_val(true);
+    const std::set<int64_t> &ws = acquire ? acquireWarps_[k] : releaseWarps_[k];
+    z3::expr any = z3_.bool_val(false);
+    for (int64_t w : ws) any = any || warp == z3_.int_val(w);
+    return any;
+  }
+
+  void linkThreadBuiltins(const RoleStmt *role) {
+    z3::expr tid = tr_.builtinVar(BuiltinValue::TidX);
+    path_.push_back(tr_.builtinVar(BuiltinValue::Warp) == tid / 32);
+    path_.push_back(tr_.builtinVar(BuiltinValue::Lane) == z3::mod(tid, 32));
+    const RoleInfo *ri = role ? ctx_.info().roleOf(role) : nullptr;
+    if (!ri || !ri->rangeKnown || ri->warpsPerInstance() <= 0) return;
+    int64_t wpi = ri->warpsPerInstance();
+    path_.push_back(roleRange(*ri));
+    z3::expr rel = tid - z3_.int_val(ri->firstWarp * 32);
+    z3::expr idx = tr_.builtinVar(BuiltinValue::RoleIndex, role);
+    z3::expr thr = tr_.builtinVar(BuiltinValue::RoleThread, role);
+    z3::expr wrp = tr_.builtinVar(BuiltinValue::RoleWarp, role);
+    for (const z3::expr &v : {idx, thr, wrp}) threadVars_.push_back(v);
+    path_.push_back(idx == rel / z3_.int_val(wpi * 32));
+    path_.push_back(thr == z3::mod(rel, z3_.int_val(wpi * 32)));
+    path_.push_back(wrp == z3::mod(rel, z3_.int_val(wpi * 32)) / 32);
+  }
+
+  z3::expr roleRange(const RoleInfo &ri) {
+    z3::expr tid = tr_.builtinVar(BuiltinValue::TidX);
+    return tid >= z3_.int_val(ri.firstWarp * 32) && tid < z3_.int_val(ri.endWarp * 32);
+  }
+
+  void epochProblem(SourceRange r, const std::string &why) {
+    if (epochProblem_.empty()) {
+      epochProblem_ = why;
+      epochProblemRange_ = r;
+    }
+  }
+
+  // ---- walk
+  static bool endsInReturn(const BlockStmt *b) {
+    return b && !b->stmts.empty() && b->stmts.back() && isa<ReturnStmt>(b->stmts.back().get());
+  }
+
+  void walkBlock(const BlockStmt &b) {
+    size_t mark = path_.size();
+    unsigned dropped = inexact_;
+    for (auto &s : b.stmts) {
+      if (!s) continue;
+      walkStmt(*s);
+      auto *i = dynCast<IfStmt>(s.get());
+      if (i && !i->elseBody && i->cond && endsInReturn(i->thenBody.get())) {
+        if (auto c = tr_.translate(*i->cond); c && c->is_bool()) path_.push_back(!*c);
+        else ++inexact_;
+      }
+    }
+    path_.resize(mark, z3_.bool_val(true));
+    inexact_ = dropped;
+  }
+
+  void walkStmt(const Stmt &s) {
+    switch (s.kind) {
+    case StmtKind::Block: walkBlock(*cast<BlockStmt>(&s)); break;
+    case StmtKind::Let: if (auto &e = cast<LetStmt>(&s)->init) scan(*e, false, s); break;
+    case StmtKind::Var: if (auto &e = cast<VarStmt>(&s)->init) scan(*e, false, s); break;
+    case StmtKind::Assign: {
+      auto &a = *cast<AssignStmt>(&s);
+      if (a.value) scan(*a.value, false, s);
+      if (a.target) {
+        if (a.op != AssignOp::Set) scan(*a.target, false, s);
+        scan(*a.target, true, s);
+      }
+      break;
+    }
+    case StmtKind::Op: walkOp(*cast<OpStmt>(&s)); break;
+    case StmtKind::Role: {
+      auto &r = *cast<RoleStmt>(&s);
+      size_t mark = path_.size();
+      const RoleStmt *saved = role_;
+      std::vector<z3::expr> before = counters_;
+      role_ = &r;
+      linkThreadBuiltins(&r);
+      if (r.body) walkBlock(*r.body);
+      role_ = saved;
+      path_.resize(mark, z3_.bool_val(true));
+      const RoleInfo *ri = ctx_.info().roleOf(&r);
+      z3::expr in = ri && ri->rangeKnown ? roleRange(*ri) : z3_.bool_val(false);
+      for (size_t k = 0; k < counters_.size(); ++k)
+        counters_[k] = z3::eq(counters_[k], before[k]) ? before[k] : z3::ite(in, counters_[k], before[k]);
+      break;
+    }
+    case StmtKind::For: walkFor(*cast<ForStmt>(&s)); break;
+    case StmtKind::If: walkIf(*cast<IfStmt>(&s)); break;
+    case StmtKind::Elect: {
+      auto &e = *cast<ElectStmt>(&s);
+      if (!e.body) break;
+      path_.push_back(tr_.builtinVar(BuiltinValue::Lane) == 0);
+      walkBlock(*e.body);
+      path_.pop_back();
+      break;
+    }
+    default: break;
+    }
+  }
+
+  void walkIf(const IfStmt &i) {
+    std::optional<z3::expr> c;
+    if (i.cond) {
+      scan(*i.cond, false, i);
+      c = tr_.translate(*i.cond);
+      if (c && !c->is_bool()) c.reset();
+    }
+    std::vector<z3::expr> before = counters_;
+    std::vector<size_t> pendingBefore = pendingFence_;
+    if (c) path_.push_back(*c); else ++inexact_;
+    if (i.thenBody) walkBlock(*i.thenBody);
+    std::vector<z3::expr> afterThen = counters_;
+    std::vector<size_t> pendingThen = pendingFence_;
+    if (c) path_.back() = !*c;
+    counters_ = before;
+    pendingFence_ = pendingBefore;
+    if (i.elseBody) walkStmt(*i.elseBody);
+    if (c) path_.pop_back(); else --inexact_;
+    for (size_t x : pendingThen)
+      if (std::find(pendingFence_.begin(), pendingFence_.end(), x) == pendingFence_.end()) pendingFence_.push_back(x);
+    for (size_t k = 0; k < counters_.size(); ++k) {
+      if (z3::eq(afterThen[k], counters_[k])) continue;
+      if (!c) {
+        epochProblem(i.range, "the number of barriers passed depends on a condition that cannot be modelled ('" +
+                                  sourceText(ctx_.diags(), i.cond->range) + "')");
+        counters_[k] = afterThen[k];
+        continue;
+      }
+      counters_[k] = z3::ite(*c, afterThen[k], counters_[k]).simplify();
+    }
+  }
+
+  // Barriers of each key one iteration of `f`'s body passes.
+  std::vector<z3::expr> bodyBarriers(const ForStmt &f) {
+    bool saved = collect_;
+    std::vector<z3::expr> savedCounters = counters_;
+    std::vector<size_t> savedPending = pendingFence_, savedOpen = open_;
+    collect_ = false;
+    for (auto &c : counters_) c = z3_.int_val(0);
+    walkBlock(*f.body);
+    std::vector<z3::expr> b;
+    for (auto &c : counters_) b.push_back(c.simplify());
+    collect_ = saved;
+    counters_ = savedCounters;
+    pendingFence_ = savedPending;
+    open_ = savedOpen;
+    return b;
+  }
+
+  void walkFor(const ForStmt &f) {
+    for (const Expr *e : {f.lower.get(), f.upper.get(), f.step.get()})
+      if (e) scan(*e, false, f);
+    if (!f.body) return;
+    if (loops_.size() >= kMaxLoopDepth) {   // each level walks its body again: bound the work
+      epochProblem(f.range, "loops are nested more than " + std::to_string(kMaxLoopDepth) + " deep");
+      return;
+    }
+    std::string base = "async!" + f.name + "!" + std::to_string(loopCounter_++);
+    z3::expr v = z3_.int_const(base.c_str());
+    z3::expr i = z3_.int_const((base + "!i").c_str());
+    z3::expr trip = z3_.int_const((base + "!trip").c_str());
+    for (const z3::expr &x : {v, i, trip}) loopConsts_.push_back(x);
+    tr_.bind(&f, v);
+    std::optional<z3::expr> lo = f.lower ? tr_.translate(*f.lower) : std::nullopt;
+    std::optional<z3::expr> hi = f.upper ? tr_.translate(*f.upper) : std::nullopt;
+    std::optional<z3::expr> st = f.step ? tr_.translate(*f.step) : std::optional<z3::expr>(z3_.int_val(1));
+    bool rangeKnown = lo && hi && st;
+    z3::expr range = i >= 0 && i < trip;
+    if (rangeKnown) {
+      range = range && v == *lo + i * *st && v < *hi;
+      // trip = number of iterations (step > 0): lo + (trip - 1) * step < hi <= lo + trip * step, or 0.
+      loopFacts_.push_back(*st >= 1);
+      loopFacts_.push_back(z3::ite(*hi > *lo, *lo + (trip - 1) * *st < *hi && *lo + trip * *st >= *hi, trip == 0));
+    } else {
+      loopFacts_.push_back(trip >= 0);
+    }
+    std::vector<z3::expr> b = bodyBarriers(f);
+    std::vector<z3::expr> start = counters_;
+    for (size_t k = 0; k < b.size(); ++k) {
+      int64_t n = -1;
+      if (b[k].is_numeral_i64(n) && n == 0) continue;
+      if (mentions(b[k], v)) {
+        epochProblem(f.range, "the number of barriers in an iteration of loop '" + f.name + "' depends on the loop variable");
+        continue;
+      }
+      start[k] = counters_[k] + i * b[k];
+    }
+    std::vector<z3::expr> entry = counters_;
+    size_t firstNew = accesses_.size();
+    counters_ = start;
+    path_.push_back(range);
+    if (!rangeKnown) ++inexact_;
+    loops_.push_back({&f, v, i, trip, st ? *st : z3_.int_val(1)});
+    walkBlock(*f.body);
+    // Async reads issued in this iteration and not yet retired: the next iteration's first wait retires them.
+    std::vector<size_t> wrapping;
+    for (size_t x : open_) if (x >= firstNew) wrapping.push_back(x);
+    if (!wrapping.empty() && collect_ && !retireSearch_) searchNextIteration(f, start, wrapping);
+    loops_.pop_back();
+    if (!rangeKnown) --inexact_;
+    path_.pop_back();
+    for (size_t k = 0; k < b.size(); ++k) {
+      int64_t n = -1;
+      if (b[k].is_numeral_i64(n) && n == 0) { counters_[k] = entry[k]; continue; }
+      counters_[k] = (entry[k] + trip * b[k]).simplify();
+    }
+    tr_.unbind(&f);
+  }
+
+  void searchNextIteration(const ForStmt &f, const std::vector<z3::expr> &start, const std::vector<size_t> &wrapping) {
+    const LoopCtx &l = loops_.back();
+    bool savedCollect = collect_;
+    std::vector<z3::expr> savedCounters = counters_;
+    std::vector<size_t> savedPending = pendingFence_, savedOpen = open_;
+    collect_ = false;
+    retireSearch_ = true;
+    searching_ = wrapping;
+    found_.clear();
+    counters_ = start;
+    walkBlock(*f.body);
+    retireSearch_ = false;
+    collect_ = savedCollect;
+    counters_ = savedCounters;
+    pendingFence_ = savedPending;
+    open_ = savedOpen;
+    z3::expr_vector from(z3_), to(z3_);
+    from.push_back(l.iter);
+    to.push_back(l.iter + 1);
+    from.push_back(l.var);
+    to.push_back(l.var + l.step);
+    z3::expr hasNext = l.iter + 1 < l.trip;
+    for (auto &[x, cs] : found_) {
+      std::vector<z3::expr> next;
+      for (auto &c : cs) { z3::expr cc = c; next.push_back(cc.substitute(from, to)); }
+      retire(x, hasNext, next, nullptr);
+    }
+    searching_.clear();
+    found_.clear();
+  }
+
+  void retire(size_t x, const z3::expr &when, const std::vector<z3::expr> &at, const Stmt *site) {
+    Access &a = accesses_[x];
+    z3::expr old = a.retired;
+    if (a.completion.empty()) a.completion = at;
+    else
+      for (size_t k = 0; k < at.size(); ++k) a.completion[k] = z3::ite(old, a.completion[k], at[k]);
+    a.retired = (old || when).simplify();
+    if (!a.retiredAt && site) a.retiredAt = site;
+  }
+
+  void passBarrier(size_t key, const OpStmt &op) {
+    counters_[key] = (counters_[key] + 1).simplify();
+    if (!collect_) return;
+    for (size_t x : pendingFence_)
+      if (!accesses_[x].crossedBarrier) {
+        accesses_[x].crossedBarrier = true;
+        accesses_[x].barrierRange = op.range;
+      }
+  }
+
+  void retiringWait(const OpStmt &op, OpId asyncKind) {
+    std::optional<int64_t> n;
+    if (!op.dsts.empty() && op.dsts[0]) n = ConstEvaluator().evaluate(*op.dsts[0]).optional();
+    if (!n || *n != 0) return;
+    if (retireSearch_) {
+      for (size_t x : searching_)
+        if (accesses_[x].op->op->id == asyncKind && loops_.size() == accesses_[x].loops.size()) {
+          bool done = false;
+          for (auto &f : found_) done |= f.first == x;
+          if (!done) found_.push_back({x, counters_});
+        }
+      return;
+    }
+    if (!collect_) return;
+    std::vector<size_t> still;
+    for (size_t x : open_) {
+      Access &a = accesses_[x];
+      if (a.op->op->id != asyncKind) { still.push_back(x); continue; }
+      // Loops entered since the issue: the wait of their first iteration retires it.
+      z3::expr when = z3_.bool_val(true);
+      z3::expr_vector from(z3_), to(z3_);
+      for (size_t d = a.loops.size(); d < loops_.size(); ++d) {
+        from.push_back(loops_[d].iter);
+        to.push_back(z3_.int_val(0));
+        when = when && loops_[d].trip > 0;
+      }
+      // Loops left since the issue: a wait after them retires only the issue of their last iteration (the
+      // others are retired in the next iteration, see searchNextIteration, or not at all).
+      for (size_t d = loops_.size(); d < a.loops.size(); ++d) when = when && a.loops[d].iter + 1 >= a.loops[d].trip;
+      std::vector<z3::expr> at;
+      for (auto &c : counters_) { z3::expr cc = c; at.push_back(from.empty() ? cc : cc.substitute(from, to)); }
+      retire(x, when, at, &op);
+      if (a.loops.size() < loops_.size()) still.push_back(x);
+    }
+    open_ = still;
+  }
+
+  void walkOp(const OpStmt &op) {
+    if (!op.op) return;
+    switch (op.op->id) {
+    case OpId::Syncthreads: case OpId::ClusterSync: case OpId::ClusterWait: passBarrier(0, op); return;
+    case OpId::Sync: case OpId::Arrive: {
+      if (const BarrierStmt *b = namedBarrierOf(op)) { passBarrier(keyOf(b), op); return; }
+      for (auto &e : op.dsts) if (e) scan(*e, false, op);
+      return;
+    }
+    case OpId::FenceProxyAsync:
+      if (!collect_) return;
+      for (size_t x : pendingFence_)
+        if (accesses_[x].crossedBarrier && !accesses_[x].fenceAfterBarrier) {
+          accesses_[x].fenceAfterBarrier = true;
+          accesses_[x].fenceRange = op.range;
+        }
+      pendingFence_.clear();
+      return;
+    case OpId::TmaStoreWait: retiringWait(op, OpId::TmaStore); return;
+    case OpId::WgmmaWait: retiringWait(op, OpId::Wgmma); return;
+    case OpId::TmaStore:
+      for (auto &src : op.srcs) if (src) recordAsync(op, *src, AccessKind::AsyncRead);
+      return;
+    case OpId::TmaLoad:
+      for (auto &dst : op.dsts) if (dst) recordAsync(op, *dst, AccessKind::AsyncWrite);
+      return;
+    case OpId::Wgmma:
+      for (auto &src : op.srcs) {
+        if (!src) continue;
+        if (auto *mul = dynCast<BinaryExpr>(src.get()); mul && mul->op == BinaryOp::Mul) {
+          if (mul->lhs) recordAsync(op, *mul->lhs, AccessKind::AsyncRead);
+          if (mul->rhs) recordAsync(op, *mul->rhs, AccessKind::AsyncRead);
+        } else {
+          recordAsync(op, *src, AccessKind::AsyncRead);
+        }
+      }
+      return;
+    case OpId::Store: {
+      if (op.dsts.empty() || !op.dsts[0]) return;
+      const Type *ft = op.srcs.empty() || !op.srcs[0] ? nullptr : op.srcs[0]->type;
+      auto *ix = dynCast<IndexExpr>(op.dsts[0].get());
+      if (ix && ft && ft->isFragment() && ix->items.size() == 2) {
+        // The warp (warpgroup) writes the fragment's M x N tile: every participating thread is taken to
+        // write all of it (the ordering obligation does not depend on which lane writes which element).
+        recordGeneric(*ix, true, "fragment store", {ft->m, ft->n}, op);
+        if (collect_ && !accesses_.empty()) accesses_.back().warpWide = true;
+        return;
+      }
+      scan(*op.dsts[0], true, op);
+      return;
+    }
+    default:
+      for (auto &e : op.srcs) if (e) scan(*e, false, op);
+      for (auto &c : op.clauses) for (auto &e : c.args) if (e) scan(*e, false, op);
+      for (auto &e : op.dsts) if (e) scan(*e, true, op);
+      return;
+    }
+  }
+
+  // ---- accesses
+  static const Decl *sharedRoot(const Expr &e) {
+    const Decl *d = rootDecl(&e);
+    return d && d->declKind == DeclKind::Shared ? d : nullptr;
+  }
+
+  void scan(const Expr &e, bool write, const Stmt &at) {
+    switch (e.kind) {
+    case ExprKind::Unary: scan(*cast<UnaryExpr>(&e)->operand, false, at); break;
+    case ExprKind::Binary:
+      scan(*cast<BinaryExpr>(&e)->lhs, false, at);
+      scan(*cast<BinaryExpr>(&e)->rhs, false, at);
+      break;
+    case ExprKind::Member: scan(*cast<MemberExpr>(&e)->base, write, at); break;
+    case ExprKind::Call: for (auto &a : cast<CallExpr>(&e)->args) if (a) scan(*a, false, at); break;
+    case ExprKind::Index: {
+      auto &ix = *cast<IndexExpr>(&e);
+      for (const Expr *cur = &ix; auto *i = dynCast<IndexExpr>(cur); cur = i->base.get()) {
+        for (const IndexItem &it : i->items) {
+          if (it.start) scan(*it.start, false, at);
+          if (it.length) scan(*it.length, false, at);
+        }
+        if (!i->base) break;
+      }
+      if (sharedRoot(ix)) recordGeneric(ix, write, write ? "write" : "read", {}, at);
+      break;
+    }
+    default: break;
+    }
+  }
+
+  Access newAccess(AccessKind kind, const Decl *array, SourceRange range, std::string what) {
+    Access a{kind, nullptr, range, std::move(what), array, role_, {}, {}, z3::mk_and(toVector(path_)), counters_,
+             loops_, inexact_ > 0, false, false, false, {}, {}, z3_.bool_val(false), {}, nullptr, nullptr};
+    return a;
+  }
+
+  // The region of `e` (a[s][r, c +: n], a[s], a), the tile extent overriding the innermost lengths.
+  void computeRegion(Access &a, const Expr &e, const std::vector<int64_t> &tileExtent) {
+    std::vector<const IndexItem *> items;
+    std::vector<const IndexExpr *> chain;
+    const Expr *cur = &e;
+    while (cur && (isa<IndexExpr>(cur) || isa<MemberExpr>(cur))) {
+      if (auto *m = dynCast<MemberExpr>(cur)) { cur = m->base.get(); continue; }
+      auto *i = cast<IndexExpr>(cur);
+      chain.insert(chain.begin(), i);
+      cur = i->base.get();
+    }
+    for (const IndexExpr *i : chain) for (const IndexItem &it : i->items) items.push_back(&it);
+    std::vector<const TensorDim *> dims;
+    for (const DimGroup &g : a.array->type->groups) for (const TensorDim &d : g) dims.push_back(&d);
+    if (items.size() > dims.size()) { a.problem = "more indices than dimensions"; return; }
+    size_t tileFirst = items.size() >= tileExtent.size() ? items.size() - tileExtent.size() : 0;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      TranslateFailure failure;
+      std::optional<z3::expr> dim;
+      if (dims[d]->value) dim = z3_.int_val(*dims[d]->value);
+      else if (dims[d]->expr) dim = tr_.translate(*dims[d]->expr, &failure);
+      if (d >= items.size() || items[d]->kind == IndexItem::Full) {
+        if (!dim) { a.problem = "dimension '" + dims[d]->text + "' cannot be modelled"; return; }
+        a.region.push_back({z3_.int_val(0), *dim});
+        continue;
+      }
+      const IndexItem &it = *items[d];
+      std::optional<z3::expr> start = it.start ? tr_.translate(*it.start, &failure) : std::nullopt;
+      if (!start) {
+        a.problem = "index '" + (it.start ? sourceText(ctx_.diags(), it.start->range) : std::string("?")) + "': " + failure.reason;
+        return;
+      }
+      z3::expr len = z3_.int_val(1);
+      if (!tileExtent.empty() && d >= tileFirst) len = z3_.int_val(tileExtent[d - tileFirst]);
+      else if (it.kind == IndexItem::Slice && it.length) {
+        auto l = tr_.translate(*it.length, &failure);
+        if (!l) { a.problem = "slice length '" + sourceText(ctx_.diags(), it.length->range) + "': " + failure.reason; return; }
+        len = *l;
+      }
+      a.region.push_back({*start, len});
+    }
+  }
+
+  void recordGeneric(const IndexExpr &ix, bool write, const std::string &kind, const std::vector<int64_t> &tileExtent,
+                     const Stmt &at) {
+    if (!collect_) return;
+    const Decl *array = sharedRoot(ix);
+    if (!array || !array->type || !array->type->isTensor()) return;
+    std::string opName = isa<OpStmt>(&at) ? cast<OpStmt>(&at)->name + " " : std::string();
+    if (kind == "fragment store") opName.clear();
+    Access a = newAccess(write ? AccessKind::GenericWrite : AccessKind::GenericRead, array, ix.range,
+                         opName + kind + " '" + sourceText(ctx_.diags(), ix.range) + "'");
+    computeRegion(a, ix, tileExtent);
+    accesses_.push_back(std::move(a));
+    if (write) pendingFence_.push_back(accesses_.size() - 1);
+  }
+
+  void recordAsync(const OpStmt &op, const Expr &operand, AccessKind kind) {
+    const Decl *array = sharedRoot(operand);
+    if (!collect_ || !array || !array->type || !array->type->isTensor()) return;
+    Access a = newAccess(kind, array, op.range, "'" + op.name + "' of '" + sourceText(ctx_.diags(), operand.range) + "'");
+    a.op = &op;
+    for (const Clause &c : op.clauses)
+      if (c.name == "signal" && !c.args.empty()) a.signals = rootDecl(c.args[0].get());
+    computeRegion(a, operand, {});
+    accesses_.push_back(std::move(a));
+    if (kind == AccessKind::AsyncRead) open_.push_back(accesses_.size() - 1);
+  }
+
+  static z3::expr_vector toVectorImpl(z3::context &c, const std::vector<z3::expr> &v) {
+    z3::expr_vector out(c);
+    for (const z3::expr &e : v) out.push_back(e);
+    return out;
+  }
+  z3::expr_vector toVector(const std::vector<z3::expr> &v) { return toVectorImpl(z3_, v); }
+
+  // ---- pairs
+  static z3::expr rename(const z3::expr &e, const z3::expr_vector &from, const z3::expr_vector &to) {
+    z3::expr copy = e;
+    return copy.substitute(from, to);
+  }
+
+  // Some barrier orders "x after X" before "y at Y": x releases, y acquires, Y's count is past X's.
+  z3::expr ordered(const std::vector<z3::expr> &cx, const z3::expr &warpX, const std::vector<z3::expr> &cy,
+                   const z3::expr &warpY) {
+    z3::expr any = z3_.bool_val(false);
+    for (size_t k = 0; k < cx.size() && k < cy.size(); ++k)
+      any = any || (participates(k, warpX, false) && participates(k, warpY, true) && cy[k] >= cx[k] + 1);
+    return any;
+  }
+
+  // Logical order for (W) pairs: the generic access g (renamed) comes before the async op a.
+  z3::expr precedes(const Access &g, const z3::expr_vector &from, const z3::expr_vector &to, const Access &a) {
+    std::vector<std::pair<z3::expr, z3::expr>> common;   // (g's index, a's index)
+    for (size_t k = 0; k < g.loops.size() && k < a.loops.size() && g.loops[k].loop == a.loops[k].loop; ++k)
+      common.push_back({rename(g.loops[k].iter, from, to), a.loops[k].iter});
+    bool earlierInBody = g.range.begin.offset < a.range.begin.offset;
+    z3::expr result = z3_.bool_val(earlierInBody);
+    for (size_t k = common.size(); k-- > 0;)
+      result = common[k].first < common[k].second || (common[k].first == common[k].second && result);
+    return result;
+  }
+
+  bool handedOffByMbarrier(const Access &g, const Access &a) {
+    if (g.role == a.role) return false;
+    auto arr = arrivedBy_.find(g.role);
+    auto wt = waitedBy_.find(a.role);
+    if (arr == arrivedBy_.end() || wt == waitedBy_.end()) return false;
+    for (const Decl *m : arr->second)
+      if (m != a.signals && wt->second.count(m)) return true;
+    return false;
+  }
+
+  void checkPairs() {
+    // Only arrays touched both ways matter.
+    std::set<const Decl *> asyncArrays, genericArrays;
+    for (auto &a : accesses_) (a.generic() ? genericArrays : asyncArrays).insert(a.array);
+    bool any = false;
+    for (const Decl *d : asyncArrays) any |= genericArrays.count(d) > 0;
+    if (!any) return;
+    if (!participationKnown_) {
+      ctx_.reportUnproven(ctx_.kernel().nameRange, "that async-proxy operations of kernel '" + ctx_.kernel().name +
+                          "' are ordered with the generic accesses of other threads",
+                          "a named barrier is reached by warps that cannot be determined (see the named-barrier diagnostics)");
+      return;
+    }
+    if (!epochProblem_.empty()) {
+      ctx_.reportUnproven(epochProblemRange_, "that async-proxy operations of kernel '" + ctx_.kernel().name +
+                          "' are ordered with the generic accesses of other threads", epochProblem_);
+      return;
+    }
+    z3::expr_vector from(z3_), to(z3_);
+    std::set<std::string> seen;
+    for (const std::vector<z3::expr> *vs : {&threadVars_, &loopConsts_})
+      for (const z3::expr &v : *vs) {
+        std::string name = v.decl().name().str();
+        if (!seen.insert(name).second) continue;
+        from.push_back(v);
+        to.push_back(z3_.int_const((name + "'").c_str()));
+      }
+    std::vector<z3::expr> base = requirements_;
+    for (const z3::expr &c : tr_.sideConditions()) base.push_back(c);
+    for (const z3::expr &c : loopFacts_) base.push_back(c);
+    z3::expr assumptions = z3::mk_and(toVector(base));
+    z3::solver s(z3_);
+    ctx_.configureSolver(s);
+    s.add(assumptions && rename(assumptions, from, to));
+    z3::expr tid = tr_.builtinVar(BuiltinValue::TidX), tid2 = rename(tid, from, to);
+    z3::expr warp = tr_.builtinVar(BuiltinValue::Warp), warp2 = rename(warp, from, to);
+
+    std::set<const OpStmt *> reported;
+    for (size_t i = 0; i < accesses_.size(); ++i) {
+      const Access &a = accesses_[i];
+      if (a.generic() || reported.count(a.op)) continue;
+      for (size_t j = 0; j < accesses_.size(); ++j) {
+        const Access &g = accesses_[j];
+        if (!g.generic() || g.array != a.array || reported.count(a.op)) continue;
+        if (a.kind == AccessKind::AsyncRead && g.kind != AccessKind::GenericWrite) continue;
+        if (a.kind == AccessKind::AsyncWrite && handedOffByMbarrier(g, a)) continue;
+        if (ctx_.diags().limitReached()) return;
+        if (!a.problem.empty() || !g.problem.empty()) {
+          ctx_.reportUnproven(a.range, "that the " + a.what + " is ordered with the " + g.what,
+                              !a.problem.empty() ? a.problem : g.problem);
+          reported.insert(a.op);
+          continue;
+        }
+        z3::expr overlap = z3_.bool_val(true);
+        for (size_t d = 0; d < a.region.size() && d < g.region.size(); ++d) {
+          z3::expr s2 = rename(g.region[d].start, from, to), l2 = rename(g.region[d].length, from, to);
+          overlap = overlap && a.region[d].start < s2 + l2 && s2 < a.region[d].start + a.region[d].length;
+        }
+        std::vector<z3::expr> gc;
+        for (auto &c : g.counters) gc.push_back(rename(c, from, to));
+        z3::expr pair = a.cond && rename(g.cond, from, to) && (g.warpWide ? warp != warp2 : tid != tid2) && overlap;
+        z3::expr unordered = !ordered(gc, warp2, a.counters, warp);
+        if (a.kind == AccessKind::AsyncRead) {
+          // A write after the issue while no wait has retired the read is the pending-read obligation of the
+          // sync simulation / bulk groups (E0609, E0654); here: a retired read without the barrier after it.
+          z3::expr after = !precedes(g, from, to, a);
+          unordered = unordered && (!after || a.retired);
+          if (!a.completion.empty()) unordered = unordered && !(a.retired && ordered(a.completion, warp, gc, warp2));
+        } else {
+          unordered = unordered && precedes(g, from, to, a);
+        }
+        z3::check_result r = check(s, pair && unordered);
+        if (r == z3::unsat) {
+          if (a.kind == AccessKind::AsyncRead && g.fenceAfterBarrier && check(s, pair) == z3::sat) {
+            reported.insert(a.op);
+            ctx_.reportFailure(DiagKind::MissingProxyFence, a.range, a.op->name, a.array->name)
+                .note(g.range, "generic-proxy " + g.what + " by other threads, ordered before this by a barrier")
+                .note(g.barrierRange, "the barrier that orders the write is passed before the writer's fence.proxy_async")
+                .note(g.fenceRange, "the fence comes after the barrier: it does not order the write for the async proxy of another thread")
+                .hint("put 'fence.proxy_async;' between the writes to '" + a.array->name + "' and the barrier");
+          }
+          continue;
+        }
+        if (r == z3::unknown || a.inexact || g.inexact) {
+          ctx_.reportUnproven(a.range, "that the " + a.what + " is ordered with the " + g.what,
+                              r == z3::unknown ? "the solver gave up (" + s.reason_unknown() + ")"
+                                               : "an enclosing condition or loop bound could not be modelled");
+          reported.insert(a.op);
+          continue;
+        }
+        // The counterexample: the least threads, iterations and shape (lexicographically), so that it does
+        // not depend on the pairs checked before or on other families' use of the Z3 context.
+        std::optional<z3::model> model = canonicalModel(assumptions && rename(assumptions, from, to) && pair && unordered,
+                                                        a, g, from, to);
+        if (!model) continue;
+        report(a, g, *model, from, to);
+        reported.insert(a.op);
+      }
+    }
+    for (const Access &a : accesses_)
+      if (!a.generic() && !reported.count(a.op)) ctx_.recordProven();
+  }
+
+  std::optional<z3::model> canonicalModel(const z3::expr &query, const Access &a, const Access &g,
+                                          const z3::expr_vector &from, const z3::expr_vector &to) {
+    std::vector<z3::expr> objectives{tr_.builtinVar(BuiltinValue::TidX), rename(tr_.builtinVar(BuiltinValue::TidX), from, to)};
+    for (const LoopCtx &l : a.loops) objectives.push_back(l.iter);
+    for (const LoopCtx &l : g.loops) objectives.push_back(rename(l.iter, from, to));
+    for (auto &[name, var] : tr_.freeVars()) {
+      bool threadVar = false;
+      for (const z3::expr &t : threadVars_) threadVar |= z3::eq(t, var);
+      if (!threadVar && var.is_int()) objectives.push_back(var);
+    }
+    try {
+      z3::optimize opt(z3_);
+      ctx_.configureOptimize(opt);
+      opt.add(query);
+      for (const z3::expr &o : objectives) opt.minimize(o);
+      if (opt.check() == z3::sat) return opt.get_model();
+    } catch (const z3::exception &) {
+    }
+    // The optimiser gave up (non-linear iteration spaces): any model.
+    try {
+      z3::solver fresh(z3_);
+      ctx_.configureSolver(fresh);
+      fresh.add(query);
+      if (fresh.check() == z3::sat) return fresh.get_model();
+    } catch (const z3::exception &) {
+    }
+    return std::nullopt;
+  }
+
+  z3::check_result check(z3::solver &s, const z3::expr &e) {
+    z3::check_result r = z3::unknown;
+    s.push();
+    try {
+      s.add(e);
+      r = s.check();
+    } catch (const z3::exception &) {
+      r = z3::unknown;
+    }
+    s.pop();
+    return r;
+  }
+
+  static std::string value(const z3::model &m, const z3::expr &e) {
+    int64_t v = 0;
+    z3::expr r = m.eval(e, true);
+    if (r.is_numeral_i64(v)) return std::to_string(v);
+    return r.to_string();
+  }
+
+  std::string threadText(const Access &x, const z3::model &m, const z3::expr_vector *from, const z3::expr_vector *to) {
+    auto r = [&](const z3::expr &e) { return from ? rename(e, *from, *to) : e; };
+    z3::expr tid = tr_.builtinVar(BuiltinValue::TidX);
+    int64_t t = 0;
+    std::string out = "thread " + value(m, r(tid));
+    if (m.eval(r(tid), true).is_numeral_i64(t)) out += " (warp " + std::to_string(t / 32) + ", lane " + std::to_string(t % 32) + ")";
+    for (const LoopCtx &l : x.loops) {
+      out += ", " + l.loop->name + (l.loop->step ? "# = " + value(m, r(l.iter)) : " = " + value(m, r(l.var)));
+    }
+    return out;
+  }
+
+  std::string elementText(const Access &x, const z3::model &m, const z3::expr_vector *from, const z3::expr_vector *to) {
+    auto r = [&](const z3::expr &e) { return from ? rename(e, *from, *to) : e; };
+    std::string out = x.array->name + "[";
+    for (size_t d = 0; d < x.region.size(); ++d) {
+      if (d) out += ", ";
+      out += value(m, r(x.region[d].start));
+      int64_t len = 0;
+      if (!r(x.region[d].length).simplify().is_numeral_i64(len) || len != 1) out += " +: " + value(m, r(x.region[d].length));
+    }
+    return out + "]";
+  }
+
+  std::string barrierList() const {
+    std::string out;
+    for (size_t k = 0; k < keys_.size(); ++k) {
+      if (!out.empty()) out += ", ";
+      out += keys_[k] ? "'" + keys_[k]->name + "'" : "syncthreads";
+    }
+    return out;
+  }
+
+  void report(const Access &a, const Access &g, const z3::model &m, const z3::expr_vector &from, const z3::expr_vector &to) {
+    bool read = a.kind == AccessKind::AsyncRead;
+    auto d = ctx_.reportFailure(DiagKind::AsyncProxyRace, a.range, a.op->name, read ? "reads" : "overwrites",
+                                a.array->name, g.what);
+    d.note(g.range, "the " + std::string(g.kind == AccessKind::GenericWrite ? "write" : "read") + " by " +
+                        threadText(g, m, &from, &to));
+    std::string shape;
+    for (auto &[name, var] : tr_.freeVars()) {
+      bool threadVar = false;
+      for (const z3::expr &t : threadVars_) threadVar |= z3::eq(t, var);
+      if (threadVar || name.rfind("block", 0) == 0 || name.rfind("grid", 0) == 0 || name.rfind("cluster", 0) == 0) continue;
+      shape += (shape.empty() ? "" : ", ") + name + " = " + value(m, var);
+    }
+    std::string trace = "counterexample: " + threadText(a, m, nullptr, nullptr) + " issues the " + a.op->name +
+                        (read ? " reading " : " writing ") + elementText(a, m, nullptr, nullptr) + " while " +
+                        threadText(g, m, &from, &to) + (g.kind == AccessKind::GenericWrite ? " writes " : " reads ") +
+                        elementText(g, m, &from, &to) + "; no barrier both threads pass orders them" +
+                        (shape.empty() ? "" : " (" + shape + ")");
+    d.note(a.range, trace);
+    // Which way the order is missing: the write of the same or an earlier tile needs a barrier before the
+    // issue; a write of a later tile needs one after the retiring wait.
+    // g comes after a when it is in a later iteration of a common loop, or later in the same iteration.
+    bool writeAfter = read && m.eval(precedes(g, from, to, a), true).is_false();
+    if (read && writeAfter) {
+      if (a.retiredAt)
+        d.note(headOf(a.retiredAt->range), "the read is retired here, but no barrier (" + barrierList() +
+                                               ") that both threads pass lies between this wait and the write");
+      else
+        d.note(a.range, "no tma.store.wait 0 / wgmma.wait 0 retires this read before the write");
+      d.hint("after '" + std::string(a.op->op->id == OpId::Wgmma ? "wgmma.wait 0" : "tma.store.wait 0") +
+             "', add a barrier that the issuing thread and the writers pass (a named barrier over both, or "
+             "syncthreads) before '" + a.array->name + "' is written again");
+    } else {
+      d.note(headOf(g.range), "no barrier (" + barrierList() + ") that both threads pass lies between this " +
+                                  (g.kind == AccessKind::GenericWrite ? "write" : "read") + " and the " + a.op->name);
+      if (read)
+        d.hint("after the writes to '" + a.array->name + "' add 'fence.proxy_async;' and then a barrier that the "
+               "writers and the issuing thread pass (e.g. 'sync B' on a named barrier over both) before the " + a.op->name);
+      else
+        d.hint("add a barrier that the readers and the issuing thread pass between the last read of '" + a.array->name +
+               "' and the " + a.op->name + " (or hand the tile back through an mbarrier the issuer waits on)");
+    }
+  }
+};
+
+} // namespace
+
+void verifyAsyncProxyRaces(VerifyContext &ctx) { AsyncRaceChecker(ctx).run(); }
+
+} // namespace cake
