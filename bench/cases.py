@@ -283,9 +283,16 @@ class _Gemm(Case):
     peer_name = "torch.matmul (cuBLAS)"
     b_transposed = False     # B given as [N, K] (C = A B^T) instead of [K, N]
     big = ()                 # extra large square sizes beyond 4096 (not in --quick)
+    ragged = None            # (M, N, K) multiples the sample's requires needs when it masks its edges; None:
+                             # whole tiles only (M % BM, N % BN, K % BK == 0)
 
     def tiles(self):
         return self.ct["BM"], self.ct["BN"], self.ct["BK"]
+
+    def legal(self, m, n, k):
+        """Whether the sample's requires accepts the shape (mirrors the .cake file's requires)."""
+        multiples = self.ragged or self.tiles()
+        return all(d % t == 0 for d, t in zip((m, n, k), multiples))
 
     def shapes(self):
         bm, bn, bk = self.tiles()
@@ -294,8 +301,15 @@ class _Gemm(Case):
         shapes += [Shape("%dx%dx%d" % (bm, bn, bk), M=bm, N=bn, K=bk),
                    Shape("%dx%dx%d" % (3 * bm, 9 * bn, 25 * bk), M=3 * bm, N=9 * bn, K=25 * bk),
                    Shape("%dx%dx%d" % (17 * bm, 5 * bn, 33 * bk), M=17 * bm, N=5 * bn, K=33 * bk, quick=False)]
-        legal = all(4000 % t == 0 for t in (bm, bn, bk))
-        shapes.append(Shape("4000^3", M=4000, N=4000, K=4000, expect_reject=not legal))
+        shapes.append(Shape("4000^3", M=4000, N=4000, K=4000, expect_reject=not self.legal(4000, 4000, 4000)))
+        if self.ragged:
+            # ragged in every dimension the layout allows: M arbitrary, N and K partial tiles
+            _, rn, rk = self.ragged
+            shapes.append(Shape("1007x1000x1000", M=1007, N=1000, K=1000))
+            shapes.append(Shape("%dx%dx%d" % (7, 3 * rn, 5 * rk), M=7, N=3 * rn, K=5 * rk))
+            # a row of B / C that is not whole vectors: refused
+            shapes.append(Shape("1000x%dx1000" % (1000 + rn // 2), M=1000, N=1000 + rn // 2, K=1000,
+                                expect_reject=True))
         return shapes
 
     def buffers(self, shape, dtype):
@@ -320,6 +334,7 @@ class _Gemm(Case):
 class SimtGemm(_Gemm):
     """f32 C = A B on the CUDA cores; reference in float64; peer: cuBLAS SGEMM with TF32 off."""
     sample = "simt_gemm"
+    ragged = (1, 4, 4)       # requires(N % 4 == 0, K % 4 == 0): f32x4 rows
     f32_tolerance = 1e-4
     peer_name = "torch.matmul f32 (cuBLAS, TF32 off)"
 
@@ -330,6 +345,7 @@ class SimtGemm(_Gemm):
 class AmpereGemm(_Gemm):
     """bf16 C = A B with f32 accumulation (mma.sync); reference in float32 (TF32 off); peer: cuBLAS bf16."""
     sample = "ampere_gemm"
+    ragged = (1, 8, 8)       # requires(N % 8 == 0, K % 8 == 0): 16-byte cp.async / store vectors of bf16 rows
     big = (8192,)
 
     def reference(self, torch, shape, b):

@@ -2,6 +2,13 @@
 //
 //   cp.async S[..+:n] <- G[..+:n]   cp.async.cg.shared.global [s], [g], 16   (16 bytes: bypass L1)
 //                                   cp.async.ca.shared.global [s], [g], 4|8  (.cg only exists for 16)
+//   cp.async S <- G valid(c)        zero-fill copy: the source size is a register, BYTES where c holds and 0
+//                                   where it does not (PTX: the bytes past src-size are written as zeros and
+//                                   nothing is read), and the source address is clamped to the tensor's base
+//                                   where c fails, so no out-of-range address is ever formed for the copy:
+//                                     selp.u32 %sz, BYTES, 0, %c;  selp.b64 %src, G, BASE, %c;
+//                                     cp.async.cg.shared.global [s], [%src], BYTES, %sz;
+//                                   A constant c folds: true is the plain copy, false zero-fills from BASE.
 //   cp.async.commit                 cp.async.commit_group
 //   cp.async.wait N                 cp.async.wait_group N     (N a compile-time constant)
 #include "codegen/KernelLowering.h"
@@ -27,8 +34,32 @@ void KernelLowering::lowerCpAsync(const OpStmt &s) {
                   "cp.async of " + std::to_string(bytes) + " bytes (4, 8 or 16 bytes, equal on both sides)");
     return;
   }
-  out_.inst(std::string(bytes == 16 ? "cp.async.cg.shared.global " : "cp.async.ca.shared.global ") + dst->addr.str() +
-            ", " + src->addr.str() + ", " + std::to_string(bytes));
+  std::string opcode = bytes == 16 ? "cp.async.cg.shared.global " : "cp.async.ca.shared.global ";
+  const Clause *valid = nullptr;
+  for (const auto &c : s.clauses)
+    if (c.name == "valid" && c.args.size() == 1 && c.args[0]) valid = &c;
+  if (!valid) {
+    out_.inst(opcode + dst->addr.str() + ", " + src->addr.str() + ", " + std::to_string(bytes));
+    return;
+  }
+  CAKE_ASSERT(src->global != nullptr);   // a global source resolves to its tensor
+  Value cond = toPred(lowerExpr(*valid->args[0]));
+  if (cond.isConst()) {
+    if (cond.constant->i) out_.inst(opcode + dst->addr.str() + ", " + src->addr.str() + ", " + std::to_string(bytes));
+    else out_.inst(opcode + dst->addr.str() + ", [" + src->global->base + "], " + std::to_string(bytes) + ", 0");
+    return;
+  }
+  std::string p = reg(cond);
+  std::string size = out_.newReg(RegClass::B32);
+  out_.inst("selp.u32 " + size + ", " + std::to_string(bytes) + ", 0, " + p);
+  std::string from = src->addr.base;
+  if (src->addr.offset != 0) {
+    from = out_.newReg(RegClass::B64);
+    out_.inst("add.s64 " + from + ", " + src->addr.base + ", " + std::to_string(src->addr.offset));
+  }
+  std::string clamped = out_.newReg(RegClass::B64);
+  out_.inst("selp.b64 " + clamped + ", " + from + ", " + src->global->base + ", " + p);
+  out_.inst(opcode + dst->addr.str() + ", [" + clamped + "], " + std::to_string(bytes) + ", " + size);
 }
 
 void KernelLowering::lowerCpAsyncCommit(const OpStmt &) { out_.inst("cp.async.commit_group"); }

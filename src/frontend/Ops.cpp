@@ -34,7 +34,8 @@ bool isOpNamespace(std::string_view first) {
 }
 
 bool isClauseName(std::string_view name) {
-  return name == "signal" || name == "multicast" || name == "parity" || name == "expect_tx" || name == "cta";
+  return name == "signal" || name == "multicast" || name == "parity" || name == "expect_tx" || name == "cta" ||
+         name == "valid";
 }
 
 const OpInfo *closestOp(std::string_view spelling) {

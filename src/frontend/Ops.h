@@ -33,7 +33,7 @@ const std::vector<OpInfo> &allOps();
 // True for the first component of any multi-part op name: tma, cp, wgmma, mma, mbarrier, fence, cluster,
 // plus single-word ops (ldmatrix, stmatrix, arrive, wait, sync, syncthreads, store).
 bool isOpNamespace(std::string_view firstComponent);
-// Clause names the parser accepts after an operation: signal multicast parity expect_tx cta.
+// Clause names the parser accepts after an operation: signal multicast parity expect_tx cta valid.
 bool isClauseName(std::string_view name);
 // The op whose spelling is closest to `spelling` (edit distance <= 3), for "did you mean" hints.
 const OpInfo *closestOp(std::string_view spelling);

@@ -5,7 +5,8 @@
 // be the op's (E0321), not repeated (E0411), required ones present (E0320), each with one argument;
 // clause features have their own arch gates (expect_tx and cta on arrive need sm_90).  Then each
 // operand is typed in Operand mode and checked for kind, element type (E0304), address space (E0318)
-// and shape (E0326): tma tiles against the tensor map's box and swizzle, cp.async sizes (4/8/16 bytes),
+// and shape (E0326): tma tiles against the tensor map's box and swizzle, cp.async sizes (4/8/16 bytes) and
+// its zero-fill condition valid(COND) (a pred, E0311),
 // ldmatrix/stmatrix register counts (x1/x2/x4), mma.sync and wgmma fragment shapes and dtypes, wgmma
 // operand majorness for f8.  Warpgroup-wide ops (wgmma*) need a warpgroup-aligned role (E0404); block-wide
 // barriers (syncthreads, cluster.*) inside a role are E0413.  A failed operand stops the checks that
@@ -335,8 +336,13 @@ private:
     }
   }
 
+  // cp.async DST <- SRC [valid(COND)]: COND is a pred; where it is false nothing is read and DST is zero-filled.
   void cpAsync() {
-    clauses({}, {});
+    auto cl = clauses({"valid"}, {});
+    if (auto it = cl.find("valid"); it != cl.end()) {
+      Expr &cond = *it->second->args[0];
+      if (!S.checkExpr(cond)->isError()) S.checkPred(cond, "the condition of 'valid(...)'");
+    }
     if (!form(OpArrow::Move) || !count(s.dsts, 1, 1, "destination") || !count(s.srcs, 1, 1, "source")) return;
     const Type *dt = operand(*s.dsts[0]);
     const Type *st = operand(*s.srcs[0]);

@@ -13,7 +13,8 @@
 // translated (it reads memory or a mutable var) the refutation might be spurious and is reported as
 // unproven instead, as is any index the translator cannot express.  Tiles moved by TMA (which clips at the
 // tensor edge) and wgmma operands are not SIMT accesses and are skipped; register arrays are codegen's
-// (constant indices, E0703).
+// (constant indices, E0703).  A zero-filling `cp.async D <- S valid(c)` reads S only where c holds: its source
+// is checked with c added to the path condition (the copy is in bounds exactly when c implies it is).
 #include "verify/Families.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
@@ -41,6 +42,7 @@ private:
   std::vector<z3::expr> path_;
   unsigned untranslatedConds_ = 0;
   const RoleStmt *role_ = nullptr;
+  const Expr *zeroFillCond_ = nullptr;   // while checking the source of `cp.async ... valid(c)`: c
 
   // warp / lane / ROLE.* as functions of tid.x.
   void linkThreadBuiltins(const RoleStmt *role) {
@@ -155,6 +157,22 @@ private:
       std::vector<int64_t> extent;
       if (ix->items.size() == 2) extent = {ft->m, ft->n};
       checkIndex(*ix, "'store' tile", extent);
+      return;
+    }
+    case OpId::CpAsync: {
+      // cp.async D <- S valid(c): S is read only where c holds (elsewhere D is zero-filled), so the source
+      // is checked under the path condition plus c; the destination is written either way.
+      const Expr *valid = nullptr;
+      for (auto &c : op.clauses) {
+        if (c.name == "valid" && c.args.size() == 1 && c.args[0]) { valid = c.args[0].get(); continue; }
+        for (auto &e : c.args) if (e) scanExpr(*e, "load");
+      }
+      for (auto &e : op.dsts) if (e) scanExpr(*e, "access");
+      withCondition(valid, true, [&] {   // scans c too
+        zeroFillCond_ = valid;
+        for (auto &e : op.srcs) if (e) scanExpr(*e, "access");
+        zeroFillCond_ = nullptr;
+      });
       return;
     }
     default:
@@ -277,6 +295,12 @@ private:
       trace += ": " + element + " is " + (startV < 0 ? "before 0" : "past " + dimInfo.text + " = " + std::to_string(dimV));
     }
     d.note(it.start->range, trace);
+    if (zeroFillCond_) {
+      d.hint("the copy reads its source where 'valid(" + sourceText(ctx_.diags(), zeroFillCond_->range) +
+             ")' holds: make that condition imply '0 <= " + indexText + "' and '" + indexText +
+             (lenV > 1 ? " + " + std::to_string(lenV) + " <= " : " < ") + dimInfo.text + "'");
+      return;
+    }
     d.hint(startV < 0 && haveValues ? "guard the access so that the index is never negative"
                                     : "guard the tail (e.g. 'if " + indexText +
                                           (lenV > 1 ? " + " + std::to_string(lenV) + " <= " : " < ") + dimInfo.text +

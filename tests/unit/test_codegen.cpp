@@ -295,6 +295,35 @@ TEST_CASE("generatePtx: Hopper constructs lower; TMA tensors add tensormap ABI s
   CHECK(json.find("{\"kind\": \"tensormap\", \"param\": 0}") != std::string::npos);
 }
 
+TEST_CASE("generatePtx: cp.async valid(c) is a zero-fill copy with a clamped source") {
+  auto c = compile(
+      "target sm_80;\n"
+      "kernel k(A: bf16[M, K] align(16)) requires(K % 8 == 0) grid(1) threads(64) {\n"
+      "  shared sa: bf16[8, 64] align(128);\n"
+      "  let r = i32(tid.x) / 8;\n"
+      "  cp.async sa[r, 0 +: 8] <- A[r, 8 +: 8] valid(r < M);\n"
+      "  cp.async sa[r, 8 +: 8] <- A[r, 0 +: 8];\n"
+      "  cp.async.commit;\n"
+      "  cp.async.wait 0;\n"
+      "}\n");
+  REQUIRE(c->cg.ok);
+  const std::string &ptx = c->cg.ptx;
+  size_t size = ptx.find("selp.u32 ");
+  REQUIRE(size != std::string::npos);
+  CHECK(ptx.find(", 16, 0, %p", size) != std::string::npos);          // 16 bytes where c holds, else 0
+  size_t clamp = ptx.find("selp.b64 ", size);
+  REQUIRE(clamp != std::string::npos);
+  size_t zfill = ptx.find("cp.async.cg.shared.global ", clamp);
+  REQUIRE(zfill != std::string::npos);
+  std::string line = ptx.substr(zfill, ptx.find('\n', zfill) - zfill);
+  CHECK(line.find("], 16, %r") != std::string::npos);                  // the source-size operand
+  size_t plain = ptx.find("cp.async.cg.shared.global ", zfill + 1);
+  REQUIRE(plain != std::string::npos);
+  std::string plainLine = ptx.substr(plain, ptx.find('\n', plain) - plain);
+  CHECK(plainLine.find("], 16;") != std::string::npos);               // without valid: the plain form
+  CHECK(ptx.find("selp", zfill) == std::string::npos);
+}
+
 TEST_CASE("generatePtx: PTX version and target per architecture") {
   CHECK(ptxVersionFor(Arch::SM80) == "8.0");
   CHECK(ptxVersionFor(Arch::SM90a) == "8.0");

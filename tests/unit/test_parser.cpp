@@ -365,6 +365,19 @@ TEST_CASE("parser: op statements, arrows, operands, clauses") {
   CHECK(sexpr(op(14)->srcs.at(0).get()) == "(call bf16 acc)");
 }
 
+TEST_CASE("parser: the zero-fill clause of cp.async") {
+  Parsed p(inKernel("cp.async sa[r, c +: 8] <- A[m0 + r, c +: 8] valid(m0 + r < M && c < K);"));
+  REQUIRE(p.codes().empty());
+  auto *op = dynCast<OpStmt>(&p.stmt(0));
+  REQUIRE(op);
+  CHECK(op->name == "cp.async");
+  CHECK(sexpr(op->srcs.at(0).get()) == "(index A (+ m0 r) (slice c 8))");   // the clause is not an operand
+  REQUIRE(op->clauses.size() == 1);
+  CHECK(op->clauses[0].name == "valid");
+  CHECK(sexpr(op->clauses[0].args.at(0).get()) == "(&& (< (+ m0 r) M) (< c K))");
+  CHECK(p.text(op->clauses[0].range) == "valid(m0 + r < M && c < K)");
+}
+
 TEST_CASE("parser: names that are not operations are expressions") {
   Parsed p(inKernel("tid.x = 1;\nwarp = 2;\nshfl = 3;"));
   CHECK(p.codes().empty());

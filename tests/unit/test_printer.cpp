@@ -368,6 +368,13 @@ TEST_CASE("statement starts that the parser would misread keep their parentheses
                  canonicalKernel("  arrive (signal(x)) + 1, parity(y) cta(0);\n  tma.load a <- signal(b);\n"));
 }
 
+TEST_CASE("the zero-fill clause of cp.async prints after the source and reparses") {
+  checkCanonical(inKernel("cp.async sa[r,c+:8] <- A[m0+r, c+:8] valid(m0+r<M&&c<K);\n"),
+                 canonicalKernel("  cp.async sa[r, c +: 8] <- A[m0 + r, c +: 8] valid(m0 + r < M && c < K);\n"));
+  // `valid` is a clause name: a first operand that calls it keeps its parentheses
+  checkCanonical(inKernel("arrive (valid(x)) + 1;\n"), canonicalKernel("  arrive (valid(x)) + 1;\n"));
+}
+
 TEST_CASE("printing is deterministic and the stream overload matches") {
   const std::string src = inKernel("let y = (a + b) * c;\n");
   ParseResult r1 = parseAndPrint(src), r2 = parseAndPrint(src);

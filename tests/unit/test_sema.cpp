@@ -282,6 +282,13 @@ TEST_CASE("sema: operations") {
   CHECK(with("store A[0, 0] <- bf16(acc[1]);").empty());
   CHECK(with("cp.async s[0, 0 +: 8] <- A[0, 0 +: 8];").empty());
   CHECK(with("cp.async.wait 1;\n cp.async.commit;").empty());
+  // zero-filling copies: valid(c) takes one pred, only on cp.async
+  CHECK(with("cp.async s[0, 0 +: 8] <- A[lane, 0 +: 8] valid(lane < M);").empty());
+  CHECK(with("cp.async s[0, 0 +: 8] <- A[lane, 0 +: 8] valid(M - lane);") == Codes{"E0311"});
+  CHECK(with("cp.async s[0, 0 +: 8] <- A[lane, 0 +: 8] valid(lane < M) valid(true);") == Codes{"E0411"});
+  CHECK(with("cp.async s[0, 0 +: 8] <- A[lane, 0 +: 8] valid();") == Codes{"E0325"});
+  CHECK(with("ldmatrix af <- s[lane % 16, 0 +: 8] valid(true);") == Codes{"E0321"});
+  CHECK(with("let valid = 1;") == Codes{"E0302"});   // a clause name, reserved like signal / parity
 }
 
 TEST_CASE("sema: wgmma operands") {
