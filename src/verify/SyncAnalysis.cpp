@@ -5,7 +5,8 @@
 //      (shape variables, scalar params) define the kernel's trip counts t_1..t_m, as Z3 terms
 //      max(0, cdiv(hi - lo, step)); trip terms that Z3 proves equal under requires(...) are merged.
 //   2. Period.  P = 2 x lcm of the constant divisors / moduli / masks in the sync-relevant expressions
-//      that use a loop variable (stage index k % S and parity (k / S) & 1 give P = 2S).
+//      that use a loop variable (stage index k % S and parity (k / S) & 1 give P = 2S), or the lcm itself
+//      when the expressions' shapes suggest it (S odd) and every fact of step 3 is proven for it.
 //   3. Structural facts, proven with Z3 for all shapes allowed by requires(...):
 //        periodicity   every sync-relevant expression E inside a sync loop satisfies E(k + P) == E(k) for
 //                      lo + h <= k, k + P < hi (h = 0, or h = P for guards such as k > 0);
@@ -20,6 +21,9 @@
 //      the protocol state (barrier parities, balances, stage ownership) after a steady-state period of a
 //      deadlock-free, race-free run is that of the previous period shifted by whole phases, longer trip
 //      counts repeat the simulated behaviour (this last step is argued, not machine-checked).
+//      Persistent kernels (tile loops, docs/verifier.md "Persistent kernels"): all tile counts of one
+//      loop-trip vector are expanded and simulated together - the longest in full, the others as variants
+//      sharing its beginning - with exactly the outcome each would have alone.
 // Each refutation keeps the smallest trip count that shows it, as a concrete trace; anything that cannot
 // be evaluated, translated or proven becomes an "unproven" finding (E0601) with the reason.
 #include "verify/SyncAnalysis.h"
@@ -77,6 +81,81 @@ bool mentions(const Expr *e, DeclKind kind, unsigned depth = 0) {
     return false;
   }
   default: return false;
+  }
+}
+
+// The period of an expression over loop variables / counters read off its shape, as a hint for the
+// period to try first (Z3 decides): constants and other names have period 1; a loop variable or counter is
+// linear (with the divisor it was divided by); `x % m` and `x & (m - 1)` of a linear x / d have period d*m;
+// `+`, `-`, `^`, `*` combine.  nullopt: no shape known.
+struct ShapePeriod {
+  enum Kind : uint8_t { Periodic, Linear } kind = Periodic;
+  int64_t period = 1;   // Periodic: a period; Linear: the product of the constant divisors applied so far
+};
+std::optional<int64_t> literalValue(const Expr *e) {
+  if (auto *lit = dynCast<IntLitExpr>(e)) return static_cast<int64_t>(lit->value);
+  if (auto *n = dynCast<NameExpr>(e); n && n->decl && n->decl->declKind == DeclKind::CtParam) {
+    auto *p = static_cast<const CtParam *>(n->decl);
+    if (p->value) return *p->value;
+  }
+  return std::nullopt;
+}
+std::optional<ShapePeriod> shapePeriod(const Expr *e, unsigned depth) {
+  if (!e || depth > 64) return std::nullopt;
+  switch (e->kind) {
+  case ExprKind::IntLit: return ShapePeriod{};
+  case ExprKind::Name: {
+    const Decl *d = cast<NameExpr>(e)->decl;
+    if (!d) return std::nullopt;
+    if (d->declKind == DeclKind::Let) return shapePeriod(static_cast<const LetStmt *>(d)->init.get(), depth + 1);
+    if (d->declKind == DeclKind::LoopVar || d->declKind == DeclKind::Var) return ShapePeriod{ShapePeriod::Linear, 1};
+    return ShapePeriod{};
+  }
+  case ExprKind::Unary: return shapePeriod(cast<UnaryExpr>(e)->operand.get(), depth + 1);
+  case ExprKind::Call: {
+    auto *c = cast<CallExpr>(e);
+    if (c->args.size() != 1) return std::nullopt;   // conversions pass through; min / max / select: unknown
+    return shapePeriod(c->args[0].get(), depth + 1);
+  }
+  case ExprKind::Binary: {
+    auto *b = cast<BinaryExpr>(e);
+    std::optional<ShapePeriod> l = shapePeriod(b->lhs.get(), depth + 1), r = shapePeriod(b->rhs.get(), depth + 1);
+    if (!l || !r) return std::nullopt;
+    std::optional<int64_t> rv = literalValue(b->rhs.get());
+    auto wrap = [&](int64_t m) -> std::optional<ShapePeriod> {   // x mod m
+      if (m <= 0 || m > kMaxPeriod) return std::nullopt;
+      if (l->kind == ShapePeriod::Periodic) return l;
+      return ShapePeriod{ShapePeriod::Periodic, l->period * m};
+    };
+    switch (b->op) {
+    case BinaryOp::Rem: return rv ? wrap(*rv) : std::nullopt;
+    case BinaryOp::BitAnd: return rv && *rv >= 0 && ((*rv + 1) & *rv) == 0 ? wrap(*rv + 1) : std::nullopt;
+    case BinaryOp::Div:
+      if (!rv || *rv <= 0 || *rv > kMaxPeriod) return std::nullopt;
+      if (l->kind == ShapePeriod::Periodic) return l;
+      return ShapePeriod{ShapePeriod::Linear, l->period * *rv};
+    case BinaryOp::Add: case BinaryOp::Sub: case BinaryOp::Mul: case BinaryOp::BitXor:
+      if (l->kind == ShapePeriod::Periodic && r->kind == ShapePeriod::Periodic)
+        return ShapePeriod{ShapePeriod::Periodic, std::lcm(l->period, r->period)};
+      if (b->op == BinaryOp::BitXor) return std::nullopt;
+      if (l->kind == ShapePeriod::Linear && r->kind == ShapePeriod::Linear)
+        return l->period == 1 && r->period == 1 ? std::optional<ShapePeriod>(ShapePeriod{ShapePeriod::Linear, 1}) : std::nullopt;
+      if (b->op == BinaryOp::Mul) return std::nullopt;   // linear * periodic: no shape
+      return l->kind == ShapePeriod::Linear ? l : r;      // linear + periodic (a constant in the hint)
+    case BinaryOp::Eq: case BinaryOp::Ne: case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt:
+    case BinaryOp::Ge: case BinaryOp::LogAnd: case BinaryOp::LogOr:
+      if (l->kind == ShapePeriod::Periodic && r->kind == ShapePeriod::Periodic)
+        return ShapePeriod{ShapePeriod::Periodic, std::lcm(l->period, r->period)};
+      // `k > 0`: a linear value against a constant settles after a prefix (the proofs' h).
+      if ((l->kind == ShapePeriod::Linear) != (r->kind == ShapePeriod::Linear) &&
+          (l->kind == ShapePeriod::Periodic ? l->period : r->period) == 1 && b->op != BinaryOp::LogAnd &&
+          b->op != BinaryOp::LogOr)
+        return ShapePeriod{};
+      return std::nullopt;
+    default: return std::nullopt;
+    }
+  }
+  default: return std::nullopt;
   }
 }
 
@@ -291,15 +370,65 @@ public:
     int64_t lcm = 1;
     for (int64_t m : moduli)
       if (m > 0 && m <= kMaxPeriod) lcm = std::lcm(lcm, m);
-    period_ = std::min<int64_t>(2 * lcm, kMaxPeriod);
-
-    // 3. Structural facts for every trip count.
-    int64_t prefix = 0;
+    // The likely period, read off the expressions' shapes (`k % S`: S, `(k / S) & 1`: 2S): a candidate only.
+    std::optional<int64_t> likely = int64_t(1);
+    auto fold = [&](const Expr *e) {
+      if (!likely || !e) return;
+      std::optional<ShapePeriod> sp = shapePeriod(e, 0);
+      if (!sp || sp->kind == ShapePeriod::Linear) likely = std::nullopt;
+      else likely = std::lcm(*likely, sp->period);
+    };
     for (const SyncLoop &l : loops)
-      if (l.symbolic && !l.driven) prefix = std::max(prefix, provePeriodic(l));
-    int64_t counterPrefix = 0;
+      for (const Expr *e : l.exprs)
+        if (e && (mentions(e, DeclKind::LoopVar) || mentions(e, DeclKind::Var))) fold(e);
     for (const Expr *e : allExprs)
+      if (e && mentions(e, DeclKind::Var)) fold(e);
+
+    // 3. Structural facts for every trip count, with the smallest period that has them: lcm when every
+    //    fact holds for it (`(k / S) & 1` with S odd: lcm(S, 2) = 2S), else 2 x lcm (S even needs 2S).
+    //    lcm is tried only when the expressions' shapes suggest it; the trial stops at its first failure
+    //    and leaves no trace.  Either way the facts used are the ones proven for the period used.
+    int64_t prefix = 0, counterPrefix = 0;
+    if (2 * lcm <= kMaxPeriod && likely && *likely == lcm) {
+      SyncAnalysis before = result_;
+      size_t heldBefore = heldBack_.size();
+      period_ = lcm;
+      trialFindings_ = result_.findings.size();
+      bool held = proveStructure(loops, allExprs, prefix, counterPrefix);
+      trialFindings_ = SIZE_MAX;
+      if (!held) {
+        result_ = std::move(before);
+        heldBack_.resize(heldBefore);
+        period_ = 2 * lcm;
+        proveStructure(loops, allExprs, prefix, counterPrefix);
+      }
+    } else {
+      period_ = std::min<int64_t>(2 * lcm, kMaxPeriod);
+      proveStructure(loops, allExprs, prefix, counterPrefix);
+    }
+
+    // 4. Simulation of every feasible trip count up to prefix + 2P + 2 (tile loops: counter prefix + 2P + 2).
+    int64_t maxTrip = std::min<int64_t>(prefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
+    int64_t maxTiles = std::min<int64_t>(counterPrefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
+    simulateAll(maxTrip, maxTiles);
+    return finish();
+  }
+
+private:
+  // Step 3 with the current period_: periodicity in the loops and counters, determinacy.  Returns false
+  // when a trial (trialFindings_ set) failed: some fact did not hold (it stopped there).
+  bool proveStructure(const std::vector<SyncLoop> &loops, const std::vector<const Expr *> &allExprs,
+                      int64_t &prefix, int64_t &counterPrefix) {
+    prefix = 0;
+    counterPrefix = 0;
+    for (const SyncLoop &l : loops) {
+      if (l.symbolic && !l.driven) prefix = std::max(prefix, provePeriodic(l));
+      if (trialFailed()) return false;
+    }
+    for (const Expr *e : allExprs) {
       if (e) counterPrefix = std::max(counterPrefix, proveCounterPeriodic(*e));
+      if (trialFailed()) return false;
+    }
     prefix = std::max(prefix, counterPrefix);
     counterPrefix_ = counterPrefix;
     std::set<const Expr *> tripBounds;   // the upper bounds of the trip loops are the trip counts themselves
@@ -312,18 +441,39 @@ public:
         drivenBounds.insert(f->upper.get());
         if (f->step) drivenBounds.insert(f->step.get());
       }
-    for (const Expr *e : allExprs)
+    for (const Expr *e : allExprs) {
       if (e && !tripBounds.count(e) && !drivenBounds.count(e)) proveDeterminacy(*e);
+      if (trialFailed()) return false;
+    }
+    return true;
+  }
+  bool trialFailed() const { return trialFindings_ != SIZE_MAX && result_.findings.size() > trialFindings_; }
 
-    // 4. Simulation of every feasible trip count up to prefix + 2P + 2 (tile loops: counter prefix + 2P + 2).
-    int64_t maxTrip = std::min<int64_t>(prefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
-    int64_t maxTiles = std::min<int64_t>(counterPrefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
-    simulateAll(maxTrip, maxTiles);
-    return finish();
+  // An expression the solver cannot take.  When the cause is a mutable variable that is not an induction
+  // counter, the expansion reports the same cause more precisely (why the variable is not a counter) where
+  // the value is needed: the finding is held back and reported at the end only if the expansion did not.
+  void untranslatable(const TranslateFailure &f, SourceRange whole, std::string obligation, std::string reason) {
+    SourceRange range = f.culprit ? f.culprit->range : whole;
+    const Decl *var = nullptr;
+    if (auto *n = f.culprit ? dynCast<NameExpr>(f.culprit) : nullptr; n && n->decl && n->decl->declKind == DeclKind::Var &&
+                                                                      !counters_.find(n->decl))
+      var = n->decl;
+    if (!var) {
+      unproven(SyncFamily::Deadlock, range, std::move(obligation), std::move(reason));
+      return;
+    }
+    heldBack_.push_back({var, range, std::move(obligation), std::move(reason)});
+  }
+  // An expansion problem, reported as unproven.
+  void explained(const SyncProblem &p) {
+    if (p.variable) explainedVars_.insert(p.variable);
+    unproven(SyncFamily::Deadlock, p.range, "the synchronisation protocol", p.what + " cannot be evaluated: " + p.reason);
   }
 
-private:
   SyncAnalysis finish() {
+    for (HeldBack &h : heldBack_)
+      if (!explainedVars_.count(h.var)) unproven(SyncFamily::Deadlock, h.range, std::move(h.obligation), std::move(h.reason));
+    heldBack_.clear();
     // Obligations: per barrier (arrivals, expect_tx, parity / laps, initialisation), per staged shared array
     // (overwrite, read-before-fill), per agent (termination), plus the proven structural facts.
     unsigned failedPerFamily[3] = {0, 0, 0};
@@ -389,10 +539,10 @@ private:
       TranslateFailure f;
       auto at = ctx_.toZ3(*e, &f);
       if (!at) {
-        unproven(SyncFamily::Deadlock, f.culprit ? f.culprit->range : e->range,
-                 "that this expression repeats with the pipeline period", f.reason);
+        untranslatable(f, e->range, "that this expression repeats with the pipeline period", f.reason);
         continue;
       }
+      if (trialFailed()) return prefix;
       z3::expr shifted = at->substitute(vec(k), vec(k + z_.int_val(period_)));
       bool done = false;
       for (int64_t h : {int64_t(0), int64_t(1), period_}) {
@@ -430,8 +580,7 @@ private:
     TranslateFailure f;
     auto term = ctx_.toZ3(e, &f);
     if (!term) {
-      unproven(SyncFamily::Deadlock, f.culprit ? f.culprit->range : e.range,
-               "the synchronisation protocol for every shape", "it depends on " + f.reason);
+      untranslatable(f, e.range, "the synchronisation protocol for every shape", "it depends on " + f.reason);
       return;
     }
     // The symbolic inputs: shape variables and scalar params (free constants named like them).
@@ -573,8 +722,7 @@ private:
     TranslateFailure f;
     auto at = ctx_.toZ3(e, &f);
     if (!at) {
-      unproven(SyncFamily::Deadlock, f.culprit ? f.culprit->range : e.range,
-               "that this expression repeats with the pipeline period", f.reason);
+      untranslatable(f, e.range, "that this expression repeats with the pipeline period", f.reason);
       return 0;
     }
     z3::expr_vector from(z_), to(z_);
@@ -748,6 +896,10 @@ private:
     for (size_t i = 0; i < dims; ++i) limit[i] = i < trips_.size() ? maxTrip : maxTiles;
     std::vector<std::vector<int64_t>> combos;
     size_t total = 0;   // combinations needed (beyond the cap: counted, not kept)
+    // With one tile loop the tile counts of one loop-trip vector are simulated together, sharing the run of
+    // the longest (simulateTileCounts): the cap counts loop-trip vectors, each with all its tile counts.
+    bool shareTiles = drivenTrips_.size() == 1;
+    std::map<std::vector<int64_t>, size_t> loopTripGroups;   // loop-trip vector -> order of first use
     auto needed = [&](const std::vector<int64_t> &c) {
       if (drivenTrips_.empty()) return true;
       std::vector<int64_t> loopTrips(c.begin(), c.begin() + static_cast<long>(trips_.size()));
@@ -770,6 +922,13 @@ private:
             c[d] = left;
             any = true;
             if (!needed(c)) return;
+            if (shareTiles) {
+              std::vector<int64_t> loopTrips(c.begin(), c.begin() + static_cast<long>(trips_.size()));
+              auto [group, fresh] = loopTripGroups.emplace(std::move(loopTrips), loopTripGroups.size());
+              if (fresh) ++total;
+              if (group->second < kMaxTripCombinations) combos.push_back(c);
+              return;
+            }
             if (combos.size() < kMaxTripCombinations) combos.push_back(c);
             ++total;
           }
@@ -787,11 +946,13 @@ private:
     if (total > kMaxTripCombinations)
       unproven(SyncFamily::Deadlock, ctx_.kernel().nameRange, "the synchronisation protocol for every trip count",
                "the kernel has " + std::to_string(dims) + " independent symbolic loop trip counts (" +
-                   std::to_string(total) + " combinations up to the period); the verifier enumerates at most " +
+                   std::to_string(total) + " combinations up to the period" +
+                   (shareTiles ? " of the loops other than the tile loop" : "") + "); the verifier enumerates at most " +
                    std::to_string(kMaxTripCombinations));
     std::set<std::pair<int, uint32_t>> seen;   // (kind, offset) of reported refutations
     for (const SyncFinding &f : result_.findings) seen.insert({static_cast<int>(f.kind), f.range.begin.offset});
     std::map<std::vector<int64_t>, std::optional<std::pair<ConcreteValues, std::string>>> shapes;
+    std::map<std::vector<int64_t>, std::map<int64_t, SimOutcome>> tileGroups;   // loop trips -> tile count -> outcome
     for (const std::vector<int64_t> &combo : combos) {
       std::vector<int64_t> loopTrips(combo.begin(), combo.begin() + static_cast<long>(trips_.size()));
       std::vector<int64_t> tiles(combo.begin() + static_cast<long>(trips_.size()), combo.end());
@@ -807,16 +968,29 @@ private:
       }
       if (!cached->second) continue;
       if (!tiles.empty() && *std::max_element(tiles.begin(), tiles.end()) > tilesNeeded(loopTrips, maxTiles)) continue;
-      ConcreteValues values = cached->second->first;
       std::string shape = cached->second->second;
-      values.counters = &counters_;
-      for (size_t i = 0; i < drivenLoops_.size(); ++i)
-        for (const ForStmt *f : drivenLoops_[i]) values.tripOverrides[f] = tiles[i];
-      SyncProgram program = expandSync(ctx_.kernel(), info, slots, agents, values);
-      for (const SyncProblem &p : program.problems)
-        unproven(SyncFamily::Deadlock, p.range, "the synchronisation protocol", p.what + " cannot be evaluated: " + p.reason);
-      if (!program.problems.empty()) return;
-      SimOutcome out = simulateSync(info, ctx_.arch(), slots, agents, program);
+      SimOutcome out;
+      auto group = drivenTrips_.size() == 1 ? tileGroups.find(loopTrips) : tileGroups.end();
+      if (drivenTrips_.size() == 1 && group == tileGroups.end()) {
+        // First use of these loop trip counts: every tile count of the combinations at once, sharing runs.
+        std::vector<int64_t> counts;
+        for (const std::vector<int64_t> &c : combos)
+          if (std::equal(loopTrips.begin(), loopTrips.end(), c.begin())) counts.push_back(c.back());
+        group = tileGroups.emplace(loopTrips, simulateTileCounts(cached->second->first, counts, slots, agents)).first;
+      }
+      if (group != tileGroups.end() && group->second.count(tiles[0])) {
+        out = std::move(group->second.at(tiles[0]));
+      } else {
+        ConcreteValues values = cached->second->first;
+        values.counters = &counters_;
+        for (size_t i = 0; i < drivenLoops_.size(); ++i)
+          for (const ForStmt *f : drivenLoops_[i]) values.tripOverrides[f] = tiles[i];
+        SyncProgram program = expandSync(ctx_.kernel(), info, slots, agents, values);
+        for (const SyncProblem &p : program.problems)
+          explained(p);
+        if (!program.problems.empty()) return;
+        out = simulateSync(info, ctx_.arch(), slots, agents, program);
+      }
       if (out.findings.empty()) continue;
       bool stopAfterThis = !drivenTrips_.empty();   // tile nests: the smallest refuting run is reported alone
       if (!tiles.empty()) {
@@ -854,6 +1028,43 @@ private:
     }
   }
 
+  // One tile loop: the outcomes of the given tile counts for one shape, simulated together - the longest
+  // expanded in full, the others as variants sharing its beginning (expandSyncTail), and the shared part
+  // run once (simulateSyncVariants); each outcome is exactly that of its own expansion and simulation.
+  // Counts whose expansion has a problem are left out (the caller expands and reports them on its own).
+  std::map<int64_t, SimOutcome> simulateTileCounts(const ConcreteValues &shapeValues, std::vector<int64_t> counts,
+                                                   const SlotTable &slots, const std::vector<SyncAgent> &agents) {
+    std::map<int64_t, SimOutcome> outcomes;
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    if (counts.empty()) return outcomes;
+    auto valuesFor = [&](int64_t tiles) {
+      ConcreteValues values = shapeValues;
+      values.counters = &counters_;
+      for (const ForStmt *f : drivenLoops_[0]) values.tripOverrides[f] = tiles;
+      return values;
+    };
+    const KernelInfo &info = ctx_.info();
+    SyncProgram longest = expandSync(ctx_.kernel(), info, slots, agents, valuesFor(counts.back()));
+    if (!longest.problems.empty()) return outcomes;
+    std::vector<SyncProgram> variants;
+    variants.reserve(counts.size());
+    std::vector<int64_t> simulated;
+    for (size_t i = 0; i + 1 < counts.size(); ++i) {
+      SyncProgram v = expandSyncTail(ctx_.kernel(), info, slots, agents, valuesFor(counts[i]), longest);
+      if (!v.problems.empty()) continue;
+      variants.push_back(std::move(v));
+      simulated.push_back(counts[i]);
+    }
+    std::vector<const SyncProgram *> programs;
+    for (const SyncProgram &v : variants) programs.push_back(&v);
+    programs.push_back(&longest);
+    simulated.push_back(counts.back());
+    std::vector<SimOutcome> results = simulateSyncVariants(info, ctx_.arch(), slots, agents, programs);
+    for (size_t i = 0; i < results.size(); ++i) outcomes.emplace(simulated[i], std::move(results[i]));
+    return outcomes;
+  }
+
   VerifyContext &ctx_;
   z3::context &z_;
   SyncAnalysis result_;
@@ -866,6 +1077,14 @@ private:
   std::map<const Decl *, z3::expr> counterTerms_;
   int64_t counterPrefix_ = 0;
   int64_t period_ = 2;
+  size_t trialFindings_ = SIZE_MAX;   // a period trial: the findings before it (SIZE_MAX: no trial)
+  struct HeldBack {
+    const Decl *var;
+    SourceRange range;
+    std::string obligation, reason;
+  };
+  std::vector<HeldBack> heldBack_;          // untranslatable because of a non-counter variable (untranslatable())
+  std::set<const Decl *> explainedVars_;    // variables an expansion problem named
 };
 
 } // namespace

@@ -31,8 +31,11 @@ public:
       : info_(info), values_(values), loops_(loops), counters_(counters) {}
 
   std::optional<int64_t> eval(const Expr &e, const ThreadPoint &at, std::string &why) const {
+    failedVariable_ = nullptr;
     return ev(e, at, why, 0);
   }
+  // After a failed eval: the mutable variable (not a counter) that made it fail, if that was the cause.
+  const Decl *failedVariable() const { return failedVariable_; }
 
 private:
   std::optional<int64_t> fail(std::string &why, std::string text) const {
@@ -107,6 +110,7 @@ private:
       case DeclKind::Var: {
         if (auto it = counters_.find(d); it != counters_.end()) return it->second;
         std::string text = "the mutable variable '" + d->name + "'";
+        if (why.empty()) failedVariable_ = d;
         if (values_.counters)
           if (auto it = values_.counters->notCounters.find(d); it != values_.counters->notCounters.end())
             text += ", which is not an induction counter: " + it->second;
@@ -198,6 +202,7 @@ private:
   const ConcreteValues &values_;
   const std::map<const Decl *, int64_t> &loops_;
   const std::map<const Decl *, int64_t> &counters_;
+  mutable const Decl *failedVariable_ = nullptr;
 };
 
 // ---------------------------------------------------------------- operands
@@ -304,9 +309,15 @@ bool exprReadsShared(const Expr *e) {
 class Walker {
 public:
   Walker(const KernelInfo &info, const SlotTable &slots, const SyncAgent &agent, const ConcreteValues &values,
-         std::vector<SyncEvent> &out, std::vector<SyncProblem> &problems)
+         std::vector<SyncEvent> &out, std::vector<SyncProblem> &problems,
+         std::vector<SyncProgram::TileStart> &tileStarts, const std::vector<SyncProgram::TileStart> *resume)
       : info_(info), slots_(slots), agent_(agent), values_(values), out_(out), problems_(problems),
-        eval_(info, values, loops_, counters_) {}
+        tileStarts_(tileStarts), resume_(resume), silent_(resume != nullptr), eval_(info, values, loops_, counters_) {}
+
+  // A tail walk (resume given): the tile at which it continued from the longer program's state; nullopt
+  // when it reached no tile loop.  `mismatch`: it found a tile loop the longer program has no state for.
+  std::optional<size_t> split() const { return split_; }
+  bool mismatch() const { return mismatch_; }
 
   using Active = std::vector<int64_t>;   // tid.x of the active threads, ascending
 
@@ -386,7 +397,8 @@ public:
         std::string why;
         auto v = eval_.eval(*i->cond, ThreadPoint{&agent_, active.front()}, why);
         if (!v) {
-          problem(i->cond->range, "the branch condition around synchronisation", "it depends on " + why);
+          problem(i->cond->range, "the branch condition around synchronisation", "it depends on " + why,
+                  eval_.failedVariable());
           return active;
         }
         (*v ? yes : no) = active;
@@ -395,7 +407,8 @@ public:
           std::string why;
           auto v = eval_.eval(*i->cond, ThreadPoint{&agent_, t}, why);
           if (!v) {
-            problem(i->cond->range, "the branch condition around synchronisation", "it depends on " + why);
+            problem(i->cond->range, "the branch condition around synchronisation", "it depends on " + why,
+                    eval_.failedVariable());
             return active;
           }
           (*v ? yes : no).push_back(t);
@@ -409,11 +422,31 @@ public:
       auto *f = cast<ForStmt>(&s);
       if (!f->body || !containsSyncEvents(*f->body)) return active;
       if (auto ov = values_.tripOverrides.find(f); ov != values_.tripOverrides.end()) {
+        bool first = !tileLoopSeen_;
+        tileLoopSeen_ = true;
+        if (first && resume_) {
+          // A tail walk: after T tiles the walk is where the longer one was when it began tile T (or left
+          // the loop, when its threads were gone earlier); continue from that state.
+          if (resume_->empty()) {
+            mismatch_ = true;
+            return active;
+          }
+          size_t at = std::min(static_cast<size_t>(std::max<int64_t>(ov->second, 0)), resume_->size() - 1);
+          const SyncProgram::TileStart &st = (*resume_)[at];
+          counters_ = st.counters;
+          counterThreads_ = st.counterThreads;
+          counterOrder_ = st.counterOrder;
+          split_ = at;
+          silent_ = false;
+          return st.active;
+        }
         context_.emplace_back(f->name + "#", 0);   // the iteration number, not the variable's value
         for (int64_t j = 0; j < ov->second && !active.empty() && !overflow_; ++j) {
+          if (first) recordTileStart(active);
           context_.back().second = j;
           active = walk(*f->body, std::move(active));
         }
+        if (first) recordTileStart(active);
         context_.pop_back();
         return active;
       }
@@ -448,10 +481,14 @@ private:
     return r;
   }
 
-  void problem(SourceRange range, std::string what, std::string reason) {
+  void recordTileStart(const Active &active) {
+    tileStarts_.push_back({out_.size(), counters_, counterThreads_, counterOrder_, active});
+  }
+
+  void problem(SourceRange range, std::string what, std::string reason, const Decl *variable = nullptr) {
     for (const SyncProblem &p : problems_)
       if (p.range.begin.offset == range.begin.offset && p.what == what) return;
-    problems_.push_back({range, std::move(what), std::move(reason)});
+    problems_.push_back({range, std::move(what), std::move(reason), variable});
   }
 
   // Does e depend on the thread within the agent (tid, lane, warp, ROLE.warp / ROLE.thread)?  Cached.
@@ -501,7 +538,7 @@ private:
       std::string why;
       auto v = eval_.eval(*e, ThreadPoint{&agent_, t}, why);
       if (!v) {
-        problem(e->range, what, "it depends on " + why);
+        problem(e->range, what, "it depends on " + why, eval_.failedVariable());
         return std::nullopt;
       }
       if (first && *first != *v) {
@@ -608,6 +645,7 @@ private:
   }
 
   void emitSharedAccess(EventKind kind, const Expr *ref, const Active &active, SourceRange range, const OpStmt *op) {
+    if (silent_) return;
     int slot = stageSlot(ref, active, agent_.cta);
     if (slot == -1) return;
     std::vector<int> slotsToTouch;
@@ -625,7 +663,7 @@ private:
   }
 
   void emitReads(const Expr *e, const Active &active, SourceRange range) {
-    if (!e) return;
+    if (!e || silent_) return;
     std::vector<const Expr *> refs;
     collectSharedRefs(e, refs);
     for (const Expr *r : refs) emitSharedAccess(EventKind::Read, r, active, r->range, nullptr);
@@ -641,7 +679,7 @@ private:
   }
 
   void op(const OpStmt &o, const Active &active) {
-    if (!o.op) return;
+    if (!o.op || silent_) return;
     SourceRange r = o.range;
     switch (o.op->id) {
     case OpId::MbarrierInit: {
@@ -771,6 +809,12 @@ private:
   const ConcreteValues &values_;
   std::vector<SyncEvent> &out_;
   std::vector<SyncProblem> &problems_;
+  std::vector<SyncProgram::TileStart> &tileStarts_;
+  const std::vector<SyncProgram::TileStart> *resume_;   // a tail walk: the longer program's tile starts
+  bool silent_ = false;         // a tail walk before its first tile loop: no events (the longer one has them)
+  bool tileLoopSeen_ = false;   // the first tile-loop run has started
+  bool mismatch_ = false;
+  std::optional<size_t> split_;
   std::map<const Decl *, int64_t> loops_;
   std::map<const Decl *, int64_t> counters_;            // induction counters in scope: current value
   std::map<const Decl *, Active> counterThreads_;       // the threads that declared each counter
@@ -898,9 +942,38 @@ SyncProgram expandSync(const Kernel &kernel, const KernelInfo &info, const SlotT
                        const std::vector<SyncAgent> &agents, const ConcreteValues &values) {
   SyncProgram p;
   p.events.resize(agents.size());
+  p.tileStarts.resize(agents.size());
   for (size_t i = 0; i < agents.size(); ++i) {
-    Walker w(info, slots, agents[i], values, p.events[i], p.problems);
+    Walker w(info, slots, agents[i], values, p.events[i], p.problems, p.tileStarts[i], nullptr);
     if (kernel.body) w.walk(*kernel.body, agents[i].threads);
+  }
+  return p;
+}
+
+SyncProgram expandSyncTail(const Kernel &kernel, const KernelInfo &info, const SlotTable &slots,
+                           const std::vector<SyncAgent> &agents, const ConcreteValues &values,
+                           const SyncProgram &longer) {
+  SyncProgram p;
+  p.events.resize(agents.size());
+  p.tileStarts.resize(agents.size());
+  p.base = &longer;
+  p.basePrefix.resize(agents.size());
+  for (size_t i = 0; i < agents.size(); ++i) {
+    const std::vector<SyncProgram::TileStart> &starts = longer.tileStarts[i];
+    Walker w(info, slots, agents[i], values, p.events[i], p.problems, p.tileStarts[i], &starts);
+    if (kernel.body) w.walk(*kernel.body, agents[i].threads);
+    if (w.split()) {
+      p.basePrefix[i] = starts[*w.split()].event;
+    } else if (starts.empty() && !w.mismatch()) {
+      p.basePrefix[i] = longer.events[i].size();   // no tile loop: the agent's events do not depend on T
+      p.events[i].clear();
+    } else {   // cannot happen (the walks agree up to the first tile loop): expand this agent in full
+      p.events[i].clear();
+      p.tileStarts[i].clear();
+      Walker full(info, slots, agents[i], values, p.events[i], p.problems, p.tileStarts[i], nullptr);
+      if (kernel.body) full.walk(*kernel.body, agents[i].threads);
+      p.basePrefix[i] = 0;
+    }
   }
   return p;
 }

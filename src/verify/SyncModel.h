@@ -98,11 +98,33 @@ struct SyncProblem {
   SourceRange range;
   std::string what;                 // "the loop bound", "the stage index"
   std::string reason;
+  const Decl *variable = nullptr;   // the mutable variable (not an induction counter) it depends on, if that is why
 };
 
 struct SyncProgram {
   std::vector<std::vector<SyncEvent>> events;   // per agent
   std::vector<SyncProblem> problems;
+  // Per agent: the expansion's state at the start of each iteration of the agent's first tile-loop run (a
+  // loop in ConcreteValues::tripOverrides), then at its exit; empty when the agent runs no tile loop.  A
+  // program with fewer tiles is this one up to such a point, then its own rest (expandSyncTail).
+  struct TileStart {
+    size_t event = 0;                                           // index of the next event
+    std::map<const Decl *, int64_t> counters;                   // induction counters' values
+    std::map<const Decl *, std::vector<int64_t>> counterThreads;
+    std::vector<const Decl *> counterOrder;
+    std::vector<int64_t> active;                                // the agent's active threads
+  };
+  std::vector<std::vector<TileStart>> tileStarts;
+  // A tile-count variant that shares its beginning with another program (expandSyncTail): agent a's events
+  // are base->events[a][0, basePrefix[a]) followed by events[a].  Null: events[a] is the whole list.
+  const SyncProgram *base = nullptr;
+  std::vector<size_t> basePrefix;
+
+  size_t size(size_t agent) const { return (base ? basePrefix[agent] : 0) + events[agent].size(); }
+  const SyncEvent &at(size_t agent, size_t i) const {
+    if (base && i < basePrefix[agent]) return base->events[agent][i];
+    return events[agent][i - (base ? basePrefix[agent] : 0)];
+  }
 };
 
 // Concrete values of the symbolic names: shape variables, scalar params (by Decl), and the builtins that
@@ -119,6 +141,15 @@ struct ConcreteValues {
 
 SyncProgram expandSync(const Kernel &kernel, const KernelInfo &info, const SlotTable &slots,
                        const std::vector<SyncAgent> &agents, const ConcreteValues &values);
+
+// The program for `values` (whose tile loops run T times) as a variant of `longer`, the expansion of the
+// same values with more tiles: up to the end of the T-th tile of each agent's first tile-loop run the two
+// programs agree event for event (the walk is the same), so the expansion skips to `longer`'s state at
+// that point (its TileStart) and expands only what follows.  The result's base is `longer`; it has the
+// problems of the part it expanded (the shared beginning's are `longer`'s).
+SyncProgram expandSyncTail(const Kernel &kernel, const KernelInfo &info, const SlotTable &slots,
+                           const std::vector<SyncAgent> &agents, const ConcreteValues &values,
+                           const SyncProgram &longer);
 
 // Does the statement contain any operation the sync model records (used to skip irrelevant code)?
 bool containsSyncEvents(const Stmt &s);

@@ -37,7 +37,7 @@ struct BarrierState {
   Clock phaseClock;
   // Clocks of the most recently completed phases: phase completed - completedClocks.size() + i.  A wait
   // that passes targets phase completed - 1 at the latest (older targets are laps, reported before the
-  // wait passes), so two phases suffice and lap-check copies stay small; light runs ignore clocks.
+  // wait passes), so two phases suffice.
   std::deque<Clock> completedClocks;
   std::vector<Participant> participants;   // arrivals of the current phase
   Participant lastExpect;
@@ -75,6 +75,14 @@ struct Copy {
   const SyncEvent *event = nullptr;
 };
 
+// An access to another CTA's shared memory (Simulator::checkPeerExits): a remote arrive (value: the
+// arriving agent's own clock component then) or a landed copy from another CTA (value: the stage version).
+struct RemoteAccess {
+  int64_t value = 0;
+  int agent = -1, slot = -1;   // slot: the barrier arrived on / signalled
+  const SyncEvent *event = nullptr;
+};
+
 struct AgentState {
   size_t pc = 0;
   Clock clock;
@@ -89,6 +97,158 @@ struct AgentState {
   size_t lapCheckedPc = SIZE_MAX;
 };
 
+// The lap check's "what if": every agent but `frozen` runs to quiescence from a given state while `frozen`
+// stays at its wait for phase n (watchPhase = n + 1); a lap when the barrier then completes phase n + 1.
+// Only progress matters here, so the state is the part of the simulator's that decides blocking - program
+// counters, wait targets, block / cluster barrier counts, per-barrier phase counters and the copies in
+// flight - without clocks, stages or reads (copying those at every wait made the lap checks quadratic in
+// the run length).  The semantics are the simulator's with its ordering and error checks left out:
+// arrivals and bytes complete phases, copies land oldest first only when no agent can move, a wait blocks
+// until its target phase completed.  The run stops as soon as phase n + 1 completes (c is monotone).
+class FrozenRun {
+public:
+  struct AgentProgress {
+    size_t pc = 0;
+    int cta = 0;
+    size_t blockSyncs = 0, clusterArrived = 0, clusterWaited = 0;
+    bool pendingSync = false;   // arrived at its current syncthreads, not yet through
+  };
+  struct BarrierProgress {
+    int64_t completed = 0, arrivals = 0, balance = 0, declared = 0;
+    Participant last;           // the latest arrival or landed copy
+  };
+  struct Flight {
+    int barrier = -1, agent = -1;
+    int64_t bytes = 0;
+    const SyncEvent *event = nullptr;
+  };
+
+  static constexpr int64_t kNoTarget = INT64_MIN;
+  FrozenRun(const SyncProgram &program, size_t barrierCount) : program_(&program), barrierCount_(barrierCount) {}
+
+  std::vector<AgentProgress> agents;
+  std::vector<int64_t> targets;   // agent * barrierCount + barrier -> previous wait target (kNoTarget: none)
+  std::vector<BarrierProgress> barriers;
+  std::vector<Flight> inFlight;   // oldest first
+  // Per agent, the program counter from which the run no longer follows the program it stands for
+  // (SIZE_MAX: everywhere); reaching it sets `crossedHorizon` and stops the run (see Simulator::horizon).
+  const std::vector<size_t> *horizon = nullptr;
+  bool crossedHorizon = false;
+  Participant completer;          // who completed the watched phase
+
+  // True when the barrier completes phase watchPhase while `frozen` waits.
+  bool laps(int frozen, int barrier, int64_t watchPhase) {
+    frozen_ = frozen;
+    watchBarrier_ = barrier;
+    watchPhase_ = watchPhase;
+    if (beyondHorizon()) return false;
+    size_t head = 0;
+    for (;;) {
+      bool progress = false;
+      for (size_t a = 0; a < agents.size(); ++a) {
+        if (static_cast<int>(a) == frozen_) continue;
+        while (step(static_cast<int>(a))) {
+          progress = true;
+          if (lapped()) return true;
+          if (horizon && agents[a].pc >= (*horizon)[a]) {
+            crossedHorizon = true;
+            return false;
+          }
+        }
+      }
+      if (progress) continue;
+      if (head >= inFlight.size()) break;
+      land(inFlight[head++]);
+      if (lapped()) return true;
+    }
+    return lapped();
+  }
+
+private:
+  bool lapped() const { return barriers[static_cast<size_t>(watchBarrier_)].completed > watchPhase_; }
+  bool beyondHorizon() {
+    if (horizon)
+      for (size_t a = 0; a < agents.size(); ++a)
+        if (agents[a].pc >= (*horizon)[a]) crossedHorizon = true;
+    return crossedHorizon;
+  }
+  bool finished(size_t a) const { return agents[a].pc >= program_->size(a); }
+
+  void maybeComplete(int b) {
+    BarrierProgress &s = barriers[static_cast<size_t>(b)];
+    if (s.arrivals < s.declared || s.balance != 0) return;
+    if (b == watchBarrier_ && s.completed == watchPhase_) completer = s.last;
+    s.completed++;
+    s.arrivals = 0;
+    s.balance = 0;
+  }
+
+  void land(const Flight &f) {
+    BarrierProgress &s = barriers[static_cast<size_t>(f.barrier)];
+    s.balance -= f.bytes;
+    s.last = {f.agent, f.event};
+    maybeComplete(f.barrier);
+  }
+
+  // One event of agent a; false when it is blocked or finished.
+  bool step(int a) {
+    AgentProgress &as = agents[static_cast<size_t>(a)];
+    if (as.pc >= program_->size(static_cast<size_t>(a))) return false;
+    const SyncEvent &e = program_->at(static_cast<size_t>(a), as.pc);
+    switch (e.kind) {
+    case EventKind::BlockSync: {
+      as.pendingSync = true;
+      for (size_t o = 0; o < agents.size(); ++o) {
+        if (agents[o].cta != as.cta || static_cast<int>(o) == a) continue;
+        bool arrived = agents[o].blockSyncs > as.blockSyncs || agents[o].pendingSync;
+        if (!arrived && !finished(o)) return false;
+      }
+      as.blockSyncs++;
+      as.pendingSync = false;
+      break;
+    }
+    case EventKind::ClusterWait: {
+      size_t j = as.clusterWaited;
+      if (as.clusterArrived <= j) return false;
+      for (size_t o = 0; o < agents.size(); ++o)
+        if (agents[o].clusterArrived <= j && !finished(o)) return false;
+      as.clusterWaited++;
+      break;
+    }
+    case EventKind::ClusterArrive: as.clusterArrived++; break;
+    case EventKind::Arrive: {
+      BarrierProgress &s = barriers[static_cast<size_t>(e.barriers[0])];
+      s.arrivals += e.multiplicity;
+      s.balance += e.bytes * e.multiplicity;
+      s.last = {a, &e};
+      maybeComplete(e.barriers[0]);
+      break;
+    }
+    case EventKind::ExpectTx: barriers[static_cast<size_t>(e.barriers[0])].balance += e.bytes * e.multiplicity; break;
+    case EventKind::Wait: {
+      int b = e.barriers[0];
+      int64_t &target = targets[static_cast<size_t>(a) * barrierCount_ + static_cast<size_t>(b)];
+      int64_t n = target == kNoTarget ? -1 : target;
+      if (((n % 2) + 2) % 2 != e.parity) ++n;
+      if (n >= 0 && barriers[static_cast<size_t>(b)].completed < n + 1) return false;
+      target = n;
+      break;
+    }
+    case EventKind::TmaLoad:
+      for (int b : e.barriers) inFlight.push_back({b, a, e.bytes * e.multiplicity, &e});
+      break;
+    default: break;   // init, fences, reads, writes, commits and waits on groups never block progress
+    }
+    as.pc++;
+    return true;
+  }
+
+  const SyncProgram *program_;
+  size_t barrierCount_;
+  int frozen_ = -1, watchBarrier_ = -1;
+  int64_t watchPhase_ = -1;
+};
+
 class Simulator {
 public:
   Simulator(const KernelInfo &info, Arch arch, const SlotTable &slots, const std::vector<SyncAgent> &agents,
@@ -100,48 +260,80 @@ public:
     barriers_.resize(slots.barriers.size());
     for (BarrierState &b : barriers_) b.phaseClock.assign(width, 0);
     stages_.resize(slots.stages.size());
+    for (const SyncAgent &ag : agents) ctas_ = std::max(ctas_, static_cast<size_t>(ag.cta) + 1);
+    remoteArrives_.resize(agents.size() * ctas_);
+    remoteFills_.resize(slots.stages.size());
   }
 
+  // Round-robin run-to-block until the end, a finding, or (with a horizon) the first decision that could
+  // depend on events at or past the horizon; then paused() is true and run() continues from there (the
+  // round-robin position is part of the state, so a paused run resumed - or a copy of it resumed with
+  // another program - makes exactly the steps an uninterrupted run would).
   void run() {
+    paused_ = false;
+    size_t n = agentStates_.size();
     while (!stopped_) {
-      bool progress = false;
-      for (size_t a = 0; a < agentStates_.size() && !stopped_; ++a) {
-        if (static_cast<int>(a) == frozen_) continue;
-        while (!stopped_ && step(static_cast<int>(a))) progress = true;
+      for (; rrAgent_ < n && !stopped_; ++rrAgent_) {
+        int a = static_cast<int>(rrAgent_);
+        while (!stopped_) {
+          if (beyondHorizon()) {
+            paused_ = true;
+            return;
+          }
+          if (!step(a)) break;
+          rrProgress_ = true;
+        }
+        if (paused_) return;   // a lap check would have looked past the horizon: redo this step later
       }
       if (stopped_) break;
+      rrAgent_ = 0;
+      bool progress = rrProgress_;
+      rrProgress_ = false;
       if (!progress) {
         if (inFlight_.empty()) break;
         bool anyRunning = false;
         for (size_t a = 0; a < agentStates_.size(); ++a)
-          if (static_cast<int>(a) != frozen_ && !finished(static_cast<int>(a))) anyRunning = true;
-        if (!anyRunning && !light_) break;   // copies nobody waits for: reported by finalChecks
+          if (!finished(static_cast<int>(a))) anyRunning = true;
+        if (!anyRunning) break;   // copies nobody waits for: reported by finalChecks
         land(0);
       }
     }
-    if (!stopped_ && !light_) finalChecks();
+    if (stopped_) return;
+    if (horizon_) {   // the final checks look at whole programs
+      paused_ = true;
+      return;
+    }
+    finalChecks();
   }
+
+  // The horizon: per agent, the first event index at which this program may differ from another one that
+  // shares its beginning (SIZE_MAX: none).  While every agent is before its horizon, the run makes the same
+  // steps and checks under both programs.  Null: no horizon.
+  void setHorizon(const std::vector<size_t> *horizon) { horizon_ = horizon; }
+  // Continue with `program`, which agrees with the current one before the horizon (pointers to events of
+  // the shared beginning stay valid: they point into the longer program, which outlives this run).
+  void switchProgram(const SyncProgram &program) { program_ = &program; }
+  bool paused() const { return paused_; }
+  bool stopped() const { return stopped_; }
 
   SimOutcome outcome;
-  int64_t completedOf(int barrier) const { return barriers_[static_cast<size_t>(barrier)].completed; }
-  std::vector<std::optional<Participant>> completer;   // light runs: who completed the watched phase
-
-  void freezeForLapCheck(int agent, int barrier, int64_t phase) {
-    frozen_ = agent;
-    light_ = true;
-    watchBarrier_ = barrier;
-    watchPhase_ = phase;
-  }
-  Participant watchCompleter_;
 
 private:
-  const std::vector<SyncEvent> &events(int a) const { return program_->events[static_cast<size_t>(a)]; }
+  bool beyondHorizon() const {
+    if (!horizon_) return false;
+    for (size_t a = 0; a < agentStates_.size(); ++a)
+      if (agentStates_[a].pc >= (*horizon_)[a]) return true;
+    return false;
+  }
+
+  size_t eventCount(int a) const { return program_->size(static_cast<size_t>(a)); }
+  const SyncEvent &event(int a, size_t i) const { return program_->at(static_cast<size_t>(a), i); }
   const SyncAgent &agent(int a) const { return (*agents_)[static_cast<size_t>(a)]; }
   std::string barName(int b) const { return slots_->barriers[static_cast<size_t>(b)].name(); }
   std::string stageName(int s) const { return slots_->stages[static_cast<size_t>(s)].name(); }
   int64_t declared(int b) const { return slots_->barriers[static_cast<size_t>(b)].decl->arrivals; }
   size_t stageClockIndex(int s) const { return agents_->size() + static_cast<size_t>(s); }
-  bool finished(int a) const { return agentStates_[static_cast<size_t>(a)].pc >= events(a).size(); }
+  bool finished(int a) const { return agentStates_[static_cast<size_t>(a)].pc >= eventCount(a); }
 
   static std::string at(const SyncEvent &e) { return e.where.empty() ? "" : " (" + e.where + ")"; }
   std::string who(int a, const SyncEvent &e) const { return agent(a).name + at(e); }
@@ -162,7 +354,7 @@ private:
     BarrierState &s = barriers_[static_cast<size_t>(b)];
     if (s.arrivals < declared(b) || s.balance != 0) return;
     int64_t phase = s.completed;
-    if (!light_) {
+    {
       for (const Copy &c : inFlight_) {
         if (c.barrier != b || c.issuePhase != phase) continue;
         SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierExpectTx,
@@ -177,11 +369,8 @@ private:
         return;
       }
     }
-    if (watchBarrier_ == b && phase == watchPhase_ && !s.participants.empty()) watchCompleter_ = s.participants.back();
-    if (!light_) {
-      s.completedClocks.push_back(s.phaseClock);
-      if (s.completedClocks.size() > kKeptPhaseClocks) s.completedClocks.pop_front();
-    }
+    s.completedClocks.push_back(s.phaseClock);
+    if (s.completedClocks.size() > kKeptPhaseClocks) s.completedClocks.pop_front();
     s.completed++;
     outcome.phasesCompleted++;
     s.arrivals = 0;
@@ -206,6 +395,8 @@ private:
     StageState &st = stages_[static_cast<size_t>(c.stage)];
     for (Write &w : st.writes)
       if (w.version == c.version) w.landed = true;
+    if (slots_->stages[static_cast<size_t>(c.stage)].cta != agent(c.agent).cta)
+      remoteFills_[static_cast<size_t>(c.stage)] = {c.version, c.agent, c.barrier, c.event};
     BarrierState &b = barriers_[static_cast<size_t>(c.barrier)];
     b.balance -= c.bytes;
     b.landed += c.bytes;
@@ -217,15 +408,14 @@ private:
 
   // ---- initialisation
   bool checkInit(int a, int b, const SyncEvent &e, const char *use, bool asyncOrRemote) {
-    if (light_) return true;
     BarrierState &s = barriers_[static_cast<size_t>(b)];
     const AgentState &as = agentStates_[static_cast<size_t>(a)];
     const MBarrierInfo *decl = slots_->barriers[static_cast<size_t>(b)].decl;
     if (!s.initialised || (s.initAgent != a && as.clock[static_cast<size_t>(s.initAgent)] < s.initClock)) {
       bool everInit = false;
       for (size_t x = 0; x < agents_->size(); ++x)
-        for (const SyncEvent &ev : program_->events[x])
-          if (ev.kind == EventKind::Init && std::find(ev.barriers.begin(), ev.barriers.end(), b) != ev.barriers.end())
+        for (size_t i = 0; i < program_->size(x); ++i)
+          if (const SyncEvent &ev = program_->at(x, i); ev.kind == EventKind::Init && std::find(ev.barriers.begin(), ev.barriers.end(), b) != ev.barriers.end())
             everInit = true;
       SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierNotInitialized, e.range,
                              {decl->decl->name, who(a, e),
@@ -251,7 +441,6 @@ private:
 
   // ---- stages
   bool checkReadable(int a, int s, const SyncEvent &e) {
-    if (light_) return true;
     const StageState &ss = stages_[static_cast<size_t>(s)];
     const AgentState &as = agentStates_[static_cast<size_t>(a)];
     const Write *bad = nullptr;
@@ -324,7 +513,6 @@ private:
   }
 
   bool checkWritable(int a, int s, const SyncEvent &e) {
-    if (light_) return true;
     const StageState &st = stages_[static_cast<size_t>(s)];
     const AgentState &as = agentStates_[static_cast<size_t>(a)];
     for (const Read &r : st.reads) {
@@ -336,14 +524,15 @@ private:
       f.notes.push_back({r.event->range, agent(r.agent).name + " reads '" + stageName(s) + "' here" + at(*r.event) +
                                              (r.done ? "" : "; the read has not ended yet")});
       // The release: the reader's first arrive after the read.
-      const std::vector<SyncEvent> &evs = events(r.agent);
-      for (size_t i = 0; i < evs.size(); ++i) {
-        if (&evs[i] != r.event) continue;
+      size_t count = eventCount(r.agent);
+      for (size_t i = 0; i < count; ++i) {
+        if (&event(r.agent, i) != r.event) continue;
         bool retired = r.event->kind == EventKind::Read;
-        for (size_t j = i + 1; j < evs.size(); ++j) {
-          if (evs[j].kind == EventKind::WgmmaWait || evs[j].kind == EventKind::StoreWait) retired = true;
-          if (evs[j].kind != EventKind::Arrive) continue;
-          f.notes.push_back({evs[j].range, "and releases it here" + at(evs[j]) +
+        for (size_t j = i + 1; j < count; ++j) {
+          const SyncEvent &later = event(r.agent, j);
+          if (later.kind == EventKind::WgmmaWait || later.kind == EventKind::StoreWait) retired = true;
+          if (later.kind != EventKind::Arrive) continue;
+          f.notes.push_back({later.range, "and releases it here" + at(later) +
                                                (retired ? ", which " + agent(a).name + " does not wait for before the overwrite"
                                                         : ", before the wait that ends the read")});
           break;
@@ -398,8 +587,8 @@ private:
   // ---- one event; false when the agent is blocked or finished
   bool step(int a) {
     AgentState &as = agentStates_[static_cast<size_t>(a)];
-    if (as.pc >= events(a).size()) return false;
-    const SyncEvent &e = events(a)[as.pc];
+    if (as.pc >= eventCount(a)) return false;
+    const SyncEvent &e = event(a, as.pc);
     Clock &clk = as.clock;
     size_t self = static_cast<size_t>(a);
     switch (e.kind) {
@@ -459,13 +648,17 @@ private:
       bool remote = slots_->barriers[static_cast<size_t>(b)].cta != agent(a).cta;
       if (!checkInit(a, b, e, "arrived on from another CTA", remote)) return false;
       BarrierState &s = barriers_[static_cast<size_t>(b)];
+      if (remote) {   // the latest one: a CTA exit ordered after it is ordered after the earlier ones too
+        size_t target = static_cast<size_t>(slots_->barriers[static_cast<size_t>(b)].cta);
+        remoteArrives_[self * ctas_ + target] = {clk[self], a, b, &e};
+      }
       s.arrivals += e.multiplicity;
       s.balance += e.bytes * e.multiplicity;
       s.expected += e.bytes * e.multiplicity;
       if (e.bytes) s.lastExpect = {a, &e};
       join(s.phaseClock, clk);
       s.participants.push_back({a, &e});
-      if (s.arrivals > declared(b) && !light_) {
+      if (s.arrivals > declared(b)) {
         SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierArrivalCount, declRange(b),
                                {barName(b), std::to_string(s.completed), std::to_string(s.arrivals),
                                 std::to_string(declared(b))});
@@ -494,12 +687,17 @@ private:
       int64_t prev = as.target.count(b) ? as.target[b] : -1;
       int64_t n = prev;
       if (((n % 2) + 2) % 2 != e.parity) ++n;
-      if (!light_ && as.lapCheckedPc != as.pc && n >= 0) {
+      if (as.lapCheckedPc != as.pc && n >= 0) {
+        LapVerdict v = lapCheck(a, b, n, e);
+        if (v == LapVerdict::BeyondHorizon) {
+          paused_ = true;   // nothing changed yet: the step is made again after the pause
+          return false;
+        }
         as.lapCheckedPc = as.pc;
-        if (!lapCheck(a, b, n, e)) return false;
+        if (v == LapVerdict::Lap) return false;
       }
       if (n >= 0 && s.completed < n + 1) return false;   // blocked
-      if (n >= 0 && !light_) {
+      if (n >= 0) {
         // Not kept (cannot happen without a lap reported first): no join - fewer orderings, never more.
         int64_t oldest = s.completed - static_cast<int64_t>(s.completedClocks.size());
         if (n >= oldest) join(clk, s.completedClocks[static_cast<size_t>(n - oldest)]);
@@ -579,27 +777,55 @@ private:
     f.notes.push_back({declRange(b), "declared here with arrivals(" + std::to_string(declared(b)) + ")"});
   }
 
+  // The progress part of the current state (FrozenRun).
+  FrozenRun frozenState() const {
+    FrozenRun f(*program_, barriers_.size());
+    f.agents.resize(agentStates_.size());
+    f.targets.assign(agentStates_.size() * barriers_.size(), FrozenRun::kNoTarget);
+    for (size_t a = 0; a < agentStates_.size(); ++a) {
+      const AgentState &as = agentStates_[a];
+      FrozenRun::AgentProgress &p = f.agents[a];
+      p.pc = as.pc;
+      p.cta = agent(static_cast<int>(a)).cta;
+      p.blockSyncs = as.blockSyncClocks.size();
+      p.pendingSync = pendingSync_.count(static_cast<int>(a)) != 0;
+      p.clusterArrived = as.clusterArrived;
+      p.clusterWaited = as.clusterWaited;
+      for (const auto &[b, t] : as.target) f.targets[a * barriers_.size() + static_cast<size_t>(b)] = t;
+    }
+    f.barriers.resize(barriers_.size());
+    for (size_t b = 0; b < barriers_.size(); ++b) {
+      const BarrierState &s = barriers_[b];
+      f.barriers[b] = {s.completed, s.arrivals, s.balance, declared(static_cast<int>(b)),
+                       s.participants.empty() ? Participant{} : s.participants.back()};
+    }
+    f.inFlight.reserve(inFlight_.size());
+    for (const Copy &c : inFlight_) f.inFlight.push_back({c.barrier, c.agent, c.bytes, c.event});
+    return f;
+  }
+
   // Every other agent runs to quiescence while `a` is frozen at its wait for phase n: if the barrier then
   // completes phase n + 1, some schedule makes the parity test see phase n + 1 instead of n.
-  bool lapCheck(int a, int b, int64_t n, const SyncEvent &e) {
-    Simulator frozen = *this;
-    frozen.outcome = {};
-    frozen.freezeForLapCheck(a, b, n + 1);
-    frozen.run();
-    if (frozen.completedOf(b) < n + 2) return true;
+  enum class LapVerdict : uint8_t { NoLap, Lap, BeyondHorizon };
+  LapVerdict lapCheck(int a, int b, int64_t n, const SyncEvent &e) {
+    FrozenRun frozen = frozenState();
+    frozen.horizon = horizon_;
+    bool lapped = frozen.laps(a, b, n + 1);
+    if (frozen.crossedHorizon) return LapVerdict::BeyondHorizon;
+    if (!lapped) return LapVerdict::NoLap;
     SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierLap, e.range,
                            {barName(b), std::to_string(n + 1), std::to_string(n)});
     f.notes.push_back({e.range, agent(a).name + " waits here for phase " + std::to_string(n) + at(e) +
                                     "; while it has not looked yet, phases " + std::to_string(n) + " and " +
                                     std::to_string(n + 1) + " can both complete"});
-    if (frozen.watchCompleter_.event)
-      f.notes.push_back({frozen.watchCompleter_.event->range,
+    if (frozen.completer.event)
+      f.notes.push_back({frozen.completer.event->range,
                          "phase " + std::to_string(n + 1) + " is completed by " +
-                             who(frozen.watchCompleter_.agent, *frozen.watchCompleter_.event)});
+                             who(frozen.completer.agent, *frozen.completer.event)});
     f.notes.push_back({declRange(b), "barrier declared here"});
     f.hint = "the agent that completes the barrier must wait for this waiter's release (e.g. an 'empty' "
              "barrier) before it starts the next phase";
-    return false;
+    return LapVerdict::Lap;
   }
 
   void finalChecks() {
@@ -635,6 +861,47 @@ private:
         return;
       }
     }
+    checkPeerExits();
+  }
+
+  // A CTA exits when its last agent finishes; an access to its shared memory from another CTA of the cluster
+  // must happen before that: some agent of the target CTA has observed it (its final clock covers the
+  // arrive, or the stage version the copy wrote) - usually through a final cluster barrier.
+  void checkPeerExits() {
+    auto observedBy = [&](int cta, size_t component, int64_t value) {
+      for (size_t y = 0; y < agents_->size(); ++y)
+        if (agent(static_cast<int>(y)).cta == cta && agentStates_[y].clock[component] >= value) return true;
+      return false;
+    };
+    for (size_t i = 0; i < remoteArrives_.size(); ++i) {
+      const RemoteAccess &r = remoteArrives_[i];
+      int cta = static_cast<int>(i % ctas_);
+      if (!r.event || observedBy(cta, static_cast<size_t>(r.agent), r.value)) continue;
+      reportPeerExit(r, "arrives on '" + barName(r.slot) + "'", cta);
+      return;
+    }
+    for (size_t st = 0; st < remoteFills_.size(); ++st) {
+      const RemoteAccess &r = remoteFills_[st];
+      int cta = slots_->stages[st].cta;
+      if (!r.event || observedBy(cta, stageClockIndex(static_cast<int>(st)), r.value)) continue;
+      reportPeerExit(r, "writes '" + stageName(static_cast<int>(st)) + "' (multicast) and signals '" + barName(r.slot) + "'",
+                     cta);
+      return;
+    }
+  }
+
+  void reportPeerExit(const RemoteAccess &r, const std::string &what, int cta) {
+    std::string by = (r.event->kind == EventKind::TmaLoad ? "tma.load by " : "") + who(r.agent, *r.event);
+    SimFinding &f = report(SyncFamily::MBarrier, DiagKind::ClusterPeerExited, r.event->range, {by, what, std::to_string(cta)});
+    for (size_t y = 0; y < agents_->size(); ++y) {
+      int yi = static_cast<int>(y);
+      if (agent(yi).cta != cta || eventCount(yi) == 0) continue;
+      const SyncEvent &last = event(yi, eventCount(yi) - 1);
+      f.notes.push_back({last.range, agent(yi).name + " may finish after its last synchronisation here" + at(last) +
+                                         " without having observed the access"});
+    }
+    f.hint = "end the kernel with 'cluster.sync;' in every CTA after its last remote arrive or multicast copy, so "
+             "that no CTA exits while a peer may still access its shared memory";
   }
 
   void reportTxImbalance(int b) {
@@ -653,7 +920,7 @@ private:
   void reportDeadlock(const std::vector<int> &stuck) {
     // Prefer the precise causes: an open phase that can no longer get its arrivals or bytes.
     for (int a : stuck) {
-      const SyncEvent &e = events(a)[agentStates_[static_cast<size_t>(a)].pc];
+      const SyncEvent &e = event(a, agentStates_[static_cast<size_t>(a)].pc);
       if (e.kind != EventKind::Wait) continue;
       int b = e.barriers[0];
       const BarrierState &s = barriers_[static_cast<size_t>(b)];
@@ -675,18 +942,18 @@ private:
       }
     }
     int first = stuck[0];
-    const SyncEvent &e = events(first)[agentStates_[static_cast<size_t>(first)].pc];
+    const SyncEvent &e = event(first, agentStates_[static_cast<size_t>(first)].pc);
     std::string what = describeBlocked(first, e);
     SimFinding &f = report(SyncFamily::Deadlock, DiagKind::SyncDeadlock, e.range, {what});
     for (size_t i = 1; i < stuck.size(); ++i) {
-      const SyncEvent &o = events(stuck[i])[agentStates_[static_cast<size_t>(stuck[i])].pc];
+      const SyncEvent &o = event(stuck[i], agentStates_[static_cast<size_t>(stuck[i])].pc);
       f.notes.push_back({o.range, describeBlocked(stuck[i], o)});
     }
     for (size_t a = 0; a < agents_->size(); ++a)
-      if (finished(static_cast<int>(a)) && !events(static_cast<int>(a)).empty())
-        f.notes.push_back({events(static_cast<int>(a)).back().range,
+      if (finished(static_cast<int>(a)) && eventCount(static_cast<int>(a)) > 0)
+        f.notes.push_back({event(static_cast<int>(a), eventCount(static_cast<int>(a)) - 1).range,
                            agent(static_cast<int>(a)).name + " has finished; its last synchronisation is here" +
-                               at(events(static_cast<int>(a)).back())});
+                               at(event(static_cast<int>(a), eventCount(static_cast<int>(a)) - 1))});
     if (e.kind == EventKind::Wait) {
       int b = e.barriers[0];
       f.notes.push_back({declRange(b), "'" + barName(b) + "' is declared here with arrivals(" +
@@ -711,9 +978,8 @@ private:
   bool moreArrivalsPossible(int b) const {
     for (size_t a = 0; a < agents_->size(); ++a) {
       const AgentState &as = agentStates_[a];
-      const std::vector<SyncEvent> &evs = program_->events[a];
-      for (size_t i = as.pc; i < evs.size(); ++i)
-        if (evs[i].kind == EventKind::Arrive && evs[i].barriers[0] == b) return true;
+      for (size_t i = as.pc; i < program_->size(a); ++i)
+        if (const SyncEvent &e = program_->at(a, i); e.kind == EventKind::Arrive && e.barriers[0] == b) return true;
     }
     return false;
   }
@@ -745,11 +1011,15 @@ private:
   std::vector<StageState> stages_;
   std::vector<Copy> inFlight_;
   std::map<int, Clock> pendingSync_;
+  // Accesses to another CTA's shared memory, for the exit check (RemoteAccess): per (agent, target CTA) the
+  // latest remote arrive, per stage the latest copy from another CTA that landed in it.
+  size_t ctas_ = 1;
+  std::vector<RemoteAccess> remoteArrives_, remoteFills_;
+  size_t rrAgent_ = 0;        // round-robin position: the agent running now
+  bool rrProgress_ = false;   // some agent moved in the current round
+  const std::vector<size_t> *horizon_ = nullptr;
+  bool paused_ = false;
   bool stopped_ = false;
-  bool light_ = false;
-  int frozen_ = -1;
-  int watchBarrier_ = -1;
-  int64_t watchPhase_ = -1;
 };
 
 } // namespace
@@ -759,6 +1029,50 @@ SimOutcome simulateSync(const KernelInfo &info, Arch arch, const SlotTable &slot
   Simulator sim(info, arch, slots, agents, program);
   sim.run();
   return sim.outcome;
+}
+
+std::vector<SimOutcome> simulateSyncVariants(const KernelInfo &info, Arch arch, const SlotTable &slots,
+                                             const std::vector<SyncAgent> &agents,
+                                             const std::vector<const SyncProgram *> &programs) {
+  std::vector<SimOutcome> outcomes(programs.size());
+  if (programs.empty()) return outcomes;
+  const SyncProgram &longest = *programs.back();
+  Simulator shared(info, arch, slots, agents, longest);
+  std::vector<std::vector<size_t>> horizons(programs.size() - 1);
+  const std::vector<size_t> *previous = nullptr;
+  for (size_t i = 0; i + 1 < programs.size(); ++i) {
+    const SyncProgram &variant = *programs[i];
+    // The shared run may stand for this variant only while its horizon never moved back (the steps so far
+    // were checked against the earlier, shorter horizons) and it has not stopped.
+    bool shareable = variant.base == &longest && variant.basePrefix.size() == agents.size() && !shared.stopped();
+    std::vector<size_t> &horizon = horizons[i];
+    for (size_t a = 0; shareable && a < agents.size(); ++a) {
+      // An agent whose whole list is the longest's (no tile loop) never differs, not even in finishing.
+      bool whole = variant.events[a].empty() && variant.basePrefix[a] == longest.events[a].size();
+      horizon.push_back(whole ? SIZE_MAX : variant.basePrefix[a]);
+      if (previous && horizon[a] < (*previous)[a]) shareable = false;
+    }
+    if (!shareable) {
+      outcomes[i] = simulateSync(info, arch, slots, agents, variant);
+      continue;
+    }
+    shared.setHorizon(&horizon);
+    previous = &horizon;
+    shared.run();
+    if (!shared.paused()) {   // stopped before the horizon: the variant's run differs at most in its notes
+      outcomes[i] = simulateSync(info, arch, slots, agents, variant);
+      continue;
+    }
+    Simulator own = shared;   // the variant's run up to here, step for step
+    own.setHorizon(nullptr);
+    own.switchProgram(variant);
+    own.run();
+    outcomes[i] = std::move(own.outcome);
+  }
+  shared.setHorizon(nullptr);
+  if (!shared.stopped()) shared.run();
+  outcomes.back() = std::move(shared.outcome);
+  return outcomes;
 }
 
 } // namespace cake

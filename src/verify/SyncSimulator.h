@@ -21,7 +21,9 @@
 //             happens-before, not by the order observed, one schedule decides deadlock and races for all
 //             schedules (a monotone system has one maximal outcome).  Laps are the exception: for every
 //             wait the simulator also runs all other agents to quiescence with the waiter frozen there; if
-//             the barrier then reaches c >= n + 2, some schedule laps the waiter.
+//             the barrier then reaches c >= n + 2, some schedule laps the waiter.  That run copies only the
+//             state that decides progress (program counters, wait targets, barrier counts, copies in
+//             flight), not the clocks and stage histories, so a lap check costs the frozen run only.
 #pragma once
 #include "support/Arch.h"
 #include "support/Diagnostics.h"
@@ -48,5 +50,14 @@ struct SimOutcome {
 
 SimOutcome simulateSync(const KernelInfo &info, Arch arch, const SlotTable &slots,
                         const std::vector<SyncAgent> &agents, const SyncProgram &program);
+
+// The outcomes of several tile-count variants of one program, each exactly simulateSync's: programs.back()
+// is the longest, and every other one whose base is it (expandSyncTail), in increasing order of the shared
+// beginnings, is continued from a copy of the longest's run taken just before the first step, lap check or
+// final check that could see past the beginning it shares.  So the shared part is simulated once instead of
+// once per tile count.  Variants that do not share (or when the shared run stops first) run on their own.
+std::vector<SimOutcome> simulateSyncVariants(const KernelInfo &info, Arch arch, const SlotTable &slots,
+                                             const std::vector<SyncAgent> &agents,
+                                             const std::vector<const SyncProgram *> &programs);
 
 } // namespace cake

@@ -1,4 +1,4 @@
-// mbarrier family: the protocol of every mbarrier, for every trip count and shape (E0603-E0608).
+// mbarrier family: the protocol of every mbarrier, for every trip count and shape (E0603-E0608, E0613).
 //
 // Obligations, per barrier declaration:
 //   arrivals   every phase receives exactly arrivals(n) arrivals (E0603): an arrive counts once per thread
@@ -8,7 +8,9 @@
 //   parity     a wait's parity selects the phase that carries the data the waiter reads next (E0605);
 //   laps       a waiter for phase n never faces n + 2 completed phases (E0606);
 //   init       mbarrier.init happens before every use and is published by syncthreads (cluster.sync across
-//              CTAs) (E0607), with fence.mbarrier_init in between when TMA or another CTA signals it (E0608).
+//              CTAs) (E0607), with fence.mbarrier_init in between when TMA or another CTA signals it (E0608);
+//   peer exit  a remote arrive on (or multicast copy into) another CTA of the cluster happens before that
+//              CTA exits: some agent of it observes the access, e.g. through a final cluster.sync (E0613).
 // Algorithm: the shared synchronisation analysis (SyncAnalysis.cpp: Z3 facts for every shape, then an
 // exhaustive simulation of every trip count up to the pipeline's period bound, SyncSimulator.cpp) finds the
 // violations; this file reports the ones of this family and counts the proven obligations.

@@ -92,8 +92,6 @@ kernel hopper_gemm_persistent<BM = 128, BN = 256, BK = 64, S = 4, GM = 8>(
   cluster.sync;
 }
 // ---- expected diagnostics (utils/verify-expectations.py) ----
-// expected-error@46 E0601 {{could not prove that this expression repeats with the pipeline period: mutable variable 'it' is not tracked by the verifier}}
-// expected-error@45 E0601 {{could not prove that this expression repeats with the pipeline period: mutable variable 'it' is not tracked by the verifier}}
 // expected-error@46 E0601 {{could not prove the synchronisation protocol: the mbarrier index cannot be evaluated: it depends on the mutable variable 'it', which is not an induction counter: it is incremented under an 'if', not once per loop iteration}}
 // expected-error@46 E0601 {{could not prove the synchronisation protocol: the wait parity cannot be evaluated: it depends on the mutable variable 'it', which is not an induction counter: it is incremented under an 'if', not once per loop iteration}}
 // expected-error@47 E0601 {{could not prove the synchronisation protocol: the mbarrier index cannot be evaluated: it depends on the mutable variable 'it', which is not an induction counter: it is incremented under an 'if', not once per loop iteration}}

@@ -90,12 +90,6 @@ kernel hopper_gemm_persistent<BM = 128, BN = 256, BK = 64, S = 4, GM = 8>(
   cluster.sync;
 }
 // ---- expected diagnostics (utils/verify-expectations.py) ----
-// expected-error@67 E0601 {{could not prove that this expression repeats with the pipeline period: mutable variable 'it' is not tracked by the verifier}}
-// expected-error@66 E0601 {{could not prove that this expression repeats with the pipeline period: mutable variable 'it' is not tracked by the verifier}}
-// expected-error@74 E0601 {{could not prove that this expression repeats with the pipeline period: mutable variable 'it' is not tracked by the verifier}}
-// expected-error@75 E0601 {{could not prove that this expression repeats with the pipeline period: mutable variable 'it' is not tracked by the verifier}}
-// expected-error@83 E0601 {{could not prove that this expression repeats with the pipeline period: mutable variable 'it' is not tracked by the verifier}}
-// expected-error@84 E0601 {{could not prove that this expression repeats with the pipeline period: mutable variable 'it' is not tracked by the verifier}}
 // expected-error@67 E0601 {{could not prove the synchronisation protocol: the mbarrier index cannot be evaluated: it depends on the mutable variable 'it', which is not an induction counter: it is assigned 2 times (an induction counter has exactly one `+= c`)}}
 // expected-error@67 E0601 {{could not prove the synchronisation protocol: the wait parity cannot be evaluated: it depends on the mutable variable 'it', which is not an induction counter: it is assigned 2 times (an induction counter has exactly one `+= c`)}}
 // expected-error@69 E0601 {{could not prove the synchronisation protocol: the stage index cannot be evaluated: it depends on the mutable variable 'it', which is not an induction counter: it is assigned 2 times (an induction counter has exactly one `+= c`)}}

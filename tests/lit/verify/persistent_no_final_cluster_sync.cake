@@ -1,0 +1,96 @@
+// The final cluster.sync is missing: a CTA may exit while its peer's consumers still release a stage of
+// its ring (the tile-tail `arrive empty[..] cta(r)` into the other CTA's shared memory).
+// (Derived from samples/hopper_gemm_persistent.cake; found by utils/mutate-sync.py.)
+// RUN: %cakec --verify-only --verify-diagnostics %s
+target sm_90a;
+
+kernel hopper_gemm_persistent<BM = 128, BN = 256, BK = 64, S = 4, GM = 8>(
+    A: bf16[M, K] tma(box=[BM, BK], swizzle=128B) align(16),
+    B: bf16[N, K] tma(box=[BN / 2, BK], swizzle=128B) align(16),
+    C: bf16[M, N] align(16))
+  requires(K % 8 == 0, N % 2 == 0, BM == 128, BK * 2 == 128, BN % 16 == 0, S >= 2, GM >= 1)
+  grid(num_sms / 2 * 2) threads(384) cluster(2)
+{
+  shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
+  shared b: bf16[S][BN, BK] swizzle(128B) align(1024);
+  mbarrier full[S] arrivals(1);
+  mbarrier empty[S] arrivals(16);
+
+  if tid.x == 0 {
+    mbarrier.init full;
+    mbarrier.init empty;
+    fence.mbarrier_init;
+  }
+  cluster.sync;
+
+  let rank = i32(cluster.rank);
+  let m_pairs = cdiv(M, 2 * BM);
+  let n_tiles = cdiv(N, BN);
+  let pairs = m_pairs * n_tiles;
+  let k_tiles = cdiv(K, BK);
+  let first = i32(block.x) / 2;
+  let clusters = i32(grid_dim.x) / 2;
+  let group = GM * n_tiles;
+
+  role load = warpgroup(0) regs(40) {
+    if load.warp == 0 {
+      elect {
+        var it: i32 = 0;
+        for p in first..pairs step clusters {
+          let g0 = (p / group) * GM;
+          let gm = min(m_pairs - g0, GM);
+          let m0 = ((g0 + (p % group) % gm) * 2 + rank) * BM;
+          let n0 = ((p % group) / gm) * BN;
+          for k in 0..k_tiles {
+            let s = it % S;
+            wait empty[s] parity(((it / S) & 1) ^ 1);
+            arrive full[s] expect_tx((BM + BN) * BK * 2);
+            tma.load a[s] <- A[m0, k * BK] signal(full[s]);
+            tma.load b[s][rank * (BN / 2) +: BN / 2, :] <- B[n0 + rank * (BN / 2), k * BK] signal(full[s]) multicast(3);
+            it += 1;
+          }
+        }
+      }
+    }
+  }
+
+  role math[2] = warpgroups(1..3) regs(232) {
+    var acc: frag<wgmma_acc, f32, 64, BN, 16>;
+    var it: i32 = 0;
+    for p in first..pairs step clusters {
+      let g0 = (p / group) * GM;
+      let gm = min(m_pairs - g0, GM);
+      let m0 = ((g0 + (p % group) % gm) * 2 + rank) * BM;
+      let n0 = ((p % group) / gm) * BN;
+      acc = 0.0;
+      for k in 0..k_tiles {
+        let s = it % S;
+        wait full[s] parity((it / S) & 1);
+        wgmma.fence;
+        wgmma acc += a[s][64 * math.index +: 64, :] * b[s].T;
+        wgmma.commit;
+        wgmma.wait 1;                      // k-tile it-1's group is done: release its stage in both CTAs
+        if k > 0 {
+          elect {
+            arrive empty[(it - 1) % S] cta(0);
+            arrive empty[(it - 1) % S] cta(1);
+          }
+        }
+        it += 1;
+      }
+      wgmma.wait 0;
+      elect {
+        arrive empty[(it - 1) % S] cta(0);
+        arrive empty[(it - 1) % S] cta(1);
+      }
+      store C[m0 + 64 * math.index, n0] <- bf16(acc);
+    }
+  }
+
+}
+// ---- expected diagnostics (utils/verify-expectations.py) ----
+// expected-error@84 E0613 {{CTA 0: math[0] (p# = 0, it = 1) arrives on 'CTA 1: empty[0]' after CTA 1 may have exited}}
+// expected-note@84 {{counterexample: loop 'k' runs 1 iteration, loop 'p' runs 1 iteration (M = 1, K = 8, N = 256)}}
+// expected-note@49 {{CTA 1: load may finish after its last synchronisation here (p# = 0, k = 0, it = 0) without having observed the access}}
+// expected-note@84 {{CTA 1: math[0] may finish after its last synchronisation here (p# = 0, it = 1) without having observed the access}}
+// expected-note@84 {{CTA 1: math[1] may finish after its last synchronisation here (p# = 0, it = 1) without having observed the access}}
