@@ -371,12 +371,15 @@ public:
     for (int64_t m : moduli)
       if (m > 0 && m <= kMaxPeriod) lcm = std::lcm(lcm, m);
     // The likely period, read off the expressions' shapes (`k % S`: S, `(k / S) & 1`: 2S): a candidate only.
-    std::optional<int64_t> likely = int64_t(1);
+    // (A flag and a value rather than std::optional: GCC 12 -O2 reports the optional's payload as
+    // maybe-uninitialized inside std::lcm.)
+    bool likelyKnown = true;
+    int64_t likely = 1;
     auto fold = [&](const Expr *e) {
-      if (!likely || !e) return;
+      if (!likelyKnown || !e) return;
       std::optional<ShapePeriod> sp = shapePeriod(e, 0);
-      if (!sp || sp->kind == ShapePeriod::Linear) likely = std::nullopt;
-      else likely = std::lcm(*likely, sp->period);
+      if (!sp || sp->kind == ShapePeriod::Linear) likelyKnown = false;
+      else likely = std::lcm(likely, sp->period);
     };
     for (const SyncLoop &l : loops)
       for (const Expr *e : l.exprs)
@@ -389,7 +392,7 @@ public:
     //    lcm is tried only when the expressions' shapes suggest it; the trial stops at its first failure
     //    and leaves no trace.  Either way the facts used are the ones proven for the period used.
     int64_t prefix = 0, counterPrefix = 0;
-    if (2 * lcm <= kMaxPeriod && likely && *likely == lcm) {
+    if (2 * lcm <= kMaxPeriod && likelyKnown && likely == lcm) {
       SyncAnalysis before = result_;
       size_t heldBefore = heldBack_.size();
       period_ = lcm;
