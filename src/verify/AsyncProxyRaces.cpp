@@ -38,8 +38,11 @@
 // issuing thread; `tma.store.wait N` / `wgmma.wait N` with N > 0 retire nothing; a wait inside a loop nested
 // in the body of the issuing loop is not used for the wrap-around; zero-trip loops are not considered for
 // retirement.
+// Shared with SharedRaces.cpp (RaceWalker.h): the statement walk and its path condition, loop prologue,
+// expression scan, access regions, the second thread's renaming and the counterexample text.
 #include "verify/ControlPath.h"
 #include "verify/Families.h"
+#include "verify/RaceWalker.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
 
@@ -55,12 +58,6 @@
 namespace cake {
 
 namespace {
-
-constexpr size_t kMaxLoopDepth = 10;
-
-struct Region {
-  z3::expr start, length;
-};
 
 struct LoopCtx {
   const ForStmt *loop;
@@ -97,15 +94,6 @@ struct Access {
   bool generic() const { return kind == AccessKind::GenericRead || kind == AccessKind::GenericWrite; }
 };
 
-bool mentions(const z3::expr &e, const z3::expr &c, unsigned depth = 0) {
-  if (depth > 200) return true;
-  if (e.is_const()) return z3::eq(e, c);
-  if (!e.is_app()) return false;
-  for (unsigned i = 0; i < e.num_args(); ++i)
-    if (mentions(e.arg(i), c, depth + 1)) return true;
-  return false;
-}
-
 const Decl *rootDecl(const Expr *e) {
   while (e) {
     if (auto *ix = dynCast<IndexExpr>(e)) e = ix->base.get();
@@ -123,54 +111,35 @@ const BarrierStmt *namedBarrierOf(const OpStmt &op) {
   return static_cast<const BarrierStmt *>(n->decl);
 }
 
-class AsyncRaceChecker {
+class AsyncRaceChecker : RaceWalker {
 public:
-  explicit AsyncRaceChecker(VerifyContext &ctx) : ctx_(ctx), z3_(ctx.z3()), tr_(ctx.z3(), ctx.info()) {}
+  explicit AsyncRaceChecker(VerifyContext &ctx) : RaceWalker(ctx, /*roleRangeAsOneTerm=*/true) {}
 
   void run() {
     const Kernel &k = ctx_.kernel();
     if (!k.body || !hasAsyncSharedOps(*k.body)) return;
     collectBarriers();
     counters_.assign(keys_.size(), z3_.int_val(0));
-    threadVars_.push_back(tr_.builtinVar(BuiltinValue::TidX));
-    threadVars_.push_back(tr_.builtinVar(BuiltinValue::Warp));
-    threadVars_.push_back(tr_.builtinVar(BuiltinValue::Lane));
-    linkThreadBuiltins(nullptr);
-    for (const Expr *r : ctx_.info().requirements)
-      if (r)
-        if (auto c = tr_.translate(*r); c && c->is_bool()) requirements_.push_back(*c);
+    beginWalk();
     walkBlock(*k.body);
     checkPairs();
   }
 
 private:
-  VerifyContext &ctx_;
-  z3::context &z3_;
-  ExprToZ3 tr_;
   // barrier keys: index 0 = block barrier, then named barriers
   std::vector<const BarrierStmt *> keys_{nullptr};
   std::vector<std::set<int64_t>> releaseWarps_, acquireWarps_;   // per key; empty + allWarps_ for key 0
   bool participationKnown_ = true;
   std::vector<z3::expr> counters_;
-  std::vector<z3::expr> path_;
-  unsigned inexact_ = 0;
-  bool collect_ = true;
   bool retireSearch_ = false;            // second walk of a loop body looking for the retiring waits
   std::vector<size_t> searching_;        // accesses whose retirement the search looks for
   std::vector<std::pair<size_t, std::vector<z3::expr>>> found_;   // (access, counters at the wait)
-  unsigned loopCounter_ = 0;
   std::vector<LoopCtx> loops_;
-  std::vector<z3::expr> loopConsts_;     // renamed for the second thread
   std::vector<z3::expr> loopFacts_;      // trip-count definitions (asserted for both threads)
-  std::vector<z3::expr> threadVars_;
-  std::vector<z3::expr> requirements_;
   std::vector<Access> accesses_;
   std::vector<size_t> pendingFence_;     // generic writes not yet followed by fence.proxy_async
   std::vector<size_t> open_;             // async reads not yet retired
   std::map<const RoleStmt *, std::set<const Decl *>> arrivedBy_, waitedBy_;   // mbarriers, per role (null: kernel level)
-  std::string epochProblem_;
-  SourceRange epochProblemRange_;
-  const RoleStmt *role_ = nullptr;
 
   // ---- scope and barrier participation
   static bool hasAsyncSharedOps(const BlockStmt &b) {
@@ -239,112 +208,21 @@ private:
     return any;
   }
 
-  void linkThreadBuiltins(const RoleStmt *role) {
-    z3::expr tid = tr_.builtinVar(BuiltinValue::TidX);
-    path_.push_back(tr_.builtinVar(BuiltinValue::Warp) == tid / 32);
-    path_.push_back(tr_.builtinVar(BuiltinValue::Lane) == z3::mod(tid, 32));
-    const RoleInfo *ri = role ? ctx_.info().roleOf(role) : nullptr;
-    if (!ri || !ri->rangeKnown || ri->warpsPerInstance() <= 0) return;
-    int64_t wpi = ri->warpsPerInstance();
-    path_.push_back(roleRange(*ri));
-    z3::expr rel = tid - z3_.int_val(ri->firstWarp * 32);
-    z3::expr idx = tr_.builtinVar(BuiltinValue::RoleIndex, role);
-    z3::expr thr = tr_.builtinVar(BuiltinValue::RoleThread, role);
-    z3::expr wrp = tr_.builtinVar(BuiltinValue::RoleWarp, role);
-    for (const z3::expr &v : {idx, thr, wrp}) threadVars_.push_back(v);
-    path_.push_back(idx == rel / z3_.int_val(wpi * 32));
-    path_.push_back(thr == z3::mod(rel, z3_.int_val(wpi * 32)));
-    path_.push_back(wrp == z3::mod(rel, z3_.int_val(wpi * 32)) / 32);
-  }
-
-  z3::expr roleRange(const RoleInfo &ri) {
-    z3::expr tid = tr_.builtinVar(BuiltinValue::TidX);
-    return tid >= z3_.int_val(ri.firstWarp * 32) && tid < z3_.int_val(ri.endWarp * 32);
-  }
-
-  void epochProblem(SourceRange r, const std::string &why) {
-    if (epochProblem_.empty()) {
-      epochProblem_ = why;
-      epochProblemRange_ = r;
-    }
-  }
-
   // ---- walk
-  static bool endsInReturn(const BlockStmt *b) {
-    return b && !b->stmts.empty() && b->stmts.back() && isa<ReturnStmt>(b->stmts.back().get());
+  void walkRole(const RoleStmt &r) override {
+    std::vector<z3::expr> before = counters_;
+    walkRoleBody(r);
+    const RoleInfo *ri = ctx_.info().roleOf(&r);
+    z3::expr in = ri && ri->rangeKnown ? path_.roleRange(*ri) : z3_.bool_val(false);
+    for (size_t k = 0; k < counters_.size(); ++k)
+      counters_[k] = z3::eq(counters_[k], before[k]) ? before[k] : z3::ite(in, counters_[k], before[k]);
   }
 
-  void walkBlock(const BlockStmt &b) {
-    size_t mark = path_.size();
-    unsigned dropped = inexact_;
-    for (auto &s : b.stmts) {
-      if (!s) continue;
-      walkStmt(*s);
-      auto *i = dynCast<IfStmt>(s.get());
-      if (i && !i->elseBody && i->cond && endsInReturn(i->thenBody.get())) {
-        if (auto c = tr_.translate(*i->cond); c && c->is_bool()) path_.push_back(!*c);
-        else ++inexact_;
-      }
-    }
-    path_.resize(mark, z3_.bool_val(true));
-    inexact_ = dropped;
-  }
-
-  void walkStmt(const Stmt &s) {
-    switch (s.kind) {
-    case StmtKind::Block: walkBlock(*cast<BlockStmt>(&s)); break;
-    case StmtKind::Let: if (auto &e = cast<LetStmt>(&s)->init) scan(*e, false, s); break;
-    case StmtKind::Var: if (auto &e = cast<VarStmt>(&s)->init) scan(*e, false, s); break;
-    case StmtKind::Assign: {
-      auto &a = *cast<AssignStmt>(&s);
-      if (a.value) scan(*a.value, false, s);
-      if (a.target) {
-        if (a.op != AssignOp::Set) scan(*a.target, false, s);
-        scan(*a.target, true, s);
-      }
-      break;
-    }
-    case StmtKind::Op: walkOp(*cast<OpStmt>(&s)); break;
-    case StmtKind::Role: {
-      auto &r = *cast<RoleStmt>(&s);
-      size_t mark = path_.size();
-      const RoleStmt *saved = role_;
-      std::vector<z3::expr> before = counters_;
-      role_ = &r;
-      linkThreadBuiltins(&r);
-      if (r.body) walkBlock(*r.body);
-      role_ = saved;
-      path_.resize(mark, z3_.bool_val(true));
-      const RoleInfo *ri = ctx_.info().roleOf(&r);
-      z3::expr in = ri && ri->rangeKnown ? roleRange(*ri) : z3_.bool_val(false);
-      for (size_t k = 0; k < counters_.size(); ++k)
-        counters_[k] = z3::eq(counters_[k], before[k]) ? before[k] : z3::ite(in, counters_[k], before[k]);
-      break;
-    }
-    case StmtKind::For: walkFor(*cast<ForStmt>(&s)); break;
-    case StmtKind::If: walkIf(*cast<IfStmt>(&s)); break;
-    case StmtKind::Elect: {
-      auto &e = *cast<ElectStmt>(&s);
-      if (!e.body) break;
-      path_.push_back(tr_.builtinVar(BuiltinValue::Lane) == 0);
-      walkBlock(*e.body);
-      path_.pop_back();
-      break;
-    }
-    default: break;
-    }
-  }
-
-  void walkIf(const IfStmt &i) {
-    std::optional<z3::expr> c;
-    if (i.cond) {
-      scan(*i.cond, false, i);
-      c = tr_.translate(*i.cond);
-      if (c && !c->is_bool()) c.reset();
-    }
+  void walkIf(const IfStmt &i) override {
+    std::optional<z3::expr> c = scanCondition(i);
     std::vector<z3::expr> before = counters_;
     std::vector<size_t> pendingBefore = pendingFence_;
-    if (c) path_.push_back(*c); else ++inexact_;
+    if (c) path_.push(*c); else path_.dropCondition();
     if (i.thenBody) walkBlock(*i.thenBody);
     std::vector<z3::expr> afterThen = counters_;
     std::vector<size_t> pendingThen = pendingFence_;
@@ -352,7 +230,7 @@ private:
     counters_ = before;
     pendingFence_ = pendingBefore;
     if (i.elseBody) walkStmt(*i.elseBody);
-    if (c) path_.pop_back(); else --inexact_;
+    if (c) path_.pop(); else path_.undropCondition();
     for (size_t x : pendingThen)
       if (std::find(pendingFence_.begin(), pendingFence_.end(), x) == pendingFence_.end()) pendingFence_.push_back(x);
     for (size_t k = 0; k < counters_.size(); ++k) {
@@ -384,23 +262,15 @@ private:
     return b;
   }
 
-  void walkFor(const ForStmt &f) {
-    for (const Expr *e : {f.lower.get(), f.upper.get(), f.step.get()})
-      if (e) scan(*e, false, f);
-    if (!f.body) return;
-    if (loops_.size() >= kMaxLoopDepth) {   // each level walks its body again: bound the work
-      epochProblem(f.range, "loops are nested more than " + std::to_string(kMaxLoopDepth) + " deep");
-      return;
-    }
+  void walkFor(const ForStmt &f) override {
+    if (!loopPrologue(f, loops_.size())) return;   // each level walks its body again: bounded depth
     std::string base = "async!" + f.name + "!" + std::to_string(loopCounter_++);
     z3::expr v = z3_.int_const(base.c_str());
     z3::expr i = z3_.int_const((base + "!i").c_str());
     z3::expr trip = z3_.int_const((base + "!trip").c_str());
     for (const z3::expr &x : {v, i, trip}) loopConsts_.push_back(x);
     tr_.bind(&f, v);
-    std::optional<z3::expr> lo = f.lower ? tr_.translate(*f.lower) : std::nullopt;
-    std::optional<z3::expr> hi = f.upper ? tr_.translate(*f.upper) : std::nullopt;
-    std::optional<z3::expr> st = f.step ? tr_.translate(*f.step) : std::optional<z3::expr>(z3_.int_val(1));
+    auto [lo, hi, st] = translateBounds(f);
     bool rangeKnown = lo && hi && st;
     z3::expr range = i >= 0 && i < trip;
     if (rangeKnown) {
@@ -416,7 +286,7 @@ private:
     for (size_t k = 0; k < b.size(); ++k) {
       int64_t n = -1;
       if (b[k].is_numeral_i64(n) && n == 0) continue;
-      if (mentions(b[k], v)) {
+      if (mentionsConstant(b[k], v)) {
         epochProblem(f.range, "the number of barriers in an iteration of loop '" + f.name + "' depends on the loop variable");
         continue;
       }
@@ -425,8 +295,8 @@ private:
     std::vector<z3::expr> entry = counters_;
     size_t firstNew = accesses_.size();
     counters_ = start;
-    path_.push_back(range);
-    if (!rangeKnown) ++inexact_;
+    path_.push(range);
+    if (!rangeKnown) path_.dropCondition();
     loops_.push_back({&f, v, i, trip, st ? *st : z3_.int_val(1)});
     walkBlock(*f.body);
     // Async reads issued in this iteration and not yet retired: the next iteration's first wait retires them.
@@ -434,8 +304,8 @@ private:
     for (size_t x : open_) if (x >= firstNew) wrapping.push_back(x);
     if (!wrapping.empty() && collect_ && !retireSearch_) searchNextIteration(f, start, wrapping);
     loops_.pop_back();
-    if (!rangeKnown) --inexact_;
-    path_.pop_back();
+    if (!rangeKnown) path_.undropCondition();
+    path_.pop();
     for (size_t k = 0; k < b.size(); ++k) {
       int64_t n = -1;
       if (b[k].is_numeral_i64(n) && n == 0) { counters_[k] = entry[k]; continue; }
@@ -532,7 +402,7 @@ private:
     open_ = still;
   }
 
-  void walkOp(const OpStmt &op) {
+  void walkOp(const OpStmt &op) override {
     if (!op.op) return;
     switch (op.op->id) {
     case OpId::Syncthreads: case OpId::ClusterSync: case OpId::ClusterWait: passBarrier(0, op); return;
@@ -569,106 +439,40 @@ private:
         }
       }
       return;
-    case OpId::Store: {
-      if (op.dsts.empty() || !op.dsts[0]) return;
-      const Type *ft = op.srcs.empty() || !op.srcs[0] ? nullptr : op.srcs[0]->type;
-      auto *ix = dynCast<IndexExpr>(op.dsts[0].get());
-      if (ix && ft && ft->isFragment() && ix->items.size() == 2) {
-        // The warp (warpgroup) writes the fragment's M x N tile: every participating thread is taken to
-        // write all of it (the ordering obligation does not depend on which lane writes which element).
-        recordGeneric(*ix, true, "fragment store", {ft->m, ft->n}, op);
-        if (collect_ && !accesses_.empty()) accesses_.back().warpWide = true;
-        return;
-      }
-      scan(*op.dsts[0], true, op);
-      return;
-    }
+    case OpId::Store: scanStoreDestination(op); return;
     default:
-      for (auto &e : op.srcs) if (e) scan(*e, false, op);
-      for (auto &c : op.clauses) for (auto &e : c.args) if (e) scan(*e, false, op);
-      for (auto &e : op.dsts) if (e) scan(*e, true, op);
+      scanOpOperands(op);
       return;
     }
   }
 
   // ---- accesses
+  // The warp (warpgroup) writes the fragment's M x N tile: every participating thread is taken to write all of
+  // it (the ordering obligation does not depend on which lane writes which element).
+  void recordFragmentStore(const IndexExpr &ix, const std::vector<int64_t> &extent, const OpStmt &op) override {
+    recordGeneric(ix, true, "fragment store", extent, op);
+    if (collect_ && !accesses_.empty()) accesses_.back().warpWide = true;
+  }
+
   static const Decl *sharedRoot(const Expr &e) {
     const Decl *d = rootDecl(&e);
     return d && d->declKind == DeclKind::Shared ? d : nullptr;
   }
 
-  void scan(const Expr &e, bool write, const Stmt &at) {
-    switch (e.kind) {
-    case ExprKind::Unary: scan(*cast<UnaryExpr>(&e)->operand, false, at); break;
-    case ExprKind::Binary:
-      scan(*cast<BinaryExpr>(&e)->lhs, false, at);
-      scan(*cast<BinaryExpr>(&e)->rhs, false, at);
-      break;
-    case ExprKind::Member: scan(*cast<MemberExpr>(&e)->base, write, at); break;
-    case ExprKind::Call: for (auto &a : cast<CallExpr>(&e)->args) if (a) scan(*a, false, at); break;
-    case ExprKind::Index: {
-      auto &ix = *cast<IndexExpr>(&e);
-      for (const Expr *cur = &ix; auto *i = dynCast<IndexExpr>(cur); cur = i->base.get()) {
-        for (const IndexItem &it : i->items) {
-          if (it.start) scan(*it.start, false, at);
-          if (it.length) scan(*it.length, false, at);
-        }
-        if (!i->base) break;
-      }
-      if (sharedRoot(ix)) recordGeneric(ix, write, write ? "write" : "read", {}, at);
-      break;
-    }
-    default: break;
-    }
+  void scanIndex(const IndexExpr &ix, bool write, const Stmt &at) override {
+    scanIndexOperands(ix, at);
+    if (sharedRoot(ix)) recordGeneric(ix, write, write ? "write" : "read", {}, at);
   }
 
   Access newAccess(AccessKind kind, const Decl *array, SourceRange range, std::string what) {
-    Access a{kind, nullptr, range, std::move(what), array, role_, {}, {}, z3::mk_and(toVector(path_)), counters_,
-             loops_, inexact_ > 0, false, false, false, {}, {}, z3_.bool_val(false), {}, nullptr, nullptr};
+    Access a{kind, nullptr, range, std::move(what), array, role_, {}, {}, path_.conjunction(), counters_,
+             loops_, path_.inexact() > 0, false, false, false, {}, {}, z3_.bool_val(false), {}, nullptr, nullptr};
     return a;
   }
 
   // The region of `e` (a[s][r, c +: n], a[s], a), the tile extent overriding the innermost lengths.
   void computeRegion(Access &a, const Expr &e, const std::vector<int64_t> &tileExtent) {
-    std::vector<const IndexItem *> items;
-    std::vector<const IndexExpr *> chain;
-    const Expr *cur = &e;
-    while (cur && (isa<IndexExpr>(cur) || isa<MemberExpr>(cur))) {
-      if (auto *m = dynCast<MemberExpr>(cur)) { cur = m->base.get(); continue; }
-      auto *i = cast<IndexExpr>(cur);
-      chain.insert(chain.begin(), i);
-      cur = i->base.get();
-    }
-    for (const IndexExpr *i : chain) for (const IndexItem &it : i->items) items.push_back(&it);
-    std::vector<const TensorDim *> dims;
-    for (const DimGroup &g : a.array->type->groups) for (const TensorDim &d : g) dims.push_back(&d);
-    if (items.size() > dims.size()) { a.problem = "more indices than dimensions"; return; }
-    size_t tileFirst = items.size() >= tileExtent.size() ? items.size() - tileExtent.size() : 0;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      TranslateFailure failure;
-      std::optional<z3::expr> dim;
-      if (dims[d]->value) dim = z3_.int_val(*dims[d]->value);
-      else if (dims[d]->expr) dim = tr_.translate(*dims[d]->expr, &failure);
-      if (d >= items.size() || items[d]->kind == IndexItem::Full) {
-        if (!dim) { a.problem = "dimension '" + dims[d]->text + "' cannot be modelled"; return; }
-        a.region.push_back({z3_.int_val(0), *dim});
-        continue;
-      }
-      const IndexItem &it = *items[d];
-      std::optional<z3::expr> start = it.start ? tr_.translate(*it.start, &failure) : std::nullopt;
-      if (!start) {
-        a.problem = "index '" + (it.start ? sourceText(ctx_.diags(), it.start->range) : std::string("?")) + "': " + failure.reason;
-        return;
-      }
-      z3::expr len = z3_.int_val(1);
-      if (!tileExtent.empty() && d >= tileFirst) len = z3_.int_val(tileExtent[d - tileFirst]);
-      else if (it.kind == IndexItem::Slice && it.length) {
-        auto l = tr_.translate(*it.length, &failure);
-        if (!l) { a.problem = "slice length '" + sourceText(ctx_.diags(), it.length->range) + "': " + failure.reason; return; }
-        len = *l;
-      }
-      a.region.push_back({*start, len});
-    }
+    if (!regionOf(*a.array, e, tileExtent, a.region, a.problem)) a.problem = "more indices than dimensions";
   }
 
   void recordGeneric(const IndexExpr &ix, bool write, const std::string &kind, const std::vector<int64_t> &tileExtent,
@@ -697,19 +501,7 @@ private:
     if (kind == AccessKind::AsyncRead) open_.push_back(accesses_.size() - 1);
   }
 
-  static z3::expr_vector toVectorImpl(z3::context &c, const std::vector<z3::expr> &v) {
-    z3::expr_vector out(c);
-    for (const z3::expr &e : v) out.push_back(e);
-    return out;
-  }
-  z3::expr_vector toVector(const std::vector<z3::expr> &v) { return toVectorImpl(z3_, v); }
-
   // ---- pairs
-  static z3::expr rename(const z3::expr &e, const z3::expr_vector &from, const z3::expr_vector &to) {
-    z3::expr copy = e;
-    return copy.substitute(from, to);
-  }
-
   // Some barrier orders "x after X" before "y at Y": x releases, y acquires, Y's count is past X's.
   z3::expr ordered(const std::vector<z3::expr> &cx, const z3::expr &warpX, const std::vector<z3::expr> &cy,
                    const z3::expr &warpY) {
@@ -759,19 +551,9 @@ private:
                           "' are ordered with the generic accesses of other threads", epochProblem_);
       return;
     }
-    z3::expr_vector from(z3_), to(z3_);
-    std::set<std::string> seen;
-    for (const std::vector<z3::expr> *vs : {&threadVars_, &loopConsts_})
-      for (const z3::expr &v : *vs) {
-        std::string name = v.decl().name().str();
-        if (!seen.insert(name).second) continue;
-        from.push_back(v);
-        to.push_back(z3_.int_const((name + "'").c_str()));
-      }
-    std::vector<z3::expr> base = requirements_;
-    for (const z3::expr &c : tr_.sideConditions()) base.push_back(c);
-    for (const z3::expr &c : loopFacts_) base.push_back(c);
-    z3::expr assumptions = z3::mk_and(toVector(base));
+    Renaming second = secondThread();
+    const z3::expr_vector &from = second.from, &to = second.to;
+    z3::expr assumptions = this->assumptions(loopFacts_);
     z3::solver s(z3_);
     ctx_.configureSolver(s);
     s.add(assumptions && rename(assumptions, from, to));
@@ -794,11 +576,7 @@ private:
           reported.insert(a.op);
           continue;
         }
-        z3::expr overlap = z3_.bool_val(true);
-        for (size_t d = 0; d < a.region.size() && d < g.region.size(); ++d) {
-          z3::expr s2 = rename(g.region[d].start, from, to), l2 = rename(g.region[d].length, from, to);
-          overlap = overlap && a.region[d].start < s2 + l2 && s2 < a.region[d].start + a.region[d].length;
-        }
+        z3::expr overlap = this->overlap(a.region, g.region, second);
         std::vector<z3::expr> gc;
         for (auto &c : g.counters) gc.push_back(rename(c, from, to));
         z3::expr pair = a.cond && rename(g.cond, from, to) && (g.warpWide ? warp != warp2 : tid != tid2) && overlap;
@@ -886,19 +664,9 @@ private:
     return r;
   }
 
-  static std::string value(const z3::model &m, const z3::expr &e) {
-    int64_t v = 0;
-    z3::expr r = m.eval(e, true);
-    if (r.is_numeral_i64(v)) return std::to_string(v);
-    return r.to_string();
-  }
-
   std::string threadText(const Access &x, const z3::model &m, const z3::expr_vector *from, const z3::expr_vector *to) {
     auto r = [&](const z3::expr &e) { return from ? rename(e, *from, *to) : e; };
-    z3::expr tid = tr_.builtinVar(BuiltinValue::TidX);
-    int64_t t = 0;
-    std::string out = "thread " + value(m, r(tid));
-    if (m.eval(r(tid), true).is_numeral_i64(t)) out += " (warp " + std::to_string(t / 32) + ", lane " + std::to_string(t % 32) + ")";
+    std::string out = threadPrefix(m, from, to);
     for (const LoopCtx &l : x.loops) {
       out += ", " + l.loop->name + (l.loop->step ? "# = " + value(m, r(l.iter)) : " = " + value(m, r(l.var)));
     }
@@ -906,15 +674,7 @@ private:
   }
 
   std::string elementText(const Access &x, const z3::model &m, const z3::expr_vector *from, const z3::expr_vector *to) {
-    auto r = [&](const z3::expr &e) { return from ? rename(e, *from, *to) : e; };
-    std::string out = x.array->name + "[";
-    for (size_t d = 0; d < x.region.size(); ++d) {
-      if (d) out += ", ";
-      out += value(m, r(x.region[d].start));
-      int64_t len = 0;
-      if (!r(x.region[d].length).simplify().is_numeral_i64(len) || len != 1) out += " +: " + value(m, r(x.region[d].length));
-    }
-    return out + "]";
+    return RaceWalker::elementText(x.array->name, x.region, m, from, to);
   }
 
   std::string barrierList() const {
@@ -932,13 +692,7 @@ private:
                                 a.array->name, g.what);
     d.note(g.range, "the " + std::string(g.kind == AccessKind::GenericWrite ? "write" : "read") + " by " +
                         threadText(g, m, &from, &to));
-    std::string shape;
-    for (auto &[name, var] : tr_.freeVars()) {
-      bool threadVar = false;
-      for (const z3::expr &t : threadVars_) threadVar |= z3::eq(t, var);
-      if (threadVar || name.rfind("block", 0) == 0 || name.rfind("grid", 0) == 0 || name.rfind("cluster", 0) == 0) continue;
-      shape += (shape.empty() ? "" : ", ") + name + " = " + value(m, var);
-    }
+    std::string shape = shapeText(m, {"block", "grid", "cluster"});
     std::string trace = "counterexample: " + threadText(a, m, nullptr, nullptr) + " issues the " + a.op->name +
                         (read ? " reading " : " writing ") + elementText(a, m, nullptr, nullptr) + " while " +
                         threadText(g, m, &from, &to) + (g.kind == AccessKind::GenericWrite ? " writes " : " reads ") +

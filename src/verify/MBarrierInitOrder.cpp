@@ -18,8 +18,10 @@
 // second one) that both satisfy it under requires(...): none -> proven; a model -> E0656 with the two thread
 // ids; unknown, or a model that relies on a condition that could not be translated -> E0601.  For E0657 the
 // walk keeps, per barrier, the first init and the first publish / use after it; roles are walked in program
-// order, which is also their order after the kernel-level code they follow.
+// order, which is also their order after the kernel-level code they follow.  The path condition and its
+// early-return rule are PathCondition's (PathWalker.h).
 #include "verify/Families.h"
+#include "verify/PathWalker.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
 
@@ -41,14 +43,15 @@ struct BarrierOrderState {
 
 class InitOrderChecker {
 public:
-  explicit InitOrderChecker(VerifyContext &ctx) : ctx_(ctx), z3_(ctx.z3()), tr_(ctx.z3(), ctx.info()) {}
+  explicit InitOrderChecker(VerifyContext &ctx)
+      : ctx_(ctx), z3_(ctx.z3()), tr_(ctx.z3(), ctx.info()), path_(ctx.z3(), tr_, ctx.info()) {}
 
   void run() {
     const Kernel &k = ctx_.kernel();
     if (!k.body || ctx_.info().mbarriers.empty()) return;
     threadVars_ = {tr_.builtinVar(BuiltinValue::TidX), tr_.builtinVar(BuiltinValue::Warp),
                    tr_.builtinVar(BuiltinValue::Lane)};
-    linkThreadBuiltins(nullptr);
+    path_.linkThreadBuiltins(nullptr, &threadVars_);
     for (const Expr *r : ctx_.info().requirements)
       if (r)
         if (auto c = tr_.translate(*r); c && c->is_bool()) requirements_.push_back(*c);
@@ -65,58 +68,14 @@ private:
   VerifyContext &ctx_;
   z3::context &z3_;
   ExprToZ3 tr_;
-  std::vector<z3::expr> path_;
-  unsigned inexact_ = 0;
+  PathCondition path_;
   std::vector<z3::expr> threadVars_, loopConsts_, requirements_;
   std::vector<Loop> loops_;
   std::map<const Decl *, BarrierOrderState> state_;
   unsigned loopCounter_ = 0;
 
-  void linkThreadBuiltins(const RoleStmt *role) {
-    z3::expr tid = tr_.builtinVar(BuiltinValue::TidX);
-    path_.push_back(tr_.builtinVar(BuiltinValue::Warp) == tid / 32);
-    path_.push_back(tr_.builtinVar(BuiltinValue::Lane) == z3::mod(tid, 32));
-    const RoleInfo *ri = role ? ctx_.info().roleOf(role) : nullptr;
-    if (!ri || !ri->rangeKnown || ri->warpsPerInstance() <= 0) return;
-    int64_t span = ri->warpsPerInstance() * 32;
-    path_.push_back(tid >= z3_.int_val(ri->firstWarp * 32));
-    path_.push_back(tid < z3_.int_val(ri->endWarp * 32));
-    z3::expr rel = tid - z3_.int_val(ri->firstWarp * 32);
-    z3::expr idx = tr_.builtinVar(BuiltinValue::RoleIndex, role);
-    z3::expr thr = tr_.builtinVar(BuiltinValue::RoleThread, role);
-    z3::expr wrp = tr_.builtinVar(BuiltinValue::RoleWarp, role);
-    for (const z3::expr &v : {idx, thr, wrp}) threadVars_.push_back(v);
-    path_.push_back(idx == rel / z3_.int_val(span));
-    path_.push_back(thr == z3::mod(rel, z3_.int_val(span)));
-    path_.push_back(wrp == z3::mod(rel, z3_.int_val(span)) / 32);
-  }
-
-  static bool endsInReturn(const BlockStmt *b) {
-    return b && !b->stmts.empty() && b->stmts.back() && isa<ReturnStmt>(b->stmts.back().get());
-  }
-
   void walkBlock(const BlockStmt &b) {
-    size_t mark = path_.size();
-    unsigned dropped = inexact_;
-    for (auto &s : b.stmts) {
-      if (!s) continue;
-      walkStmt(*s);
-      auto *i = dynCast<IfStmt>(s.get());
-      if (i && !i->elseBody && i->cond && endsInReturn(i->thenBody.get())) {
-        if (auto c = tr_.translate(*i->cond); c && c->is_bool()) path_.push_back(!*c);
-        else ++inexact_;
-      }
-    }
-    path_.resize(mark, z3_.bool_val(true));
-    inexact_ = dropped;
-  }
-
-  void withCondition(const Expr *cond, bool holds, const std::function<void()> &body) {
-    std::optional<z3::expr> c = cond ? tr_.translate(*cond) : std::nullopt;
-    if (c && !c->is_bool()) c.reset();
-    if (c) path_.push_back(holds ? *c : !*c); else ++inexact_;
-    body();
-    if (c) path_.pop_back(); else --inexact_;
+    path_.walkBlock(b, [this](const Stmt &s) { walkStmt(s); });
   }
 
   void walkStmt(const Stmt &s) {
@@ -125,24 +84,24 @@ private:
     case StmtKind::Op: walkOp(*cast<OpStmt>(&s)); break;
     case StmtKind::If: {
       auto &i = *cast<IfStmt>(&s);
-      withCondition(i.cond.get(), true, [&] { if (i.thenBody) walkBlock(*i.thenBody); });
-      if (i.elseBody) withCondition(i.cond.get(), false, [&] { walkStmt(*i.elseBody); });
+      path_.withCondition(i.cond.get(), true, [&] { if (i.thenBody) walkBlock(*i.thenBody); });
+      if (i.elseBody) path_.withCondition(i.cond.get(), false, [&] { walkStmt(*i.elseBody); });
       break;
     }
     case StmtKind::Elect: {
       auto &e = *cast<ElectStmt>(&s);
       if (!e.body) break;
-      path_.push_back(tr_.builtinVar(BuiltinValue::Lane) == 0);
+      path_.push(tr_.builtinVar(BuiltinValue::Lane) == 0);
       walkBlock(*e.body);
-      path_.pop_back();
+      path_.pop();
       break;
     }
     case StmtKind::Role: {
       auto &r = *cast<RoleStmt>(&s);
-      size_t mark = path_.size();
-      linkThreadBuiltins(&r);
+      PathCondition::Mark mark = path_.mark();
+      path_.linkThreadBuiltins(&r, &threadVars_);
       if (r.body) walkBlock(*r.body);
-      path_.resize(mark, z3_.bool_val(true));
+      path_.restore(mark);
       break;
     }
     case StmtKind::For: {
@@ -161,14 +120,14 @@ private:
       int64_t l = 0, h = 0;
       if (lo && hi && lo->simplify().is_numeral_i64(l) && hi->simplify().is_numeral_i64(h)) mayRepeat = h - l >= 2;
       loops_.push_back({&f, mayRepeat, {}});
-      path_.push_back(range);
-      if (!lo || !hi) ++inexact_;
+      path_.push(range);
+      if (!lo || !hi) path_.dropCondition();
       // Pre-scan: which barriers does the body publish or use?  (An init before them in the body runs again
       // after them in the next iteration.)
       collectPublished(*f.body, loops_.back().published);
       walkBlock(*f.body);
-      if (!lo || !hi) --inexact_;
-      path_.pop_back();
+      if (!lo || !hi) path_.undropCondition();
+      path_.pop();
       loops_.pop_back();
       tr_.unbind(&f);
       break;
@@ -300,7 +259,7 @@ private:
     std::vector<z3::expr> base = requirements_;
     for (const z3::expr &c : tr_.sideConditions()) base.push_back(c);
     z3::expr assume = z3::mk_and(vec(base));
-    z3::expr path = z3::mk_and(vec(path_));
+    z3::expr path = path_.conjunction();
     z3::expr tid = tr_.builtinVar(BuiltinValue::TidX);
     z3::expr assume2 = assume, path2 = path, tid2 = tid;
     assume2 = assume2.substitute(from, to);
@@ -322,7 +281,7 @@ private:
       ctx_.reportUnproven(op.range, obligation, "the solver gave up (" + why + ")", VerifyContext::isLimitReason(why));
       return;
     }
-    if (inexact_ > 0) {
+    if (path_.inexact() > 0) {
       ctx_.reportUnproven(op.range, obligation, "an enclosing condition could not be modelled (it reads memory or "
                                                 "a mutable variable)");
       return;

@@ -29,9 +29,12 @@
 // Scope: kernels without mbarriers (their shared hand-offs are ordered by mbarrier phases, which the sync
 // simulation checks as E0609 / E0610); accesses through the async proxy (TMA, wgmma) are not part of it:
 // AsyncProxyRaces.cpp (E0658) orders them with other threads' generic accesses, in every kernel.
+// Shared with AsyncProxyRaces.cpp (RaceWalker.h): the statement walk and its path condition, loop prologue,
+// expression scan, access regions, the second thread's renaming and the counterexample text.
 // Cost: one incremental solver per kernel (both threads' assumptions asserted once, a push/pop scope per pair);
 // pairs whose epochs or regions simplify to disjoint constants need no query.
 #include "verify/Families.h"
+#include "verify/RaceWalker.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
 
@@ -41,18 +44,10 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
-#include <set>
 
 namespace cake {
 
 namespace {
-
-constexpr size_t kMaxLoopDepth = 10;
-
-struct Region {
-  z3::expr start, length;
-};
 
 struct LoopVar {
   const ForStmt *loop;
@@ -73,32 +68,15 @@ struct SharedAccess {
   std::string problem;           // non-empty: the region could not be translated (the reason)
 };
 
-// Is constant `c` among the sub-terms of `e`?
-bool mentions(const z3::expr &e, const z3::expr &c, unsigned depth = 0) {
-  if (depth > 200) return true;
-  if (e.is_const()) return z3::eq(e, c);
-  if (!e.is_app()) return false;
-  for (unsigned i = 0; i < e.num_args(); ++i)
-    if (mentions(e.arg(i), c, depth + 1)) return true;
-  return false;
-}
-
-class RaceChecker {
+class RaceChecker : RaceWalker {
 public:
-  explicit RaceChecker(VerifyContext &ctx)
-      : ctx_(ctx), z3_(ctx.z3()), tr_(ctx.z3(), ctx.info()), epoch_(ctx.z3().int_val(0)) {}
+  explicit RaceChecker(VerifyContext &ctx) : RaceWalker(ctx, /*roleRangeAsOneTerm=*/false), epoch_(ctx.z3().int_val(0)) {}
 
   void run() {
     const Kernel &k = ctx_.kernel();
     if (!k.body || !ctx_.info().mbarriers.empty()) return;
     if (!usesSharedArrays(*k.body)) return;
-    threadVars_.push_back(tr_.builtinVar(BuiltinValue::TidX));
-    threadVars_.push_back(tr_.builtinVar(BuiltinValue::Warp));
-    threadVars_.push_back(tr_.builtinVar(BuiltinValue::Lane));
-    linkThreadBuiltins(nullptr);
-    for (const Expr *r : ctx_.info().requirements)
-      if (r)
-        if (auto c = tr_.translate(*r); c && c->is_bool()) requirements_.push_back(*c);
+    beginWalk();
     walkBlock(*k.body);
     if (!epochProblem_.empty()) {
       ctx_.reportUnproven(epochProblemRange_, "that shared memory of kernel '" + k.name + "' is race-free",
@@ -109,22 +87,9 @@ public:
   }
 
 private:
-  VerifyContext &ctx_;
-  z3::context &z3_;
-  ExprToZ3 tr_;                       // own translator: its side conditions are exactly this family's
-  z3::expr epoch_;
-  std::vector<z3::expr> path_;
-  unsigned inexact_ = 0;
-  bool collect_ = true;
-  unsigned loopCounter_ = 0;
+  z3::expr epoch_;                    // block barriers passed so far
   std::vector<LoopVar> loops_;
-  std::vector<z3::expr> loopConsts_;  // every loop constant ever created (renamed for the second thread)
-  std::vector<z3::expr> threadVars_;  // tid.x, warp, lane, ROLE.* (renamed for the second thread)
-  std::vector<z3::expr> requirements_;
   std::vector<SharedAccess> accesses_;
-  std::string epochProblem_;
-  SourceRange epochProblemRange_;
-  const RoleStmt *role_ = nullptr;
 
   // ---- scope
   static bool usesSharedArrays(const BlockStmt &b) {
@@ -133,53 +98,7 @@ private:
     return false;
   }
 
-  void linkThreadBuiltins(const RoleStmt *role) {
-    z3::expr tid = tr_.builtinVar(BuiltinValue::TidX);
-    path_.push_back(tr_.builtinVar(BuiltinValue::Warp) == tid / 32);
-    path_.push_back(tr_.builtinVar(BuiltinValue::Lane) == z3::mod(tid, 32));
-    const RoleInfo *ri = role ? ctx_.info().roleOf(role) : nullptr;
-    if (!ri || !ri->rangeKnown || ri->warpsPerInstance() <= 0) return;
-    int64_t wpi = ri->warpsPerInstance();
-    path_.push_back(tid >= z3_.int_val(ri->firstWarp * 32));
-    path_.push_back(tid < z3_.int_val(ri->endWarp * 32));
-    z3::expr rel = tid - z3_.int_val(ri->firstWarp * 32);
-    z3::expr idx = tr_.builtinVar(BuiltinValue::RoleIndex, role);
-    z3::expr thr = tr_.builtinVar(BuiltinValue::RoleThread, role);
-    z3::expr wrp = tr_.builtinVar(BuiltinValue::RoleWarp, role);
-    for (const z3::expr &v : {idx, thr, wrp}) threadVars_.push_back(v);
-    path_.push_back(idx == rel / z3_.int_val(wpi * 32));
-    path_.push_back(thr == z3::mod(rel, z3_.int_val(wpi * 32)));
-    path_.push_back(wrp == z3::mod(rel, z3_.int_val(wpi * 32)) / 32);
-  }
-
-  void epochProblem(SourceRange r, const std::string &why) {
-    if (epochProblem_.empty()) {
-      epochProblem_ = why;
-      epochProblemRange_ = r;
-    }
-  }
-
   // ---- walk
-  static bool endsInReturn(const BlockStmt *b) {
-    return b && !b->stmts.empty() && b->stmts.back() && isa<ReturnStmt>(b->stmts.back().get());
-  }
-
-  void walkBlock(const BlockStmt &b) {
-    size_t mark = path_.size();
-    unsigned dropped = inexact_;
-    for (auto &s : b.stmts) {
-      if (!s) continue;
-      walkStmt(*s);
-      auto *i = dynCast<IfStmt>(s.get());
-      if (i && !i->elseBody && i->cond && endsInReturn(i->thenBody.get())) {
-        if (auto c = tr_.translate(*i->cond); c && c->is_bool()) path_.push_back(!*c);
-        else ++inexact_;
-      }
-    }
-    path_.resize(mark, z3_.bool_val(true));
-    inexact_ = dropped;
-  }
-
   bool isBlockBarrier(const OpStmt &op) const {
     switch (op.op->id) {
     case OpId::Syncthreads: case OpId::ClusterSync: return true;
@@ -195,64 +114,23 @@ private:
     }
   }
 
-  void walkStmt(const Stmt &s) {
-    switch (s.kind) {
-    case StmtKind::Block: walkBlock(*cast<BlockStmt>(&s)); break;
-    case StmtKind::Let: if (auto &e = cast<LetStmt>(&s)->init) scan(*e, false, s.range); break;
-    case StmtKind::Var: if (auto &e = cast<VarStmt>(&s)->init) scan(*e, false, s.range); break;
-    case StmtKind::Assign: {
-      auto &a = *cast<AssignStmt>(&s);
-      if (a.value) scan(*a.value, false, s.range);
-      if (a.target) {
-        if (a.op != AssignOp::Set) scan(*a.target, false, s.range);
-        scan(*a.target, true, s.range);
-      }
-      break;
-    }
-    case StmtKind::Op: walkOp(*cast<OpStmt>(&s)); break;
-    case StmtKind::Role: {
-      auto &r = *cast<RoleStmt>(&s);
-      size_t mark = path_.size();
-      const RoleStmt *saved = role_;
-      z3::expr savedEpoch = epoch_;
-      role_ = &r;
-      linkThreadBuiltins(&r);
-      if (r.body) walkBlock(*r.body);
-      role_ = saved;
-      epoch_ = savedEpoch;   // roles run side by side: each continues from the count at its start
-      path_.resize(mark, z3_.bool_val(true));
-      break;
-    }
-    case StmtKind::For: walkFor(*cast<ForStmt>(&s)); break;
-    case StmtKind::If: walkIf(*cast<IfStmt>(&s)); break;
-    case StmtKind::Elect: {
-      auto &e = *cast<ElectStmt>(&s);
-      if (!e.body) break;
-      path_.push_back(tr_.builtinVar(BuiltinValue::Lane) == 0);   // the elected lane (the lowest active one)
-      walkBlock(*e.body);
-      path_.pop_back();
-      break;
-    }
-    default: break;
-    }
+  void walkRole(const RoleStmt &r) override {
+    z3::expr savedEpoch = epoch_;
+    walkRoleBody(r);
+    epoch_ = savedEpoch;   // roles run side by side: each continues from the count at its start
   }
 
-  void walkIf(const IfStmt &i) {
-    std::optional<z3::expr> c;
-    if (i.cond) {
-      scan(*i.cond, false, i.cond->range);
-      c = tr_.translate(*i.cond);
-      if (c && !c->is_bool()) c.reset();
-    }
+  void walkIf(const IfStmt &i) override {
+    std::optional<z3::expr> c = scanCondition(i);
     z3::expr before = epoch_;
-    if (c) path_.push_back(*c); else ++inexact_;
+    if (c) path_.push(*c); else path_.dropCondition();
     if (i.thenBody) walkBlock(*i.thenBody);
     z3::expr afterThen = epoch_;
     if (c) path_.back() = !*c;
     epoch_ = before;
     if (i.elseBody) walkStmt(*i.elseBody);
     z3::expr afterElse = epoch_;
-    if (c) path_.pop_back(); else --inexact_;
+    if (c) path_.pop(); else path_.undropCondition();
     if (z3::eq(afterThen, afterElse)) { epoch_ = afterThen; return; }
     if (!c) {
       epochProblem(i.range, "the number of block barriers depends on a condition that cannot be modelled ('" +
@@ -276,20 +154,12 @@ private:
     return b;
   }
 
-  void walkFor(const ForStmt &f) {
-    for (const Expr *e : {f.lower.get(), f.upper.get(), f.step.get()})
-      if (e) scan(*e, false, e->range);
-    if (!f.body) return;
-    if (loops_.size() >= kMaxLoopDepth) {   // bodyBarriers walks each level's body again: bound the work
-      epochProblem(f.range, "loops are nested more than " + std::to_string(kMaxLoopDepth) + " deep");
-      return;
-    }
+  void walkFor(const ForStmt &f) override {
+    if (!loopPrologue(f, loops_.size())) return;   // bodyBarriers walks each level's body again: bounded depth
     z3::expr v = z3_.int_const(("race!" + f.name + "!" + std::to_string(loopCounter_++)).c_str());
     loopConsts_.push_back(v);
     tr_.bind(&f, v);
-    std::optional<z3::expr> lo = f.lower ? tr_.translate(*f.lower) : std::nullopt;
-    std::optional<z3::expr> hi = f.upper ? tr_.translate(*f.upper) : std::nullopt;
-    std::optional<z3::expr> st = f.step ? tr_.translate(*f.step) : std::optional<z3::expr>(z3_.int_val(1));
+    auto [lo, hi, st] = translateBounds(f);
     int64_t stepValue = 0;
     bool constStep = st && st->simplify().is_numeral_i64(stepValue) && stepValue > 0;
     z3::expr range = z3_.bool_val(true);
@@ -303,7 +173,7 @@ private:
     bool noBarriers = b.is_numeral_i64(bValue) && bValue == 0;
     z3::expr start = epoch_;
     if (!noBarriers) {
-      if (mentions(b, v)) {
+      if (mentionsConstant(b, v)) {
         epochProblem(f.range, "the number of block barriers in an iteration of loop '" + f.name +
                                   "' depends on the loop variable");
       } else if (!rangeKnown || !constStep) {
@@ -316,13 +186,13 @@ private:
     }
     z3::expr savedEpoch = epoch_;
     epoch_ = start;
-    path_.push_back(range);
-    if (!rangeKnown) ++inexact_;
+    path_.push(range);
+    if (!rangeKnown) path_.dropCondition();
     loops_.push_back({&f, v});
     walkBlock(*f.body);
     loops_.pop_back();
-    if (!rangeKnown) --inexact_;
-    path_.pop_back();
+    if (!rangeKnown) path_.undropCondition();
+    path_.pop();
     epoch_ = savedEpoch;
     if (!noBarriers && rangeKnown && constStep) {
       z3::expr stepZ = z3_.int_val(stepValue);
@@ -332,7 +202,7 @@ private:
     tr_.unbind(&f);
   }
 
-  void walkOp(const OpStmt &op) {
+  void walkOp(const OpStmt &op) override {
     if (!op.op) return;
     if (isBlockBarrier(op)) {
       epoch_ = (epoch_ + 1).simplify();
@@ -342,39 +212,22 @@ private:
     case OpId::TmaLoad: case OpId::TmaStore: case OpId::Wgmma:
       return;   // async proxy: ordered by mbarriers / bulk groups, not part of this family
     case OpId::Store: {
-      for (auto &src : op.srcs) if (src) scan(*src, false, op.range);
-      if (op.dsts.empty() || !op.dsts[0]) return;
-      const Type *ft = op.srcs.empty() || !op.srcs[0] ? nullptr : op.srcs[0]->type;
-      auto *ix = dynCast<IndexExpr>(op.dsts[0].get());
-      if (ix && ft && ft->isFragment() && ix->items.size() == 2) {
-        // The warp writes the fragment's M x N tile; any lane may write any element of it.
-        scanIndexOperands(*ix);
-        recordAccess(*ix, true, "fragment store", {ft->m, ft->n});
-        if (collect_ && !accesses_.empty()) accesses_.back().warpWide = true;
-        return;
-      }
-      scan(*op.dsts[0], true, op.range);
+      for (auto &src : op.srcs) if (src) scan(*src, false, op);
+      scanStoreDestination(op);
       return;
     }
     default:
-      for (auto &e : op.srcs) if (e) scan(*e, false, op.range);
-      for (auto &c : op.clauses) for (auto &e : c.args) if (e) scan(*e, false, op.range);
-      for (auto &e : op.dsts) if (e) scan(*e, true, op.range);
+      scanOpOperands(op);
       return;
     }
   }
 
   // ---- accesses
-  void scanIndexOperands(const IndexExpr &ix) {
-    const Expr *cur = &ix;
-    while (auto *i = dynCast<IndexExpr>(cur)) {
-      for (const IndexItem &it : i->items) {
-        if (it.start) scan(*it.start, false, it.start->range);
-        if (it.length) scan(*it.length, false, it.length->range);
-      }
-      cur = i->base.get();
-      if (!cur) break;
-    }
+  // The warp writes the fragment's M x N tile; any lane may write any element of it.
+  void recordFragmentStore(const IndexExpr &ix, const std::vector<int64_t> &extent, const OpStmt &op) override {
+    scanIndexOperands(ix, op);
+    recordAccess(ix, true, "fragment store", extent);
+    if (collect_ && !accesses_.empty()) accesses_.back().warpWide = true;
   }
 
   static const Decl *sharedRoot(const IndexExpr &ix) {
@@ -385,97 +238,27 @@ private:
     return n->decl;
   }
 
-  void scan(const Expr &e, bool write, SourceRange) {
-    switch (e.kind) {
-    case ExprKind::Unary: scan(*cast<UnaryExpr>(&e)->operand, false, e.range); break;
-    case ExprKind::Binary:
-      scan(*cast<BinaryExpr>(&e)->lhs, false, e.range);
-      scan(*cast<BinaryExpr>(&e)->rhs, false, e.range);
-      break;
-    case ExprKind::Member: scan(*cast<MemberExpr>(&e)->base, write, e.range); break;
-    case ExprKind::Call: for (auto &a : cast<CallExpr>(&e)->args) if (a) scan(*a, false, e.range); break;
-    case ExprKind::Index: {
-      auto &ix = *cast<IndexExpr>(&e);
-      scanIndexOperands(ix);
-      if (sharedRoot(ix)) recordAccess(ix, write, write ? "write" : "read", {});
-      else if (ix.base) scan(*ix.base, write, e.range);
-      break;
-    }
-    default: break;
-    }
+  void scanIndex(const IndexExpr &ix, bool write, const Stmt &at) override {
+    scanIndexOperands(ix, at);
+    if (sharedRoot(ix)) recordAccess(ix, write, write ? "write" : "read", {});
+    else if (ix.base) scan(*ix.base, write, at);
   }
 
   void recordAccess(const IndexExpr &ix, bool write, const std::string &kind, const std::vector<int64_t> &tileExtent) {
     if (!collect_) return;
     const Decl *array = sharedRoot(ix);
     if (!array || !array->type || !array->type->isTensor()) return;
-    // Flatten a[s][r, c] (outer bracket groups first) and the array's dimensions.
-    std::vector<const IndexExpr *> chain;
-    for (const Expr *cur = &ix; cur && isa<IndexExpr>(cur);) {
-      auto *i = cast<IndexExpr>(cur);
-      chain.insert(chain.begin(), i);
-      cur = i->base.get();
-    }
-    std::vector<const IndexItem *> items;
-    for (const IndexExpr *i : chain) for (const IndexItem &it : i->items) items.push_back(&it);
-    std::vector<const TensorDim *> dims;
-    for (const DimGroup &g : array->type->groups) for (const TensorDim &d : g) dims.push_back(&d);
-
     SharedAccess a{array, kind + " '" + sourceText(ctx_.diags(), ix.range) + "'", write, false, ix.range, {},
-                   z3::mk_and(toVector(path_)), epoch_, loops_, inexact_ > 0, {}};
-    if (items.size() > dims.size()) return;   // sema reports such indexing
-    size_t tileFirst = items.size() >= tileExtent.size() ? items.size() - tileExtent.size() : 0;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      TranslateFailure failure;
-      std::optional<z3::expr> dim;
-      if (dims[d]->value) dim = z3_.int_val(*dims[d]->value);
-      else if (dims[d]->expr) dim = tr_.translate(*dims[d]->expr, &failure);
-      if (d >= items.size() || items[d]->kind == IndexItem::Full) {
-        if (!dim) { a.problem = "dimension '" + dims[d]->text + "' cannot be modelled"; break; }
-        a.region.push_back({z3_.int_val(0), *dim});
-        continue;
-      }
-      const IndexItem &it = *items[d];
-      std::optional<z3::expr> start = it.start ? tr_.translate(*it.start, &failure) : std::nullopt;
-      if (!start) { a.problem = "index '" + (it.start ? sourceText(ctx_.diags(), it.start->range) : std::string("?")) + "': " + failure.reason; break; }
-      z3::expr len = z3_.int_val(1);
-      if (!tileExtent.empty() && d >= tileFirst) len = z3_.int_val(tileExtent[d - tileFirst]);
-      else if (it.kind == IndexItem::Slice && it.length) {
-        auto l = tr_.translate(*it.length, &failure);
-        if (!l) { a.problem = "slice length '" + sourceText(ctx_.diags(), it.length->range) + "': " + failure.reason; break; }
-        len = *l;
-      }
-      a.region.push_back({*start, len});
-    }
+                   path_.conjunction(), epoch_, loops_, path_.inexact() > 0, {}};
+    if (!regionOf(*array, ix, tileExtent, a.region, a.problem)) return;   // sema reports such indexing
     accesses_.push_back(std::move(a));
   }
 
-  static z3::expr_vector toVectorImpl(z3::context &c, const std::vector<z3::expr> &v) {
-    z3::expr_vector out(c);
-    for (const z3::expr &e : v) out.push_back(e);
-    return out;
-  }
-  z3::expr_vector toVector(const std::vector<z3::expr> &v) { return toVectorImpl(z3_, v); }
-
   // ---- pairs
-  z3::expr rename(const z3::expr &e, const z3::expr_vector &from, const z3::expr_vector &to) {
-    z3::expr copy = e;
-    return copy.substitute(from, to);
-  }
-
   void checkPairs() {
-    z3::expr_vector from(z3_), to(z3_);
-    std::set<std::string> seen;
-    for (const std::vector<z3::expr> *vs : {&threadVars_, &loopConsts_})
-      for (const z3::expr &v : *vs) {
-        std::string name = v.decl().name().str();
-        if (!seen.insert(name).second) continue;
-        from.push_back(v);
-        to.push_back(z3_.int_const((name + "'").c_str()));
-      }
-    std::vector<z3::expr> base = requirements_;
-    for (const z3::expr &c : tr_.sideConditions()) base.push_back(c);
-    z3::expr assumptions = z3::mk_and(toVector(base));
+    Renaming second = secondThread();
+    const z3::expr_vector &from = second.from, &to = second.to;
+    z3::expr assumptions = this->assumptions();
     z3::expr assumptions2 = rename(assumptions, from, to);
     z3::expr tid = tr_.builtinVar(BuiltinValue::TidX);
     z3::expr tid2 = rename(tid, from, to);
@@ -503,11 +286,7 @@ private:
         if (failed[i] || failed[j]) continue;   // one report per access
         if (diagsFull()) return;
         z3::expr bCond = rename(b.cond, from, to), bEpoch = rename(b.epoch, from, to);
-        z3::expr overlap = z3_.bool_val(true);
-        for (size_t d = 0; d < a.region.size() && d < b.region.size(); ++d) {
-          z3::expr s2 = rename(b.region[d].start, from, to), l2 = rename(b.region[d].length, from, to);
-          overlap = overlap && a.region[d].start < s2 + l2 && s2 < a.region[d].start + a.region[d].length;
-        }
+        z3::expr overlap = this->overlap(a.region, b.region, second);
         z3::expr epochEq = (a.epoch == bEpoch).simplify();
         ++pairs;
         if (epochEq.is_false() || overlap.simplify().is_false()) continue;   // cheap: different intervals / disjoint constants
@@ -572,34 +351,16 @@ private:
     return &later == &a ? b : a;
   }
 
-  static std::string value(const z3::model &m, const z3::expr &e) {
-    int64_t v = 0;
-    z3::expr r = m.eval(e, true);
-    if (r.is_numeral_i64(v)) return std::to_string(v);
-    return r.to_string();
-  }
-
-  // "tid.x = 40 (warp 1, lane 8), kt = 2"
+  // "thread 40 (warp 1, lane 8), kt = 2"
   std::string threadText(const SharedAccess &x, const z3::model &m, const z3::expr_vector *from, const z3::expr_vector *to) {
     auto r = [&](const z3::expr &e) { return from ? rename(e, *from, *to) : e; };
-    z3::expr tid = tr_.builtinVar(BuiltinValue::TidX);
-    int64_t t = 0;
-    std::string out = "thread " + value(m, r(tid));
-    if (m.eval(r(tid), true).is_numeral_i64(t)) out += " (warp " + std::to_string(t / 32) + ", lane " + std::to_string(t % 32) + ")";
+    std::string out = threadPrefix(m, from, to);
     for (const LoopVar &l : x.loops) out += ", " + l.loop->name + " = " + value(m, r(l.var));
     return out;
   }
 
   std::string elementText(const SharedAccess &x, const z3::model &m, const z3::expr_vector *from, const z3::expr_vector *to) {
-    auto r = [&](const z3::expr &e) { return from ? rename(e, *from, *to) : e; };
-    std::string out = x.array->name + "[";
-    for (size_t d = 0; d < x.region.size(); ++d) {
-      if (d) out += ", ";
-      out += value(m, r(x.region[d].start));
-      int64_t len = 0;
-      if (!r(x.region[d].length).simplify().is_numeral_i64(len) || len != 1) out += " +: " + value(m, r(x.region[d].length));
-    }
-    return out + "]";
+    return RaceWalker::elementText(x.array->name, x.region, m, from, to);
   }
 
   void reportRace(const SharedAccess &a, const SharedAccess &b, const z3::model &m, const z3::expr_vector &from,
@@ -613,13 +374,7 @@ private:
     auto d = ctx_.reportFailure(DiagKind::SharedMemoryRace, later.range, later.what, later.array->name,
                                 earlier.what);
     d.note(earlier.range, "the other access: " + kindEarlier + " by " + threadText(earlier, m, ef, et));
-    std::string shape;
-    for (auto &[name, var] : tr_.freeVars()) {
-      bool threadVar = false;
-      for (const z3::expr &t : threadVars_) threadVar |= z3::eq(t, var);
-      if (threadVar || name.rfind("block", 0) == 0) continue;
-      shape += (shape.empty() ? "" : ", ") + name + " = " + value(m, var);
-    }
+    std::string shape = shapeText(m, {"block"});
     std::string trace = "counterexample: " + threadText(later, m, lf, lt) + " " + kindLater + "s " +
                         elementText(later, m, lf, lt) + " while " + threadText(earlier, m, ef, et) + " " +
                         kindEarlier + "s " + elementText(earlier, m, ef, et) + ", in the same barrier interval" +
