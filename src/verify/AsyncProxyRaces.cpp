@@ -45,6 +45,7 @@
 #include "verify/RaceWalker.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
+#include "verify/RootDecl.h"
 
 #include "frontend/Builtins.h"
 #include "frontend/ConstEval.h"
@@ -93,16 +94,6 @@ struct Access {
   const Decl *signals = nullptr;    // tma.load: the mbarrier it signals
   bool generic() const { return kind == AccessKind::GenericRead || kind == AccessKind::GenericWrite; }
 };
-
-const Decl *rootDecl(const Expr *e) {
-  while (e) {
-    if (auto *ix = dynCast<IndexExpr>(e)) e = ix->base.get();
-    else if (auto *m = dynCast<MemberExpr>(e)) e = m->base.get();
-    else if (auto *n = dynCast<NameExpr>(e)) return n->decl;
-    else return nullptr;
-  }
-  return nullptr;
-}
 
 const BarrierStmt *namedBarrierOf(const OpStmt &op) {
   const Expr *e = !op.dsts.empty() ? op.dsts[0].get() : !op.srcs.empty() ? op.srcs[0].get() : nullptr;

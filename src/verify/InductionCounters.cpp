@@ -6,6 +6,7 @@
 // chain from the declaration's block to the write consists of `for` loops and their body blocks only, the
 // write being a direct statement of the innermost loop's body.
 #include "verify/InductionCounters.h"
+#include "verify/RootDecl.h"
 
 #include "frontend/Types.h"
 #include "verify/SyncModel.h"
@@ -58,16 +59,6 @@ std::optional<int64_t> constantValue(const Expr *e, const KernelInfo &info, unsi
   }
 }
 
-const Decl *rootOf(const Expr *e) {
-  while (e) {
-    if (auto *m = dynCast<MemberExpr>(e)) e = m->base.get();
-    else if (auto *i = dynCast<IndexExpr>(e)) e = i->base.get();
-    else if (auto *n = dynCast<NameExpr>(e)) return n->decl;
-    else return nullptr;
-  }
-  return nullptr;
-}
-
 struct Write {
   const Stmt *stmt = nullptr;
   std::vector<const Stmt *> path;   // enclosing statements, outermost first (the write excluded)
@@ -98,11 +89,11 @@ public:
     }
     case StmtKind::Assign: {
       auto *a = cast<AssignStmt>(s);
-      write(rootOf(a->target.get()), s);
+      write(rootDecl(a->target.get()), s);
       return;
     }
     case StmtKind::Op: {
-      for (const Ptr<Expr> &d : cast<OpStmt>(s)->dsts) write(rootOf(d.get()), s);
+      for (const Ptr<Expr> &d : cast<OpStmt>(s)->dsts) write(rootDecl(d.get()), s);
       return;
     }
     case StmtKind::Role: nested(s, cast<RoleStmt>(s)->body.get()); return;
@@ -172,7 +163,7 @@ InductionCounters findInductionCounters(const Kernel &kernel, const KernelInfo &
     }
     const Write &w = rec.writes[0];
     auto *assign = dynCast<AssignStmt>(w.stmt);
-    if (!assign || rootOf(assign->target.get()) != decl || assign->target->kind != ExprKind::Name) {
+    if (!assign || rootDecl(assign->target.get()) != decl || assign->target->kind != ExprKind::Name) {
       no("it is written by an operation, not by `+= c`");
       continue;
     }

@@ -1,5 +1,6 @@
 // SyncModel: agents, slots, and the expansion of the typed AST into per-agent event lists (SyncModel.h).
 #include "verify/SyncModel.h"
+#include "verify/RootDecl.h"
 
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
@@ -204,17 +205,6 @@ private:
   const std::map<const Decl *, int64_t> &counters_;
   mutable const Decl *failedVariable_ = nullptr;
 };
-
-// ---------------------------------------------------------------- operands
-const Decl *rootDecl(const Expr *e) {
-  while (e) {
-    if (auto *m = dynCast<MemberExpr>(e)) e = m->base.get();
-    else if (auto *i = dynCast<IndexExpr>(e)) e = i->base.get();
-    else if (auto *n = dynCast<NameExpr>(e)) return n->decl;
-    else return nullptr;
-  }
-  return nullptr;
-}
 
 // The bracket groups applied to the root name, outermost first.
 std::vector<const IndexExpr *> indexChain(const Expr *e) {

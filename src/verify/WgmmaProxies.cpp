@@ -28,6 +28,7 @@
 #include "verify/Families.h"
 #include "verify/VerifyContext.h"
 #include "verify/SourceText.h"
+#include "verify/RootDecl.h"
 
 #include "frontend/ConstEval.h"
 #include "frontend/Ops.h"
@@ -76,16 +77,6 @@ State join(const State &a, const State &b) {
   for (size_t i = 0; i < b.pending.size(); ++i) unite(q[n - b.pending.size() + i], b.pending[i]);
   r.pending = std::move(q);
   return r;
-}
-
-const Decl *rootDecl(const Expr *e) {
-  while (e) {
-    if (auto *n = dynCast<NameExpr>(e)) return n->decl;
-    if (auto *ix = dynCast<IndexExpr>(e)) { e = ix->base.get(); continue; }
-    if (auto *m = dynCast<MemberExpr>(e)) { e = m->base.get(); continue; }
-    return nullptr;
-  }
-  return nullptr;
 }
 
 bool isWgmmaFragDecl(const Decl *d) {
