@@ -78,8 +78,15 @@ def emulate(sample, chunk):
     def gemm(a, b, c):
         c.copy_((a.float() @ b.float()).to(c.dtype))
 
+    def gemm_bt(a, b, c):           # the Hopper GEMMs: B is [N, K] (C = A * B^T)
+        c.copy_((a.float() @ b.float().t()).to(c.dtype))
+
+    def copy(x, y):
+        y.copy_(x)
+
     return {"vector_add": vector_add, "block_reduce_sum": block_reduce_sum, "row_softmax": row_softmax,
-            "simt_gemm": gemm, "ampere_gemm": gemm}[sample]
+            "simt_gemm": gemm, "ampere_gemm": gemm, "hopper_gemm": gemm_bt, "hopper_gemm_persistent": gemm_bt,
+            "hopper_gemm_tma_epilogue": gemm_bt, "tma_copy": copy}[sample]
 
 
 class EmulatedKernel:
@@ -91,7 +98,7 @@ class EmulatedKernel:
         cake = run_bench.use_runtime_library(ARGS.cubins)
         fakes = [cake.DevicePtr(t.data_ptr(), shape=tuple(t.shape), dtype=case_defs_dtype(t), strides=t.stride())
                  for t in tensors]
-        self.real.plan(*fakes)          # the runtime's checks; raises CakeRequirementError like a launch would
+        self.real.plan(*fakes, num_sms=132)   # the runtime's checks (an H200's SM count: no device here)
         self.fn(*tensors)
         self.launches += 1
         if self.sabotage:
