@@ -84,20 +84,9 @@ def make_plan(cubins, shape_labels=None):
     return plan
 
 
-class VariantCache:
-    """run_bench.CaseCache for cubins named by variant: (case, loaded module, shape) per plan item."""
-
-    def __init__(self, cake):
-        self.cake = cake
-        self.cases, self.modules = {}, {}
-
-    def get(self, item):
-        key = item["cubin"]
-        if key not in self.cases:
-            self.cases[key] = case_defs.HopperGemmPersistent(run_bench.read_json(key + ".json"), self.cake)
-            self.modules[key] = self.cake.load(key)
-        case = self.cases[key]
-        return case, self.modules[key], case.shapes()[item["shape_index"]]
+def variant_cache(cake):
+    """run_bench.CaseCache for the epilogue variants: every cubin is a persistent-GEMM-shaped kernel."""
+    return run_bench.CaseCache(cake, case_class=lambda item: case_defs.HopperGemmPersistent)
 
 
 def dry_run(args):
@@ -107,7 +96,7 @@ def dry_run(args):
     if not plan:
         print("dry run: no kernels under %s (run bash bench/build.sh && bash bench/epilogue_build.sh)" % args.cubins)
         return 2
-    cache, problems = VariantCache(cake), 0
+    cache, problems = variant_cache(cake), 0
     for item in plan:
         case, module, shape = cache.get(item)
         specs = case.buffers(shape, item["dtype"])
@@ -136,7 +125,7 @@ def run_cases(args, plan, deadline):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
     cake = run_bench.use_runtime_library(args.cubins)
-    cache, results, broken = VariantCache(cake), {}, None
+    cache, results, broken = variant_cache(cake), {}, None
     seeds = iter(range(4242, 1 << 62))
     for item in plan:
         if broken or time.time() > deadline:
@@ -162,19 +151,11 @@ def small_check(cubin):
                                                            "libcake_runtime.so"))
     import torch
     import cake
+    import hopper_small
     torch.manual_seed(1)
     mod, ok = cake.load(cubin), True
     for m, n, k in SMALL_SHAPES:
-        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        mod(a, b, c)
-        torch.cuda.synchronize()
-        ref = a.float() @ b.float().t()
-        err = ((c.float() - ref).norm() / ref.norm()).item()
-        good = err <= 1e-2 and not torch.isnan(c.float()).any().item()
-        ok = ok and good
-        print("%dx%dx%d: rel err %.2e %s" % (m, n, k, err, "ok" if good else "WRONG"), flush=True)
+        ok = hopper_small.check_gemm_bt(torch, mod, "", m, n, k) and ok
     return 0 if ok else 1
 
 

@@ -12,6 +12,21 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
 
 
+def check_gemm_bt(torch, mod, label, m, n, k):
+    """One launch of a Hopper GEMM module (C[m, n] = A[m, k] B[n, k]^T, bf16) on fresh random inputs with a
+    NaN-poisoned output; prints the relative error vs float32 torch; True when within 1e-2 and no NaN."""
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    mod(a, b, c)
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float().t()
+    err = ((c.float() - ref).norm() / ref.norm()).item()
+    good = err <= 1e-2 and not torch.isnan(c.float()).any().item()
+    print("%s%dx%dx%d: rel err %.2e %s" % (label, m, n, k, err, "ok" if good else "WRONG"), flush=True)
+    return good
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "bench", "out")
     os.environ.setdefault("CAKE_RUNTIME_LIB", os.path.join(out, "libcake_runtime.so"))
@@ -27,17 +42,7 @@ def main():
             print("%s: no cubin" % name)
             ok = False
             continue
-        mod = cake.load(path)
-        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        mod(a, b, c)
-        torch.cuda.synchronize()
-        ref = a.float() @ b.float().t()
-        err = ((c.float() - ref).norm() / ref.norm()).item()
-        good = err <= 1e-2 and not torch.isnan(c.float()).any().item()
-        ok = ok and good
-        print("%s %dx%dx%d: rel err %.2e %s" % (name, m, n, k, err, "ok" if good else "WRONG"))
+        ok = check_gemm_bt(torch, cake.load(path), name + " ", m, n, k) and ok
     path = os.path.join(out, "sm_90", "tma_copy.cubin")
     if os.path.exists(path):
         mod = cake.load(path)

@@ -162,20 +162,21 @@ def make_plan(args, cake):
 
 
 class CaseCache:
-    """Case objects and loaded modules per sample (one cake.load per cubin)."""
+    """Case objects and loaded modules per cubin (one cake.load each): (case, module, shape) per plan item.
+    case_class(item) picks the case class; by default the sample's (cases.CASES_BY_SAMPLE)."""
 
-    def __init__(self, cake):
+    def __init__(self, cake, case_class=None):
         self.cake = cake
+        self.case_class = case_class or (lambda item: case_defs.CASES_BY_SAMPLE[item["sample"]])
         self.cases, self.modules = {}, {}
 
     def get(self, item):
-        sample = item["sample"]
-        if sample not in self.cases:
-            manifest = read_json(item["cubin"] + ".json")
-            self.cases[sample] = case_defs.CASES_BY_SAMPLE[sample](manifest, self.cake)
-            self.modules[sample] = self.cake.load(item["cubin"])
-        case = self.cases[sample]
-        return case, self.modules[sample], case.shapes()[item["shape_index"]]
+        key = item["cubin"]
+        if key not in self.cases:
+            self.cases[key] = self.case_class(item)(read_json(key + ".json"), self.cake)
+            self.modules[key] = self.cake.load(key)
+        case = self.cases[key]
+        return case, self.modules[key], case.shapes()[item["shape_index"]]
 
 
 def describe(item):

@@ -127,7 +127,7 @@ class EmulatedCache(run_bench.CaseCache):
         if not isinstance(module, EmulatedModule):
             chunk = case.chunk() if sample == "block_reduce_sum" else None
             module = EmulatedModule(module, sample, chunk, self.sabotage.get(sample))
-            self.modules[sample] = module
+            self.modules[item["cubin"]] = module
         return case, module, shape
 
 
@@ -219,7 +219,7 @@ def test_detects_wrong_results(cake):
     items = [i for i in plan if i["sample"] == "vector_add" and i["shape"] == "N=1007"]
     cache = EmulatedCache(cake)
     cache.get(items[0])
-    cache.modules["vector_add"].kernels["vector_add"].fn = lambda a, b, c: None
+    cache.modules[items[0]["cubin"]].kernels["vector_add"].fn = lambda a, b, c: None
     results = run_items(items, cache, cake)
     r = results[items[0]["id"]]
     check("a kernel that writes nothing is wrong (NaN left)", r["status"] == "wrong" and
