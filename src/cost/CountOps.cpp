@@ -133,6 +133,7 @@ void Counter::walkOp(const OpStmt &op) {
     issue(1);
     cpMaxGroupBytes_ = std::max(cpMaxGroupBytes_, cpGroupBytes_);
     cpGroupBytes_ = 0;
+    ++cpCommits_;
     return;
   case OpId::CpAsyncWait: {
     issue(1);

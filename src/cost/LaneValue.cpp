@@ -44,20 +44,37 @@ bool scalarOp(IntOp op, int64_t a, int64_t b, int64_t &out) {
   return false;
 }
 
-template <class F> LaneValue laneWise(const LaneValue &a, const LaneValue &b, F f) {
-  uint32_t deps = a.deps | b.deps;
-  if (!a.known() || !b.known()) return LaneValue::unknown(deps);
-  if (a.isUniform() && b.isUniform()) {
-    int64_t out = 0;
-    if (!f(a.scalar, b.scalar, out)) return LaneValue::unknown(deps);
-    return LaneValue::uniform(out, deps);
+// Lane-wise `op` into r.lanes; false when some lane is undefined.  The operation is chosen once, outside
+// the lane loop, so that each loop is a plain vectorisable one.
+template <class F> bool forLanes(const LaneValue &a, const LaneValue &b, LaneValue &r, F f) {
+  for (unsigned l = 0; l < 32; ++l) r.lanes[l] = f(a.at(l), b.at(l));
+  return true;
+}
+
+bool lanesOp(IntOp op, const LaneValue &a, const LaneValue &b, LaneValue &r) {
+  switch (op) {
+  case IntOp::Add: return forLanes(a, b, r, wrapAdd);
+  case IntOp::Sub: return forLanes(a, b, r, wrapSub);
+  case IntOp::Mul: return forLanes(a, b, r, wrapMul);
+  case IntOp::And: return forLanes(a, b, r, [](int64_t x, int64_t y) { return x & y; });
+  case IntOp::Or: return forLanes(a, b, r, [](int64_t x, int64_t y) { return x | y; });
+  case IntOp::Xor: return forLanes(a, b, r, [](int64_t x, int64_t y) { return x ^ y; });
+  case IntOp::Eq: return forLanes(a, b, r, [](int64_t x, int64_t y) -> int64_t { return x == y; });
+  case IntOp::Ne: return forLanes(a, b, r, [](int64_t x, int64_t y) -> int64_t { return x != y; });
+  case IntOp::Lt: return forLanes(a, b, r, [](int64_t x, int64_t y) -> int64_t { return x < y; });
+  case IntOp::Le: return forLanes(a, b, r, [](int64_t x, int64_t y) -> int64_t { return x <= y; });
+  case IntOp::Gt: return forLanes(a, b, r, [](int64_t x, int64_t y) -> int64_t { return x > y; });
+  case IntOp::Ge: return forLanes(a, b, r, [](int64_t x, int64_t y) -> int64_t { return x >= y; });
+  case IntOp::LAnd: return forLanes(a, b, r, [](int64_t x, int64_t y) -> int64_t { return x != 0 && y != 0; });
+  case IntOp::LOr: return forLanes(a, b, r, [](int64_t x, int64_t y) -> int64_t { return x != 0 || y != 0; });
+  case IntOp::Min: return forLanes(a, b, r, [](int64_t x, int64_t y) { return std::min(x, y); });
+  case IntOp::Max: return forLanes(a, b, r, [](int64_t x, int64_t y) { return std::max(x, y); });
+  case IntOp::Div: case IntOp::Rem: case IntOp::Shl: case IntOp::Shr:
+    for (unsigned l = 0; l < 32; ++l)
+      if (!scalarOp(op, a.at(l), b.at(l), r.lanes[l])) return false;
+    return true;
   }
-  LaneValue r;
-  r.kind = LaneValue::Kind::Varying;
-  r.deps = deps;
-  for (unsigned l = 0; l < 32; ++l)
-    if (!f(a.at(l), b.at(l), r.lanes[l])) return LaneValue::unknown(deps);
-  return r;
+  return false;
 }
 
 } // namespace
@@ -79,7 +96,18 @@ uint32_t LaneValue::truthMask(uint32_t mask) const {
 }
 
 LaneValue applyIntOp(IntOp op, const LaneValue &a, const LaneValue &b) {
-  return laneWise(a, b, [op](int64_t x, int64_t y, int64_t &out) { return scalarOp(op, x, y, out); });
+  uint32_t deps = a.deps | b.deps;
+  if (!a.known() || !b.known()) return LaneValue::unknown(deps);
+  if (a.isUniform() && b.isUniform()) {
+    int64_t out = 0;
+    if (!scalarOp(op, a.scalar, b.scalar, out)) return LaneValue::unknown(deps);
+    return LaneValue::uniform(out, deps);
+  }
+  LaneValue r;
+  r.kind = LaneValue::Kind::Varying;
+  r.deps = deps;
+  if (!lanesOp(op, a, b, r)) return LaneValue::unknown(deps);
+  return r;
 }
 
 LaneValue negate(const LaneValue &a) { return applyIntOp(IntOp::Sub, LaneValue::uniform(0), a); }

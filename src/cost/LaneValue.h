@@ -38,7 +38,19 @@ struct LaneValue {
   Kind kind = Kind::Unknown;
   uint32_t deps = kDepUnknown;
   int64_t scalar = 0;                 // Uniform
-  std::array<int64_t, 32> lanes{};    // Varying
+  std::array<int64_t, 32> lanes;      // Varying only: left unset (and not copied) for the other kinds
+
+  LaneValue() = default;
+  LaneValue(const LaneValue &o) : kind(o.kind), deps(o.deps), scalar(o.scalar) {
+    if (kind == Kind::Varying) lanes = o.lanes;
+  }
+  LaneValue &operator=(const LaneValue &o) {
+    kind = o.kind;
+    deps = o.deps;
+    scalar = o.scalar;
+    if (kind == Kind::Varying) lanes = o.lanes;
+    return *this;
+  }
 
   static LaneValue unknown(uint32_t deps = 0) {
     LaneValue v;

@@ -33,16 +33,18 @@ void Accum::addScaled(const Accum &other, double factor, bool withChain) {
   }
 }
 
-Accum Accum::minus(const Accum &base) const {
-  Accum d = *this;
-  for (size_t i = 0; i < kCountKinds; ++i) d.counts[i] -= base.counts[i];
-  for (size_t i = 0; i < base.roleInstr.size() && i < d.roleInstr.size(); ++i) d.roleInstr[i] -= base.roleInstr[i];
-  for (size_t i = 0; i < base.siteBytes.size() && i < d.siteBytes.size(); ++i) d.siteBytes[i] -= base.siteBytes[i];
-  d.chainInstr -= base.chainInstr;
-  d.chainRounds -= base.chainRounds;
-  d.chainAsync -= base.chainAsync;
-  d.chainBarriers -= base.chainBarriers;
-  return d;
+void Accum::addScaledDifference(const Accum &to, const Accum &from, double factor) {
+  auto addVector = [factor](std::vector<double> &into, const std::vector<double> &a, const std::vector<double> &b) {
+    if (into.size() < a.size()) into.resize(a.size());
+    for (size_t i = 0; i < a.size(); ++i) into[i] += (a[i] - (i < b.size() ? b[i] : 0)) * factor;
+  };
+  for (size_t i = 0; i < kCountKinds; ++i) counts[i] += (to.counts[i] - from.counts[i]) * factor;
+  addVector(roleInstr, to.roleInstr, from.roleInstr);
+  addVector(siteBytes, to.siteBytes, from.siteBytes);
+  chainInstr += (to.chainInstr - from.chainInstr) * factor;
+  chainRounds += (to.chainRounds - from.chainRounds) * factor;
+  chainAsync += (to.chainAsync - from.chainAsync) * factor;
+  chainBarriers += (to.chainBarriers - from.chainBarriers) * factor;
 }
 
 void Accum::clear(size_t roles) {
@@ -56,7 +58,10 @@ void Accum::clear(size_t roles) {
 
 Counter::Counter(const Kernel &kernel, const KernelInfo &info, const ShapeBinding &binding)
     : kernel_(kernel), info_(info), binding_(binding) {
-  if (kernel.body) findTmaBarriers(*kernel.body);
+  if (kernel.body) {
+    findTmaBarriers(*kernel.body);
+    findControl(*kernel.body);
+  }
 }
 
 // The mbarriers that tma.load operations signal: waiting on them waits for memory, not for a peer role.
@@ -99,9 +104,7 @@ void Counter::issue(double n) {
   acc_.chainInstr += n * localWeight_;
 }
 
-// Walks warp `warp` of the current block sample; folds its work into block_acc_.  Returns the dependence
-// bits of every branch condition and loop bound it read.
-uint32_t Counter::walkWarp(int64_t warp) {
+void Counter::startWarp(int64_t warp) {
   warp_ = warp;
   env_.clear();
   assignedInts_.clear();
@@ -115,7 +118,15 @@ uint32_t Counter::walkWarp(int64_t warp) {
   roundHasLoad_ = false;
   roundBytes_ = maxRoundBytes_ = cpGroupBytes_ = cpMaxGroupBytes_ = 0;
   cpDepth_ = 1;
+  traceHash_ = 0;
+}
+
+// Walks warp `warp` of the current block sample; folds its work into block_acc_.  Returns the dependence
+// bits of every branch condition and loop bound it read.
+uint32_t Counter::walkWarp(int64_t warp) {
+  startWarp(warp);
   if (kernel_.body) walkBlock(*kernel_.body);
+  walkedTraces_.push_back({warp, traceHash_});
   closeRound();
   cpMaxGroupBytes_ = std::max(cpMaxGroupBytes_, cpGroupBytes_);
   block_acc_.addScaled(acc_, 1, false);
@@ -133,6 +144,7 @@ uint32_t Counter::walkBlockSample(std::array<int64_t, 3> block) {
   block_ = block;
   block_acc_.clear(info_.roles.size() + 1);
   blockInflight_ = 0;
+  walkedTraces_.clear();
   int64_t warps = std::max<int64_t>(1, info_.warps());
   // role class of each warp: the role containing it, or none
   std::vector<int> classOf(static_cast<size_t>(warps), -1);
@@ -152,7 +164,20 @@ uint32_t Counter::walkBlockSample(std::array<int64_t, 3> block) {
     deps |= d;
     if (members.size() == 1) continue;
     if (d & kDepWarp) {
-      for (size_t i = 1; i < members.size(); ++i) deps |= walkWarp(members[i]);
+      // the other warps may take other paths: those tracing the same path reuse this walk (ControlTrace.cpp)
+      Accum walked = acc_;
+      uint64_t walkedTrace = traceHash_;
+      double walkedInflight = blockInflight_ - inflightBefore;
+      for (size_t i = 1; i < members.size(); ++i) {
+        if (traceWarp(members[i]) == walkedTrace) {
+          walkedTraces_.push_back({members[i], walkedTrace});
+          deps |= controlDeps_;
+          block_acc_.addScaled(walked, 1, false);
+          blockInflight_ += walkedInflight;
+        } else {
+          deps |= walkWarp(members[i]);
+        }
+      }
     } else {
       double more = static_cast<double>(members.size() - 1);
       block_acc_.addScaled(acc_, more, false);
@@ -184,7 +209,18 @@ WorkProfile Counter::run() {
     if (g[0] > 1 && g[1] > 1) samples.push_back({{g[0] - 1, g[1] - 1, 0}, gz});
     grid_acc_.addScaled(first, samples[0].weight, true);
     double inflightSum = inflight * samples[0].weight;
+    const std::vector<std::pair<int64_t, uint64_t>> firstTraces = walkedTraces_;
     for (size_t i = 1; i < samples.size(); ++i) {
+      // a corner block whose warps trace the first block's paths counts as the first block
+      block_ = samples[i].block;
+      bool same = true;
+      for (const auto &[warp, trace] : firstTraces)
+        if (!(same = traceWarp(warp) == trace)) break;
+      if (same) {
+        grid_acc_.addScaled(first, samples[i].weight, true);
+        inflightSum += inflight * samples[i].weight;
+        continue;
+      }
       walkBlockSample(samples[i].block);
       grid_acc_.addScaled(block_acc_, samples[i].weight, true);
       inflightSum += blockInflight_ * samples[i].weight;
@@ -244,6 +280,7 @@ WorkProfile Counter::run() {
     p.tensors.push_back(tt);
   }
   p.notes = notes_;
+  p.walkedStatements = walkedStmts_;
   return p;
 }
 
@@ -283,8 +320,12 @@ void Counter::walkStmt(const Stmt &s) {
     returned_ |= active_;
     active_ = 0;
     break;
-  case StmtKind::Assign: walkAssign(*cast<AssignStmt>(&s)); break;
-  case StmtKind::Op: walkOp(*cast<OpStmt>(&s)); break;
+  case StmtKind::Assign:
+    if (!controlOnly_ || isIntegerRegisterAssign(*cast<AssignStmt>(&s))) walkAssign(*cast<AssignStmt>(&s));
+    break;
+  case StmtKind::Op:
+    if (!controlOnly_) walkOp(*cast<OpStmt>(&s));
+    break;
   }
 }
 
@@ -323,8 +364,12 @@ void Counter::invalidateAssignedSince(size_t mark) {
 void Counter::walkIf(const IfStmt &s) {
   LaneValue cond = eval(*s.cond);
   controlDeps_ |= cond.deps;
+  if (!loopFrames_.empty()) noteControl(*s.cond, cond.deps);
+  if (!controlLoopStack_.empty()) noteControlDeps(cond.deps);
   if (!cond.isConstant()) issue(1);   // the branch
   uint32_t saved = active_;
+  traceMix(reinterpret_cast<uintptr_t>(&s));
+  traceMix(cond.known() ? cond.truthMask(saved) : uint64_t{1} << 32);
   if (!cond.known()) {
     note("a branch condition the model cannot evaluate was counted as taken half of the time");
     size_t mark = assignedInts_.size();
@@ -356,6 +401,26 @@ void Counter::closeRound() {
   maxRoundBytes_ = std::max(maxRoundBytes_, roundBytes_);
   roundHasLoad_ = false;
   roundBytes_ = 0;
+  ++roundsClosed_;
+}
+
+WalkMark Counter::markWalk() const { return {acc_, roundBytes_, cpGroupBytes_, roundsClosed_, cpCommits_}; }
+
+void Counter::rewindTo(const WalkMark &m) {
+  acc_ = m.acc;
+  roundBytes_ = m.roundBytes;
+  cpGroupBytes_ = m.cpGroupBytes;
+  roundsClosed_ = m.roundsClosed;
+  cpCommits_ = m.cpCommits;
+}
+
+// The work walked from `from` to `to` happens `extra` more times.  Bytes issued into a load round or a
+// cp.async group that is still open (no round closed, no group committed since `from`) are in flight
+// together, so they scale too (the iterations of an unrolled loop).
+void Counter::scaleWalk(const WalkMark &from, const WalkMark &to, double extra) {
+  acc_.addScaledDifference(to.acc, from.acc, extra);
+  if (roundsClosed_ == from.roundsClosed) roundBytes_ += (to.roundBytes - from.roundBytes) * extra;
+  if (cpCommits_ == from.cpCommits) cpGroupBytes_ += (to.cpGroupBytes - from.cpGroupBytes) * extra;
 }
 
 // One iteration: bind the loop variable, walk the body, account the loop overhead.
@@ -375,38 +440,49 @@ void Counter::iterate(const ForStmt &f, const LaneValue &value, uint32_t mask) {
 void Counter::runIterations(const ForStmt &f, int64_t lo, int64_t step, int64_t trips, uint32_t loDeps) {
   uint32_t mask = active_;
   uint32_t bit = loopDepBit(loopDepth_);
-  auto valueAt = [&](int64_t i) {
-    return LaneValue::uniform(static_cast<int64_t>(static_cast<uint64_t>(lo) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step)),
-                              bit | loDeps | (bit == 0 ? kDepUnknown : 0u));
-  };
+  uint32_t innerBits = 0;
+  for (unsigned d = loopDepth_; d < kMaxTrackedLoopDepth; ++d) innerBits |= loopDepBit(d);
+  auto valueAt = [&](int64_t i) { return loopValueAt(lo, step, i, bit, loDeps); };
   // the first iteration, probing whether the body's control flow reads the loop variable
+  LoopFrame frame;
+  frame.loop = &f;
+  frame.bit = bit;
+  frame.deeperBits = innerBits & ~bit;
+  frame.assignedMark = assignedInts_.size();
+  loopFrames_.push_back(&frame);
+  struct PopFrame {
+    std::vector<LoopFrame *> &frames;
+    ~PopFrame() { frames.pop_back(); }
+  } popFrame{loopFrames_};
   uint32_t outerDeps = controlDeps_;
   controlDeps_ = 0;
   size_t mark = assignedInts_.size();
-  Accum before = acc_;
+  WalkMark before = markWalk();
   iterate(f, valueAt(0), mask);
   uint32_t bodyDeps = controlDeps_;
-  uint32_t innerBits = 0;
-  for (unsigned d = loopDepth_; d < kMaxTrackedLoopDepth; ++d) innerBits |= loopDepBit(d);
   controlDeps_ = outerDeps | (bodyDeps & ~innerBits);
   if (trips == 1) return;
-  auto scaleLast = [&](const Accum &base, double extra) {
-    Accum delta = acc_.minus(base);
-    acc_.addScaled(delta, extra, true);
-  };
+  auto scaleLast = [&](const WalkMark &base, double extra) { scaleWalk(base, markWalk(), extra); };
   bool overBudget = walkedStmts_ > kWalkBudget;
+  bool traced = controlLoops_.count(&f) != 0;   // tracing walks this loop's body too (ControlTrace.cpp)
+  if (traced) traceMix(overBudget);
   if (overBudget) note("the kernel's loop nest is too large to walk: later loops were scaled from one iteration");
   if (overBudget || (bit != 0 && !(bodyDeps & bit) && !(bodyDeps & kDepUnknown))) {
     scaleLast(before, static_cast<double>(trips - 1));
     invalidateAssignedSince(mark);
     return;
   }
+  if (trips > kExactIterations && walkByClass(f, frame, lo, step, trips, loDeps, mask, before)) {
+    invalidateAssignedSince(mark);
+    return;
+  }
+  if (traced) traceMix(trips);   // walked iteration by iteration
   if (trips <= kExactIterations) {
     for (int64_t i = 1; i < trips && (mask & ~returned_); ++i) iterate(f, valueAt(i), mask);
     return;
   }
   for (int64_t i = 1; i < kEdgeIterations && (mask & ~returned_); ++i) iterate(f, valueAt(i), mask);
-  Accum mid = acc_;
+  WalkMark mid = markWalk();
   iterate(f, valueAt(trips / 2), mask);
   scaleLast(mid, static_cast<double>(trips - 2 * kEdgeIterations - 1));
   for (int64_t i = trips - kEdgeIterations; i < trips && (mask & ~returned_); ++i) iterate(f, valueAt(i), mask);
@@ -418,6 +494,26 @@ void Counter::walkFor(const ForStmt &f) {
   LaneValue hi = eval(*f.upper);
   LaneValue step = f.step ? eval(*f.step) : LaneValue::uniform(1);
   controlDeps_ |= lo.deps | hi.deps | step.deps;
+  if (!controlLoopStack_.empty()) noteControlDeps(lo.deps | hi.deps | step.deps);
+  if (!loopFrames_.empty()) {
+    noteControl(*f.lower, lo.deps);
+    noteControl(*f.upper, hi.deps);
+    if (f.step) noteControl(*f.step, step.deps);
+  }
+  if (boundLoops_.count(&f)) {
+    traceMix(reinterpret_cast<uintptr_t>(&f));
+    traceValue(lo);
+    traceValue(hi);
+    traceValue(step);
+  }
+  if (!controlLoops_.count(&f)) {
+    if (!controlOnly_) walkLoopIterations(f, lo, hi, step);   // tracing: nothing on the control path inside
+    return;
+  }
+  walkControlLoop(f, lo, hi, step);
+}
+
+void Counter::walkLoopIterations(const ForStmt &f, const LaneValue &lo, const LaneValue &hi, const LaneValue &step) {
   uint32_t saved = active_;
   if (!f.unroll) closeRound();   // loads issued before a rolled loop are waited for by then at the latest
   if (!step.isUniform() || step.scalar <= 0 || !lo.known() || !hi.known()) {

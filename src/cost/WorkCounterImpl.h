@@ -24,8 +24,16 @@ struct Accum {
   double chainInstr = 0, chainRounds = 0, chainAsync = 0, chainBarriers = 0;
 
   void addScaled(const Accum &other, double factor, bool withChain);
-  Accum minus(const Accum &base) const;
+  void addScaledDifference(const Accum &to, const Accum &from, double factor);   // += (to - from) * factor
   void clear(size_t roles);
+};
+
+// A point in one warp's walk.  Loop summaries add more copies of the work walked between two points: the
+// counts, and the bytes of the load round and cp.async group still open when no round or group closed.
+struct WalkMark {
+  Accum acc;
+  double roundBytes = 0, cpGroupBytes = 0;
+  int64_t roundsClosed = 0, cpCommits = 0;
 };
 
 struct SiteInfo {
@@ -47,6 +55,39 @@ struct ResolvedAccess {
   uint32_t deps = 0;                      // dependence of the address
 };
 
+// A rolled loop whose iterations are being walked (IterationClasses.cpp): the branch conditions and loop
+// bounds inside its body that read its variable, so that iterations can be grouped by their control flow.
+struct LoopFrame {
+  const ForStmt *loop = nullptr;
+  uint32_t bit = 0;                       // the loop variable's dependence bit
+  uint32_t deeperBits = 0;                // the bits of loops nested inside it
+  size_t assignedMark = 0;                // assignedInts_ index when the loop started
+  std::vector<const Expr *> controls;     // conditions and bounds reading the loop variable, first seen first
+  std::set<const Expr *> seen;
+  bool opaque = false;                    // a control value that cannot be recomputed for another iteration
+};
+
+// What a statement can do to the control path (ControlTrace.cpp).
+struct ControlFacts {
+  bool control = false;   // a branch, return, integer var assignment or loop with non-constant bounds
+  bool effects = false;   // a return or an integer var assignment
+};
+
+// A traced loop segment: the loop, the block, the lanes entering it and its bounds.
+struct LoopTraceKey {
+  const ForStmt *loop;
+  std::array<int64_t, 3> block;
+  uint32_t active;
+  int64_t lo, hi, step;
+  auto operator<=>(const LoopTraceKey &) const = default;
+};
+
+// Iterations [first, ...) of one class: `count` iterations taking the same branches as iteration `first`.
+struct IterationClass {
+  int64_t first = 0;
+  int64_t count = 0;
+};
+
 class Counter {
 public:
   Counter(const Kernel &kernel, const KernelInfo &info, const ShapeBinding &binding);
@@ -57,6 +98,7 @@ public:
   void walkStmt(const Stmt &s);
   void walkIf(const IfStmt &s);
   void walkFor(const ForStmt &s);
+  void walkLoopIterations(const ForStmt &f, const LaneValue &lo, const LaneValue &hi, const LaneValue &step);
   void walkRole(const RoleStmt &s);
   void walkAssign(const AssignStmt &s);
   void walkVar(const VarStmt &s);
@@ -64,6 +106,27 @@ public:
   void iterate(const ForStmt &f, const LaneValue &value, uint32_t mask);
   void closeRound();
   void invalidateAssignedSince(size_t mark);
+  WalkMark markWalk() const;
+  void rewindTo(const WalkMark &m);
+  void scaleWalk(const WalkMark &from, const WalkMark &to, double extra);
+
+  // ---- control traces (ControlTrace.cpp)
+  ControlFacts findControl(const Stmt &s);
+  void walkControlLoop(const ForStmt &f, const LaneValue &lo, const LaneValue &hi, const LaneValue &step);
+  void noteControlDeps(uint32_t deps);
+  static bool isIntegerRegisterAssign(const AssignStmt &s);
+  void traceMix(uint64_t word);
+  void traceValue(const LaneValue &v);
+  uint64_t traceWarp(int64_t warp);
+
+  // ---- iteration classes (IterationClasses.cpp)
+  void noteControl(const Expr &e, uint32_t deps);
+  bool walkByClass(const ForStmt &f, LoopFrame &frame, int64_t lo, int64_t step, int64_t trips, uint32_t loDeps,
+                   uint32_t mask, const WalkMark &before);
+  std::optional<std::vector<IterationClass>> classifyIterations(LoopFrame &frame, int64_t lo, int64_t step,
+                                                                int64_t trips, uint32_t loDeps);
+  LaneValue loopValueAt(int64_t lo, int64_t step, int64_t i, uint32_t bit, uint32_t loDeps) const;
+  LaneValue reevaluateName(const Decl *decl, const LaneValue &current);
   void note(const std::string &text);
   void findTmaBarriers(const Stmt &s);
 
@@ -95,6 +158,7 @@ public:
   int lanes() const { return __builtin_popcount(active_); }
 
   // ---- samples (WorkCounter.cpp)
+  void startWarp(int64_t warp);
   uint32_t walkWarp(int64_t warp);
   uint32_t walkBlockSample(std::array<int64_t, 3> block);
 
@@ -119,6 +183,7 @@ public:
   double roundBytes_ = 0, maxRoundBytes_ = 0;
   double cpGroupBytes_ = 0, cpMaxGroupBytes_ = 0;
   int64_t cpDepth_ = 1;
+  int64_t roundsClosed_ = 0, cpCommits_ = 0;
 
   // per block / grid
   Accum block_acc_, grid_acc_;
@@ -129,6 +194,24 @@ public:
   std::set<const Decl *> tmaBarriers_;        // mbarriers some tma.load signals (found before the walk)
   int64_t pipelineDepth_ = 1;
   int64_t walkedStmts_ = 0;
+  std::vector<LoopFrame *> loopFrames_;       // loops being walked, outermost first
+  // control traces
+  std::set<const ForStmt *> controlLoops_;    // loops whose bodies have control flow
+  std::set<const ForStmt *> boundLoops_;      // loops whose bounds are not compile-time constants
+  std::set<const ForStmt *> pureLoops_;       // loops whose bodies leave no state behind (no var, no return)
+  std::vector<const ForStmt *> controlLoopStack_;                 // control loops being walked
+  std::unordered_map<const ForStmt *, uint32_t> loopControlDeps_; // deps of the controls seen inside each
+  std::map<LoopTraceKey, uint64_t> loopTraces_;                   // replayable segments
+  bool controlOnly_ = false;                  // tracing: operations and control-free loop bodies skipped
+  uint64_t traceHash_ = 0;                    // the current warp's control path
+  std::vector<std::pair<int64_t, uint64_t>> walkedTraces_;   // warps walked in the current block sample
+  // while classifying iterations: the loop whose variable is rebound, and its value
+  struct Reevaluation {
+    const LoopFrame *frame = nullptr;
+    LaneValue loopValue;
+    bool failed = false;
+  };
+  Reevaluation *reevaluation_ = nullptr;
   std::vector<std::string> notes_;
   std::set<std::string> noteSet_;
 };

@@ -1,0 +1,156 @@
+// WorkCounter, control traces: sibling warps and corner blocks that take the walked warp's control path
+// reuse its counts instead of being walked again.
+//
+// Why: the counter walks one warp per role class and one block, but when a branch condition or loop bound
+// read the warp index or a block coordinate it walks every warp of the class and the corner blocks too
+// (WorkCounter.h).  Those usually take the same path anyway: a ragged GEMM's edge masks are all true
+// on interior blocks and on every block of a tile-multiple shape.
+//
+// How
+//   * Every walk hashes its control path into traceHash_: each branch's taken lanes, each non-constant loop
+//     bound, and how each rolled loop's iterations were counted (scaled, by class with the class list,
+//     exactly, or first/last/middle).
+//   * A sibling is first traced: walked with controlOnly_ set, which skips operations, stores and the bodies
+//     of loops without control flow (found once, before any walk: controlLoops_), so it evaluates only the
+//     lets, vars and conditions on its control path.  When its trace equals the walked warp's, the walked
+//     warp's counts are reused; otherwise it is walked in full.
+//   * As for the warps of a class whose control never reads the warp index, the addresses of a reused warp
+//     are taken to coalesce and conflict as the walked warp's do.
+#include "cost/WorkCounterImpl.h"
+
+namespace cake::cost::detail {
+
+namespace {
+
+// Built from literals and compile-time parameters only: the same value in every warp, block and iteration.
+bool isCompileTimeExpr(const Expr *e) {
+  if (!e) return true;
+  switch (e->kind) {
+  case ExprKind::IntLit: case ExprKind::BoolLit: return true;
+  case ExprKind::Name: {
+    auto *n = cast<NameExpr>(e);
+    return n->decl && n->decl->declKind == DeclKind::CtParam;
+  }
+  case ExprKind::Unary: return isCompileTimeExpr(cast<UnaryExpr>(e)->operand.get());
+  case ExprKind::Binary: {
+    auto *b = cast<BinaryExpr>(e);
+    return isCompileTimeExpr(b->lhs.get()) && isCompileTimeExpr(b->rhs.get());
+  }
+  default: return false;
+  }
+}
+
+uint64_t mix64(uint64_t h, uint64_t x) {   // splitmix64 of the running hash and the next word
+  uint64_t z = h ^ (x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+} // namespace
+
+bool Counter::isIntegerRegisterAssign(const AssignStmt &s) {
+  auto *name = dynCast<NameExpr>(s.target.get());
+  return name && name->decl && name->decl->declKind == DeclKind::Var && s.target->type &&
+         s.target->type->isInteger();
+}
+
+// What walking `s` can do to the control path: `control` when it holds a branch, a return, an integer
+// var assignment or a loop with non-constant bounds; `effects` when it holds a return or an integer var
+// assignment (state that outlives a loop).  Records controlLoops_, boundLoops_ and pureLoops_.
+ControlFacts Counter::findControl(const Stmt &s) {
+  switch (s.kind) {
+  case StmtKind::Block: {
+    ControlFacts all;
+    for (const auto &c : cast<BlockStmt>(&s)->stmts) {
+      ControlFacts f = findControl(*c);
+      all.control |= f.control;
+      all.effects |= f.effects;
+    }
+    return all;
+  }
+  case StmtKind::If: {
+    auto *i = cast<IfStmt>(&s);
+    ControlFacts f = findControl(*i->thenBody);
+    if (i->elseBody) f.effects |= findControl(*i->elseBody).effects;
+    return {true, f.effects};
+  }
+  case StmtKind::For: {
+    auto *f = cast<ForStmt>(&s);
+    ControlFacts body = findControl(*f->body);
+    if (body.control) controlLoops_.insert(f);
+    if (!body.effects) pureLoops_.insert(f);
+    bool bounds = !isCompileTimeExpr(f->lower.get()) || !isCompileTimeExpr(f->upper.get()) ||
+                  !isCompileTimeExpr(f->step.get());
+    if (bounds) boundLoops_.insert(f);
+    return {body.control || bounds, body.effects};
+  }
+  case StmtKind::Role: return findControl(*cast<RoleStmt>(&s)->body);
+  case StmtKind::Elect: return findControl(*cast<ElectStmt>(&s)->body);
+  case StmtKind::Return: return {true, true};
+  case StmtKind::Assign: {
+    bool reg = isIntegerRegisterAssign(*cast<AssignStmt>(&s));
+    return {reg, reg};
+  }
+  default: return {};
+  }
+}
+
+// A loop whose body has control flow: its iterations are one segment of the trace (hashed apart, then
+// mixed in), so that a sibling can replay the segment instead of walking the loop again.  A segment is
+// replayable when the loop's bounds are uniform and warp-independent, its body leaves no state behind
+// (pureLoops_), and no control value seen inside it so far read the warp index, an enclosing loop's
+// variable or something the model could not follow: then every warp of this block, entering with the
+// same active lanes, traces the same segment.  (A control inside the loop first reached in this block
+// is seen by the walk that stores the segment, before any replay.)
+void Counter::walkControlLoop(const ForStmt &f, const LaneValue &lo, const LaneValue &hi, const LaneValue &step) {
+  uint32_t outerLoopBits = 0;
+  for (unsigned d = 0; d < loopDepth_ && d < kMaxTrackedLoopDepth; ++d) outerLoopBits |= loopDepBit(d);
+  bool keyable = lo.isUniform() && hi.isUniform() && step.isUniform() &&
+                 !((lo.deps | hi.deps | step.deps) & (kDepWarp | kDepUnknown)) && pureLoops_.count(&f);
+  auto replayable = [&] {
+    auto it = loopControlDeps_.find(&f);
+    return keyable && it != loopControlDeps_.end() && !(it->second & (kDepWarp | kDepUnknown | outerLoopBits));
+  };
+  LoopTraceKey key{&f, block_, active_, lo.scalar, hi.scalar, step.scalar};
+  if (controlOnly_ && replayable()) {
+    auto it = loopTraces_.find(key);
+    if (it != loopTraces_.end()) {
+      traceMix(it->second);
+      return;
+    }
+  }
+  uint64_t outer = traceHash_;
+  traceHash_ = 0;
+  loopControlDeps_.try_emplace(&f, 0u);
+  controlLoopStack_.push_back(&f);
+  walkLoopIterations(f, lo, hi, step);
+  controlLoopStack_.pop_back();
+  uint64_t segment = traceHash_;
+  traceHash_ = outer;
+  traceMix(segment);
+  if (replayable()) loopTraces_[key] = segment;
+}
+
+void Counter::noteControlDeps(uint32_t deps) {
+  for (const ForStmt *f : controlLoopStack_) loopControlDeps_[f] |= deps;
+}
+
+void Counter::traceMix(uint64_t word) { traceHash_ = mix64(traceHash_, word); }
+
+void Counter::traceValue(const LaneValue &v) {
+  traceMix(static_cast<uint64_t>(v.kind));
+  if (v.kind == LaneValue::Kind::Uniform) traceMix(static_cast<uint64_t>(v.scalar));
+  else if (v.kind == LaneValue::Kind::Varying)
+    for (int64_t lane : v.lanes) traceMix(static_cast<uint64_t>(lane));
+}
+
+uint64_t Counter::traceWarp(int64_t warp) {
+  startWarp(warp);
+  controlOnly_ = true;
+  if (kernel_.body) walkBlock(*kernel_.body);
+  controlOnly_ = false;
+  return traceHash_;
+}
+
+} // namespace cake::cost::detail
