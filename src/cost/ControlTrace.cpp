@@ -40,6 +40,38 @@ bool isCompileTimeExpr(const Expr *e) {
   }
 }
 
+// The declarations `e` reads.
+void collectNames(const Expr *e, std::vector<const Decl *> &out) {
+  if (!e) return;
+  switch (e->kind) {
+  case ExprKind::Name:
+    if (const Decl *d = cast<NameExpr>(e)->decl) out.push_back(d);
+    break;
+  case ExprKind::Member: collectNames(cast<MemberExpr>(e)->base.get(), out); break;
+  case ExprKind::Unary: collectNames(cast<UnaryExpr>(e)->operand.get(), out); break;
+  case ExprKind::Binary:
+    collectNames(cast<BinaryExpr>(e)->lhs.get(), out);
+    collectNames(cast<BinaryExpr>(e)->rhs.get(), out);
+    break;
+  case ExprKind::Index: {
+    auto *ix = cast<IndexExpr>(e);
+    collectNames(ix->base.get(), out);
+    for (const IndexItem &item : ix->items) {
+      collectNames(item.start.get(), out);
+      collectNames(item.length.get(), out);
+    }
+    break;
+  }
+  case ExprKind::Call:
+    for (const auto &a : cast<CallExpr>(e)->args) collectNames(a.get(), out);
+    break;
+  case ExprKind::List:
+    for (const auto &a : cast<ListExpr>(e)->elements) collectNames(a.get(), out);
+    break;
+  case ExprKind::IntLit: case ExprKind::BoolLit: case ExprKind::FloatLit: break;
+  }
+}
+
 uint64_t mix64(uint64_t h, uint64_t x) {   // splitmix64 of the running hash and the next word
   uint64_t z = h ^ (x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -104,17 +136,13 @@ ControlFacts Counter::findControl(const Stmt &s) {
 // same active lanes, traces the same segment.  (A control inside the loop first reached in this block
 // is seen by the walk that stores the segment, before any replay.)
 void Counter::walkControlLoop(const ForStmt &f, const LaneValue &lo, const LaneValue &hi, const LaneValue &step) {
-  uint32_t outerLoopBits = 0;
-  for (unsigned d = 0; d < loopDepth_ && d < kMaxTrackedLoopDepth; ++d) outerLoopBits |= loopDepBit(d);
-  bool keyable = lo.isUniform() && hi.isUniform() && step.isUniform() &&
+  ControlLoop loop;
+  loop.key = {&f, block_, active_, lo.scalar, hi.scalar, step.scalar};
+  loop.keyable = lo.isUniform() && hi.isUniform() && step.isUniform() &&
                  !((lo.deps | hi.deps | step.deps) & (kDepWarp | kDepUnknown)) && pureLoops_.count(&f);
-  auto replayable = [&] {
-    auto it = loopControlDeps_.find(&f);
-    return keyable && it != loopControlDeps_.end() && !(it->second & (kDepWarp | kDepUnknown | outerLoopBits));
-  };
-  LoopTraceKey key{&f, block_, active_, lo.scalar, hi.scalar, step.scalar};
-  if (controlOnly_ && replayable()) {
-    auto it = loopTraces_.find(key);
+  for (unsigned d = 0; d < loopDepth_ && d < kMaxTrackedLoopDepth; ++d) loop.outerLoopBits |= loopDepBit(d);
+  if (controlOnly_ && sameInEveryWarp(loop)) {
+    auto it = loopTraces_.find(loop.key);
     if (it != loopTraces_.end()) {
       traceMix(it->second);
       return;
@@ -123,17 +151,83 @@ void Counter::walkControlLoop(const ForStmt &f, const LaneValue &lo, const LaneV
   uint64_t outer = traceHash_;
   traceHash_ = 0;
   loopControlDeps_.try_emplace(&f, 0u);
-  controlLoopStack_.push_back(&f);
+  controlLoopStack_.push_back(&loop);
   walkLoopIterations(f, lo, hi, step);
   controlLoopStack_.pop_back();
   uint64_t segment = traceHash_;
   traceHash_ = outer;
   traceMix(segment);
-  if (replayable()) loopTraces_[key] = segment;
+  if (sameInEveryWarp(loop)) loopTraces_[loop.key] = segment;
+}
+
+// Whether every warp of this block entering `loop` with the same lanes takes the same path through it: the
+// loop is keyable and no control value seen inside it read the warp index, an enclosing loop's variable
+// or something the model could not follow.
+bool Counter::sameInEveryWarp(const ControlLoop &loop) const {
+  auto it = loopControlDeps_.find(loop.key.loop);
+  return loop.keyable && it != loopControlDeps_.end() &&
+         !(it->second & (kDepWarp | kDepUnknown | loop.outerLoopBits));
 }
 
 void Counter::noteControlDeps(uint32_t deps) {
-  for (const ForStmt *f : controlLoopStack_) loopControlDeps_[f] |= deps;
+  for (const ControlLoop *loop : controlLoopStack_) loopControlDeps_[loop->key.loop] |= deps;
+}
+
+// The lets and vars a control value reads, directly or through other lets and vars: the only ones a trace
+// evaluates.  `reads` gets the names of every control value, `defs` what each let / var is computed from.
+void Counter::findControlSlice(const Stmt &s, std::vector<const Decl *> &reads,
+                               std::multimap<const Decl *, const Expr *> &defs) {
+  switch (s.kind) {
+  case StmtKind::Block:
+    for (const auto &c : cast<BlockStmt>(&s)->stmts) findControlSlice(*c, reads, defs);
+    break;
+  case StmtKind::If: {
+    auto *i = cast<IfStmt>(&s);
+    collectNames(i->cond.get(), reads);
+    findControlSlice(*i->thenBody, reads, defs);
+    if (i->elseBody) findControlSlice(*i->elseBody, reads, defs);
+    break;
+  }
+  case StmtKind::For: {
+    auto *f = cast<ForStmt>(&s);
+    collectNames(f->lower.get(), reads);
+    collectNames(f->upper.get(), reads);
+    collectNames(f->step.get(), reads);
+    findControlSlice(*f->body, reads, defs);
+    break;
+  }
+  case StmtKind::Role: findControlSlice(*cast<RoleStmt>(&s)->body, reads, defs); break;
+  case StmtKind::Elect: findControlSlice(*cast<ElectStmt>(&s)->body, reads, defs); break;
+  case StmtKind::Let: {
+    auto *let = cast<LetStmt>(&s);
+    defs.emplace(static_cast<const Decl *>(let), let->init.get());
+    break;
+  }
+  case StmtKind::Var: {
+    auto *var = cast<VarStmt>(&s);
+    defs.emplace(static_cast<const Decl *>(var), var->init.get());
+    break;
+  }
+  case StmtKind::Assign: {
+    auto *a = cast<AssignStmt>(&s);
+    if (auto *name = dynCast<NameExpr>(a->target.get()); name && name->decl) defs.emplace(name->decl, a->value.get());
+    break;
+  }
+  default: break;
+  }
+}
+
+void Counter::buildControlSlice(const Stmt &body) {
+  std::vector<const Decl *> pending;
+  std::multimap<const Decl *, const Expr *> defs;
+  findControlSlice(body, pending, defs);
+  while (!pending.empty()) {
+    const Decl *d = pending.back();
+    pending.pop_back();
+    if (!controlSlice_.insert(d).second) continue;
+    auto [from, to] = defs.equal_range(d);
+    for (auto it = from; it != to; ++it) collectNames(it->second, pending);
+  }
 }
 
 void Counter::traceMix(uint64_t word) { traceHash_ = mix64(traceHash_, word); }

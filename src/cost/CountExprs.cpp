@@ -92,8 +92,7 @@ LaneValue Counter::evalName(const NameExpr &n) {
   case DeclKind::Param: return LaneValue::unknown(kDepRuntime);
   case DeclKind::Let: case DeclKind::Var: case DeclKind::LoopVar: {
     auto it = env_.find(n.decl);
-    LaneValue v = it == env_.end() ? LaneValue::unknown() : it->second;
-    return reevaluation_ ? reevaluateName(n.decl, v) : v;
+    return it == env_.end() ? LaneValue::unknown() : it->second;
   }
   case DeclKind::Builtin: {
     if (std::optional<BuiltinValue> b = builtinValueOf(n)) return evalBuiltin(*b, n);
@@ -311,10 +310,6 @@ ResolvedAccess Counter::resolve(const Expr &e) {
 }
 
 LaneValue Counter::evalLoad(const Expr &e) {
-  if (reevaluation_) {   // memory contents are not followed: the control value cannot be recomputed
-    reevaluation_->failed = true;
-    return LaneValue::unknown();
-  }
   ResolvedAccess ra = resolve(e);
   if (!ra.memory) return LaneValue::unknown();
   int64_t bytes = e.type ? e.type->sizeInBytes().value_or(ra.elemBytes) : ra.elemBytes;

@@ -1,39 +1,35 @@
-// WorkCounter, iteration classes: counts a rolled loop whose control flow reads its own variable by
-// walking one iteration per class of iterations that take the same branches, instead of walking many.
+// WorkCounter, iteration classes: counts a long loop whose control flow reads its own variable by walking
+// one iteration per class of iterations that take the same control path, instead of walking many.
 //
 // How
-//   * While a loop is walked, every branch condition and loop bound inside its body whose value depends on
-//     the loop variable (LaneValue dependence bit) is recorded in the loop's LoopFrame (noteControl).  A
-//     value that also reads a variable of a loop nested inside, or that the model could not follow, makes
-//     the frame opaque: its iterations are walked as before (WorkCounter.cpp).
-//   * After the first iteration, every iteration's control values are recomputed without walking the body:
-//     the loop variable is rebound, and each `let` that depends on it is re-evaluated from its initialiser
-//     (reevaluateName).  A control value that reads an integer `var` assigned inside the loop, or memory,
-//     cannot be recomputed this way and falls back to the walk.
-//   * Iterations with equal control values (per lane) form a class.  One iteration of each class is walked
-//     and its counts are scaled by the class size.  Walking a representative may reach a branch that no
-//     earlier walk reached; its condition joins the frame and the classification is redone (a handful of
-//     rounds at most: each adds a control of the body).
+//   * After the first iteration (walked in full by runIterations), every iteration's body is traced: walked
+//     with controlOnly_ set (ControlTrace.cpp), which evaluates only the lets, vars and conditions on the
+//     control path and hashes each branch's taken lanes, each non-constant loop bound and how each nested
+//     loop was counted.  Iterations with equal traces form a class.  Nested loops and branches that read
+//     both this loop's variable and an inner one are covered alike: they are part of the trace.
+//   * One iteration of each class is walked in full and its counts are scaled by the class size.
+//   * Only loops whose bodies leave no state behind (pureLoops_: no integer var assignment, no return) are
+//     classified: every iteration then starts from the same state, so tracing iteration i alone shows the
+//     path iteration i takes.  The others keep the walk of WorkCounter.cpp (exactly up to 16 iterations,
+//     else the first and last 6 plus a scaled middle one).
 //   * Like the scaled loops of WorkCounter.cpp, this takes an iteration's work to be determined by its
-//     branches; addresses that move with the loop variable keep the coalescing and bank conflicts of the
+//     control path; addresses that move with the loop variable keep the coalescing and bank conflicts of the
 //     iteration walked.
 //
-// Cost: the ragged ampere_gemm k loop (kt > 0, interior && nk < K / BK, nk < cdiv(K, BK)) has three or four
-// classes at any K; it is walked 3-4 times instead of 13 (docs/cost-model.md, section 6).
+// Cost: tracing the ragged ampere_gemm k loop visits 7 statements per iteration (the copies, ldmatrix and
+// mma loops have no control flow and are skipped); it has three or four classes at any K, so its body is
+// walked 4-5 times in full instead of 13 (docs/cost-model.md, section 6).  Tracing is bounded: a loop of
+// more than kMaxClassifiedTrips iterations, or whose iterations would trace more than kMaxTracedStatements
+// statements in all, is walked first/last/middle (simt_gemm's k loop at K = 4096 and BK = 8: 512
+// iterations), with a note.
 #include "cost/WorkCounterImpl.h"
 
 namespace cake::cost::detail {
 
 namespace {
-constexpr int64_t kMaxClassifiedTrips = 1 << 16;   // longer loops: first/last/middle walk (WorkCounter.cpp)
-constexpr size_t kMaxClasses = 16;                  // more classes than this: the walk is cheaper
-constexpr int kMaxClassRounds = 8;                  // re-classifications after newly reached branches
-
-void appendKey(std::vector<int64_t> &key, const LaneValue &v) {
-  key.push_back(static_cast<int64_t>(v.kind));
-  if (v.kind == LaneValue::Kind::Uniform) key.push_back(v.scalar);
-  else if (v.kind == LaneValue::Kind::Varying) key.insert(key.end(), v.lanes.begin(), v.lanes.end());
-}
+constexpr int64_t kMaxClassifiedTrips = 256;     // longer loops: first/last/middle (WorkCounter.cpp), noted
+constexpr int64_t kMaxTracedStatements = 2048;   // trips x statements traced per trip: likewise
+constexpr size_t kMaxClasses = 16;                 // more classes than this: the walk is cheaper
 } // namespace
 
 LaneValue Counter::loopValueAt(int64_t lo, int64_t step, int64_t i, uint32_t bit, uint32_t loDeps) const {
@@ -41,93 +37,69 @@ LaneValue Counter::loopValueAt(int64_t lo, int64_t step, int64_t i, uint32_t bit
   return LaneValue::uniform(static_cast<int64_t>(value), bit | loDeps | (bit == 0 ? kDepUnknown : 0u));
 }
 
-void Counter::noteControl(const Expr &e, uint32_t deps) {
-  for (LoopFrame *frame : loopFrames_) {
-    if (!(deps & frame->bit)) continue;
-    if (deps & (frame->deeperBits | kDepUnknown)) frame->opaque = true;
-    else if (frame->seen.insert(&e).second) frame->controls.push_back(&e);
-  }
-}
-
-// The value of a name read by a control value while the frame's loop variable is rebound.
-LaneValue Counter::reevaluateName(const Decl *decl, const LaneValue &current) {
-  Reevaluation &r = *reevaluation_;
-  if (decl == static_cast<const Decl *>(r.frame->loop)) return r.loopValue;
-  if (decl->declKind == DeclKind::Var)
-    for (size_t i = r.frame->assignedMark; i < assignedInts_.size(); ++i)
-      if (assignedInts_[i] == decl) r.failed = true;
-  if (!(current.deps & r.frame->bit)) return current;
-  if (decl->declKind == DeclKind::Let) {
-    const auto *let = static_cast<const LetStmt *>(decl);
-    if (let->init) return eval(*let->init);
-  }
-  r.failed = true;   // a var or an inner loop variable computed from the loop variable
-  return LaneValue::unknown(current.deps);
-}
-
-// Groups the iterations 0 .. trips-1 by their control values; nullopt when a value cannot be recomputed
-// or there are too many classes.  Classes are in order of their first iteration.
-std::optional<std::vector<IterationClass>> Counter::classifyIterations(LoopFrame &frame, int64_t lo, int64_t step,
-                                                                       int64_t trips, uint32_t loDeps) {
-  Accum saved = acc_;   // evaluating expressions issues instructions: not part of the count
-  Reevaluation r;
-  r.frame = &frame;
-  reevaluation_ = &r;
+// Groups the iterations 0 .. trips-1 by the trace of their bodies; nullopt when there are too many classes
+// or tracing every iteration would visit more than kMaxTracedStatements (as measured on iteration 0).
+// Classes are in order of their first iteration.  Leaves the walk as it was.
+std::optional<std::vector<IterationClass>> Counter::classifyIterations(const ForStmt &f, int64_t lo, int64_t step,
+                                                                       int64_t trips, uint32_t loDeps,
+                                                                       uint32_t mask) {
+  const WalkMark saved = markWalk();   // evaluating control values issues instructions: not counted here
+  const uint64_t savedTrace = traceHash_;
+  const bool savedMode = controlOnly_;
+  controlOnly_ = true;
+  const uint32_t bit = loopDepBit(loopDepth_);
   std::vector<IterationClass> classes;
-  std::vector<std::vector<int64_t>> classKeys;   // at most kMaxClasses: a linear search beats a map
-  std::vector<int64_t> key;
-  for (int64_t i = 0; i < trips && !r.failed; ++i) {
-    r.loopValue = loopValueAt(lo, step, i, frame.bit, loDeps);
-    key.clear();
-    for (const Expr *control : frame.controls) appendKey(key, eval(*control));
+  std::vector<uint64_t> classTraces;   // at most kMaxClasses: a linear search
+  bool tooMany = false;
+  const int64_t tracedBefore = tracedStmts_;
+  for (int64_t i = 0; i < trips && !tooMany; ++i) {
+    traceHash_ = 0;
+    iterate(f, loopValueAt(lo, step, i, bit, loDeps), mask);
+    if (i == 0 && (tracedStmts_ - tracedBefore) * trips > kMaxTracedStatements) tooMany = true;
     size_t c = 0;
-    while (c < classKeys.size() && classKeys[c] != key) ++c;
-    if (c == classKeys.size()) {
-      if (classes.size() == kMaxClasses) {
-        r.failed = true;
-        break;
-      }
-      classKeys.push_back(key);
+    while (c < classTraces.size() && classTraces[c] != traceHash_) ++c;
+    if (c == classTraces.size()) {
+      if (classes.size() == kMaxClasses) tooMany = true;
+      classTraces.push_back(traceHash_);
       classes.push_back({i, 0});
     }
     ++classes[c].count;
   }
-  reevaluation_ = nullptr;
-  acc_ = saved;
-  if (r.failed) return std::nullopt;
+  controlOnly_ = savedMode;
+  traceHash_ = savedTrace;
+  rewindTo(saved);
+  if (tooMany) return std::nullopt;
   return classes;
 }
 
-// Called after iteration 0 was walked (acc_ then holds `before` plus that iteration).  Walks one iteration
-// of every other class and scales each by its class size; false (and acc_ as it was) when the loop cannot
-// be classified.
-bool Counter::walkByClass(const ForStmt &f, LoopFrame &frame, int64_t lo, int64_t step, int64_t trips,
-                          uint32_t loDeps, uint32_t mask, const WalkMark &before) {
-  if (frame.opaque || frame.bit == 0 || trips > kMaxClassifiedTrips) return false;
+// Called after iteration 0 was walked (from `before`).  Walks one iteration of every other class and scales
+// each class by its size; false, with the walk as it was, when the loop is not classified.
+bool Counter::walkByClass(const ForStmt &f, int64_t lo, int64_t step, int64_t trips, uint32_t loDeps, uint32_t mask,
+                          const WalkMark &before) {
+  if (!pureLoops_.count(&f) || loopDepBit(loopDepth_) == 0 || trips > kMaxClassifiedTrips) return false;
   const WalkMark afterFirst = markWalk();
-  const uint32_t returnedAfterFirst = returned_;
-  for (int round = 0; round < kMaxClassRounds; ++round) {
-    std::optional<std::vector<IterationClass>> classes = classifyIterations(frame, lo, step, trips, loDeps);
-    if (!classes) break;
-    for (const IterationClass &c : *classes) {
-      traceMix(static_cast<uint64_t>(c.first));
-      traceMix(static_cast<uint64_t>(c.count));
-    }
-    size_t controlsKnown = frame.controls.size();
-    rewindTo(afterFirst);
-    scaleWalk(before, afterFirst, static_cast<double>(classes->front().count - 1));
-    for (size_t c = 1; c < classes->size() && !frame.opaque; ++c) {
-      WalkMark beforeClass = markWalk();
-      iterate(f, loopValueAt(lo, step, (*classes)[c].first, frame.bit, loDeps), mask);
-      scaleWalk(beforeClass, markWalk(), static_cast<double>((*classes)[c].count - 1));
-    }
-    // a lane that returned inside the loop ends it early: the walk follows that exactly
-    if (frame.opaque || returned_ != returnedAfterFirst) break;
-    if (frame.controls.size() == controlsKnown) return true;
+  // a loop whose control no warp reads was classified already when another warp of this block walked it
+  const ControlLoop *loop = controlLoopStack_.empty() ? nullptr : controlLoopStack_.back();
+  if (loop && loop->key.loop != &f) loop = nullptr;
+  std::optional<std::vector<IterationClass>> classes;
+  if (loop && sameInEveryWarp(*loop))
+    if (auto it = loopClasses_.find(loop->key); it != loopClasses_.end()) classes = it->second;
+  if (!classes) {
+    classes = classifyIterations(f, lo, step, trips, loDeps, mask);
+    if (!classes) return false;
+    if (loop && sameInEveryWarp(*loop)) loopClasses_[loop->key] = *classes;
   }
-  rewindTo(afterFirst);
-  returned_ = returnedAfterFirst;
-  return false;
+  for (const IterationClass &c : *classes) {
+    traceMix(static_cast<uint64_t>(c.first));
+    traceMix(static_cast<uint64_t>(c.count));
+  }
+  scaleWalk(before, afterFirst, static_cast<double>(classes->front().count - 1));
+  for (size_t c = 1; c < classes->size(); ++c) {
+    WalkMark beforeClass = markWalk();
+    iterate(f, loopValueAt(lo, step, (*classes)[c].first, loopDepBit(loopDepth_), loDeps), mask);
+    scaleWalk(beforeClass, markWalk(), static_cast<double>((*classes)[c].count - 1));
+  }
+  return true;
 }
 
 } // namespace cake::cost::detail

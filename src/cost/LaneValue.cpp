@@ -96,6 +96,12 @@ uint32_t LaneValue::truthMask(uint32_t mask) const {
 }
 
 LaneValue applyIntOp(IntOp op, const LaneValue &a, const LaneValue &b) {
+  // an operand that decides a logical operation on its own: the result does not depend on the other one
+  if (op == IntOp::LAnd || op == IntOp::LOr) {
+    int64_t decisive = op == IntOp::LOr ? 1 : 0;
+    for (const LaneValue *x : {&a, &b})
+      if (x->isUniform() && (x->scalar != 0) == (decisive != 0)) return LaneValue::uniform(decisive, x->deps);
+  }
   uint32_t deps = a.deps | b.deps;
   if (!a.known() || !b.known()) return LaneValue::unknown(deps);
   if (a.isUniform() && b.isUniform()) {

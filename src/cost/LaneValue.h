@@ -4,10 +4,11 @@
 // A value is Unknown (floats, memory contents, anything the model does not track), Uniform (one int64 for
 // every lane) or Varying (one int64 per lane: tid.x, lane, addresses).  Arithmetic is lane-wise in wrapping
 // 64-bit arithmetic (never UB; a wrapped value is merely a wrong estimate), and division by zero yields
-// Unknown.  Every value also carries `deps`, a bit set of what it was computed from (the warp index, each
-// block coordinate, runtime scalars, each enclosing loop variable); the interpreter ORs the deps of every
-// branch condition and loop bound it reads, which tells it when a loop body or a warp or a block is
-// representative of its siblings (see WorkCounter.h).
+// Unknown; `a && b` / `a || b` with one side uniformly false / true is that side, value and deps (the result
+// does not depend on the other side).  Every value also carries `deps`, a bit set of what it was computed
+// from (the warp index, each block coordinate, runtime scalars, each enclosing loop variable); the
+// interpreter ORs the deps of every branch condition and loop bound it reads, which tells it when a loop
+// body or a warp or a block is representative of its siblings (see WorkCounter.h).
 #pragma once
 #include "frontend/AST.h"
 

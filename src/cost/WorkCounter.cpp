@@ -61,6 +61,7 @@ Counter::Counter(const Kernel &kernel, const KernelInfo &info, const ShapeBindin
   if (kernel.body) {
     findTmaBarriers(*kernel.body);
     findControl(*kernel.body);
+    buildControlSlice(*kernel.body);
   }
 }
 
@@ -281,6 +282,7 @@ WorkProfile Counter::run() {
   }
   p.notes = notes_;
   p.walkedStatements = walkedStmts_;
+  p.tracedStatements = tracedStmts_;
   return p;
 }
 
@@ -294,15 +296,18 @@ void Counter::walkBlock(const BlockStmt &b) {
 }
 
 void Counter::walkStmt(const Stmt &s) {
-  ++walkedStmts_;
+  ++(controlOnly_ ? tracedStmts_ : walkedStmts_);
   switch (s.kind) {
   case StmtKind::Block: walkBlock(*cast<BlockStmt>(&s)); break;
   case StmtKind::Let: {
     auto *let = cast<LetStmt>(&s);
+    if (controlOnly_ && !controlSlice_.count(let)) break;   // tracing: not on the control path
     env_[static_cast<const Decl *>(let)] = let->init ? eval(*let->init) : LaneValue::unknown();
     break;
   }
-  case StmtKind::Var: walkVar(*cast<VarStmt>(&s)); break;
+  case StmtKind::Var:
+    if (!controlOnly_ || controlSlice_.count(cast<VarStmt>(&s))) walkVar(*cast<VarStmt>(&s));
+    break;
   case StmtKind::Shared: case StmtKind::MBarrier: case StmtKind::Barrier: break;
   case StmtKind::Role: walkRole(*cast<RoleStmt>(&s)); break;
   case StmtKind::For: walkFor(*cast<ForStmt>(&s)); break;
@@ -320,9 +325,12 @@ void Counter::walkStmt(const Stmt &s) {
     returned_ |= active_;
     active_ = 0;
     break;
-  case StmtKind::Assign:
-    if (!controlOnly_ || isIntegerRegisterAssign(*cast<AssignStmt>(&s))) walkAssign(*cast<AssignStmt>(&s));
+  case StmtKind::Assign: {
+    auto *a = cast<AssignStmt>(&s);
+    if (!controlOnly_ || (isIntegerRegisterAssign(*a) && controlSlice_.count(cast<NameExpr>(a->target.get())->decl)))
+      walkAssign(*a);
     break;
+  }
   case StmtKind::Op:
     if (!controlOnly_) walkOp(*cast<OpStmt>(&s));
     break;
@@ -364,7 +372,6 @@ void Counter::invalidateAssignedSince(size_t mark) {
 void Counter::walkIf(const IfStmt &s) {
   LaneValue cond = eval(*s.cond);
   controlDeps_ |= cond.deps;
-  if (!loopFrames_.empty()) noteControl(*s.cond, cond.deps);
   if (!controlLoopStack_.empty()) noteControlDeps(cond.deps);
   if (!cond.isConstant()) issue(1);   // the branch
   uint32_t saved = active_;
@@ -440,30 +447,20 @@ void Counter::iterate(const ForStmt &f, const LaneValue &value, uint32_t mask) {
 void Counter::runIterations(const ForStmt &f, int64_t lo, int64_t step, int64_t trips, uint32_t loDeps) {
   uint32_t mask = active_;
   uint32_t bit = loopDepBit(loopDepth_);
-  uint32_t innerBits = 0;
-  for (unsigned d = loopDepth_; d < kMaxTrackedLoopDepth; ++d) innerBits |= loopDepBit(d);
   auto valueAt = [&](int64_t i) { return loopValueAt(lo, step, i, bit, loDeps); };
   // the first iteration, probing whether the body's control flow reads the loop variable
-  LoopFrame frame;
-  frame.loop = &f;
-  frame.bit = bit;
-  frame.deeperBits = innerBits & ~bit;
-  frame.assignedMark = assignedInts_.size();
-  loopFrames_.push_back(&frame);
-  struct PopFrame {
-    std::vector<LoopFrame *> &frames;
-    ~PopFrame() { frames.pop_back(); }
-  } popFrame{loopFrames_};
   uint32_t outerDeps = controlDeps_;
   controlDeps_ = 0;
   size_t mark = assignedInts_.size();
   WalkMark before = markWalk();
   iterate(f, valueAt(0), mask);
   uint32_t bodyDeps = controlDeps_;
+  uint32_t innerBits = 0;
+  for (unsigned d = loopDepth_; d < kMaxTrackedLoopDepth; ++d) innerBits |= loopDepBit(d);
   controlDeps_ = outerDeps | (bodyDeps & ~innerBits);
   if (trips == 1) return;
   auto scaleLast = [&](const WalkMark &base, double extra) { scaleWalk(base, markWalk(), extra); };
-  bool overBudget = walkedStmts_ > kWalkBudget;
+  bool overBudget = walkedStmts_ + tracedStmts_ > kWalkBudget;
   bool traced = controlLoops_.count(&f) != 0;   // tracing walks this loop's body too (ControlTrace.cpp)
   if (traced) traceMix(overBudget);
   if (overBudget) note("the kernel's loop nest is too large to walk: later loops were scaled from one iteration");
@@ -472,7 +469,7 @@ void Counter::runIterations(const ForStmt &f, int64_t lo, int64_t step, int64_t 
     invalidateAssignedSince(mark);
     return;
   }
-  if (trips > kExactIterations && walkByClass(f, frame, lo, step, trips, loDeps, mask, before)) {
+  if (trips > kExactIterations && walkByClass(f, lo, step, trips, loDeps, mask, before)) {
     invalidateAssignedSince(mark);
     return;
   }
@@ -481,6 +478,7 @@ void Counter::runIterations(const ForStmt &f, int64_t lo, int64_t step, int64_t 
     for (int64_t i = 1; i < trips && (mask & ~returned_); ++i) iterate(f, valueAt(i), mask);
     return;
   }
+  note("a long loop branching on its variable was counted from its first and last 6 iterations and a middle one");
   for (int64_t i = 1; i < kEdgeIterations && (mask & ~returned_); ++i) iterate(f, valueAt(i), mask);
   WalkMark mid = markWalk();
   iterate(f, valueAt(trips / 2), mask);
@@ -490,16 +488,13 @@ void Counter::runIterations(const ForStmt &f, int64_t lo, int64_t step, int64_t 
 }
 
 void Counter::walkFor(const ForStmt &f) {
+  // tracing: constant bounds (no dependence to note) and no control inside
+  if (controlOnly_ && !controlLoops_.count(&f) && !boundLoops_.count(&f)) return;
   LaneValue lo = eval(*f.lower);
   LaneValue hi = eval(*f.upper);
   LaneValue step = f.step ? eval(*f.step) : LaneValue::uniform(1);
   controlDeps_ |= lo.deps | hi.deps | step.deps;
   if (!controlLoopStack_.empty()) noteControlDeps(lo.deps | hi.deps | step.deps);
-  if (!loopFrames_.empty()) {
-    noteControl(*f.lower, lo.deps);
-    noteControl(*f.upper, hi.deps);
-    if (f.step) noteControl(*f.step, step.deps);
-  }
   if (boundLoops_.count(&f)) {
     traceMix(reinterpret_cast<uintptr_t>(&f));
     traceValue(lo);

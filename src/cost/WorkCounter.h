@@ -10,14 +10,18 @@
 //     issued when at least one lane is active; per-lane work (bytes, FP32 ops) scales with the active lanes.
 //     A condition the model cannot evaluate walks both branches at half weight (and is noted).
 //   * Loops with known bounds: the body is walked for the first iteration; when no branch or bound inside it
-//     read the loop variable (LaneValue dependence bits) its counts are scaled by the trip count, otherwise
-//     up to 16 iterations are walked exactly, and longer loops walk their first and last 6 iterations plus
-//     one middle iteration scaled by the rest.  Loops whose bounds differ per lane run max-trip iterations
-//     under the shrinking mask.
+//     read the loop variable (LaneValue dependence bits) its counts are scaled by the trip count.  Otherwise
+//     up to 16 iterations are walked exactly; longer loops (up to 256 iterations, bodies without var
+//     assignments) are grouped into classes of iterations with the same control path and one iteration per
+//     class is walked (IterationClasses.cpp); the rest walk their first and last 6 iterations plus one
+//     middle iteration scaled by the rest (noted).  Loops whose bounds differ per lane run max-trip
+//     iterations under the shrinking mask.
 //   * Warps: one walk per role class (warps of the same role, or of no role); when a branch read the warp
-//     index, every warp of the class is walked.  Blocks: block (0,0,0) is walked; when a branch read a block
-//     coordinate, the corner blocks (last x, last y, both) are walked too and weighted by how many blocks
-//     each represents, which is exact for the usual tail guards.
+//     index, every other warp of the class is traced (its control path only, ControlTrace.cpp) and reuses
+//     the walked warp's counts when the paths are equal, else it is walked.  Blocks: block (0,0,0) is
+//     walked; when a branch read a block coordinate, the corner blocks (last x, last y, both) are traced or
+//     walked the same way and weighted by how many blocks each represents, which is exact for the usual
+//     tail guards.
 //   * Operations add their work: global loads/stores (bytes, 32-byte sectors from the lanes' addresses),
 //     cp.async and TMA boxes (+ multicast), shared accesses (bank-conflict wavefronts from the addresses,
 //     ideal for swizzled arrays), ldmatrix/stmatrix, mma.sync and wgmma FLOPs and operand reads, FP32/SFU

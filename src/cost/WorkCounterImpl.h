@@ -55,18 +55,6 @@ struct ResolvedAccess {
   uint32_t deps = 0;                      // dependence of the address
 };
 
-// A rolled loop whose iterations are being walked (IterationClasses.cpp): the branch conditions and loop
-// bounds inside its body that read its variable, so that iterations can be grouped by their control flow.
-struct LoopFrame {
-  const ForStmt *loop = nullptr;
-  uint32_t bit = 0;                       // the loop variable's dependence bit
-  uint32_t deeperBits = 0;                // the bits of loops nested inside it
-  size_t assignedMark = 0;                // assignedInts_ index when the loop started
-  std::vector<const Expr *> controls;     // conditions and bounds reading the loop variable, first seen first
-  std::set<const Expr *> seen;
-  bool opaque = false;                    // a control value that cannot be recomputed for another iteration
-};
-
 // What a statement can do to the control path (ControlTrace.cpp).
 struct ControlFacts {
   bool control = false;   // a branch, return, integer var assignment or loop with non-constant bounds
@@ -80,6 +68,13 @@ struct LoopTraceKey {
   uint32_t active;
   int64_t lo, hi, step;
   auto operator<=>(const LoopTraceKey &) const = default;
+};
+
+// A control loop being walked (ControlTrace.cpp).
+struct ControlLoop {
+  LoopTraceKey key;
+  bool keyable = false;            // uniform, warp-independent bounds and a body that leaves no state
+  uint32_t outerLoopBits = 0;      // the variables of the loops around it
 };
 
 // Iterations [first, ...) of one class: `count` iterations taking the same branches as iteration `first`.
@@ -109,26 +104,28 @@ public:
   WalkMark markWalk() const;
   void rewindTo(const WalkMark &m);
   void scaleWalk(const WalkMark &from, const WalkMark &to, double extra);
+  void note(const std::string &text);
+  void findTmaBarriers(const Stmt &s);
 
   // ---- control traces (ControlTrace.cpp)
   ControlFacts findControl(const Stmt &s);
+  void findControlSlice(const Stmt &s, std::vector<const Decl *> &reads,
+                        std::multimap<const Decl *, const Expr *> &defs);
+  void buildControlSlice(const Stmt &body);
   void walkControlLoop(const ForStmt &f, const LaneValue &lo, const LaneValue &hi, const LaneValue &step);
   void noteControlDeps(uint32_t deps);
+  bool sameInEveryWarp(const ControlLoop &loop) const;
   static bool isIntegerRegisterAssign(const AssignStmt &s);
   void traceMix(uint64_t word);
   void traceValue(const LaneValue &v);
   uint64_t traceWarp(int64_t warp);
 
   // ---- iteration classes (IterationClasses.cpp)
-  void noteControl(const Expr &e, uint32_t deps);
-  bool walkByClass(const ForStmt &f, LoopFrame &frame, int64_t lo, int64_t step, int64_t trips, uint32_t loDeps,
-                   uint32_t mask, const WalkMark &before);
-  std::optional<std::vector<IterationClass>> classifyIterations(LoopFrame &frame, int64_t lo, int64_t step,
-                                                                int64_t trips, uint32_t loDeps);
+  bool walkByClass(const ForStmt &f, int64_t lo, int64_t step, int64_t trips, uint32_t loDeps, uint32_t mask,
+                   const WalkMark &before);
+  std::optional<std::vector<IterationClass>> classifyIterations(const ForStmt &f, int64_t lo, int64_t step,
+                                                                int64_t trips, uint32_t loDeps, uint32_t mask);
   LaneValue loopValueAt(int64_t lo, int64_t step, int64_t i, uint32_t bit, uint32_t loDeps) const;
-  LaneValue reevaluateName(const Decl *decl, const LaneValue &current);
-  void note(const std::string &text);
-  void findTmaBarriers(const Stmt &s);
 
   // ---- expressions (CountExprs.cpp)
   LaneValue eval(const Expr &e);
@@ -193,25 +190,19 @@ public:
   std::map<const void *, std::pair<const Decl *, double>> tmaSites_;   // tma.load site -> (barrier, box bytes)
   std::set<const Decl *> tmaBarriers_;        // mbarriers some tma.load signals (found before the walk)
   int64_t pipelineDepth_ = 1;
-  int64_t walkedStmts_ = 0;
-  std::vector<LoopFrame *> loopFrames_;       // loops being walked, outermost first
+  int64_t walkedStmts_ = 0, tracedStmts_ = 0;   // statements walked in full / traced
   // control traces
   std::set<const ForStmt *> controlLoops_;    // loops whose bodies have control flow
   std::set<const ForStmt *> boundLoops_;      // loops whose bounds are not compile-time constants
   std::set<const ForStmt *> pureLoops_;       // loops whose bodies leave no state behind (no var, no return)
-  std::vector<const ForStmt *> controlLoopStack_;                 // control loops being walked
+  std::set<const Decl *> controlSlice_;       // lets and vars some control value reads (all a trace evaluates)
+  std::vector<const ControlLoop *> controlLoopStack_;             // control loops being walked
   std::unordered_map<const ForStmt *, uint32_t> loopControlDeps_; // deps of the controls seen inside each
   std::map<LoopTraceKey, uint64_t> loopTraces_;                   // replayable segments
+  std::map<LoopTraceKey, std::vector<IterationClass>> loopClasses_;  // ... and iteration classes
   bool controlOnly_ = false;                  // tracing: operations and control-free loop bodies skipped
   uint64_t traceHash_ = 0;                    // the current warp's control path
   std::vector<std::pair<int64_t, uint64_t>> walkedTraces_;   // warps walked in the current block sample
-  // while classifying iterations: the loop whose variable is rebound, and its value
-  struct Reevaluation {
-    const LoopFrame *frame = nullptr;
-    LaneValue loopValue;
-    bool failed = false;
-  };
-  Reevaluation *reevaluation_ = nullptr;
   std::vector<std::string> notes_;
   std::set<std::string> noteSet_;
 };

@@ -87,7 +87,8 @@ struct WorkProfile {
   std::vector<SiteTraffic> sites;
   std::vector<TensorTraffic> tensors;
   std::vector<std::string> notes;     // approximations the counter had to make (unknown trip counts, ...)
-  int64_t walkedStatements = 0;       // statements the counter walked, traces included (its own cost)
+  int64_t walkedStatements = 0;       // statements the counter walked in full (its own cost) ...
+  int64_t tracedStatements = 0;       // ... and only traced for their control path (ControlTrace.cpp)
 
   double count(Count c) const { return totals[static_cast<size_t>(c)]; }
   double tensorFlops() const { return count(Count::MmaSyncFlops) + count(Count::WgmmaFlops); }

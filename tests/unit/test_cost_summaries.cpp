@@ -29,17 +29,23 @@ std::string branchyLoop(const std::string &cond) {
 
 TEST_CASE("cost summaries: a loop branching on its variable counts each iteration's branch exactly") {
   struct Case { std::string cond; int64_t trips; int64_t taken; };
-  for (const Case &c : {Case{"i < 37", 1000, 37},
-                        Case{"j > 990", 1000, 10},                     // a let computed from the variable
-                        Case{"i % 4 == 1", 1000, 250},                 // periodic: two classes
-                        Case{"i < 5 || i >= T - 3 || i == T / 2", 501, 9},
+  for (const Case &c : {Case{"i < 37", 256, 37},
+                        Case{"j > 246", 256, 10},                      // a let computed from the variable
+                        Case{"i % 4 == 1", 256, 64},                   // periodic: two classes
+                        Case{"i < 5 || i >= T - 3 || i == T / 2", 201, 9},
                         Case{"i < 37", 20, 20}}) {                    // short: walked iteration by iteration
     CAPTURE(c.cond);
     auto a = analyse(branchyLoop(c.cond));
     WorkProfile p = count(*a, {{"T", c.trips}}).profile;
     CHECK(p.count(Count::SimtLoadBytes) == doctest::Approx(128.0 * c.taken));
     CHECK(p.count(Count::SimtStoreBytes) == doctest::Approx(128.0));
+    CHECK(p.notes.empty());
   }
+  // more than 256 iterations: first / last / middle, with a note
+  auto a = analyse(branchyLoop("i % 4 == 1"));
+  WorkProfile p = count(*a, {{"T", 257}}).profile;
+  REQUIRE(p.notes.size() == 1);
+  CHECK(p.notes[0].find("first and last 6 iterations") != std::string::npos);
 }
 
 TEST_CASE("cost summaries: a branch on a var the loop assigns is walked, not classified") {
@@ -113,13 +119,23 @@ TEST_CASE("cost summaries: an unrolled loop's cp.async copies are in flight toge
   CHECK(p.inflightBytesPerBlock == doctest::Approx(2.0 * (128 * 64 + 64 * 256) * 2));
 }
 
-TEST_CASE("cost summaries: the counter's work does not grow with the k loop's trip count") {
+TEST_CASE("cost summaries: the counter walks a branchy k loop once per class, whatever its trip count") {
   // the ragged ampere_gemm k loop branches on its variable (kt > 0, refill of whole or partial k-tiles):
-  // it is walked once per class of iterations, so K = 65536 walks as many statements as K = 4096
+  // its body is walked in full once per class of iterations, so K = 8192 walks as many statements in full
+  // as K = 4096; only the control-path traces (a few statements per iteration) grow with K
   auto a = analyse(readSample("ampere_gemm.cake"));
   WorkProfile small = count(*a, {{"M", 4096}, {"N", 4096}, {"K", 4096}}).profile;
-  WorkProfile large = count(*a, {{"M", 4096}, {"N", 4096}, {"K", 65536}}).profile;
-  CHECK(large.count(Count::MmaSyncFlops) == doctest::Approx(16.0 * small.count(Count::MmaSyncFlops)));
+  WorkProfile large = count(*a, {{"M", 4096}, {"N", 4096}, {"K", 8192}}).profile;
+  CHECK(large.count(Count::MmaSyncFlops) == doctest::Approx(2.0 * small.count(Count::MmaSyncFlops)));
   CHECK(small.walkedStatements > 0);
   CHECK(large.walkedStatements == small.walkedStatements);
+  CHECK(large.tracedStatements > small.tracedStatements);
+  // simt_gemm's k loop branches on its variable inside an inner loop (the edge-tile masks): classified too
+  auto simt = analyse(readSample("simt_gemm.cake"));
+  WorkProfile s1 = count(*simt, {{"M", 1000}, {"N", 1000}, {"K", 400}}).profile;
+  WorkProfile s2 = count(*simt, {{"M", 1000}, {"N", 1000}, {"K", 600}}).profile;
+  CHECK(s1.notes.empty());
+  CHECK(s2.notes.empty());
+  CHECK(s2.walkedStatements == s1.walkedStatements);
+  CHECK(s2.count(Count::SimtLoadBytes) == doctest::Approx(1.5 * s1.count(Count::SimtLoadBytes)));
 }
