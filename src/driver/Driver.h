@@ -46,6 +46,7 @@ struct DriverOptions {
   std::map<std::string, int64_t> shape;         // --shape M=4096,N=4096 (for --estimate)
   std::vector<std::string> sweep;               // --sweep BM=64,128 S=3,4 (variants for --estimate; EstimateCommand.h)
   std::optional<unsigned> top;                  // --top N: print the N best variants
+  unsigned jobs = 0;                            // -j N: sweep variants analysed on N threads (0: all cores)
   std::string machine;                          // --machine NAME|PATH (default: by target, machines/*.json)
   bool estimateJson = false;                    // --json: the estimate as JSON on stdout
   std::map<std::string, int64_t> defines;       // -D NAME=VALUE (last one wins)

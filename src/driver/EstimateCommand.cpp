@@ -7,9 +7,12 @@
 #include "frontend/Sema.h"
 #include "verify/Verifier.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <iostream>
 #include <set>
+#include <thread>
 
 namespace cake {
 
@@ -127,15 +130,25 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
   request.arch = opts.arch;
   request.verify = !opts.noVerify;
   request.verifyTimeoutMs = opts.verifyTimeoutMs;
-  std::vector<cost::VariantOutcome> outcomes;
-  for (const auto &variant : cost::expandSweep(parsed.axes)) {
-    request.defines = opts.defines;
-    for (const auto &[name, value] : variant) request.defines[name] = value;
-    cost::VariantOutcome outcome = analyzeVariant(request, *machine, opts.shape);
-    outcome.defines = variant;
-    outcome.label = cost::variantLabel(parsed.axes, variant);
-    outcomes.push_back(std::move(outcome));
-  }
+  const std::vector<std::map<std::string, int64_t>> variants = cost::expandSweep(parsed.axes);
+  std::vector<cost::VariantOutcome> outcomes(variants.size());
+  std::atomic<size_t> nextVariant{0};
+  auto analyzeSome = [&]() {
+    for (size_t i; (i = nextVariant.fetch_add(1)) < variants.size();) {
+      VariantRequest variantRequest = request;
+      variantRequest.defines = opts.defines;
+      for (const auto &[name, value] : variants[i]) variantRequest.defines[name] = value;
+      cost::VariantOutcome outcome = analyzeVariant(variantRequest, *machine, opts.shape);
+      outcome.defines = variants[i];
+      outcome.label = cost::variantLabel(parsed.axes, variants[i]);
+      outcomes[i] = std::move(outcome);
+    }
+  };
+  size_t jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> helpers;
+  for (size_t j = 1; j < std::min(jobs, variants.size()); ++j) helpers.emplace_back(analyzeSome);
+  analyzeSome();
+  for (std::thread &t : helpers) t.join();
   if (opts.estimateJson) {
     cost::renderSweepJson(outcomes, opts.shape, opts.top, out);
   } else {

@@ -7,6 +7,9 @@
 //   3. with --sweep: every combination of the swept -D values is analysed again from the source text (parse,
 //      sema, verify unless --no-verify, estimate) in its own diagnostics engine; variants that fail are kept
 //      with their first error's code and message, the others are ranked by predicted time (--top N).
+//      Variants are independent (each has its own AST, sema, verifier context and diagnostics), so they are
+//      analysed on -j N threads (default: one per core), each writing only its own slot of the results:
+//      the output is the same for every N.
 // analyzeVariant() is also what `cakec calibrate` uses to estimate each measured kernel.
 #pragma once
 #include "cost/CostModel.h"

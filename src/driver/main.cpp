@@ -62,6 +62,9 @@ int main(int argc, char **argv) {
   unsigned topCount = 0;
   auto *top = app.add_option("--top", topCount, "with --sweep: print only the N fastest variants")
                   ->needs(estimate)->check(CLI::Range(1u, 1000000u));
+  app.add_option("-j,--jobs", opts.jobs, "with --sweep: analyse variants on N threads (default: one per core); "
+                                        "the output does not depend on N")
+      ->needs(estimate)->check(CLI::Range(1u, 1024u));
   app.add_option("--machine", opts.machine, "with --estimate: machine description NAME (machines/*.json) or PATH")
       ->needs(estimate);
   app.add_flag("--json", opts.estimateJson, "with --estimate: print the estimate as JSON")->needs(estimate);

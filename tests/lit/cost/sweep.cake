@@ -25,6 +25,17 @@
 // RUN: %cakec %s --estimate --shape N=16777216 --sweep GUARD=1,0 | %FileCheck %s --check-prefix=VERIFY
 // VERIFY: 2 variants, 1 estimated, 1 rejected
 // VERIFY: GUARD=0: line {{[0-9]+}}: {{.*}}out of bounds{{.*}} [E0652]
+// -j N analyses the variants on N threads (verification included); the output is the same for every N.
+// RUN: %cakec %s --estimate --shape N=16777216 --sweep REPS=4,1,2 T=256,2048,64 GUARD=1,0 -j 1 --json > %t.j1
+// RUN: %cakec %s --estimate --shape N=16777216 --sweep REPS=4,1,2 T=256,2048,64 GUARD=1,0 -j 5 --json > %t.j5
+// RUN: %cakec %s --estimate --shape N=16777216 --sweep REPS=4,1,2 T=256,2048,64 GUARD=1,0 --json > %t.jall
+// RUN: cmp %t.j1 %t.j5
+// RUN: cmp %t.j1 %t.jall
+// RUN: %FileCheck %s --check-prefix=JOBS < %t.j5
+// JOBS: {"rank":1,"variant":"REPS=1 T=256 GUARD=1"
+// JOBS: "rejected":[
+// JOBS: "code":"E0408"
+// JOBS: "code":"E0652"
 target sm_80;
 kernel k<REPS = 1, T = 256, GUARD = 1>(A: f32[N], B: f32[N]) requires(N >= 1, REPS >= 1) grid(cdiv(N, T)) threads(T) {
   let i = i32(block.x) * T + i32(tid.x);
