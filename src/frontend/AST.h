@@ -11,6 +11,8 @@
 #include "support/SourceManager.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -194,6 +196,22 @@ struct Decl {
   Decl(DeclKind k, std::string n, SourceRange nr) : declKind(k), name(std::move(n)), nameRange(nr) {}
   virtual ~Decl() = default;
 };
+
+// Orders declarations by where they are declared (file, offset; then name).  Containers keyed by Decl
+// whose iteration order reaches an output (solver queries and their counterexamples, diagnostics) use it,
+// so that the output does not depend on heap addresses.
+struct DeclSourceOrder {
+  bool operator()(const Decl *a, const Decl *b) const {
+    if (a == b || !a || !b) return !a && b;
+    const SourceLoc &x = a->nameRange.begin, &y = b->nameRange.begin;
+    if (x.file != y.file) return x.file < y.file;
+    if (x.offset != y.offset) return x.offset < y.offset;
+    if (a->name != b->name) return a->name < b->name;
+    return std::less<const Decl *>()(a, b);   // two declarations of one name at one place: none in the AST
+  }
+};
+
+template <class T> using DeclMap = std::map<const Decl *, T, DeclSourceOrder>;
 
 struct LetStmt : Stmt, Decl {
   Ptr<TypeExpr> declaredType;   // optional

@@ -72,7 +72,7 @@ struct VarRecord {
 
 class Collector {
 public:
-  std::map<const Decl *, VarRecord> vars;
+  DeclMap<VarRecord> vars;
 
   void walk(const Stmt *s) {
     if (!s) return;

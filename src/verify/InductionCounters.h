@@ -35,7 +35,7 @@ struct InductionCounter {
 };
 
 struct InductionCounters {
-  std::map<const Decl *, InductionCounter> counters;
+  DeclMap<InductionCounter> counters;
   std::map<const Decl *, std::string> notCounters;   // var -> why it is not an induction counter
   const InductionCounter *find(const Decl *d) const {
     auto it = counters.find(d);

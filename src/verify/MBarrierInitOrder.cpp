@@ -71,7 +71,7 @@ private:
   PathCondition path_;
   std::vector<z3::expr> threadVars_, loopConsts_, requirements_;
   std::vector<Loop> loops_;
-  std::map<const Decl *, BarrierOrderState> state_;
+  DeclMap<BarrierOrderState> state_;
   unsigned loopCounter_ = 0;
 
   void walkBlock(const BlockStmt &b) {

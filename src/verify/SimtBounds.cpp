@@ -213,7 +213,6 @@ private:
       if (it.kind == IndexItem::Full) return;   // a tile, not a SIMT access
     const DimGroup &dims = bt->groups.front();
     if (dims.size() != ix.items.size()) return;
-    std::string space = bt->space == AddressSpace::Global ? "global" : "shared";
     std::string what = (how == "access" ? std::string("access") : how) + " '" + sourceText(ctx_.diags(), ix.range) + "'";
     for (size_t i = 0; i < ix.items.size(); ++i) {
       const IndexItem &it = ix.items[i];
@@ -254,24 +253,19 @@ private:
                             "without it the access can leave the tensor (" + r.counterexampleText() + ")");
         continue;
       }
-      reportOutOfBounds(ix, it, i, what, space, dims[i], *start, lenZ, *dim, claim, r);
+      reportOutOfBounds(ix, it, i, what, dims[i], *start, lenZ, *dim, r);
     }
   }
 
   void reportOutOfBounds(const IndexExpr &ix, const IndexItem &it, size_t i, const std::string &what,
-                         const std::string &space, const TensorDim &dimInfo, const z3::expr &start,
-                         const z3::expr &len, const z3::expr &dim, const z3::expr &claim, const ProofResult &r) {
-    // Re-solve to evaluate the index and the dimension in the counterexample.
+                         const TensorDim &dimInfo, const z3::expr &start, const z3::expr &len, const z3::expr &dim,
+                         const ProofResult &r) {
+    // The index and the dimension in the counterexample's own model (so that the message and the note agree).
     int64_t startV = 0, dimV = 0, lenV = 0;
     bool haveValues = false;
     try {
-      z3::solver s(ctx_.z3());
-      s.add(ctx_.assumptions(path_) && !claim);
-      if (s.check() == z3::sat) {
-        z3::model m = s.get_model();
-        haveValues = m.eval(start, true).is_numeral_i64(startV) && m.eval(dim, true).is_numeral_i64(dimV) &&
-                     len.simplify().is_numeral_i64(lenV);
-      }
+      haveValues = r.model && r.model->eval(start, true).is_numeral_i64(startV) &&
+                   r.model->eval(dim, true).is_numeral_i64(dimV) && len.simplify().is_numeral_i64(lenV);
     } catch (const z3::exception &) {
       haveValues = false;
     }
@@ -305,7 +299,6 @@ private:
                                     : "guard the tail (e.g. 'if " + indexText +
                                           (lenV > 1 ? " + " + std::to_string(lenV) + " <= " : " < ") + dimInfo.text +
                                           " { ... }') or add the missing requires(...)");
-    (void)space;
   }
 };
 

@@ -1077,7 +1077,7 @@ private:
   std::vector<std::vector<const ForStmt *>> drivenLoops_;
   InductionCounters counters_;
   std::vector<const Decl *> counterVars_;
-  std::map<const Decl *, z3::expr> counterTerms_;
+  DeclMap<z3::expr> counterTerms_;
   int64_t counterPrefix_ = 0;
   int64_t period_ = 2;
   size_t trialFindings_ = SIZE_MAX;   // a period trial: the findings before it (SIZE_MAX: no trial)

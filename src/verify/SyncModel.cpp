@@ -27,8 +27,8 @@ struct ThreadPoint {
 
 class Evaluator {
 public:
-  Evaluator(const KernelInfo &info, const ConcreteValues &values, const std::map<const Decl *, int64_t> &loops,
-            const std::map<const Decl *, int64_t> &counters)
+  Evaluator(const KernelInfo &info, const ConcreteValues &values, const DeclMap<int64_t> &loops,
+            const DeclMap<int64_t> &counters)
       : info_(info), values_(values), loops_(loops), counters_(counters) {}
 
   std::optional<int64_t> eval(const Expr &e, const ThreadPoint &at, std::string &why) const {
@@ -201,8 +201,8 @@ private:
 
   const KernelInfo &info_;
   const ConcreteValues &values_;
-  const std::map<const Decl *, int64_t> &loops_;
-  const std::map<const Decl *, int64_t> &counters_;
+  const DeclMap<int64_t> &loops_;
+  const DeclMap<int64_t> &counters_;
   mutable const Decl *failedVariable_ = nullptr;
 };
 
@@ -805,9 +805,9 @@ private:
   bool tileLoopSeen_ = false;   // the first tile-loop run has started
   bool mismatch_ = false;
   std::optional<size_t> split_;
-  std::map<const Decl *, int64_t> loops_;
-  std::map<const Decl *, int64_t> counters_;            // induction counters in scope: current value
-  std::map<const Decl *, Active> counterThreads_;       // the threads that declared each counter
+  DeclMap<int64_t> loops_;
+  DeclMap<int64_t> counters_;            // induction counters in scope: current value
+  DeclMap<Active> counterThreads_;       // the threads that declared each counter
   std::vector<const Decl *> counterOrder_;              // counters in declaration order (for `where`)
   std::map<const Expr *, bool> threadVarying_;
   Evaluator eval_;

@@ -109,8 +109,8 @@ struct SyncProgram {
   // program with fewer tiles is this one up to such a point, then its own rest (expandSyncTail).
   struct TileStart {
     size_t event = 0;                                           // index of the next event
-    std::map<const Decl *, int64_t> counters;                   // induction counters' values
-    std::map<const Decl *, std::vector<int64_t>> counterThreads;
+    DeclMap<int64_t> counters;   // induction counters' values
+    DeclMap<std::vector<int64_t>> counterThreads;
     std::vector<const Decl *> counterOrder;
     std::vector<int64_t> active;                                // the agent's active threads
   };
@@ -130,11 +130,11 @@ struct SyncProgram {
 // Concrete values of the symbolic names: shape variables, scalar params (by Decl), and the builtins that
 // are uniform over the block (block.x/y/z, num_sms) by value.
 struct ConcreteValues {
-  std::map<const Decl *, int64_t> decls;
+  DeclMap<int64_t> decls;
   std::map<BuiltinValue, int64_t> builtins;
   // Loops run exactly this many times instead of evaluating their bounds (persistent tile loops, whose
   // trip count the analysis enumerates directly); their loop variable has no value inside.
-  std::map<const ForStmt *, int64_t> tripOverrides;
+  std::map<const ForStmt *, int64_t, DeclSourceOrder> tripOverrides;
   // Induction counters (evaluated concretely as the loops unroll); null: every `var` is unknown.
   const InductionCounters *counters = nullptr;
 };

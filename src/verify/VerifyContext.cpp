@@ -79,6 +79,7 @@ ProofResult runQuery(z3::context &ctx, const z3::expr &query, unsigned timeoutMs
         int64_t n = 0;
         if (val.is_numeral_i64(n)) r.counterexample.emplace_back(name, n);
       }
+      r.model = m;
       break;
     }
     case z3::unknown: {

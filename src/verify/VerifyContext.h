@@ -35,6 +35,7 @@ enum class ProofStatus : uint8_t { Proven, Refuted, Unknown };
 struct ProofResult {
   ProofStatus status = ProofStatus::Unknown;
   std::vector<std::pair<std::string, int64_t>> counterexample;   // Refuted: free constant -> value
+  std::optional<z3::model> model;                                // Refuted: the solver's model of it
   std::string reason;                                            // Unknown: why
   bool timedOut = false;                                         // Unknown because of the time limit
   bool proven() const { return status == ProofStatus::Proven; }
