@@ -7,9 +7,9 @@
 // on interior blocks and on every block of a tile-multiple shape.
 //
 // How
-//   * Every walk hashes its control path into traceHash_: each branch's taken lanes, each non-constant loop
-//     bound, and how each rolled loop's iterations were counted (scaled, by class with the class list,
-//     exactly, or first/last/middle).
+//   * Every walk hashes its control path into traceHash_: each branch's taken lanes, the trip count of each
+//     loop with non-constant bounds, and how each loop's iterations were counted (scaled, by class with the
+//     class list, exactly, or first/last/middle).
 //   * A sibling is first traced: walked with controlOnly_ set, which skips operations, stores and the bodies
 //     of loops without control flow (found once, before any walk: controlLoops_), so it evaluates only the
 //     lets, vars and conditions on its control path.  When its trace equals the walked warp's, the walked
@@ -88,8 +88,8 @@ bool Counter::isIntegerRegisterAssign(const AssignStmt &s) {
 }
 
 // What walking `s` can do to the control path: `control` when it holds a branch, a return, an integer
-// var assignment or a loop with non-constant bounds; `effects` when it holds a return or an integer var
-// assignment (state that outlives a loop).  Records controlLoops_, boundLoops_ and pureLoops_.
+// var assignment or a loop with non-constant bounds; `returns` when it holds a return.  Records
+// controlLoops_, boundLoops_, returnLoops_ and the integer vars each loop assigns (loopAssigned_).
 ControlFacts Counter::findControl(const Stmt &s) {
   switch (s.kind) {
   case StmtKind::Block: {
@@ -97,32 +97,38 @@ ControlFacts Counter::findControl(const Stmt &s) {
     for (const auto &c : cast<BlockStmt>(&s)->stmts) {
       ControlFacts f = findControl(*c);
       all.control |= f.control;
-      all.effects |= f.effects;
+      all.returns |= f.returns;
     }
     return all;
   }
   case StmtKind::If: {
     auto *i = cast<IfStmt>(&s);
     ControlFacts f = findControl(*i->thenBody);
-    if (i->elseBody) f.effects |= findControl(*i->elseBody).effects;
-    return {true, f.effects};
+    if (i->elseBody) f.returns |= findControl(*i->elseBody).returns;
+    return {true, f.returns};
   }
   case StmtKind::For: {
     auto *f = cast<ForStmt>(&s);
+    std::vector<const Decl *> outerAssigned;
+    outerAssigned.swap(assignedVars_);
     ControlFacts body = findControl(*f->body);
+    if (!assignedVars_.empty()) loopAssigned_[f] = assignedVars_;
+    outerAssigned.insert(outerAssigned.end(), assignedVars_.begin(), assignedVars_.end());
+    assignedVars_.swap(outerAssigned);
     if (body.control) controlLoops_.insert(f);
-    if (!body.effects) pureLoops_.insert(f);
+    if (body.returns) returnLoops_.insert(f);
     bool bounds = !isCompileTimeExpr(f->lower.get()) || !isCompileTimeExpr(f->upper.get()) ||
                   !isCompileTimeExpr(f->step.get());
     if (bounds) boundLoops_.insert(f);
-    return {body.control || bounds, body.effects};
+    return {body.control || bounds, body.returns};
   }
   case StmtKind::Role: return findControl(*cast<RoleStmt>(&s)->body);
   case StmtKind::Elect: return findControl(*cast<ElectStmt>(&s)->body);
   case StmtKind::Return: return {true, true};
   case StmtKind::Assign: {
     bool reg = isIntegerRegisterAssign(*cast<AssignStmt>(&s));
-    return {reg, reg};
+    if (reg) assignedVars_.push_back(cast<NameExpr>(cast<AssignStmt>(&s)->target.get())->decl);
+    return {reg, false};
   }
   default: return {};
   }
@@ -131,18 +137,20 @@ ControlFacts Counter::findControl(const Stmt &s) {
 // A loop whose body has control flow: its iterations are one segment of the trace (hashed apart, then
 // mixed in), so that a sibling can replay the segment instead of walking the loop again.  A segment is
 // replayable when the loop's bounds are uniform and warp-independent, its body leaves no state behind
-// (pureLoops_), and no control value seen inside it so far read the warp index, an enclosing loop's
+// (leavesNoControlState), and no control value seen inside it so far read the warp index, an enclosing loop's
 // variable or something the model could not follow: then every warp of this block, entering with the
-// same active lanes, traces the same segment.  (A control inside the loop first reached in this block
+// same active lanes and bounds, traces the same segment - and every warp of every block when no control
+// value inside read a block coordinate either (replayKey).  (A control inside the loop first reached in this block
 // is seen by the walk that stores the segment, before any replay.)
 void Counter::walkControlLoop(const ForStmt &f, const LaneValue &lo, const LaneValue &hi, const LaneValue &step) {
   ControlLoop loop;
   loop.key = {&f, block_, active_, lo.scalar, hi.scalar, step.scalar};
   loop.keyable = lo.isUniform() && hi.isUniform() && step.isUniform() &&
-                 !((lo.deps | hi.deps | step.deps) & (kDepWarp | kDepUnknown)) && pureLoops_.count(&f);
+                 !((lo.deps | hi.deps | step.deps) & (kDepWarp | kDepUnknown)) && leavesNoControlState(f);
   for (unsigned d = 0; d < loopDepth_ && d < kMaxTrackedLoopDepth; ++d) loop.outerLoopBits |= loopDepBit(d);
+  loop.ownBit = loopDepBit(loopDepth_);
   if (controlOnly_ && sameInEveryWarp(loop)) {
-    auto it = loopTraces_.find(loop.key);
+    auto it = loopTraces_.find(replayKey(loop));
     if (it != loopTraces_.end()) {
       traceMix(it->second);
       return;
@@ -157,7 +165,23 @@ void Counter::walkControlLoop(const ForStmt &f, const LaneValue &lo, const LaneV
   uint64_t segment = traceHash_;
   traceHash_ = outer;
   traceMix(segment);
-  if (sameInEveryWarp(loop)) loopTraces_[loop.key] = segment;
+  if (sameInEveryWarp(loop)) loopTraces_[replayKey(loop)] = segment;
+}
+
+// The key a replayable loop's segment and classes are kept under: a loop whose controls read no block
+// coordinate either is the same in every block, so its key leaves the block out; one whose controls do
+// not read its own variable depends on its bounds only through its trip count.
+LoopTraceKey Counter::replayKey(const ControlLoop &loop) const {
+  LoopTraceKey key = loop.key;
+  auto it = loopControlDeps_.find(loop.key.loop);
+  if (it == loopControlDeps_.end()) return key;
+  if (!(it->second & kDepBlockAny)) key.block = {-1, -1, -1};
+  if (loop.ownBit && !(it->second & loop.ownBit) && key.step > 0) {
+    key.hi = key.hi > key.lo ? (key.hi - key.lo + key.step - 1) / key.step : 0;
+    key.lo = 0;
+    key.step = 1;
+  }
+  return key;
 }
 
 // Whether every warp of this block entering `loop` with the same lanes takes the same path through it: the
@@ -167,6 +191,18 @@ bool Counter::sameInEveryWarp(const ControlLoop &loop) const {
   auto it = loopControlDeps_.find(loop.key.loop);
   return loop.keyable && it != loopControlDeps_.end() &&
          !(it->second & (kDepWarp | kDepUnknown | loop.outerLoopBits));
+}
+
+// Whether every iteration of `f` starts from the same control state and leaves it as it was: the body
+// does not return, and the integer vars it assigns are read by no control value (a k loop's stage counter
+// `it += 1` is not; it moves only addresses).
+bool Counter::leavesNoControlState(const ForStmt &f) const {
+  if (returnLoops_.count(&f)) return false;
+  auto assigned = loopAssigned_.find(&f);
+  if (assigned == loopAssigned_.end()) return true;
+  for (const Decl *var : assigned->second)
+    if (controlSlice_.count(var)) return false;
+  return true;
 }
 
 void Counter::noteControlDeps(uint32_t deps) {
@@ -232,11 +268,22 @@ void Counter::buildControlSlice(const Stmt &body) {
 
 void Counter::traceMix(uint64_t word) { traceHash_ = mix64(traceHash_, word); }
 
-void Counter::traceValue(const LaneValue &v) {
-  traceMix(static_cast<uint64_t>(v.kind));
-  if (v.kind == LaneValue::Kind::Uniform) traceMix(static_cast<uint64_t>(v.scalar));
-  else if (v.kind == LaneValue::Kind::Varying)
-    for (int64_t lane : v.lanes) traceMix(static_cast<uint64_t>(lane));
+// A loop's trip count, per lane (its bounds' values themselves only move addresses, and what the body does
+// with its variable is in the body's trace): blocks of a grid-stride loop with equal trip counts trace alike.
+void Counter::traceTrips(const LaneValue &lo, const LaneValue &hi, const LaneValue &step) {
+  if (!lo.known() || !hi.known() || !step.isUniform() || step.scalar <= 0) {
+    traceMix(uint64_t{1} << 32);
+    return;
+  }
+  auto trips = [&](unsigned lane) {
+    int64_t span = hi.at(lane) - lo.at(lane);
+    return static_cast<uint64_t>(span <= 0 ? 0 : (span + step.scalar - 1) / step.scalar);
+  };
+  if (lo.isUniform() && hi.isUniform()) {
+    traceMix(trips(0));
+    return;
+  }
+  for (unsigned lane = 0; lane < 32; ++lane) traceMix(trips(lane));
 }
 
 uint64_t Counter::traceWarp(int64_t warp) {

@@ -42,7 +42,8 @@ std::vector<Estimate> estimateModule(const Module &module, const SemaResult &sem
 }
 
 std::optional<KernelWork> countKernel(const Kernel &kernel, const KernelInfo &info, const Machine &machine,
-                                      const std::map<std::string, int64_t> &shape, std::string *why) {
+                                      const std::map<std::string, int64_t> &shape, std::string *why,
+                                      CountMode mode) {
   SourceManager none;
   DiagnosticEngine quiet(none, 0);
   std::optional<ShapeBinding> binding = bindShape(kernel, info, shape, machine.sms, quiet);
@@ -56,7 +57,7 @@ std::optional<KernelWork> countKernel(const Kernel &kernel, const KernelInfo &in
     if (why) *why = w.occupancy.whyNot;
     return std::nullopt;
   }
-  w.profile = countWork(kernel, info, *binding);
+  w.profile = countWork(kernel, info, *binding, mode);
   w.profile.registersPerThread = w.occupancy.registersPerThread;
   w.profile.blockRegisters = w.occupancy.blockRegisters;
   w.profile.registersFromRoles = w.occupancy.registersFromRoles;

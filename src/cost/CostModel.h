@@ -5,6 +5,7 @@
 #pragma once
 #include "cost/Machine.h"
 #include "cost/TimeModel.h"
+#include "cost/WorkCounter.h"
 #include "frontend/AST.h"
 #include "frontend/Sema.h"
 #include "support/Diagnostics.h"
@@ -32,6 +33,7 @@ struct KernelWork {
   Occupancy occupancy;
 };
 std::optional<KernelWork> countKernel(const Kernel &kernel, const KernelInfo &info, const Machine &machine,
-                                      const std::map<std::string, int64_t> &shape, std::string *why = nullptr);
+                                      const std::map<std::string, int64_t> &shape, std::string *why = nullptr,
+                                      CountMode mode = CountMode::Summarised);
 
 } // namespace cake::cost

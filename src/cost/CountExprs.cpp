@@ -171,6 +171,25 @@ LaneValue Counter::evalBinary(const BinaryExpr &b) {
   return v;
 }
 
+namespace {
+
+// What an intrinsic call computes, by name (one lookup instead of a chain of string compares).
+enum class CallKind : uint8_t { Sfu, Fma, MinMaxAbsSelect, Cdiv, Shuffle, WarpReduce, Other };
+
+CallKind callKindOf(const std::string &callee) {
+  static const std::unordered_map<std::string, CallKind> kinds = {
+      {"ex2", CallKind::Sfu},  {"rcp", CallKind::Sfu},  {"rsqrt", CallKind::Sfu}, {"sqrt", CallKind::Sfu},
+      {"lg2", CallKind::Sfu},  {"fma", CallKind::Fma},  {"max", CallKind::MinMaxAbsSelect},
+      {"min", CallKind::MinMaxAbsSelect}, {"abs", CallKind::MinMaxAbsSelect},
+      {"select", CallKind::MinMaxAbsSelect}, {"cdiv", CallKind::Cdiv}};
+  if (auto it = kinds.find(callee); it != kinds.end()) return it->second;
+  if (callee.rfind("shfl.", 0) == 0) return CallKind::Shuffle;
+  if (callee.rfind("warp.", 0) == 0) return CallKind::WarpReduce;
+  return CallKind::Other;
+}
+
+} // namespace
+
 LaneValue Counter::evalCall(const CallExpr &c) {
   std::vector<LaneValue> args;
   args.reserve(c.args.size());
@@ -181,17 +200,18 @@ LaneValue Counter::evalCall(const CallExpr &c) {
   double n = std::max(elementsOf(c.type), elementsOf(argType));
   double active = lanes();
   const std::string &f = c.callee;
-  if (f == "ex2" || f == "rcp" || f == "rsqrt" || f == "sqrt" || f == "lg2") {
+  const CallKind kind = callKindOf(f);
+  if (kind == CallKind::Sfu) {
     issue(n);
     add(Count::SfuLaneOps, n * active);
     return LaneValue::unknown(deps);
   }
-  if (f == "fma") {
+  if (kind == CallKind::Fma) {
     issue(n);
     fp32(n * active, 2 * n * active);
     return LaneValue::unknown(deps);
   }
-  if (f == "max" || f == "min" || f == "abs" || f == "select") {
+  if (kind == CallKind::MinMaxAbsSelect) {
     if (isFloatValue(c.type)) {
       issue(n);
       fp32(n * active, 0);
@@ -206,16 +226,16 @@ LaneValue Counter::evalCall(const CallExpr &c) {
     if (!v.isConstant()) issue(1);
     return v;
   }
-  if (f == "cdiv" && args.size() == 2) {
+  if (kind == CallKind::Cdiv && args.size() == 2) {
     LaneValue v = applyIntOp(IntOp::Div, applyIntOp(IntOp::Add, args[0], applyIntOp(IntOp::Sub, args[1], LaneValue::uniform(1))), args[1]);
     if (!v.isConstant()) issue(3);
     return v;
   }
-  if (f.rfind("shfl.", 0) == 0) {
+  if (kind == CallKind::Shuffle) {
     issue(1);
     return LaneValue::unknown(deps);
   }
-  if (f.rfind("warp.", 0) == 0) {
+  if (kind == CallKind::WarpReduce) {
     issue(10);
     if (isFloatValue(c.type)) fp32(5 * active, 5 * active);
     return LaneValue::unknown(deps);

@@ -8,9 +8,10 @@
 //     loop was counted.  Iterations with equal traces form a class.  Nested loops and branches that read
 //     both this loop's variable and an inner one are covered alike: they are part of the trace.
 //   * One iteration of each class is walked in full and its counts are scaled by the class size.
-//   * Only loops whose bodies leave no state behind (pureLoops_: no integer var assignment, no return) are
-//     classified: every iteration then starts from the same state, so tracing iteration i alone shows the
-//     path iteration i takes.  The others keep the walk of WorkCounter.cpp (exactly up to 16 iterations,
+//   * Only loops whose bodies leave no control state behind (leavesNoControlState: no return, no assignment
+//     to an integer var a control value reads) are classified: every iteration then starts from the same
+//     control state, so tracing iteration i alone shows the path iteration i takes.  (Vars that only move
+//     addresses, like a stage counter, take their first iteration's values in the walked iterations.)  The others keep the walk of WorkCounter.cpp (exactly up to 16 iterations,
 //     else the first and last 6 plus a scaled middle one).
 //   * Like the scaled loops of WorkCounter.cpp, this takes an iteration's work to be determined by its
 //     control path; addresses that move with the loop variable keep the coalescing and bank conflicts of the
@@ -76,18 +77,18 @@ std::optional<std::vector<IterationClass>> Counter::classifyIterations(const For
 // each class by its size; false, with the walk as it was, when the loop is not classified.
 bool Counter::walkByClass(const ForStmt &f, int64_t lo, int64_t step, int64_t trips, uint32_t loDeps, uint32_t mask,
                           const WalkMark &before) {
-  if (!pureLoops_.count(&f) || loopDepBit(loopDepth_) == 0 || trips > kMaxClassifiedTrips) return false;
+  if (!leavesNoControlState(f) || loopDepBit(loopDepth_) == 0 || trips > kMaxClassifiedTrips) return false;
   const WalkMark afterFirst = markWalk();
   // a loop whose control no warp reads was classified already when another warp of this block walked it
   const ControlLoop *loop = controlLoopStack_.empty() ? nullptr : controlLoopStack_.back();
   if (loop && loop->key.loop != &f) loop = nullptr;
   std::optional<std::vector<IterationClass>> classes;
   if (loop && sameInEveryWarp(*loop))
-    if (auto it = loopClasses_.find(loop->key); it != loopClasses_.end()) classes = it->second;
+    if (auto it = loopClasses_.find(replayKey(*loop)); it != loopClasses_.end()) classes = it->second;
   if (!classes) {
     classes = classifyIterations(f, lo, step, trips, loDeps, mask);
     if (!classes) return false;
-    if (loop && sameInEveryWarp(*loop)) loopClasses_[loop->key] = *classes;
+    if (loop && sameInEveryWarp(*loop)) loopClasses_[replayKey(*loop)] = *classes;
   }
   for (const IterationClass &c : *classes) {
     traceMix(static_cast<uint64_t>(c.first));

@@ -13,6 +13,8 @@ namespace {
 constexpr int64_t kExactIterations = 16;   // loops whose body reads the loop variable: walked exactly up to this
 constexpr int64_t kEdgeIterations = 6;     // ... longer ones: first and last 6, plus a scaled middle one
 constexpr double kRolledLoopOverhead = 2;  // add + compare-and-branch per iteration of a rolled loop
+constexpr int64_t kClassifiedBlocks = 256;  // grids up to this size: every block traced (else corners)
+constexpr size_t kMaxWalkedBlocks = 32;     // blocks walked in full that later blocks are compared with
 constexpr int64_t kWalkBudget = 2000000;   // statements per count; past it every loop is scaled (no hang on
                                            // deeply nested loops that read their variables)
 } // namespace
@@ -107,7 +109,9 @@ void Counter::issue(double n) {
 
 void Counter::startWarp(int64_t warp) {
   warp_ = warp;
-  env_.clear();
+  // env_ keeps its entries: a walk writes every name before it reads it (lets and vars at their
+  // declarations, loop variables at each iteration; a trace reads only the control slice, which it writes),
+  // so the previous warp's values are never read, and the table is not rebuilt for every warp
   assignedInts_.clear();
   active_ = 0xffffffffu;
   returned_ = 0;
@@ -127,7 +131,7 @@ void Counter::startWarp(int64_t warp) {
 uint32_t Counter::walkWarp(int64_t warp) {
   startWarp(warp);
   if (kernel_.body) walkBlock(*kernel_.body);
-  walkedTraces_.push_back({warp, traceHash_});
+  if (controlDeps_ & (kDepBlockAny | kDepUnknown)) walkedTraces_.push_back({warp, traceHash_});
   closeRound();
   cpMaxGroupBytes_ = std::max(cpMaxGroupBytes_, cpGroupBytes_);
   block_acc_.addScaled(acc_, 1, false);
@@ -164,14 +168,16 @@ uint32_t Counter::walkBlockSample(std::array<int64_t, 3> block) {
     uint32_t d = walkWarp(w);
     deps |= d;
     if (members.size() == 1) continue;
-    if (d & kDepWarp) {
+    if (exhaustive_) {
+      for (size_t i = 1; i < members.size(); ++i) deps |= walkWarp(members[i]);
+    } else if (d & kDepWarp) {
       // the other warps may take other paths: those tracing the same path reuse this walk (ControlTrace.cpp)
       Accum walked = acc_;
       uint64_t walkedTrace = traceHash_;
       double walkedInflight = blockInflight_ - inflightBefore;
       for (size_t i = 1; i < members.size(); ++i) {
         if (traceWarp(members[i]) == walkedTrace) {
-          walkedTraces_.push_back({members[i], walkedTrace});
+          if (controlDeps_ & (kDepBlockAny | kDepUnknown)) walkedTraces_.push_back({members[i], walkedTrace});
           deps |= controlDeps_;
           block_acc_.addScaled(walked, 1, false);
           blockInflight_ += walkedInflight;
@@ -193,41 +199,63 @@ WorkProfile Counter::run() {
   size_t roles = info_.roles.size() + 1;
   grid_acc_.clear(roles);
   uint32_t deps = walkBlockSample({0, 0, 0});
-  Accum first = block_acc_;
-  double inflight = blockInflight_;
   double blocks = static_cast<double>(binding_.blocks());
-  if (!(deps & kDepBlockAny)) {
-    grid_acc_.addScaled(first, blocks, true);
-  } else {
+  // A walked block: its counts, and the traces of the warps it walked or traced (ControlTrace.cpp).
+  struct WalkedBlock {
+    Accum acc;
+    double inflight;
+    std::vector<std::pair<int64_t, uint64_t>> traces;
+  };
+  std::vector<WalkedBlock> walked{{block_acc_, blockInflight_, walkedTraces_}};
+  // The other blocks standing for the grid, with the number of blocks each stands for; block 0 stands for
+  // the rest.
+  struct Sample { std::array<int64_t, 3> block; double weight; };
+  std::vector<Sample> samples;
+  double firstWeight = blocks;
+  if (exhaustive_ || ((deps & kDepBlockAny) && binding_.blocks() <= kClassifiedBlocks)) {
+    // every block (a small grid: persistent kernels' grid-stride tile loops, few tiles)
+    for (int64_t z = 0; z < g[2]; ++z)
+      for (int64_t y = 0; y < g[1]; ++y)
+        for (int64_t x = 0; x < g[0]; ++x)
+          if (x || y || z) samples.push_back({{x, y, z}, 1});
+    firstWeight = 1;
+  } else if (deps & kDepBlockAny) {
     // corner samples: (0,0) stands for the interior, (last x, 0) for the last column, (0, last y) for the
     // last row, (last, last) for the corner; z is taken as uniform.
     double gx = static_cast<double>(g[0]), gy = static_cast<double>(g[1]), gz = static_cast<double>(g[2]);
-    struct Sample { std::array<int64_t, 3> block; double weight; };
-    std::vector<Sample> samples;
-    samples.push_back({{0, 0, 0}, (gx > 1 ? gx - 1 : 1) * (gy > 1 ? gy - 1 : 1) * gz});
+    firstWeight = (gx > 1 ? gx - 1 : 1) * (gy > 1 ? gy - 1 : 1) * gz;
     if (g[0] > 1) samples.push_back({{g[0] - 1, 0, 0}, (gy > 1 ? gy - 1 : 1) * gz});
     if (g[1] > 1) samples.push_back({{0, g[1] - 1, 0}, (gx > 1 ? gx - 1 : 1) * gz});
     if (g[0] > 1 && g[1] > 1) samples.push_back({{g[0] - 1, g[1] - 1, 0}, gz});
-    grid_acc_.addScaled(first, samples[0].weight, true);
-    double inflightSum = inflight * samples[0].weight;
-    const std::vector<std::pair<int64_t, uint64_t>> firstTraces = walkedTraces_;
-    for (size_t i = 1; i < samples.size(); ++i) {
-      // a corner block whose warps trace the first block's paths counts as the first block
-      block_ = samples[i].block;
-      bool same = true;
-      for (const auto &[warp, trace] : firstTraces)
-        if (!(same = traceWarp(warp) == trace)) break;
-      if (same) {
-        grid_acc_.addScaled(first, samples[i].weight, true);
-        inflightSum += inflight * samples[i].weight;
-        continue;
-      }
-      walkBlockSample(samples[i].block);
-      grid_acc_.addScaled(block_acc_, samples[i].weight, true);
-      inflightSum += blockInflight_ * samples[i].weight;
-    }
-    inflight = inflightSum / blocks;
   }
+  grid_acc_.addScaled(walked[0].acc, firstWeight, true);
+  double inflightSum = walked[0].inflight * firstWeight;
+  for (const Sample &sample : samples) {
+    // a block whose warps trace the paths of a block walked already counts as that block
+    block_ = sample.block;
+    const WalkedBlock *same = nullptr;
+    std::map<int64_t, uint64_t> traces;   // this block's, traced once per warp
+    auto traceOf = [&](int64_t warp) {
+      auto it = traces.find(warp);
+      return it != traces.end() ? it->second : traces[warp] = traceWarp(warp);
+    };
+    for (size_t i = 0; i < walked.size() && !same && !exhaustive_; ++i) {
+      bool equal = true;
+      for (const auto &[warp, trace] : walked[i].traces)
+        if (!(equal = traceOf(warp) == trace)) break;
+      if (equal) same = &walked[i];
+    }
+    if (!same) {
+      walkBlockSample(sample.block);
+      if (walked.size() < kMaxWalkedBlocks) walked.push_back({block_acc_, blockInflight_, walkedTraces_});
+      grid_acc_.addScaled(block_acc_, sample.weight, true);
+      inflightSum += blockInflight_ * sample.weight;
+      continue;
+    }
+    grid_acc_.addScaled(same->acc, sample.weight, true);
+    inflightSum += same->inflight * sample.weight;
+  }
+  double inflight = inflightSum / blocks;
 
   WorkProfile p;
   p.kernel = kernel_.name;
@@ -301,8 +329,17 @@ void Counter::walkStmt(const Stmt &s) {
   case StmtKind::Block: walkBlock(*cast<BlockStmt>(&s)); break;
   case StmtKind::Let: {
     auto *let = cast<LetStmt>(&s);
-    if (controlOnly_ && !controlSlice_.count(let)) break;   // tracing: not on the control path
-    env_[static_cast<const Decl *>(let)] = let->init ? eval(*let->init) : LaneValue::unknown();
+    const Decl *decl = let;
+    if (controlOnly_) {
+      if (!controlSlice_.count(let)) break;   // tracing: not on the control path
+      // outside loops, a value that reads no warp index is the one an earlier warp of this block computed
+      auto known = letBlock_.find(decl);
+      if (loopDepth_ == 0 && known != letBlock_.end() && known->second == block_) break;
+    }
+    LaneValue value = let->init ? eval(*let->init) : LaneValue::unknown();
+    if (loopDepth_ == 0 && !(value.deps & (kDepWarp | kDepUnknown))) letBlock_[decl] = block_;
+    else letBlock_.erase(decl);
+    env_[decl] = value;
     break;
   }
   case StmtKind::Var:
@@ -452,6 +489,10 @@ void Counter::runIterations(const ForStmt &f, int64_t lo, int64_t step, int64_t 
   uint32_t outerDeps = controlDeps_;
   controlDeps_ = 0;
   size_t mark = assignedInts_.size();
+  // an integer var the body assigns changes from iteration to iteration, from the first one on
+  if (auto assigned = loopAssigned_.find(&f); assigned != loopAssigned_.end())
+    for (const Decl *var : assigned->second)
+      if (auto it = env_.find(var); it != env_.end()) it->second.deps |= bit | (bit == 0 ? kDepUnknown : 0u);
   WalkMark before = markWalk();
   iterate(f, valueAt(0), mask);
   uint32_t bodyDeps = controlDeps_;
@@ -459,6 +500,10 @@ void Counter::runIterations(const ForStmt &f, int64_t lo, int64_t step, int64_t 
   for (unsigned d = loopDepth_; d < kMaxTrackedLoopDepth; ++d) innerBits |= loopDepBit(d);
   controlDeps_ = outerDeps | (bodyDeps & ~innerBits);
   if (trips == 1) return;
+  if (exhaustive_) {
+    for (int64_t i = 1; i < trips && (mask & ~returned_); ++i) iterate(f, valueAt(i), mask);
+    return;
+  }
   auto scaleLast = [&](const WalkMark &base, double extra) { scaleWalk(base, markWalk(), extra); };
   bool overBudget = walkedStmts_ + tracedStmts_ > kWalkBudget;
   bool traced = controlLoops_.count(&f) != 0;   // tracing walks this loop's body too (ControlTrace.cpp)
@@ -497,9 +542,7 @@ void Counter::walkFor(const ForStmt &f) {
   if (!controlLoopStack_.empty()) noteControlDeps(lo.deps | hi.deps | step.deps);
   if (boundLoops_.count(&f)) {
     traceMix(reinterpret_cast<uintptr_t>(&f));
-    traceValue(lo);
-    traceValue(hi);
-    traceValue(step);
+    traceTrips(lo, hi, step);
   }
   if (!controlLoops_.count(&f)) {
     if (!controlOnly_) walkLoopIterations(f, lo, hi, step);   // tracing: nothing on the control path inside
@@ -535,7 +578,7 @@ void Counter::walkLoopIterations(const ForStmt &f, const LaneValue &lo, const La
     maxTrips = std::max(maxTrips, trips[l]);
     sumTrips += static_cast<double>(trips[l]);
   }
-  if (maxTrips <= kExactIterations) {
+  if (maxTrips <= kExactIterations || exhaustive_) {
     for (int64_t i = 0; i < maxTrips; ++i) {
       uint32_t mask = 0;
       LaneValue v;
@@ -595,8 +638,9 @@ void Counter::walkAssign(const AssignStmt &s) {
 
 } // namespace detail
 
-WorkProfile countWork(const Kernel &kernel, const KernelInfo &info, const ShapeBinding &binding) {
+WorkProfile countWork(const Kernel &kernel, const KernelInfo &info, const ShapeBinding &binding, CountMode mode) {
   detail::Counter counter(kernel, info, binding);
+  counter.exhaustive_ = mode == CountMode::Exhaustive;
   return counter.run();
 }
 

@@ -38,8 +38,14 @@
 
 namespace cake::cost {
 
+// How much of the kernel the counter walks.  Summarised: the samples, classes and traces above (what
+// --estimate uses).  Exhaustive: every block, every warp and every loop iteration walked in full - the
+// reference the summaries are tested against (tests/unit/test_cost_summaries.cpp); small shapes only.
+enum class CountMode : uint8_t { Summarised, Exhaustive };
+
 // Counts one kernel at `binding`.  Never fails: what it cannot follow is approximated and listed in
 // WorkProfile::notes.
-WorkProfile countWork(const Kernel &kernel, const KernelInfo &info, const ShapeBinding &binding);
+WorkProfile countWork(const Kernel &kernel, const KernelInfo &info, const ShapeBinding &binding,
+                      CountMode mode = CountMode::Summarised);
 
 } // namespace cake::cost

@@ -58,7 +58,7 @@ struct ResolvedAccess {
 // What a statement can do to the control path (ControlTrace.cpp).
 struct ControlFacts {
   bool control = false;   // a branch, return, integer var assignment or loop with non-constant bounds
-  bool effects = false;   // a return or an integer var assignment
+  bool returns = false;   // a return
 };
 
 // A traced loop segment: the loop, the block, the lanes entering it and its bounds.
@@ -73,8 +73,9 @@ struct LoopTraceKey {
 // A control loop being walked (ControlTrace.cpp).
 struct ControlLoop {
   LoopTraceKey key;
-  bool keyable = false;            // uniform, warp-independent bounds and a body that leaves no state
+  bool keyable = false;            // uniform, warp-independent bounds, a body leaving no control state
   uint32_t outerLoopBits = 0;      // the variables of the loops around it
+  uint32_t ownBit = 0;             // its own variable
 };
 
 // Iterations [first, ...) of one class: `count` iterations taking the same branches as iteration `first`.
@@ -115,9 +116,11 @@ public:
   void walkControlLoop(const ForStmt &f, const LaneValue &lo, const LaneValue &hi, const LaneValue &step);
   void noteControlDeps(uint32_t deps);
   bool sameInEveryWarp(const ControlLoop &loop) const;
+  bool leavesNoControlState(const ForStmt &f) const;
+  LoopTraceKey replayKey(const ControlLoop &loop) const;
   static bool isIntegerRegisterAssign(const AssignStmt &s);
   void traceMix(uint64_t word);
-  void traceValue(const LaneValue &v);
+  void traceTrips(const LaneValue &lo, const LaneValue &hi, const LaneValue &step);
   uint64_t traceWarp(int64_t warp);
 
   // ---- iteration classes (IterationClasses.cpp)
@@ -163,6 +166,8 @@ public:
   const KernelInfo &info_;
   const ShapeBinding &binding_;
 
+  bool exhaustive_ = false;                   // CountMode::Exhaustive: no samples, classes or traces
+
   // per-walk state
   std::unordered_map<const Decl *, LaneValue> env_;
   uint32_t active_ = 0, returned_ = 0;
@@ -194,15 +199,22 @@ public:
   // control traces
   std::set<const ForStmt *> controlLoops_;    // loops whose bodies have control flow
   std::set<const ForStmt *> boundLoops_;      // loops whose bounds are not compile-time constants
-  std::set<const ForStmt *> pureLoops_;       // loops whose bodies leave no state behind (no var, no return)
+  std::set<const ForStmt *> returnLoops_;     // loops whose bodies can return
   std::set<const Decl *> controlSlice_;       // lets and vars some control value reads (all a trace evaluates)
+  std::unordered_map<const ForStmt *, std::vector<const Decl *>> loopAssigned_;   // integer vars a loop assigns
+  std::vector<const Decl *> assignedVars_;    // findControl: those of the statements walked so far
+  // lets outside loops whose value reads no warp index, and the block it was computed in (a trace reuses it)
+  std::unordered_map<const Decl *, std::array<int64_t, 3>> letBlock_;
   std::vector<const ControlLoop *> controlLoopStack_;             // control loops being walked
   std::unordered_map<const ForStmt *, uint32_t> loopControlDeps_; // deps of the controls seen inside each
   std::map<LoopTraceKey, uint64_t> loopTraces_;                   // replayable segments
   std::map<LoopTraceKey, std::vector<IterationClass>> loopClasses_;  // ... and iteration classes
   bool controlOnly_ = false;                  // tracing: operations and control-free loop bodies skipped
   uint64_t traceHash_ = 0;                    // the current warp's control path
-  std::vector<std::pair<int64_t, uint64_t>> walkedTraces_;   // warps walked in the current block sample
+  // the warps walked or traced in the current block sample whose control read a block coordinate, with
+  // their traces (another block takes the same paths when these warps trace the same there: the others'
+  // controls read nothing that differs between blocks)
+  std::vector<std::pair<int64_t, uint64_t>> walkedTraces_;
   std::vector<std::string> notes_;
   std::set<std::string> noteSet_;
 };

@@ -54,9 +54,10 @@ inline cost::Machine machine(const std::string &name = "h200") {
 }
 
 inline cost::KernelWork count(const Analysed &a, const std::map<std::string, int64_t> &shape, size_t kernel = 0,
-                              const cost::Machine &m = machine()) {
+                              const cost::Machine &m = machine(),
+                              cost::CountMode mode = cost::CountMode::Summarised) {
   std::string why;
-  std::optional<cost::KernelWork> w = cost::countKernel(*a.kernel(kernel), a.info(kernel), m, shape, &why);
+  std::optional<cost::KernelWork> w = cost::countKernel(*a.kernel(kernel), a.info(kernel), m, shape, &why, mode);
   REQUIRE_MESSAGE(w, why);
   return *w;
 }
