@@ -1,10 +1,11 @@
-// WorkCounter, control traces: sibling warps and corner blocks that take the walked warp's control path
-// reuse its counts instead of being walked again.
+// WorkCounter, control traces: sibling warps and other blocks that take a walked warp's control path reuse
+// its counts instead of being walked again.
 //
 // Why: the counter walks one warp per role class and one block, but when a branch condition or loop bound
-// read the warp index or a block coordinate it walks every warp of the class and the corner blocks too
-// (WorkCounter.h).  Those usually take the same path anyway: a ragged GEMM's edge masks are all true
-// on interior blocks and on every block of a tile-multiple shape.
+// read the warp index or a block coordinate, the other warps of the class and other blocks (every block of
+// a small grid, else the corners) may take other paths (WorkCounter.h).  Usually they do not: a ragged
+// GEMM's edge masks are all true on interior blocks and on every block of a tile-multiple shape, and a
+// persistent GEMM's blocks differ only in how many tiles they take.
 //
 // How
 //   * Every walk hashes its control path into traceHash_: each branch's taken lanes, the trip count of each
@@ -135,13 +136,13 @@ ControlFacts Counter::findControl(const Stmt &s) {
 }
 
 // A loop whose body has control flow: its iterations are one segment of the trace (hashed apart, then
-// mixed in), so that a sibling can replay the segment instead of walking the loop again.  A segment is
-// replayable when the loop's bounds are uniform and warp-independent, its body leaves no state behind
-// (leavesNoControlState), and no control value seen inside it so far read the warp index, an enclosing loop's
-// variable or something the model could not follow: then every warp of this block, entering with the
-// same active lanes and bounds, traces the same segment - and every warp of every block when no control
-// value inside read a block coordinate either (replayKey).  (A control inside the loop first reached in this block
-// is seen by the walk that stores the segment, before any replay.)
+// mixed in), so that a later trace can replay the segment instead of walking the loop again.  A segment
+// is replayable when the loop's bounds are uniform and warp-independent, its body leaves no control state
+// behind (leavesNoControlState), and no control value seen inside it so far read the warp index, an
+// enclosing loop's variable or something the model could not follow: then every warp of this block,
+// entering with the same active lanes and bounds, traces the same segment - and every warp of every block
+// when no control value inside read a block coordinate either (replayKey).  (A control inside the loop
+// first reached in this block is seen by the walk that stores the segment, before any replay.)
 void Counter::walkControlLoop(const ForStmt &f, const LaneValue &lo, const LaneValue &hi, const LaneValue &step) {
   ControlLoop loop;
   loop.key = {&f, block_, active_, lo.scalar, hi.scalar, step.scalar};

@@ -11,8 +11,9 @@
 //   * Only loops whose bodies leave no control state behind (leavesNoControlState: no return, no assignment
 //     to an integer var a control value reads) are classified: every iteration then starts from the same
 //     control state, so tracing iteration i alone shows the path iteration i takes.  (Vars that only move
-//     addresses, like a stage counter, take their first iteration's values in the walked iterations.)  The others keep the walk of WorkCounter.cpp (exactly up to 16 iterations,
-//     else the first and last 6 plus a scaled middle one).
+//     addresses, like a stage counter, keep in a walked iteration the value the walk has reached.)  The
+//     others keep the walk of WorkCounter.cpp (exactly up to 16 iterations, else the first and last 6
+//     plus a scaled middle one).
 //   * Like the scaled loops of WorkCounter.cpp, this takes an iteration's work to be determined by its
 //     control path; addresses that move with the loop variable keep the coalescing and bank conflicts of the
 //     iteration walked.
