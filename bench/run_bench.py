@@ -414,6 +414,53 @@ def read_journal(path, offset):
     return records, offset
 
 
+class WorkerRun:
+    """What one worker process did (supervise): its journal state and how it ended."""
+
+    def __init__(self):
+        self.rc = None            # exit status; None when it was killed
+        self.why = None           # why it was killed
+        self.current = None       # the case it had begun and not ended
+        self.progressed = False   # it began or ended a case
+        self.fatal = None         # the error of a 'fatal' record
+
+
+def supervise(command, journal, offset, stall, results, meta, deadline=None):
+    """Runs one worker (`command`) and follows its journal from `offset` until it exits, or kills it when
+    it writes nothing for `stall` seconds (or runs `stall` seconds past `deadline`).  'end' records go into
+    `results` by case id, 'meta' / 'meta_end' into `meta`.  Returns (WorkerRun, the journal offset reached).
+    Shared by run_bench's and sweep_bench's orchestrators."""
+    run = WorkerRun()
+    process = subprocess.Popen(command)
+    last_activity = time.time()
+    while True:
+        rc = process.poll()
+        records, offset = read_journal(journal, offset)
+        for record in records:
+            last_activity = time.time()
+            if record["event"] == "meta":
+                meta.update(record["meta"])
+            elif record["event"] == "meta_end":
+                meta["nvidia_smi_end"] = record["nvidia_smi"]
+            elif record["event"] == "fatal":
+                run.fatal = record["error"]
+            elif record["event"] == "begin":
+                run.current, run.progressed = record["id"], True
+            elif record["event"] == "end":
+                results[record["id"]] = record
+                run.current, run.progressed = None, True
+        if rc is not None:
+            run.rc = rc
+            return run, offset
+        now = time.time()
+        if now - last_activity > stall or (deadline is not None and now > deadline + stall):
+            process.kill()
+            process.wait()
+            run.why = "killed: no progress for %d s (hung kernel?)" % stall
+            return run, offset
+        time.sleep(0.2)
+
+
 def orchestrate(args, cake, worker_command=None):
     """Runs the plan in worker processes (worker_command: the command line before --start; the self-test
     gives a fake worker); returns (plan, notes, results by id, meta, fatal error or None, seconds)."""
@@ -434,35 +481,12 @@ def orchestrate(args, cake, worker_command=None):
             break
         command = worker_command + ["--start", str(start), "--journal", journal, "--deadline", repr(deadline)] + \
             worker_passthrough(args)
-        process = subprocess.Popen(command)
-        current, last_activity, why, progressed = None, time.time(), None, False
-        while True:
-            rc = process.poll()
-            records, offset = read_journal(journal, offset)
-            for record in records:
-                last_activity = time.time()
-                if record["event"] == "meta":
-                    meta.update(record["meta"])
-                elif record["event"] == "meta_end":
-                    meta["nvidia_smi_end"] = record["nvidia_smi"]
-                elif record["event"] == "fatal":
-                    fatal = record["error"]
-                elif record["event"] == "begin":
-                    current, progressed = record["id"], True
-                elif record["event"] == "end":
-                    results[record["id"]] = record
-                    current, progressed = None, True
-            if rc is not None:
-                break
-            if time.time() - last_activity > args.stall or time.time() > deadline + args.stall:
-                process.kill()
-                process.wait()
-                why = "killed: no progress for %d s (hung kernel?)" % args.stall
-                break
-            time.sleep(0.2)
+        run, offset = supervise(command, journal, offset, args.stall, results, meta, deadline)
+        current, rc, why = run.current, run.rc, run.why
+        fatal = run.fatal
         if fatal is not None or rc == 0 and why is None:
             break
-        if not progressed:
+        if not run.progressed:
             fatal = "the worker exited with status %s before running a case (its output above says why)" % rc
             break
         if current is not None and current not in results:

@@ -243,36 +243,12 @@ def orchestrate(args, plan):
             break
         command = [sys.executable, os.path.abspath(__file__), "--worker", "--start", str(start), "--journal", journal,
                    "--deadline", repr(deadline), "--variants", args.variants]
-        process = subprocess.Popen(command)
-        current, last = None, time.time()
-        while True:
-            rc = process.poll()
-            records, offset = run_bench.read_journal(journal, offset)
-            for r in records:
-                last = time.time()
-                if r["event"] == "meta":
-                    meta.update(r["meta"])
-                elif r["event"] == "meta_end":
-                    meta["nvidia_smi_end"] = r["nvidia_smi"]
-                elif r["event"] == "fatal":
-                    fatal = r["error"]
-                elif r["event"] == "begin":
-                    current = r["id"]
-                elif r["event"] == "end":
-                    results[r["id"]] = r
-                    current = None
-            if rc is not None:
-                break
-            if time.time() - last > args.stall:
-                process.kill()
-                process.wait()
-                rc = "killed (no progress for %d s)" % args.stall
-                break
-            time.sleep(0.2)
-        if fatal or rc == 0:
+        run, offset = run_bench.supervise(command, journal, offset, args.stall, results, meta)
+        fatal, current = run.fatal, run.current
+        if fatal or run.rc == 0:
             break
         if current is not None:
-            results[current] = {"status": "error", "error": "worker died: %s" % rc}
+            results[current] = {"status": "error", "error": run.why or "worker died: %s" % run.rc}
         start = (max(results) + 1) if results else start + 1
     for item in plan:
         results.setdefault(item["id"], {"status": "skipped", "detail": fatal or "not run"})
