@@ -2,12 +2,8 @@
 // agents per role instance, event multiplicities (elect, thread conditions, returns), concrete expansion
 // of a pipelined loop, problems for values the model cannot evaluate, and the simulator's verdicts on a
 // correct pipeline and on single faults.
-#include "frontend/Parser.h"
-#include "frontend/Sema.h"
-#include "verify/SyncModel.h"
+#include "sync_model_helpers.h"
 #include "verify/SyncSimulator.h"
-
-#include <doctest/doctest.h>
 
 #include <algorithm>
 
@@ -70,25 +66,8 @@ std::string pipeline(std::string parity = "((k / S) & 1) ^ 1", std::string bytes
   return s;
 }
 
-struct Model {
-  SourceManager sm;
-  DiagnosticEngine diags{sm, 0};
-  Ptr<Module> module;
-  SemaResult sema;
-  const KernelInfo *info = nullptr;
-  SlotTable slots;
-  std::vector<SyncAgent> agents;
-
-  explicit Model(const std::string &source) {
-    module = parseModule(sm, sm.addBuffer("t.cake", source), diags);
-    REQUIRE(!diags.hasErrors());
-    sema = analyzeModule(*module, SemaOptions{}, diags);
-    REQUIRE(sema.ok);
-    info = sema.kernelInfo(module->kernels[0].get());
-    slots = buildSlots(*info);
-    agents = buildAgents(*info);
-  }
-  const Kernel &kernel() const { return *module->kernels[0]; }
+struct Model : synctest::SyncFixture {
+  using SyncFixture::SyncFixture;
   // A program where K has the given value (shape variables by name).
   SyncProgram expand(int64_t K) {
     ConcreteValues v;

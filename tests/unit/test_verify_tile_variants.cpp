@@ -3,12 +3,8 @@
 // the events of its own full expansion, and the runs continued from the shared run must give exactly the
 // outcomes (findings, messages, notes) of simulating each full expansion alone - for the correct kernel and
 // for faulty ones whose findings appear at some tile counts only.
-#include "frontend/Parser.h"
-#include "frontend/Sema.h"
-#include "verify/SyncModel.h"
+#include "sync_model_helpers.h"
 #include "verify/SyncSimulator.h"
-
-#include <doctest/doctest.h>
 
 #include <sstream>
 
@@ -99,25 +95,11 @@ std::string persistent(std::string producerStep = "1", std::string releaseFrom =
   return s;
 }
 
-struct Model {
-  SourceManager sm;
-  DiagnosticEngine diags{sm, 0};
-  Ptr<Module> module;
-  SemaResult sema;
-  const KernelInfo *info = nullptr;
-  SlotTable slots;
-  std::vector<SyncAgent> agents;
+struct Model : synctest::SyncFixture {
   InductionCounters counters;
   std::vector<const ForStmt *> tileLoops;
 
-  explicit Model(const std::string &source) {
-    module = parseModule(sm, sm.addBuffer("t.cake", source), diags);
-    REQUIRE(!diags.hasErrors());
-    sema = analyzeModule(*module, SemaOptions{}, diags);
-    REQUIRE(sema.ok);
-    info = sema.kernelInfo(module->kernels[0].get());
-    slots = buildSlots(*info);
-    agents = buildAgents(*info);
+  explicit Model(const std::string &source) : SyncFixture(source) {
     counters = findInductionCounters(kernel(), *info);
     size_t counting = 0;   // the two `it` counters (acc is a var too, but not an integer)
     for (const auto &[decl, c] : counters.counters) counting += c.step != 0;
@@ -125,7 +107,6 @@ struct Model {
     findTileLoops(*kernel().body);
     REQUIRE(tileLoops.size() == 2);
   }
-  const Kernel &kernel() const { return *module->kernels[0]; }
   void findTileLoops(const Stmt &s) {
     switch (s.kind) {
     case StmtKind::Block:
