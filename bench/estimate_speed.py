@@ -2,10 +2,10 @@
 """Speed of `cakec --estimate --sweep` (issue 6: >= 1000 GEMM variants per second), on this machine, no GPU.
 
 Usage:
-  python3 bench/estimate_speed.py [--cakec build-bench/cakec] [--repeat 5] [--json OUT.json]
+  python3 bench/estimate_speed.py [--cakec build-bench/cakec] [--repeat 5] [--jobs 1,all] [--json OUT.json]
 
 Each sweep below is run with `--no-verify` (the exploration fast path: parse + sema + cost model per
-variant) on one thread (-j 1) and on the default one thread per core; the median wall time of --repeat runs
+variant) with each -j of --jobs ("all": cakec's default, one thread per core); the median wall time of --repeat runs
 is reported as variants per second (every variant, rejected ones included: sema rejects those that break the
 file's `requires` or the machine's limits) and estimates per second (the variants that got an estimate).
 The printed table is what docs/cost-model.md section 6 quotes."""
@@ -56,15 +56,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cakec", default=os.path.join(REPO, "build-bench", "cakec"))
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--jobs", default="1,all", help="comma-separated -j values; 'all' = cakec's default")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
+    job_counts = [None if j == "all" else int(j) for j in args.jobs.split(",")]
 
     rows = []
     print(f"cores: {os.cpu_count()}; median of {args.repeat} runs; --no-verify")
     print("| sweep | jobs | variants | estimated | wall | variants/s | estimates/s |")
     print("|---|---|---|---|---|---|---|")
     for name, path, arch, shape, axes in SWEEPS:
-        for jobs in (1, None):
+        for jobs in job_counts:
             times = []
             for _ in range(args.repeat):
                 elapsed, variants, estimated, command = run_sweep(args.cakec, path, arch, shape, axes, jobs)
