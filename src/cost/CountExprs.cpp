@@ -92,7 +92,8 @@ LaneValue Counter::evalName(const NameExpr &n) {
   case DeclKind::Param: return LaneValue::unknown(kDepRuntime);
   case DeclKind::Let: case DeclKind::Var: case DeclKind::LoopVar: {
     auto it = env_.find(n.decl);
-    return it == env_.end() ? LaneValue::unknown() : it->second;
+    LaneValue value = it == env_.end() ? LaneValue::unknown() : it->second;
+    return rebinding_ ? rebindName(n.decl, value) : value;
   }
   case DeclKind::Builtin: {
     if (std::optional<BuiltinValue> b = builtinValueOf(n)) return evalBuiltin(*b, n);
@@ -330,12 +331,20 @@ ResolvedAccess Counter::resolve(const Expr &e) {
 }
 
 LaneValue Counter::evalLoad(const Expr &e) {
+  if (rebinding_) {   // an address read from memory: the footprint is not followed
+    rebinding_->failed = true;
+    return LaneValue::unknown();
+  }
   ResolvedAccess ra = resolve(e);
   if (!ra.memory) return LaneValue::unknown();
   int64_t bytes = e.type ? e.type->sizeInBytes().value_or(ra.elemBytes) : ra.elemBytes;
   issue(1);
-  if (ra.space == AddressSpace::Global) globalAccess(&e, ra, bytes, false, Count::SimtLoadBytes, true);
-  else sharedAccess(ra, bytes, false);
+  if (ra.space == AddressSpace::Global) {
+    globalAccess(&e, ra, bytes, false, Count::SimtLoadBytes, true);
+    if ((ra.deps & blockLoopBits_) && active_) probeWaveFootprint(siteFor(&e, ra.base, false), e);
+  } else {
+    sharedAccess(ra, bytes, false);
+  }
   return LaneValue::unknown(ra.deps);
 }
 

@@ -88,6 +88,7 @@ void Counter::walkOp(const OpStmt &op) {
         sites_[site].blockDeps |= src.deps & kDepBlockAny;
         if (acc_.siteBytes.size() <= site) acc_.siteBytes.resize(site + 1, 0);
         acc_.siteBytes[site] += box * active * localWeight_;
+        if (src.deps & blockLoopBits_) probeWaveFootprint(site, *op.srcs[0]);
       }
     }
     add(Count::SharedStoreBytes, box * active * ctas);
@@ -122,7 +123,10 @@ void Counter::walkOp(const OpStmt &op) {
     ResolvedAccess dst = resolve(*op.dsts[0]);
     ResolvedAccess src = resolve(*op.srcs[0]);
     int64_t bytes = op.srcs[0]->type ? op.srcs[0]->type->sizeInBytes().value_or(16) : 16;
-    if (src.memory) globalAccess(&op, src, bytes, false, Count::CpAsyncBytes, false);
+    if (src.memory) {
+      globalAccess(&op, src, bytes, false, Count::CpAsyncBytes, false);
+      if ((src.deps & blockLoopBits_) && active_) probeWaveFootprint(siteFor(&op, src.base, false), *op.srcs[0]);
+    }
     add(Count::SharedStoreBytes, static_cast<double>(bytes) * active);
     add(Count::SharedWavefronts, static_cast<double>(idealWavefronts(bytes, active_)));
     cpGroupBytes_ += static_cast<double>(bytes) * active;

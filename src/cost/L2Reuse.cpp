@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace cake::cost {
 
@@ -54,7 +55,17 @@ HbmTraffic estimateHbmTraffic(const WorkProfile &p, int64_t concurrentBlocks, do
     }
     double perBlock = s.bytes / blocks;
     double unique = std::min(s.bytes, perBlock * distinctInGrid(s.blockDeps, p.grid));
-    double rereads = std::min(s.bytes, std::max(unique, waves * perBlock * distinctInWave(s.blockDeps, p.grid, wave)));
+    // the blocks of a wave read one copy of what they share: the distinct addresses among them when the
+    // counter probed them (through tile loops too), else the distinct coordinate values the address reads
+    // (a probed site's floor is its tensor's size, applied below: its block dependence says little)
+    double rereads = 0;
+    if (!s.waveAddresses.empty()) {
+      size_t w = static_cast<size_t>(std::min<double>(wave, static_cast<double>(s.waveAddresses.size())));
+      std::set<int64_t> distinct(s.waveAddresses.begin(), s.waveAddresses.begin() + static_cast<std::ptrdiff_t>(w));
+      rereads = std::min(s.bytes, s.bytes * static_cast<double>(distinct.size()) / static_cast<double>(w));
+    } else {
+      rereads = std::min(s.bytes, std::max(unique, waves * perBlock * distinctInWave(s.blockDeps, p.grid, wave)));
+    }
     uniqueByTensor[s.tensor] += unique;
     waveByTensor[s.tensor] += rereads;
     requestedByTensor[s.tensor] += s.bytes;

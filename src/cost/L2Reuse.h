@@ -10,7 +10,10 @@
 //   reuse is only caught among the blocks resident at the same time (a "wave" of SMs x blocks/SM blocks in
 //   launch order, x fastest, which stream through K together): DRAM reads of a site = waves x bytes per
 //   block x the distinct coordinates within one wave (x: min(W, gx); y: the rows the wave spans; both: W),
-//   at least its unique bytes and at most what it requests.
+//   at least its unique bytes and at most what it requests.  Where the counter probed a site's address in
+//   the first blocks in launch order (WorkCounter's WaveFootprint.cpp, which also sees through a persistent
+//   kernel's tile loop), DRAM reads of the site = requested x D / W instead, D the distinct addresses among
+//   the wave's W blocks, at least its tensor's share of the unique bytes.
 //   Stores are written back once: min(requested, tensor size) per tensor.
 #pragma once
 #include "cost/WorkProfile.h"

@@ -293,6 +293,7 @@ WorkProfile Counter::run() {
     t.store = sites_[i].store;
     t.bytes = i < grid_acc_.siteBytes.size() ? grid_acc_.siteBytes[i] : 0;
     t.blockDeps = sites_[i].blockDeps;
+    t.waveAddresses = sites_[i].waveAddresses;
     p.sites.push_back(t);
   }
   for (const auto &param : kernel_.params) {
@@ -484,6 +485,13 @@ void Counter::iterate(const ForStmt &f, const LaneValue &value, uint32_t mask) {
 void Counter::runIterations(const ForStmt &f, int64_t lo, int64_t step, int64_t trips, uint32_t loDeps) {
   uint32_t mask = active_;
   uint32_t bit = loopDepBit(loopDepth_);
+  // a loop whose bounds depend on the block (a grid-stride tile loop): addresses reading its variable get
+  // their wave footprint probed (WaveFootprint.cpp)
+  struct RestoreBits {
+    uint32_t &bits, saved;
+    ~RestoreBits() { bits = saved; }
+  } restoreBits{blockLoopBits_, blockLoopBits_};
+  if (loDeps & kDepBlockAny) blockLoopBits_ |= bit;
   auto valueAt = [&](int64_t i) { return loopValueAt(lo, step, i, bit, loDeps); };
   // the first iteration, probing whether the body's control flow reads the loop variable
   uint32_t outerDeps = controlDeps_;

@@ -41,6 +41,14 @@ struct SiteInfo {
   const Decl *tensor = nullptr;
   bool store = false;
   uint32_t blockDeps = 0;
+  bool probed = false;                  // WaveFootprint.cpp: its addresses in the first blocks were probed
+  std::vector<int64_t> waveAddresses;   // ... lane 0's address in blocks 0, 1, ... (empty: no answer)
+};
+
+// While an address is evaluated for another block (WaveFootprint.cpp): the names re-evaluated so far.
+struct Rebinding {
+  std::unordered_map<const Decl *, LaneValue> values;
+  bool failed = false;
 };
 
 // A tensor element / vector / tile access, located.
@@ -123,6 +131,10 @@ public:
   void traceTrips(const LaneValue &lo, const LaneValue &hi, const LaneValue &step);
   uint64_t traceWarp(int64_t warp);
 
+  // ---- wave footprints (WaveFootprint.cpp)
+  void probeWaveFootprint(size_t site, const Expr &source);
+  LaneValue rebindName(const Decl *decl, const LaneValue &current);
+
   // ---- iteration classes (IterationClasses.cpp)
   bool walkByClass(const ForStmt &f, int64_t lo, int64_t step, int64_t trips, uint32_t loDeps, uint32_t mask,
                    const WalkMark &before);
@@ -167,6 +179,8 @@ public:
   const ShapeBinding &binding_;
 
   bool exhaustive_ = false;                   // CountMode::Exhaustive: no samples, classes or traces
+  Rebinding *rebinding_ = nullptr;            // set while probing a wave footprint
+  uint32_t blockLoopBits_ = 0;                // the variables of the loops being walked whose bounds read the block
 
   // per-walk state
   std::unordered_map<const Decl *, LaneValue> env_;

@@ -50,6 +50,8 @@ struct SiteTraffic {
   bool store = false;
   double bytes = 0;                   // total bytes over the grid
   uint32_t blockDeps = 0;             // which block coordinates its addresses depend on (kDepBlockX..Z)
+  std::vector<int64_t> waveAddresses; // lane 0's address here in blocks 0, 1, ... in launch order, when
+                                      // probed (WaveFootprint.cpp); empty when not
 };
 
 struct TensorTraffic {
