@@ -9,15 +9,15 @@
 //
 // How: the first time block 0 executes a read site (walked in full) whose address reads the variable of a
 // loop whose bounds read the block (WorkCounter.cpp: blockLoopBits_; other sites keep the dependence-bit
-// rule, which is right for them and cheaper), its address is evaluated again for
-// each of the first blocks b in launch order (up to kWaveProbeBlocks, more than a wave of one block per
-// SM; L2Reuse takes the prefix that one wave of the actual occupancy holds): block coordinates
-// read as b, a loop variable whose value depends on the block as b's value at the same iteration index
-// (b's lower bound + index x step), a let that depends on either from its initialiser; everything else
-// keeps block 0's value (inner loops at the iteration being walked: the same k for every block).  The site
-// records lane 0's address per block; L2Reuse charges requested x D / W to DRAM, D the distinct addresses
-// among a wave's W blocks.
-// A site whose address reads memory or a var computed from the block is not probed.
+// rule, which is right for them and cheaper), its address is evaluated again for each of the first blocks
+// b in launch order (up to kWaveProbeBlocks, more than a wave of one block per SM; L2Reuse takes the
+// prefix that one wave of the actual occupancy holds): block coordinates read as b, a loop variable whose
+// value depends on the block as b's value at the same iteration index (b's lower bound + index x step), a
+// let that depends on either from its initialiser; everything else keeps block 0's value (inner loops at
+// the iteration being walked: the same k for every block).  The site records lane 0's address per block;
+// L2Reuse charges requested x D / W to DRAM, D the distinct addresses among a wave's W blocks.  A block
+// whose tile loop has no iteration left still adds its would-be address (a small overestimate of D when
+// blocks idle).  A site whose address reads memory or a var computed from the block is not probed.
 #include "cost/WorkCounterImpl.h"
 
 namespace cake::cost::detail {
