@@ -352,7 +352,11 @@ size_t Counter::siteFor(const void *node, const Decl *tensor, bool store) {
   auto it = siteIndex_.find(node);
   if (it != siteIndex_.end()) return it->second;
   size_t id = sites_.size();
-  sites_.push_back({node, tensor, store, 0});
+  SiteInfo info;
+  info.node = node;
+  info.tensor = tensor;
+  info.store = store;
+  sites_.push_back(std::move(info));
   siteIndex_[node] = id;
   return id;
 }
