@@ -99,11 +99,7 @@ def dry_run(args):
     cache, problems = variant_cache(cake), 0
     for item in plan:
         case, module, shape = cache.get(item)
-        specs = case.buffers(shape, item["dtype"])
-        address, fake = 1 << 36, {}
-        for name, spec in specs.items():
-            fake[name] = cake.DevicePtr(address, shape=spec.shape, dtype=spec.dtype)
-            address += (spec.nbytes + (1 << 20)) >> 20 << 20
+        fake = run_bench.fake_buffers(cake, case.buffers(shape, item["dtype"]))
         try:
             plans = [module[k].plan(*a, num_sms=132) for k, a in case.calls(item["kernel"], shape, fake)]
         except cake.CakeError as error:

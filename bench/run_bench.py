@@ -179,6 +179,30 @@ class CaseCache:
         return case, self.modules[key], case.shapes()[item["shape_index"]]
 
 
+def fake_buffers(cake, specs):
+    """Device pointers at made-up, 1 MiB-aligned addresses with the shapes and dtypes of `specs` (name ->
+    spec): enough for the runtime's planner (alignment, requires checks) without a GPU."""
+    address, fake = 1 << 36, {}
+    for name, spec in specs.items():
+        fake[name] = cake.DevicePtr(address, shape=spec.shape, dtype=spec.dtype)
+        address += (spec.nbytes + (1 << 20)) >> 20 << 20
+    return fake
+
+
+def open_gpu(journal):
+    """Imports torch and touches the GPU; on failure writes a 'fatal' journal record and returns None (the
+    worker then exits EXIT_NO_GPU)."""
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            raise RuntimeError("torch sees no CUDA device")
+        torch.zeros(1, device="cuda")
+        return torch
+    except Exception as error:  # noqa: BLE001
+        journal.write({"event": "fatal", "error": "no GPU: %s: %s" % (type(error).__name__, error)})
+        return None
+
+
 def describe(item):
     if item["kernel"] is None:
         return item["sample"]
@@ -197,10 +221,7 @@ def dry_run(args, cake):
             continue
         case, module, shape = cache.get(item)
         specs = case.buffers(shape, item["dtype"])
-        address, fake = 1 << 36, {}
-        for name, spec in specs.items():
-            fake[name] = cake.DevicePtr(address, shape=spec.shape, dtype=spec.dtype)
-            address += (spec.nbytes + (1 << 20)) >> 20 << 20
+        fake = fake_buffers(cake, specs)
         sets = case_defs.rotation_sets(specs, case_defs.L2_BYTES_DEFAULT)
         label = "%-40s %s" % (describe(item), item["arch"])
         try:
@@ -349,13 +370,8 @@ def summary_line(item, record):
 def worker(args):
     """Runs plan[args.start:], one journal line per case; exits EXIT_CONTEXT_BROKEN when CUDA is unusable."""
     journal = Journal(args.journal)
-    try:
-        import torch
-        if not torch.cuda.is_available():
-            raise RuntimeError("torch sees no CUDA device")
-        torch.zeros(1, device="cuda")
-    except Exception as error:  # noqa: BLE001
-        journal.write({"event": "fatal", "error": "no GPU: %s: %s" % (type(error).__name__, error)})
+    torch = open_gpu(journal)
+    if torch is None:
         return EXIT_NO_GPU
     import measure
     torch.backends.cuda.matmul.allow_tf32 = False     # f32 references and the SGEMM peer in true f32

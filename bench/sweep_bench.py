@@ -110,10 +110,7 @@ def make_plan(variants_doc, cake):
 
 def accepts(cake, case, module, kernel, shape, dtype):
     """Whether the runtime's planner accepts the shape (fake device addresses; no GPU)."""
-    address, fake = 1 << 36, {}
-    for name, spec in case.buffers(shape, dtype).items():
-        fake[name] = cake.DevicePtr(address, shape=spec.shape, dtype=spec.dtype)
-        address += (spec.nbytes + (1 << 20)) >> 20 << 20
+    fake = run_bench.fake_buffers(cake, case.buffers(shape, dtype))
     try:
         for k, args in case.calls(kernel, shape, fake):
             module[k].plan(*args, num_sms=132)
@@ -184,13 +181,8 @@ def run_case(item, cake, modules, seeds):
 
 def worker(args):
     journal = run_bench.Journal(args.journal)
-    try:
-        import torch
-        if not torch.cuda.is_available():
-            raise RuntimeError("torch sees no CUDA device")
-        torch.zeros(1, device="cuda")
-    except Exception as error:  # noqa: BLE001
-        journal.write({"event": "fatal", "error": "no GPU: %s: %s" % (type(error).__name__, error)})
+    torch = run_bench.open_gpu(journal)
+    if torch is None:
         return run_bench.EXIT_NO_GPU
     import measure
     torch.backends.cuda.matmul.allow_tf32 = False      # float32 references in true float32
