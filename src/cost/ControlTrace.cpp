@@ -18,28 +18,15 @@
 //   * As for the warps of a class whose control never reads the warp index, the addresses of a reused warp
 //     are taken to coalesce and conflict as the walked warp's do.
 #include "cost/WorkCounterImpl.h"
+#include "frontend/ConstEval.h"
 
 namespace cake::cost::detail {
 
 namespace {
 
-// Built from literals and compile-time parameters only: the same value in every warp, block and iteration.
-bool isCompileTimeExpr(const Expr *e) {
-  if (!e) return true;
-  switch (e->kind) {
-  case ExprKind::IntLit: case ExprKind::BoolLit: return true;
-  case ExprKind::Name: {
-    auto *n = cast<NameExpr>(e);
-    return n->decl && n->decl->declKind == DeclKind::CtParam;
-  }
-  case ExprKind::Unary: return isCompileTimeExpr(cast<UnaryExpr>(e)->operand.get());
-  case ExprKind::Binary: {
-    auto *b = cast<BinaryExpr>(e);
-    return isCompileTimeExpr(b->lhs.get()) && isCompileTimeExpr(b->rhs.get());
-  }
-  default: return false;
-  }
-}
+// A compile-time constant (ConstEval's rules: literals, compile-time parameters, lets of constants): the
+// same value in every warp, block and iteration.
+bool isCompileTimeExpr(const Expr *e) { return !e || ConstEvaluator().evaluate(*e).ok(); }
 
 // The declarations `e` reads.
 void collectNames(const Expr *e, std::vector<const Decl *> &out) {
