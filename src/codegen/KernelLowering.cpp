@@ -387,6 +387,13 @@ Value KernelLowering::lowerExpr(const Expr &e) {
   case ExprKind::Member:
     if (auto bv = builtinValueOf(e)) {
       result = lowerBuiltin(e, *bv);
+    } else if (const auto &m = *cast<MemberExpr>(&e); m.member == "row" || m.member == "col") {
+      Value base = lowerExpr(*m.base);
+      if (base.type.isFrag()) result = fragmentCoordinates(base.type, m.member == "col", e.range);
+      else {
+        diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "this member expression as a value");
+        result = placeholder(ValueType::scalar(Scalar::I32));
+      }
     } else {
       diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "this member expression as a value");
       result = placeholder(ValueType::scalar(Scalar::I32));
@@ -394,6 +401,10 @@ Value KernelLowering::lowerExpr(const Expr &e) {
     break;
   case ExprKind::Index: {
     const auto &ix = *cast<IndexExpr>(&e);
+    if (e.type && e.type->isFragment() && ix.base->type && ix.base->type->isTensor()) {
+      result = lowerGather(ix);
+      break;
+    }
     if (isMemoryAccess(e)) {
       if (auto m = resolveMemRef(e)) result = load(*m);
       else result = placeholder(ValueType::scalar(Scalar::F32));
@@ -406,9 +417,9 @@ Value KernelLowering::lowerExpr(const Expr &e) {
     }
     // A vector element: v[k] with constant k.
     Value base = lowerExpr(*ix.base);
-    if (base.type.isVector() && ix.items.size() == 1 && ix.items[0].kind == IndexItem::Point) {
+    if ((base.type.isVector() || base.type.isFrag()) && ix.items.size() == 1 && ix.items[0].kind == IndexItem::Point) {
       Value k = lowerExpr(*ix.items[0].start);
-      if (auto kc = constInt(k); kc && *kc >= 0 && *kc < static_cast<int64_t>(base.type.lanes)) {
+      if (auto kc = constInt(k); kc && *kc >= 0 && *kc < static_cast<int64_t>(elementCount(base.type))) {
         result = vectorElement(base, static_cast<unsigned>(*kc));
         break;
       }
@@ -437,13 +448,21 @@ std::optional<ValueType> KernelLowering::valueTypeOf(const TypeExpr &t) {
   FragShape f;
   static const std::pair<std::string_view, FragKind> kinds[] = {
       {"mma_a", FragKind::MmaA}, {"mma_b", FragKind::MmaB}, {"mma_c", FragKind::MmaC},
-      {"wgmma_a", FragKind::WgmmaA}, {"wgmma_acc", FragKind::WgmmaAcc}};
+      {"wgmma_a", FragKind::WgmmaA}, {"wgmma_acc", FragKind::WgmmaAcc}, {"mma_row", FragKind::MmaRow},
+      {"wgmma_row", FragKind::WgmmaRow}};
   for (auto &[name, kind] : kinds)
     if (t.fragKind == name) f.kind = kind;
   auto dt = parseScalarName(t.fragDtype);
+  ConstEvaluator ce;
+  if ((f.kind == FragKind::MmaRow || f.kind == FragKind::WgmmaRow) && dt && t.fragM && !t.fragN) {
+    f.dtype = *dt;
+    auto m = ce.evaluate(*t.fragM).optional();
+    if (!m) return std::nullopt;
+    f.m = static_cast<int>(*m);
+    return ValueType::fragment(f);
+  }
   if (f.kind == FragKind::None || !dt || !t.fragM || !t.fragN || !t.fragK) return std::nullopt;
   f.dtype = *dt;
-  ConstEvaluator ce;
   auto m = ce.evaluate(*t.fragM).optional(), n = ce.evaluate(*t.fragN).optional(), k = ce.evaluate(*t.fragK).optional();
   if (!m || !n || !k) return std::nullopt;
   f.m = static_cast<int>(*m);
@@ -619,10 +638,10 @@ std::optional<LValue> KernelLowering::resolveLValue(const Expr &e) {
     }
     // vector element of a var: v[k]
     std::optional<LValue> base = resolveLValue(*ix->base);
-    if (base && base->kind == LValue::Regs && base->target->type.isVector() && ix->items.size() == 1 &&
-        ix->items[0].kind == IndexItem::Point) {
+    if (base && base->kind == LValue::Regs && (base->target->type.isVector() || base->target->type.isFrag()) &&
+        ix->items.size() == 1 && ix->items[0].kind == IndexItem::Point) {
       auto k = constInt(lowerExpr(*ix->items[0].start));
-      if (!k || *k < 0 || *k >= static_cast<int64_t>(base->target->type.lanes)) {
+      if (!k || *k < 0 || *k >= static_cast<int64_t>(elementCount(base->target->type))) {
         diags_.report(DiagKind::NonConstantRegisterIndex, ix->items[0].range, printExpr(*ix->base))
             .hint("vector lanes are registers; mark the enclosing loop 'unroll' so the index is a constant");
         return std::nullopt;
@@ -721,10 +740,13 @@ void KernelLowering::lowerOp(const OpStmt &s) {
   case OpId::Ldmatrix: lowerLdmatrix(s, false); return;
   case OpId::LdmatrixTrans: lowerLdmatrix(s, true); return;
   case OpId::Store:
-    if (isWgmmaFragmentStore(s)) lowerWgmmaFragmentStore(s);
+    if (s.srcs.size() == 1 && s.srcs[0]->type && s.srcs[0]->type->isRowVector()) lowerRowVectorStore(s);
+    else if (isWgmmaFragmentStore(s)) lowerWgmmaFragmentStore(s);
     else lowerFragmentStore(s);
     return;
   case OpId::MmaSync: lowerMmaSync(s); return;
+  case OpId::RowArgmin: lowerRowArgReduction(s, false); return;
+  case OpId::RowArgmax: lowerRowArgReduction(s, true); return;
   case OpId::MbarrierInit: lowerMbarrierInit(s); return;
   case OpId::Arrive: lowerArrive(s); return;
   case OpId::Wait: lowerWait(s); return;

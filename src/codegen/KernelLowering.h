@@ -140,6 +140,7 @@ public:
 
   // ---- arithmetic (LowerArith.cpp)
   Value lowerUnary(const UnaryExpr &e);
+  Value unaryOp(UnaryOp op, const Value &a, SourceRange where);
   Value lowerBinary(const BinaryExpr &e);
   Value binaryOp(BinaryOp op, Value a, Value b, SourceRange where);
   std::optional<Value> divRemByConstant(BinaryOp op, const Value &a, int64_t divisor, Scalar s);
@@ -158,7 +159,26 @@ public:
 
   // ---- intrinsics (LowerIntrinsics.cpp)
   Value lowerCall(const CallExpr &e);
+  Value intrinsicOnValues(const std::string &name, const std::vector<Value> &args, SourceRange where);
   Value floatUnaryIntrinsic(std::string_view name, const Value &x, SourceRange where);
+
+  // ---- fragments as values (LowerFragments.cpp)
+  ValueType liftedType(const ValueType &carrier, Scalar elem);
+  std::vector<Value> broadcastElements(const Value &v, const ValueType &carrier);
+  Value fragmentBinaryOp(BinaryOp op, const Value &a, const Value &b, SourceRange where);
+  Value fragmentUnaryOp(UnaryOp op, const Value &a, SourceRange where);
+  Value fragmentIntrinsic(const std::string &name, const std::vector<Value> &args, SourceRange where);
+  Value fragmentConvert(const Value &v, const ValueType &to, SourceRange where);
+  Value fragmentRowBase(const FragShape &f, SourceRange where);
+  Value fragmentCoordinates(const ValueType &f, bool column, SourceRange where);
+  Value lowerGather(const IndexExpr &ix);
+  Value maskedLoad(const MemRef &m, const std::string &guard);
+  void guardedStore(const MemRef &m, const Value &v, const std::string &guard);
+  Value combineValues(std::string_view minMax, const Value &a, const Value &b, SourceRange where);
+  Value rowReduce(std::string_view name, const Value &f, SourceRange where);
+  void lowerRowArgReduction(const OpStmt &s, bool isMax);
+  void lowerRowVectorStore(const OpStmt &s);
+  std::vector<std::string> accumulatorAsOperand(const Value &p, Scalar to, SourceRange where);
 
   // ---- memory (LowerMemory.cpp)
   bool isMemoryAccess(const Expr &e) const;

@@ -59,38 +59,40 @@ Scalar commonScalar(Scalar a, Scalar b) {
 }
 } // namespace
 
-Value KernelLowering::lowerUnary(const UnaryExpr &e) {
-  Value a = lowerExpr(*e.operand);
+Value KernelLowering::lowerUnary(const UnaryExpr &e) { return unaryOp(e.op, lowerExpr(*e.operand), e.range); }
+
+Value KernelLowering::unaryOp(UnaryOp op, const Value &a, SourceRange where) {
+  if (a.type.isFrag()) return fragmentUnaryOp(op, a, where);
   if (a.type.isVector()) {
     std::vector<Value> lanes = unpackVector(a);
     for (auto &l : lanes) {
-      if (e.op == UnaryOp::Neg) l = binaryOp(BinaryOp::Sub, Value::ofConst(Scalar::IntLit, {}), l, e.range);
+      if (op == UnaryOp::Neg) l = binaryOp(BinaryOp::Sub, Value::ofConst(Scalar::IntLit, {}), l, where);
       else l = placeholder(l.type);
     }
-    if (e.op != UnaryOp::Neg) diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "this operator on a vector");
+    if (op != UnaryOp::Neg) diags_.report(DiagKind::CodegenUnsupportedForm, where, "this operator on a vector");
     return packVector(a.type, lanes);
   }
   if (a.isConst()) {
-    if (auto r = foldUnary(e.op, a.type.elem, *a.constant)) return Value::ofConst(a.type.elem, *r);
+    if (auto r = foldUnary(op, a.type.elem, *a.constant)) return Value::ofConst(a.type.elem, *r);
   }
   Scalar s = concreteScalar(a.type.elem);
-  if (e.op == UnaryOp::Not || s == Scalar::Pred) {
+  if (op == UnaryOp::Not || s == Scalar::Pred) {
     Value p = toPred(a);
     std::string d = out_.newReg(RegClass::Pred);
     out_.inst("not.pred " + d + ", " + reg(p));
     return Value::ofRegs(ValueType::scalar(Scalar::Pred), {d});
   }
-  if (e.op == UnaryOp::BitNot) {
+  if (op == UnaryOp::BitNot) {
     Value d = freshValue(ValueType::scalar(s));
     out_.inst("not." + std::string(ptxBitType(s)) + " " + d.regs[0] + ", " + reg(a));
     return d;
   }
   // Neg
   if (scalarBits(s) == 16 && isFloat(s)) {
-    Value f = convert(a, ValueType::scalar(Scalar::F32), e.range);
+    Value f = convert(a, ValueType::scalar(Scalar::F32), where);
     Value n = freshValue(ValueType::scalar(Scalar::F32));
     out_.inst("neg.f32 " + n.regs[0] + ", " + reg(f));
-    return convert(n, ValueType::scalar(s), e.range);
+    return convert(n, ValueType::scalar(s), where);
   }
   Value d = freshValue(ValueType::scalar(s));
   out_.inst("neg." + std::string(ptxArithType(s)) + " " + d.regs[0] + ", " + reg(a));
@@ -123,10 +125,7 @@ Value KernelLowering::binaryOp(BinaryOp op, Value a, Value b, SourceRange where)
     }
     return packVector(rt, r);
   }
-  if (a.type.isFrag() || b.type.isFrag()) {
-    diags_.report(DiagKind::CodegenUnsupportedForm, where, "arithmetic on fragments (use mma.sync or store)");
-    return placeholder(ValueType::scalar(Scalar::F32));
-  }
+  if (a.type.isFrag() || b.type.isFrag()) return fragmentBinaryOp(op, a, b, where);
   Scalar s = commonScalar(a.type.elem, b.type.elem);
   bool cmp = isComparison(op);
   ValueType resultType = ValueType::scalar(cmp ? Scalar::Pred : s);
@@ -408,14 +407,14 @@ std::vector<Value> KernelLowering::unpackVector(const Value &v) {
   std::vector<Value> out;
   ValueType et = ValueType::scalar(v.type.elem);
   auto st = storageOf(v.type);
-  if (!st) return std::vector<Value>(v.type.lanes, placeholder(et));
+  if (!st) return std::vector<Value>(elementCount(v.type), placeholder(et));
   if (st->elemsPerReg == 1) {
     for (const auto &r : v.regs) out.push_back(Value::ofRegs(et, {r}));
     return out;
   }
   if (st->elemsPerReg != 2) {
     diags_.report(DiagKind::CodegenUnsupportedForm, out_.location(), "element access on 8-bit vectors");
-    return std::vector<Value>(v.type.lanes, placeholder(et));
+    return std::vector<Value>(elementCount(v.type), placeholder(et));
   }
   for (const auto &r : v.regs) {
     std::string lo = out_.newReg(RegClass::B16), hi = out_.newReg(RegClass::B16);
@@ -429,7 +428,7 @@ std::vector<Value> KernelLowering::unpackVector(const Value &v) {
 Value KernelLowering::vectorElement(const Value &v, unsigned index) {
   ValueType et = ValueType::scalar(v.type.elem);
   auto st = storageOf(v.type);
-  if (!st || index >= v.type.lanes) return placeholder(et);
+  if (!st || index >= elementCount(v.type)) return placeholder(et);
   if (st->elemsPerReg == 1) return Value::ofRegs(et, {v.regs[index]});
   if (st->elemsPerReg != 2) {
     diags_.report(DiagKind::CodegenUnsupportedForm, out_.location(), "element access on 8-bit vectors");
@@ -442,7 +441,7 @@ Value KernelLowering::vectorElement(const Value &v, unsigned index) {
 
 void KernelLowering::setVectorElement(Value &vec, unsigned index, const Value &element) {
   auto st = storageOf(vec.type);
-  if (!st || index >= vec.type.lanes) return;
+  if (!st || index >= elementCount(vec.type)) return;
   Value e = element;
   ValueType et = ValueType::scalar(vec.type.elem);
   if (!e.isConst() && !(e.type == et)) e = convert(e, et, out_.location());
@@ -466,9 +465,10 @@ Value KernelLowering::packVector(const ValueType &t, const std::vector<Value> &e
   ValueType et = ValueType::scalar(t.elem);
   Value out = freshValue(t);
   auto st = storageOf(t);
-  if (!st || elements.size() != t.lanes) return out;
+  const unsigned count = elementCount(t);
+  if (!st || elements.size() != count) return out;
   if (st->elemsPerReg == 1) {
-    for (unsigned i = 0; i < t.lanes; ++i) {
+    for (unsigned i = 0; i < count; ++i) {
       Value dst = Value::ofRegs(et, {out.regs[i]});
       Value e = elements[i];
       if (!e.isConst() && !(e.type == et)) e = convert(e, et, out_.location());
@@ -480,7 +480,7 @@ Value KernelLowering::packVector(const ValueType &t, const std::vector<Value> &e
     diags_.report(DiagKind::CodegenUnsupportedForm, out_.location(), "building 8-bit vectors");
     return out;
   }
-  for (unsigned i = 0; i < t.lanes; i += 2) {
+  for (unsigned i = 0; i < count; i += 2) {
     Value lo = elements[i], hi = elements[i + 1];
     if (!lo.isConst() && !(lo.type == et)) lo = convert(lo, et, out_.location());
     if (!hi.isConst() && !(hi.type == et)) hi = convert(hi, et, out_.location());
@@ -524,8 +524,9 @@ Value KernelLowering::convert(const Value &v, const ValueType &to, SourceRange w
     Scalar t = concreteScalar(to.elem);
     return Value::ofConst(t, convertConst(v.type.elem, t, *v.constant));
   }
+  if (to.isFrag() && v.type.isFrag()) return fragmentConvert(v, to, where);
   if (to.isFrag() || v.type.isFrag()) {
-    diags_.report(DiagKind::CodegenUnsupportedForm, where, "a fragment conversion outside 'store'");
+    diags_.report(DiagKind::CodegenUnsupportedForm, where, "a conversion between a fragment and a non-fragment");
     return placeholder(to);
   }
   if (to.isVector() || v.type.isVector()) {
@@ -626,6 +627,7 @@ Value KernelLowering::convert(const Value &v, const ValueType &to, SourceRange w
 Value KernelLowering::lowerConversionCall(const CallExpr &e, const ValueType &to) {
   if (e.args.size() == 1) {
     Value v = lowerExpr(*e.args[0]);
+    if (v.type.isFrag() && to.isScalar()) return convert(v, liftedType(v.type, to.elem), e.range);
     if (v.isConst() && to.isScalar()) {
       Scalar t = concreteScalar(to.elem);
       return Value::ofConst(t, convertConst(v.type.elem, t, *v.constant));

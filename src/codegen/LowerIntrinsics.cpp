@@ -1,9 +1,10 @@
-// Intrinsic calls: conversions named by a type, math (ex2 rcp rsqrt sqrt lg2 abs max min fma), select,
+// Intrinsic calls: conversions named by a type, math (ex2 rcp rsqrt sqrt lg2 tanh abs max min fma), select,
 // cdiv, shuffles and warp reductions (the latter two delegate to LowerShuffle.cpp).
 //
 // Math maps to the single PTX instruction of the same name on f32: ex2.approx.f32, rcp.approx.f32,
 // rsqrt.approx.f32, lg2.approx.f32 (MUFU), sqrt.rn.f32, abs/max/min/fma.rn.  f16/bf16 arguments are widened to
-// f32 and the result rounded back once.  Constant arguments of max/min/abs/cdiv fold.
+// f32 and the result rounded back once.  Constant arguments of max/min/abs/cdiv fold.  Calls with fragment
+// arguments apply element-wise (LowerFragments.cpp); rowmax/rowmin/rowsum reduce a fragment's rows.
 #include "codegen/KernelLowering.h"
 
 namespace cake::codegen {
@@ -26,6 +27,7 @@ Value KernelLowering::floatUnaryIntrinsic(std::string_view name, const Value &x0
   else if (name == "rsqrt") op = "rsqrt.approx.f32";
   else if (name == "sqrt") op = "sqrt.rn.f32";
   else if (name == "lg2") op = "lg2.approx.f32";
+  else if (name == "tanh") op = "tanh.approx.f32";
   else op = "abs.f32";
   Value d = freshValue(ValueType::scalar(Scalar::F32));
   out_.inst(op + " " + d.regs[0] + ", " + reg(x));
@@ -40,15 +42,29 @@ Value KernelLowering::lowerCall(const CallExpr &e) {
   std::vector<Value> args;
   // Arguments are lowered in order; every intrinsic evaluates all of them.
   for (const auto &a : e.args) args.push_back(lowerExpr(*a));
+  if (c == "rowmax" || c == "rowmin" || c == "rowsum") {
+    if (args.size() != 1 || !args[0].type.isFrag()) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "this operand of " + c);
+      return placeholder(ValueType::scalar(Scalar::F32));
+    }
+    return rowReduce(c, args[0], e.range);
+  }
+  for (const Value &a : args)
+    if (a.type.isFrag()) return fragmentIntrinsic(c, args, e.range);
+  return intrinsicOnValues(c, args, e.range);
+}
+
+// One intrinsic on lowered scalar or vector arguments (fragments are lifted element by element above).
+Value KernelLowering::intrinsicOnValues(const std::string &c, const std::vector<Value> &args, SourceRange where) {
   auto need = [&](size_t n) {
     if (args.size() == n) return true;
-    diags_.report(DiagKind::WrongArgumentCount, e.range, c, std::to_string(n), std::to_string(args.size()));
+    diags_.report(DiagKind::WrongArgumentCount, where, c, std::to_string(n), std::to_string(args.size()));
     return false;
   };
 
-  if (c == "ex2" || c == "rcp" || c == "rsqrt" || c == "sqrt" || c == "lg2") {
+  if (c == "ex2" || c == "rcp" || c == "rsqrt" || c == "sqrt" || c == "lg2" || c == "tanh") {
     if (!need(1)) return placeholder(ValueType::scalar(Scalar::F32));
-    return floatUnaryIntrinsic(c, args[0], e.range);
+    return floatUnaryIntrinsic(c, args[0], where);
   }
   if (c == "abs") {
     if (!need(1)) return placeholder(ValueType::scalar(Scalar::F32));
@@ -59,7 +75,7 @@ Value KernelLowering::lowerCall(const CallExpr &e) {
       else k.i = normaliseInt(concreteScalar(x.type.elem), k.i < 0 ? -k.i : k.i);
       return Value::ofConst(x.type.elem, k);
     }
-    if (isFloat(x.type.elem) || x.type.isVector()) return floatUnaryIntrinsic("abs", x, e.range);
+    if (isFloat(x.type.elem) || x.type.isVector()) return floatUnaryIntrinsic("abs", x, where);
     Value d = freshValue(ValueType::scalar(concreteScalar(x.type.elem)));
     out_.inst("abs." + std::string(ptxArithType(x.type.elem)) + " " + d.regs[0] + ", " + reg(x));
     return d;
@@ -73,24 +89,24 @@ Value KernelLowering::lowerCall(const CallExpr &e) {
       std::vector<Value> lb = b.type.isVector() ? unpackVector(b) : std::vector<Value>(vt.lanes, b);
       std::vector<Value> r;
       for (size_t i = 0; i < la.size() && i < lb.size(); ++i) {
-        Value p = binaryOp(c == "max" ? BinaryOp::Gt : BinaryOp::Lt, la[i], lb[i], e.range);
+        Value p = binaryOp(c == "max" ? BinaryOp::Gt : BinaryOp::Lt, la[i], lb[i], where);
         r.push_back(selectValue(p, la[i], lb[i]));
       }
       return packVector(vt, r);
     }
     Scalar s = isUntyped(a.type.elem) ? b.type.elem : a.type.elem;
     if (a.isConst() && b.isConst()) {
-      Value gt = binaryOp(BinaryOp::Gt, a, b, e.range);
+      Value gt = binaryOp(BinaryOp::Gt, a, b, where);
       bool pickA = (c == "max") == (gt.constant && gt.constant->i != 0);
       return adapt(pickA ? a : b, ValueType::scalar(s));
     }
     Scalar cs = concreteScalar(s);
     if (isFloat(cs) && cs != Scalar::F32) {
       ValueType f32 = ValueType::scalar(Scalar::F32);
-      Value fa = convert(adapt(a, f32), f32, e.range), fb = convert(adapt(b, f32), f32, e.range);
+      Value fa = convert(adapt(a, f32), f32, where), fb = convert(adapt(b, f32), f32, where);
       Value d = freshValue(f32);
       out_.inst(c + ".f32 " + d.regs[0] + ", " + reg(fa) + ", " + operand(fb));
-      return convert(d, ValueType::scalar(cs), e.range);
+      return convert(d, ValueType::scalar(cs), where);
     }
     a = adapt(a, ValueType::scalar(cs));
     b = adapt(b, ValueType::scalar(cs));
@@ -105,19 +121,19 @@ Value KernelLowering::lowerCall(const CallExpr &e) {
     for (const auto &a : args)
       if (!isUntyped(a.type.elem)) s = concreteScalar(a.type.elem);
     if (args[0].type.isVector() || args[1].type.isVector() || args[2].type.isVector()) {
-      diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "fma on vectors (write it per lane)");
+      diags_.report(DiagKind::CodegenUnsupportedForm, where, "fma on vectors (write it per lane)");
       return placeholder(args[0].type);
     }
     ValueType f32 = ValueType::scalar(Scalar::F32);
     std::vector<std::string> ops;
-    for (auto &a : args) ops.push_back(reg(convert(adapt(a, ValueType::scalar(s)), f32, e.range)));
+    for (auto &a : args) ops.push_back(reg(convert(adapt(a, ValueType::scalar(s)), f32, where)));
     if (s != Scalar::F32 && (!isFloat(s) || scalarBits(s) != 16)) {
-      diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "fma on this type");
+      diags_.report(DiagKind::CodegenUnsupportedForm, where, "fma on this type");
       return placeholder(ValueType::scalar(s));
     }
     Value d = freshValue(f32);
     out_.inst("fma.rn.f32 " + d.regs[0] + ", " + ops[0] + ", " + ops[1] + ", " + ops[2]);
-    return s == Scalar::F32 ? d : convert(d, ValueType::scalar(s), e.range);
+    return s == Scalar::F32 ? d : convert(d, ValueType::scalar(s), where);
   }
   if (c == "select") {
     if (!need(3)) return placeholder(ValueType::scalar(Scalar::F32));
@@ -126,8 +142,8 @@ Value KernelLowering::lowerCall(const CallExpr &e) {
   if (c == "cdiv") {
     if (!need(2)) return placeholder(ValueType::scalar(Scalar::I32));
     // (a + b - 1) / b
-    Value bm1 = binaryOp(BinaryOp::Sub, args[1], Value::ofConst(Scalar::IntLit, ConstScalar::ofInt(1)), e.range);
-    return binaryOp(BinaryOp::Div, binaryOp(BinaryOp::Add, args[0], bm1, e.range), args[1], e.range);
+    Value bm1 = binaryOp(BinaryOp::Sub, args[1], Value::ofConst(Scalar::IntLit, ConstScalar::ofInt(1)), where);
+    return binaryOp(BinaryOp::Div, binaryOp(BinaryOp::Add, args[0], bm1, where), args[1], where);
   }
   if (c == "shfl.xor" || c == "shfl.down" || c == "shfl.up" || c == "shfl.idx") {
     if (!need(2)) return placeholder(ValueType::scalar(Scalar::F32));
@@ -136,14 +152,14 @@ Value KernelLowering::lowerCall(const CallExpr &e) {
     std::string_view mode;
     for (auto &[n, m] : modes)
       if (c == n) mode = m;
-    return shuffle(mode, args[0], args[1], e.range);
+    return shuffle(mode, args[0], args[1], where);
   }
   if (c == "warp.sum" || c == "warp.max" || c == "warp.min") {
     if (!need(1)) return placeholder(ValueType::scalar(Scalar::F32));
-    if (c == "warp.sum") return warpReduce(BinaryOp::Add, "", args[0], e.range);
-    return warpReduce(BinaryOp::Add, c == "warp.max" ? "max" : "min", args[0], e.range);
+    if (c == "warp.sum") return warpReduce(BinaryOp::Add, "", args[0], where);
+    return warpReduce(BinaryOp::Add, c == "warp.max" ? "max" : "min", args[0], where);
   }
-  diags_.report(DiagKind::CodegenUnsupportedForm, e.calleeRange, "the function '" + c + "'");
+  diags_.report(DiagKind::CodegenUnsupportedForm, where, "the function '" + c + "'");
   return placeholder(ValueType::scalar(Scalar::F32));
 }
 

@@ -21,6 +21,13 @@ void KernelLowering::fillFragment(Value &frag, const Value &scalar) {
     return;
   }
   ConstScalar c = convertConst(scalar.type.elem, dt, *scalar.constant);
+  if (st->elemsPerReg == 1 && st->cls != RegClass::F32) {   // integer and pred fragments: one element per register
+    for (auto &r : frag.regs) {
+      Value dst = Value::ofRegs(ValueType::scalar(dt), {r});
+      copyInto(Value::ofConst(dt, c), dst);
+    }
+    return;
+  }
   if (st->cls == RegClass::F32) {
     for (auto &r : frag.regs) out_.inst("mov.f32 " + r + ", " + ptxImmediate(Scalar::F32, c));
     return;

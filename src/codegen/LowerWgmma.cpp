@@ -35,14 +35,6 @@
 namespace cake::codegen {
 
 namespace {
-const VarStmt *rootVar(const Expr &e) {
-  const Expr *cur = &e;
-  while (const auto *ix = dynCast<IndexExpr>(cur)) cur = ix->base.get();
-  const auto *n = dynCast<NameExpr>(cur);
-  if (!n || !n->decl || n->decl->declKind != DeclKind::Var) return nullptr;
-  return static_cast<const VarStmt *>(n->decl);
-}
-
 // Swizzle mode field of the descriptor for a swizzle span in bytes.
 std::optional<uint32_t> descriptorMode(int swizzleBytes) {
   switch (swizzleBytes) {
@@ -80,11 +72,8 @@ bool provablyMultipleOf(const Expr &e, int64_t k, unsigned depth = 0) {
 
 bool KernelLowering::isWgmmaFragmentStore(const OpStmt &s) const {
   if (s.srcs.size() != 1) return false;
-  const Expr *e = s.srcs[0].get();
-  if (const auto *call = dynCast<CallExpr>(e); call && call->args.size() == 1) e = call->args[0].get();
-  const VarStmt *v = rootVar(*e);
-  return v && v->declaredType && v->declaredType->isFrag() &&
-         (v->declaredType->fragKind == "wgmma_acc" || v->declaredType->fragKind == "wgmma_a");
+  const Type *t = s.srcs[0]->type;   // the (converted) source: any element-wise expression of a wgmma fragment
+  return t && t->isFragment() && (t->frag == cake::FragKind::WgmmaAcc || t->frag == cake::FragKind::WgmmaA);
 }
 
 void KernelLowering::lowerWgmmaSync(const OpStmt &s) {
@@ -162,6 +151,18 @@ void KernelLowering::lowerWgmma(const OpStmt &s) {
                     "a wgmma A tile that is not a [64, K] tile of B's element type and K (K-major, not transposed)");
       return;
     }
+  } else if (auto [accExpr, accTo] = splitStoreConversion(*mul->lhs);
+             accTo && accExpr->type && accExpr->type->isFragment() && accExpr->type->frag == cake::FragKind::WgmmaAcc) {
+    // A converted accumulator [64, K]: per k-step, registers 4kk .. 4kk+3 of the packed conversion.
+    Value p = lowerExpr(*accExpr);
+    if (*accTo != ab || p.type.frag.dtype != Scalar::F32 || p.type.frag.n != kB) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, mul->lhs->range,
+                    "a wgmma A operand converted from an accumulator other than an f32 [64, K] one to B's type");
+      return;
+    }
+    aRegs = Value::ofRegs(ValueType::vector(ab, static_cast<unsigned>(kB)), accumulatorAsOperand(p, ab, mul->lhs->range));
+    // The conversion wrote the operand registers after the program's wgmma.fence: fence them again.
+    out_.inst("wgmma.fence.sync.aligned");
   } else {
     Value v = lowerExpr(*mul->lhs);
     if (v.type.frag.kind != FragKind::WgmmaA || v.type.frag.dtype != ab || kB != kInst || v.regs.size() != 4) {
@@ -225,7 +226,8 @@ void KernelLowering::lowerWgmma(const OpStmt &s) {
   for (int64_t kk = 0; kk < kB / kInst; ++kk) {
     std::string db = stepDesc(*descB, kk);
     if (aRegs) {
-      std::string al = "{" + aRegs->regs[0] + ", " + aRegs->regs[1] + ", " + aRegs->regs[2] + ", " + aRegs->regs[3] + "}";
+      const size_t r0 = static_cast<size_t>(4 * kk);
+      std::string al = "{" + aRegs->regs[r0] + ", " + aRegs->regs[r0 + 1] + ", " + aRegs->regs[r0 + 2] + ", " + aRegs->regs[r0 + 3] + "}";
       out_.inst(opcode + " " + accList + ", " + al + ", " + db + ", " + wgmmaScaleD_ + ", 1, 1, 0");
     } else {
       std::string da = stepDesc(*descA, kk);

@@ -49,7 +49,10 @@ std::optional<ValueType> parseValueTypeName(std::string_view name) {
 
 std::string typeName(const ValueType &t) {
   if (t.isFrag()) {
-    static constexpr std::string_view kinds[] = {"none", "mma_a", "mma_b", "mma_c", "wgmma_a", "wgmma_acc"};
+    static constexpr std::string_view kinds[] = {"none", "mma_a", "mma_b", "mma_c", "wgmma_a", "wgmma_acc", "mma_row", "wgmma_row"};
+    if (t.frag.kind == FragKind::MmaRow || t.frag.kind == FragKind::WgmmaRow)
+      return "frag<" + std::string(kinds[static_cast<unsigned>(t.frag.kind)]) + ", " + std::string(scalarName(t.frag.dtype)) +
+             ", " + std::to_string(t.frag.m) + ">";
     return "frag<" + std::string(kinds[static_cast<unsigned>(t.frag.kind)]) + ", " +
            std::string(scalarName(t.frag.dtype)) + ", " + std::to_string(t.frag.m) + ", " +
            std::to_string(t.frag.n) + ", " + std::to_string(t.frag.k) + ">";
@@ -109,6 +112,7 @@ unsigned fragElementsPerLane(const FragShape &f) {
   case FragKind::MmaC: return static_cast<unsigned>(f.m * f.n / 32);
   case FragKind::WgmmaA: return static_cast<unsigned>(f.m * f.k / 128);
   case FragKind::WgmmaAcc: return static_cast<unsigned>(f.m * f.n / 128);
+  case FragKind::MmaRow: case FragKind::WgmmaRow: return 2;
   case FragKind::None: return 0;
   }
   return 0;
@@ -121,7 +125,10 @@ std::optional<Storage> storageOf(const ValueType &t) {
   if (count == 0) return std::nullopt;
   if (count == 1 && !t.isFrag()) return Storage{scalarRegClass(e), 1, 1};
   if (bits >= 32) return Storage{scalarRegClass(e), count, 1};
-  if (bits == 1) return std::nullopt;   // pred vectors do not exist
+  if (bits == 1) {   // pred vectors do not exist; pred fragments (masks) hold one predicate per element
+    if (t.isFrag()) return Storage{RegClass::Pred, count, 1};
+    return std::nullopt;
+  }
   unsigned perReg = 32 / bits;
   if (count % perReg != 0) return std::nullopt;   // e.g. f8x2: not a whole register
   return Storage{RegClass::B32, count / perReg, perReg};

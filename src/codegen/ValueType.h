@@ -22,7 +22,7 @@ enum class Scalar : uint8_t {
   FloatLit,   // untyped float literal (adapts; defaults to f32)
 };
 
-enum class FragKind : uint8_t { None, MmaA, MmaB, MmaC, WgmmaA, WgmmaAcc };
+enum class FragKind : uint8_t { None, MmaA, MmaB, MmaC, WgmmaA, WgmmaAcc, MmaRow, WgmmaRow };
 
 struct FragShape {
   FragKind kind = FragKind::None;
@@ -76,5 +76,7 @@ struct Storage {
 std::optional<Storage> storageOf(const ValueType &t);
 // Number of elements a fragment holds per lane and how they are stored.
 unsigned fragElementsPerLane(const FragShape &f);
+// Elements of a vector or fragment (1 for a scalar).
+unsigned elementCount(const ValueType &t);
 
 } // namespace cake::codegen

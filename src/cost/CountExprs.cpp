@@ -175,12 +175,13 @@ LaneValue Counter::evalBinary(const BinaryExpr &b) {
 namespace {
 
 // What an intrinsic call computes, by name (one lookup instead of a chain of string compares).
-enum class CallKind : uint8_t { Sfu, Fma, MinMaxAbsSelect, Cdiv, Shuffle, WarpReduce, Other };
+enum class CallKind : uint8_t { Sfu, Fma, MinMaxAbsSelect, Cdiv, Shuffle, WarpReduce, RowReduce, Other };
 
 CallKind callKindOf(const std::string &callee) {
   static const std::unordered_map<std::string, CallKind> kinds = {
       {"ex2", CallKind::Sfu},  {"rcp", CallKind::Sfu},  {"rsqrt", CallKind::Sfu}, {"sqrt", CallKind::Sfu},
-      {"lg2", CallKind::Sfu},  {"fma", CallKind::Fma},  {"max", CallKind::MinMaxAbsSelect},
+      {"lg2", CallKind::Sfu},  {"tanh", CallKind::Sfu}, {"fma", CallKind::Fma},  {"max", CallKind::MinMaxAbsSelect},
+      {"rowmax", CallKind::RowReduce}, {"rowmin", CallKind::RowReduce}, {"rowsum", CallKind::RowReduce},
       {"min", CallKind::MinMaxAbsSelect}, {"abs", CallKind::MinMaxAbsSelect},
       {"select", CallKind::MinMaxAbsSelect}, {"cdiv", CallKind::Cdiv}};
   if (auto it = kinds.find(callee); it != kinds.end()) return it->second;
@@ -234,6 +235,13 @@ LaneValue Counter::evalCall(const CallExpr &c) {
   }
   if (kind == CallKind::Shuffle) {
     issue(1);
+    return LaneValue::unknown(deps);
+  }
+  if (kind == CallKind::RowReduce) {
+    // Fold the thread's elements of its two rows, then two quad shuffles + combines per row.
+    double folds = std::max(elementsOf(argType) - 2, 0.0) + 4;
+    issue(folds + 4);
+    if (isFloatValue(c.type)) fp32(folds * active, folds * active);
     return LaneValue::unknown(deps);
   }
   if (kind == CallKind::WarpReduce) {
@@ -338,7 +346,7 @@ LaneValue Counter::evalLoad(const Expr &e) {
   ResolvedAccess ra = resolve(e);
   if (!ra.memory) return LaneValue::unknown();
   int64_t bytes = e.type ? e.type->sizeInBytes().value_or(ra.elemBytes) : ra.elemBytes;
-  issue(1);
+  issue(e.type && e.type->isFragment() ? elementsOf(e.type) : 1);   // a gather: one load per element
   if (ra.space == AddressSpace::Global) {
     globalAccess(&e, ra, bytes, false, Count::SimtLoadBytes, true);
     if ((ra.deps & blockLoopBits_) && active_) probeWaveFootprint(siteFor(&e, ra.base, false), e);

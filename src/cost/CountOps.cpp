@@ -170,6 +170,14 @@ void Counter::walkOp(const OpStmt &op) {
     }
     return;
   }
+  case OpId::RowArgmin: case OpId::RowArgmax: {
+    // Per element a compare and two selects, then per row two rounds of two shuffles and the tie test.
+    if (op.srcs.empty()) return;
+    eval(*op.srcs[0]);
+    double n = op.srcs[0]->type && op.srcs[0]->type->isFragment() ? static_cast<double>(op.srcs[0]->type->fragElementsPerThread()) : 1;
+    issue(3 * n + 2 * 2 * 8);
+    return;
+  }
   case OpId::Store: {
     if (op.dsts.empty() || op.srcs.empty()) return;
     eval(*op.srcs[0]);   // the conversion, if any

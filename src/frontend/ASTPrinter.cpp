@@ -452,6 +452,7 @@ private:
       out_ += ", ";
       out_ += t.fragDtype;
       for (const Expr *e : {t.fragM.get(), t.fragN.get(), t.fragK.get()}) {
+        if (e != t.fragM.get() && !t.fragN && !t.fragK) break;   // row vector: frag<wgmma_row, f32, 64>
         out_ += ", ";
         if (e) constPrimary(*e);
         else out_ += "<missing>";

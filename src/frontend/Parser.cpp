@@ -395,7 +395,8 @@ Ptr<TypeExpr> Parser::parseType() {
   return type;
 }
 
-// base_type = 'frag' '<' IDENT ',' IDENT ',' const_primary ',' const_primary ',' const_primary '>' ;
+// base_type = 'frag' '<' IDENT ',' IDENT ',' const_primary [ ',' const_primary ',' const_primary ] '>' ;
+// (the short form, M only, is a row vector: frag<wgmma_row, f32, 64>)
 bool Parser::parseFragType(TypeExpr &type) {
   type.baseName = "frag";
   type.baseRange = consume().range;   // 'frag'
@@ -412,6 +413,7 @@ bool Parser::parseFragType(TypeExpr &type) {
   type.fragDtypeRange = dtype->range;
   Ptr<Expr> *dims[] = {&type.fragM, &type.fragN, &type.fragK};
   for (Ptr<Expr> *dim : dims) {
+    if (dim == &type.fragN && tok().kind == TokenKind::Greater) break;   // row vector
     if (!expect(TokenKind::Comma)) return false;
     *dim = parseConstPrimary();
     if (!*dim) return false;

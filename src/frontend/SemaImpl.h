@@ -114,6 +114,19 @@ public:
   // The declaration an lvalue/operand is rooted at: a[s][r, c] -> a.
   Decl *rootDecl(Expr &e) const;
 
+  // ---------------------------------------------------------------- SemaFragments.cpp
+  // The fragment whose layout an element-wise result takes (E0334 when the layouts differ), or null.
+  const Type *layoutCarrier(const Type *a, const Type *b, SourceRange r, std::string_view spelling);
+  const Type *fragmentBinary(BinaryOp op, const Type *lt, const Type *rt, Expr *lhs, Expr *rhs, SourceRange r,
+                             std::string_view spelling);
+  const Type *fragmentCoordinate(MemberExpr &m, const Type *bt);           // F.row, F.col
+  const Type *fragmentElement(IndexExpr &ix, const Type *bt);              // acc[i]
+  const Type *fragmentGather(IndexExpr &ix, const Type *bt, const Type *carrier);   // bias[n0 + acc.col]
+  const Type *rowReduction(CallExpr &c, const Type *t);                    // rowmax(F) ...
+  const Type *liftedIntrinsic(CallExpr &c, const IntrinsicInfo &intr);     // ex2(acc), select(m, acc, x) ...
+  // The intrinsic's typing rule applied to its (already typed) arguments (SemaTypes.cpp).
+  const Type *typeIntrinsicRule(CallExpr &c, const IntrinsicInfo &intr);
+
   // ---------------------------------------------------------------- SemaRoles.cpp
   void analyzeRole(RoleStmt &r, const StmtContext &ctx);
   void checkRoles(Kernel &k);

@@ -32,6 +32,7 @@ public:
     case OpId::Ldmatrix: case OpId::LdmatrixTrans: ldmatrix(); break;
     case OpId::Stmatrix: case OpId::StmatrixTrans: stmatrix(); break;
     case OpId::Store: store(); break;
+    case OpId::RowArgmin: case OpId::RowArgmax: rowArgReduction(); break;
     case OpId::MmaSync: mmaSync(); break;
     case OpId::Wgmma: wgmma(); break;
     case OpId::WgmmaFence: case OpId::WgmmaCommit: warpgroupOp(); noOperands(); break;
@@ -448,8 +449,8 @@ private:
                       S.text(*s.dsts[0]), "register");
       return;
     }
-    if (!src->isFragment() || !(src->frag == FragKind::MmaC || src->frag == FragKind::WgmmaAcc)) {
-      badOperand(*s.srcs[0], "store writes accumulator fragments (mma_c, wgmma_acc) at their lane layout; found " +
+    if (!src->isAccLayout() && !src->isRowVector()) {
+      badOperand(*s.srcs[0], "store writes accumulator fragments (mma_c, wgmma_acc) and row vectors at their lane layout; found " +
                                  typeToString(src) + " (use an assignment for scalars and vectors)");
       return;
     }
@@ -470,6 +471,33 @@ private:
     }
   }
 
+  // rowargmin VALUE, INDEX <- FRAG: row vectors of the minimum (maximum) and its column.
+  void rowArgReduction() {
+    clauses({}, {});
+    if (!form(OpArrow::Move) || !count(s.dsts, 2, 2, "destinations (value, index)") || !count(s.srcs, 1, 1, "source")) return;
+    const Type *src = operand(*s.srcs[0]);
+    const Type *v = operand(*s.dsts[0]);
+    const Type *i = operand(*s.dsts[1]);
+    if (src->isError() || v->isError() || i->isError()) return;
+    if (!src->isAccLayout() || !(src->scalar == ScalarKind::F32 || src->scalar == ScalarKind::I32 || src->scalar == ScalarKind::U32)) {
+      badOperand(*s.srcs[0], name() + " reduces an accumulator fragment (mma_c, wgmma_acc) of f32, i32 or u32; found " +
+                                 typeToString(src));
+      return;
+    }
+    const Type *rowT = S.types_.fragment(src->frag == FragKind::WgmmaAcc ? FragKind::WgmmaRow : FragKind::MmaRow, src->scalar, src->m, 0, 0);
+    const Type *idxT = S.types_.withElement(rowT, ScalarKind::I32);
+    if (!sameType(v, rowT)) {
+      S.diags_.report(DiagKind::TypeMismatch, s.dsts[0]->range, typeToString(rowT), typeToString(v), name());
+      return;
+    }
+    if (!sameType(i, idxT)) {
+      S.diags_.report(DiagKind::TypeMismatch, s.dsts[1]->range, typeToString(idxT), typeToString(i), name());
+      return;
+    }
+    S.checkAssignable(*s.dsts[0]);
+    S.checkAssignable(*s.dsts[1]);
+  }
+
   // `A * B` of mma.sync / wgmma: returns the multiplication, or null (reported).
   BinaryExpr *product() {
     auto *mul = dynCast<BinaryExpr>(s.srcs[0].get());
@@ -486,6 +514,10 @@ private:
     if (acc->isError()) return nullptr;
     if (!acc->isFragment() || acc->frag != kind) {
       badOperand(*s.dsts[0], "the accumulator must be a " + std::string(fragKindName(kind)) + " fragment, found " + typeToString(acc));
+      return nullptr;
+    }
+    if (acc->scalar != ScalarKind::F32 && acc->scalar != ScalarKind::F16) {
+      badOperand(*s.dsts[0], "tensor cores accumulate in f32 or f16, not " + std::string(scalarName(acc->scalar)));
       return nullptr;
     }
     if (!S.checkAssignable(*s.dsts[0])) return nullptr;
@@ -538,7 +570,13 @@ private:
 
     bool ok = true;
     bool aFrag = a->isFragment();
-    if (aFrag && a->frag != FragKind::WgmmaA) {
+    // A converted accumulator (bf16(p) of a wgmma_acc [64, Kp]) is an A operand in registers with K = Kp:
+    // the accumulator layout of 16 columns is the wgmma_a layout of one k16 step.
+    bool aFromAcc = aFrag && a->frag == FragKind::WgmmaAcc;
+    if (aFromAcc && !(a->scalar == ScalarKind::BF16 || a->scalar == ScalarKind::F16)) {
+      badOperand(*mul->lhs, "an accumulator used as A must be converted to the input type first: bf16(" + S.text(*mul->lhs) + ")");
+      ok = false;
+    } else if (aFrag && !aFromAcc && a->frag != FragKind::WgmmaA) {
       badOperand(*mul->lhs, "A must be a shared tile [64, K] or a wgmma_a fragment, found " + typeToString(a));
       ok = false;
     } else if (!aFrag && !(a->isTensor() && a->groups.size() == 1 && a->groups[0].size() == 2)) {
@@ -577,7 +615,10 @@ private:
     }
     std::vector<int64_t> bd = dimValues(b);   // [K, N]
     int64_t kA, mA;
-    if (aFrag) {
+    if (aFromAcc) {
+      mA = a->m;
+      kA = a->n;
+    } else if (aFrag) {
       mA = a->m;
       kA = a->k;
       if (a->n != acc->n) {

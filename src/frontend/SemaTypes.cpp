@@ -63,17 +63,27 @@ void Sema::checkScalarArch(ScalarKind k, SourceRange r) {
 
 namespace {
 // Empty when valid, else why not.
+// Accumulator layouts (mma_c, wgmma_acc) and row vectors hold any non-f8 element type as values; the
+// mma.sync / wgmma operations check their accumulators' f32 / f16 themselves.
 std::string validateFragment(FragKind kind, ScalarKind dt, int64_t m, int64_t n, int64_t k) {
   std::string shape = "m" + std::to_string(m) + "n" + std::to_string(n) + "k" + std::to_string(k);
   bool b16 = dt == ScalarKind::BF16 || dt == ScalarKind::F16;
+  bool accLayout = kind == FragKind::MmaC || kind == FragKind::WgmmaAcc || kind == FragKind::MmaRow || kind == FragKind::WgmmaRow;
+  if (accLayout && isF8Scalar(dt))
+    return std::string(fragKindName(kind)) + " fragments hold f32, f16, bf16, integer or pred elements, not " +
+           std::string(scalarName(dt));
   switch (kind) {
+  case FragKind::MmaRow:
+    if (m != 16) return "mma_row vectors have M = 16 (the rows of an mma_c tile), not " + std::to_string(m);
+    return {};
+  case FragKind::WgmmaRow:
+    if (m != 64) return "wgmma_row vectors have M = 64 (the rows of a wgmma accumulator), not " + std::to_string(m);
+    return {};
   case FragKind::MmaA:
   case FragKind::MmaB:
   case FragKind::MmaC:
     if (!(m == 16 && n == 8 && (k == 16 || k == 8)))
       return "mma.sync fragments have shape m16n8k16 or m16n8k8, not " + shape;
-    if (kind == FragKind::MmaC && dt != ScalarKind::F32 && dt != ScalarKind::F16)
-      return "mma.sync accumulators (mma_c) are f32 or f16, not " + std::string(scalarName(dt));
     if (kind != FragKind::MmaC && !b16)
       return "mma.sync inputs (" + std::string(fragKindName(kind)) + ") are bf16 or f16, not " + std::string(scalarName(dt));
     return {};
@@ -82,8 +92,6 @@ std::string validateFragment(FragKind kind, ScalarKind dt, int64_t m, int64_t n,
     if (m != 64) return "wgmma fragments have M = 64, not " + std::to_string(m);
     if (n < 8 || n > 256 || n % 8 != 0) return "wgmma N must be a multiple of 8 in 8..256, not " + std::to_string(n);
     if (kind == FragKind::WgmmaAcc) {
-      if (dt != ScalarKind::F32 && dt != ScalarKind::F16)
-        return "wgmma accumulators are f32 or f16, not " + std::string(scalarName(dt));
       if (k != 16 && k != 32) return "wgmma K is 16 (bf16/f16 inputs) or 32 (f8 inputs), not " + std::to_string(k);
       return {};
     }
@@ -104,7 +112,8 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
     auto dtype = parseScalarName(te.fragDtype);
     if (!kind)
       diags_.report(DiagKind::BadFragment, te.fragKindRange,
-                    "unknown fragment kind " + quote(te.fragKind) + "; expected mma_a, mma_b, mma_c, wgmma_a or wgmma_acc");
+                    "unknown fragment kind " + quote(te.fragKind) +
+                        "; expected mma_a, mma_b, mma_c, wgmma_a, wgmma_acc, mma_row or wgmma_row");
     if (!dtype) {
       auto d = diags_.report(DiagKind::UnknownType, te.fragDtypeRange, te.fragDtype);
       std::vector<std::string> names = {"pred", "i32", "u32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2"};
@@ -117,6 +126,15 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
     if (te.fragM) m = constInt(*te.fragM, "a fragment's M");
     if (te.fragN) n = constInt(*te.fragN, "a fragment's N");
     if (te.fragK) k = constInt(*te.fragK, "a fragment's K");
+    bool rowKind = kind && (*kind == FragKind::MmaRow || *kind == FragKind::WgmmaRow);
+    if (kind && rowKind != !te.fragN) {
+      diags_.report(DiagKind::BadFragment, te.range,
+                    rowKind ? "a row vector is written with M only: frag<" + te.fragKind + ", " + te.fragDtype + ", " +
+                                  std::string(*kind == FragKind::MmaRow ? "16" : "64") + ">"
+                            : "frag<" + te.fragKind + ", ...> needs M, N and K");
+      return types_.error();
+    }
+    if (rowKind) n = k = 0;
     if (!kind || !dtype || !m || !n || !k) return types_.error();
     std::string why = validateFragment(*kind, *dtype, *m, *n, *k);
     if (!why.empty()) {
@@ -340,7 +358,7 @@ struct CommonTypeResult {
 } // namespace
 
 // The type two operands share (untyped constants adapt); reports E0304 when they have none.
-static CommonTypeResult commonType(Sema &S, Expr &a, Expr &b, std::string_view spelling, SourceRange r, bool fragScalarOk) {
+static CommonTypeResult commonType(Sema &S, Expr &a, Expr &b, std::string_view spelling, SourceRange r) {
   const Type *at = a.type, *bt = b.type;
   if (at->isUntyped() && bt->isUntyped()) {
     bool isFloat = at->kind == TypeKind::UntypedFloat || bt->kind == TypeKind::UntypedFloat;
@@ -355,10 +373,6 @@ static CommonTypeResult commonType(Sema &S, Expr &a, Expr &b, std::string_view s
     }
   } else if (sameType(at, bt)) {
     return {at, true};
-  } else if (fragScalarOk && at->isFragment() && bt->isScalar() && bt->scalar == at->scalar) {
-    return {at, true};
-  } else if (fragScalarOk && bt->isFragment() && at->isScalar() && at->scalar == bt->scalar) {
-    return {bt, true};
   }
   auto d = S.diags_.report(DiagKind::TypeMismatch, r, typeToString(at), typeToString(bt), spelling);
   if ((at->isScalar() || at->isVector()) && (bt->isScalar() || bt->isVector()) && !at->isPred() && !bt->isPred() &&
@@ -380,7 +394,7 @@ const Type *Sema::binaryResultType(BinaryOp op, const Type *lt, const Type *rt, 
       return types_.error();
     }
   }
-  bool arithmetic = op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
+  if (lt->isFragment() || rt->isFragment()) return fragmentBinary(op, lt, rt, lhs, rhs, r, spelling);
   bool shift = op == BinaryOp::Shl || op == BinaryOp::Shr;
   // Shift amounts may have any integer type.
   if (shift && !lt->isUntyped() && !rt->isUntyped()) {
@@ -388,7 +402,7 @@ const Type *Sema::binaryResultType(BinaryOp op, const Type *lt, const Type *rt, 
     if (!rt->isInteger()) { diags_.report(DiagKind::InvalidOperator, rhs->range, spelling, typeToString(rt)); return types_.error(); }
     return lt;
   }
-  CommonTypeResult c = commonType(*this, *lhs, *rhs, spelling, r, arithmetic);
+  CommonTypeResult c = commonType(*this, *lhs, *rhs, spelling, r);
   if (!c.ok) return types_.error();
   const Type *t = c.type;
   auto bad = [&]() {
@@ -428,9 +442,9 @@ const Type *typeUnary(Sema &S, UnaryExpr &u) {
   std::string_view spelling = u.op == UnaryOp::Neg ? "-" : u.op == UnaryOp::Not ? "!" : "~";
   bool ok = false;
   switch (u.op) {
-  case UnaryOp::Neg: ok = t->isNumeric() || t->isFragment(); break;
-  case UnaryOp::Not: ok = t->isPred(); break;
-  case UnaryOp::BitNot: ok = t->isInteger(); break;
+  case UnaryOp::Neg: ok = t->isNumeric() || (t->isFragment() && t->scalar != ScalarKind::Pred); break;
+  case UnaryOp::Not: ok = t->isPred() || (t->isFragment() && t->scalar == ScalarKind::Pred); break;
+  case UnaryOp::BitNot: ok = t->isInteger() || (t->isFragment() && isIntegerScalar(t->scalar)); break;
   }
   if (!ok) {
     auto d = S.diags_.report(DiagKind::InvalidOperator, u.range, spelling, typeToString(t));
@@ -496,6 +510,7 @@ static const Type *typeMember(Sema &S, MemberExpr &m) {
     else diag.hint("only 2-D shared tiles can be transposed with '.T'");
     return types.error();
   }
+  if (bt->isFragment()) return S.fragmentCoordinate(m, bt);
   S.diags_.report(DiagKind::UnknownMember, m.memberRange, typeToString(bt), m.member);
   return types.error();
 }
@@ -505,10 +520,16 @@ static const Type *typeIndex(Sema &S, IndexExpr &ix) {
   const Type *bt = S.checkExpr(*ix.base, ExprMode::Operand);
   std::vector<std::optional<int64_t>> lengths(ix.items.size());
   bool itemsOk = true;
+  const Type *gatherCarrier = nullptr;   // integer fragment indices: a gather at their layout
   for (size_t i = 0; i < ix.items.size(); ++i) {
     IndexItem &item = ix.items[i];
     if (item.start) {
       const Type *st = S.checkExpr(*item.start);
+      if (st->isFragment() && isIntegerScalar(st->scalar) && item.kind == IndexItem::Point) {
+        gatherCarrier = gatherCarrier ? S.layoutCarrier(gatherCarrier, st, item.range, "[]") : st;
+        if (!gatherCarrier) itemsOk = false;
+        continue;
+      }
       if (st->isError() || !S.checkInteger(*item.start, "an index")) itemsOk = false;
       else S.concretize(*item.start);
     }
@@ -526,6 +547,7 @@ static const Type *typeIndex(Sema &S, IndexExpr &ix) {
     }
   }
   if (bt->isError()) return bt;
+  if (gatherCarrier) return itemsOk ? S.fragmentGather(ix, bt, gatherCarrier) : types.error();
   std::string name = S.text(*ix.base);
   bool allPoints = std::all_of(ix.items.begin(), ix.items.end(), [](const IndexItem &it) { return it.kind == IndexItem::Point; });
   auto single = [&](const Type *result) -> const Type * {
@@ -543,7 +565,7 @@ static const Type *typeIndex(Sema &S, IndexExpr &ix) {
   switch (bt->kind) {
   case TypeKind::MBarrierArray: return single(types.mbarrier());
   case TypeKind::Vector: return single(types.scalar(bt->scalar));
-  case TypeKind::Fragment: return single(types.scalar(bt->scalar));
+  case TypeKind::Fragment: return itemsOk ? S.fragmentElement(ix, bt) : types.error();
   case TypeKind::Tensor: break;
   default:
     S.diags_.report(DiagKind::NotIndexable, ix.range, typeToString(bt));
@@ -642,7 +664,10 @@ static const Type *typeConversion(Sema &S, CallExpr &c, const Type *target) {
       return target;
     }
     if (from->isFragment()) {
-      if (!target->isFloat()) return badConv(from, "fragments convert between float types");
+      if (target->isPred()) return badConv(from, "compare instead, e.g. " + S.text(*c.args[0]) + " != 0");
+      if (isF8Scalar(target->scalar)) return badConv(from, "fragments convert between f32, f16, bf16 and integer types");
+      if (from->isAccLayout() || from->isRowVector()) return types.withElement(from, target->scalar);
+      if (!target->isFloat()) return badConv(from, "operand fragments convert between float types");
       return types.withElement(from, target->scalar);
     }
     if (from->isVector())
@@ -709,6 +734,18 @@ static const Type *typeCall(Sema &S, CallExpr &c) {
   }
   S.checkArch(intr->archs, quote(c.callee), c.calleeRange);
   if (anyError) return types.error();
+  if (intr->rule == IntrinsicRule::RowReduce) return S.rowReduction(c, at[0]);
+  for (const Type *t : at)
+    if (t->isFragment()) return S.liftedIntrinsic(c, *intr);
+  return S.typeIntrinsicRule(c, *intr);
+}
+
+const Type *Sema::typeIntrinsicRule(CallExpr &c, const IntrinsicInfo &intrInfo) {
+  Sema &S = *this;
+  auto &types = types_;
+  const IntrinsicInfo *intr = &intrInfo;
+  std::vector<const Type *> at;
+  for (auto &a : c.args) at.push_back(a->type);
   auto badArg = [&](size_t i, std::string hint) {
     auto d = S.diags_.report(DiagKind::InvalidOperator, c.args[i]->range, c.callee, typeToString(c.args[i]->type));
     if (!hint.empty()) d.hint(hint);
@@ -718,7 +755,7 @@ static const Type *typeCall(Sema &S, CallExpr &c) {
   auto unify = [&](size_t from, size_t to) -> const Type * {
     const Type *t = c.args[from]->type;
     for (size_t i = from + 1; i < to; ++i) {
-      CommonTypeResult r = commonType(S, *c.args[from], *c.args[i], c.callee, c.range, false);
+      CommonTypeResult r = commonType(S, *c.args[from], *c.args[i], c.callee, c.range);
       if (!r.ok) return types.error();
       t = r.type;
     }
@@ -788,6 +825,7 @@ static const Type *typeCall(Sema &S, CallExpr &c) {
       return badArg(0, "warp reductions take i32, u32 or f32");
     return v;
   }
+  case IntrinsicRule::RowReduce: return rowReduction(c, at[0]);
   }
   return types.error();
 }

@@ -21,7 +21,7 @@ constexpr ScalarInfo kScalars[] = {
 };
 const ScalarInfo &info(ScalarKind k) { return kScalars[static_cast<unsigned>(k)]; }
 
-constexpr std::string_view kFragKinds[] = {"mma_a", "mma_b", "mma_c", "wgmma_a", "wgmma_acc"};
+constexpr std::string_view kFragKinds[] = {"mma_a", "mma_b", "mma_c", "wgmma_a", "wgmma_acc", "mma_row", "wgmma_row"};
 constexpr std::string_view kSpaces[] = {"global", "shared", "register"};
 } // namespace
 
@@ -40,7 +40,7 @@ std::optional<ScalarKind> parseScalarName(std::string_view name) {
 }
 
 std::optional<FragKind> parseFragKind(std::string_view name) {
-  for (unsigned i = 0; i < 5; ++i)
+  for (unsigned i = 0; i < std::size(kFragKinds); ++i)
     if (kFragKinds[i] == name) return static_cast<FragKind>(i);
   return std::nullopt;
 }
@@ -78,6 +78,7 @@ int64_t Type::fragElementsPerThread() const {
   case FragKind::MmaA: case FragKind::WgmmaA: rows = m; cols = k; break;
   case FragKind::MmaB: rows = k; cols = n; break;
   case FragKind::MmaC: case FragKind::WgmmaAcc: rows = m; cols = n; break;
+  case FragKind::MmaRow: case FragKind::WgmmaRow: return 2;
   }
   return rows * cols / fragThreads();
 }
@@ -131,6 +132,9 @@ std::string typeToString(const Type *t) {
   case TypeKind::Scalar: return std::string(scalarName(t->scalar));
   case TypeKind::Vector: return std::string(scalarName(t->scalar)) + "x" + std::to_string(t->width);
   case TypeKind::Fragment:
+    if (t->isRowVector())
+      return "frag<" + std::string(fragKindName(t->frag)) + ", " + std::string(scalarName(t->scalar)) + ", " +
+             std::to_string(t->m) + ">";
     return "frag<" + std::string(fragKindName(t->frag)) + ", " + std::string(scalarName(t->scalar)) + ", " +
            std::to_string(t->m) + ", " + std::to_string(t->n) + ", " + std::to_string(t->k) + ">";
   case TypeKind::Tensor: {

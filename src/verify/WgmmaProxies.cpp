@@ -149,7 +149,13 @@ private:
       scanExpr(at, cast<BinaryExpr>(e)->lhs.get(), how, s);
       scanExpr(at, cast<BinaryExpr>(e)->rhs.get(), how, s);
       break;
-    case ExprKind::Member: scanExpr(at, cast<MemberExpr>(e)->base.get(), how, s); break;
+    case ExprKind::Member: {
+      // acc.row / acc.col read the layout, not the accumulator's values.
+      auto *m = cast<MemberExpr>(e);
+      bool coordinate = (m->member == "row" || m->member == "col") && m->base->type && m->base->type->isFragment();
+      if (!coordinate) scanExpr(at, m->base.get(), how, s);
+      break;
+    }
     case ExprKind::Index: {
       auto *ix = cast<IndexExpr>(e);
       scanExpr(at, ix->base.get(), how, s);
@@ -222,6 +228,8 @@ private:
         const Decl *d = rootDecl(src);
         if (isWgmmaFragDecl(d)) regs.push_back(d);
         if (isShared(d)) checkProxy(op, d, s);
+        // A converted accumulator (bf16(p)) is read into fresh registers right here; codegen fences them.
+        if (!d) scanExpr(op, src, "conversion", s);
       }
       for (const Decl *d : regs) {
         auto it = s.dirty.find(d);

@@ -1,0 +1,346 @@
+// Fragments as values: element-wise arithmetic, coordinates, gathers, row reductions and row-vector stores
+// on accumulator fragments (mma_c, wgmma_acc) and row vectors (mma_row, wgmma_row), all on the calling
+// thread's own registers - no shared-memory round trip.
+//
+// Layouts (PTX ISA "Matrix fragments for mma.m16n8k16" and "wgmma register fragments"), with g = lane >> 2,
+// q = lane & 3 and w = warp & 3 (the warp's place in its warpgroup):
+//   accumulator element e   row  R0 + 8 * ((e >> 1) & 1)     column  2q + 8 * (e >> 2) + (e & 1)
+//   row-vector element r    row  R0 + 8 * r                  (r = 0, 1; each lane of a quad holds both)
+//   where R0 = g (mma_c, mma_row) or 16w + g (wgmma_acc, wgmma_row).
+// Element-wise operations unpack both operands to per-element scalars (a row vector is broadcast: element
+// e of an accumulator meets row element (e >> 1) & 1; a scalar meets every element), apply the scalar
+// lowering of LowerArith / LowerIntrinsics to each, and repack.  Coordinates are affine values (one lane
+// register plus a constant per element), so index arithmetic on them folds into address immediates, and a
+// gather loads each distinct address once (the two rows of a thread share their columns).
+// A row reduction folds the thread's elements of each row in column order, then combines the four lanes
+// of the quad that share the row with two butterfly shuffles (xor 1, xor 2); argmin/argmax carry the
+// column along and break ties toward the smaller column.
+#include "codegen/KernelLowering.h"
+
+#include <map>
+#include <tuple>
+
+namespace cake::codegen {
+
+namespace {
+bool isRowKind(FragKind k) { return k == FragKind::MmaRow || k == FragKind::WgmmaRow; }
+bool isAccKind(FragKind k) { return k == FragKind::MmaC || k == FragKind::WgmmaAcc; }
+bool isWgmmaFamily(FragKind k) { return k == FragKind::WgmmaAcc || k == FragKind::WgmmaRow || k == FragKind::WgmmaA; }
+// Which of the thread's two rows element e of a fragment of kind k lies in.
+unsigned rowHalf(FragKind k, unsigned e) { return isRowKind(k) ? e : (e >> 1) & 1; }
+} // namespace
+
+unsigned elementCount(const ValueType &t) { return t.isFrag() ? fragElementsPerLane(t.frag) : t.lanes; }
+
+ValueType KernelLowering::liftedType(const ValueType &carrier, Scalar elem) {
+  ValueType t = carrier;
+  t.frag.dtype = concreteScalar(elem);
+  t.elem = t.frag.dtype;
+  return t;
+}
+
+std::vector<Value> KernelLowering::broadcastElements(const Value &v, const ValueType &carrier) {
+  const unsigned n = elementCount(carrier);
+  if (!v.type.isFrag()) return std::vector<Value>(n, v);
+  std::vector<Value> own = unpackVector(v);
+  if (v.type.frag.kind == carrier.frag.kind) return own;
+  // A row vector broadcast onto an accumulator of its family.
+  std::vector<Value> out;
+  for (unsigned e = 0; e < n; ++e) out.push_back(own[rowHalf(carrier.frag.kind, e)]);
+  return out;
+}
+
+// The fragment whose layout a combination of values takes: an accumulator over a row vector, else the first.
+static const ValueType *carrierOf(const std::vector<const Value *> &vals) {
+  const ValueType *c = nullptr;
+  for (const Value *v : vals)
+    if (v->type.isFrag() && (!c || (isRowKind(c->frag.kind) && !isRowKind(v->type.frag.kind)))) c = &v->type;
+  return c;
+}
+
+Value KernelLowering::fragmentBinaryOp(BinaryOp op, const Value &a, const Value &b, SourceRange where) {
+  const ValueType carrier = *carrierOf({&a, &b});
+  std::vector<Value> la = broadcastElements(a, carrier), lb = broadcastElements(b, carrier);
+  std::vector<Value> r;
+  for (size_t i = 0; i < la.size(); ++i) r.push_back(binaryOp(op, la[i], lb[i], where));
+  Scalar et = r.empty() ? carrier.elem : r[0].type.elem;
+  return packVector(liftedType(carrier, et), r);
+}
+
+Value KernelLowering::fragmentUnaryOp(UnaryOp op, const Value &a, SourceRange where) {
+  std::vector<Value> la = unpackVector(a), r;
+  for (const Value &x : la) r.push_back(unaryOp(op, x, where));
+  return packVector(a.type, r);
+}
+
+Value KernelLowering::fragmentIntrinsic(const std::string &name, const std::vector<Value> &args, SourceRange where) {
+  std::vector<const Value *> ptrs;
+  for (const Value &a : args) ptrs.push_back(&a);
+  const ValueType carrier = *carrierOf(ptrs);
+  std::vector<std::vector<Value>> lanes;
+  for (const Value &a : args) lanes.push_back(broadcastElements(a, carrier));
+  std::vector<Value> r;
+  for (unsigned e = 0; e < elementCount(carrier); ++e) {
+    std::vector<Value> at;
+    for (auto &l : lanes) at.push_back(l[e]);
+    r.push_back(intrinsicOnValues(name, at, where));
+  }
+  Scalar et = r.empty() ? carrier.elem : r[0].type.elem;
+  return packVector(liftedType(carrier, et), r);
+}
+
+Value KernelLowering::fragmentConvert(const Value &v, const ValueType &to, SourceRange where) {
+  // f32 -> bf16 / f16 packs pairs with one cvt each (the vector path); everything else element by element.
+  const unsigned n = elementCount(v.type);
+  if (v.type.elem == Scalar::F32 && (to.elem == Scalar::BF16 || to.elem == Scalar::F16) && n % 2 == 0) {
+    Value packed = convert(Value::ofRegs(ValueType::vector(Scalar::F32, n), v.regs), ValueType::vector(to.elem, n), where);
+    return Value::ofRegs(to, packed.regs);
+  }
+  std::vector<Value> r;
+  for (const Value &x : unpackVector(v)) r.push_back(convert(x, ValueType::scalar(to.elem), where));
+  return packVector(to, r);
+}
+
+// ------------------------------------------------------------------------------------------- coordinates
+Value KernelLowering::fragmentRowBase(const FragShape &f, SourceRange where) {
+  Value g = binaryOp(BinaryOp::Shr, *laneId_, Value::ofInt(Scalar::I32, 2), where);
+  if (!isWgmmaFamily(f.kind)) return g;
+  Value w = binaryOp(BinaryOp::BitAnd, *warpId_, Value::ofInt(Scalar::I32, 3), where);
+  return binaryOp(BinaryOp::Add, binaryOp(BinaryOp::Shl, w, Value::ofInt(Scalar::I32, 4), where), g, where);
+}
+
+Value KernelLowering::fragmentCoordinates(const ValueType &f, bool column, SourceRange where) {
+  const unsigned n = elementCount(f);
+  std::vector<Value> r;
+  if (column) {
+    Value q2 = binaryOp(BinaryOp::Shl, binaryOp(BinaryOp::BitAnd, *laneId_, Value::ofInt(Scalar::I32, 3), where),
+                        Value::ofInt(Scalar::I32, 1), where);
+    for (unsigned e = 0; e < n; ++e)
+      r.push_back(binaryOp(BinaryOp::Add, q2, Value::ofInt(Scalar::I32, 8 * (e >> 2) + (e & 1)), where));
+  } else {
+    Value base = fragmentRowBase(f.frag, where);
+    for (unsigned e = 0; e < n; ++e)
+      r.push_back(binaryOp(BinaryOp::Add, base, Value::ofInt(Scalar::I32, 8 * rowHalf(f.frag.kind, e)), where));
+  }
+  return packVector(liftedType(f, Scalar::I32), r);
+}
+
+// ------------------------------------------------------------------------------------------- gathers
+Value KernelLowering::lowerGather(const IndexExpr &ix) {
+  const auto *n = dynCast<NameExpr>(ix.base.get());
+  auto it = n && n->decl ? env_.find(n->decl) : env_.end();
+  if (it == env_.end() || !(std::holds_alternative<GlobalTensor>(it->second) || std::holds_alternative<SharedArray>(it->second))) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, ix.range, "a gather from something other than a tensor parameter or shared array");
+    return placeholder(ValueType::scalar(Scalar::F32));
+  }
+  const Binding &tensor = it->second;
+  const GlobalTensor *global = std::get_if<GlobalTensor>(&tensor);
+  std::vector<Value> idx;
+  for (const auto &item : ix.items) idx.push_back(lowerExpr(*item.start));
+  std::vector<const Value *> ptrs;
+  for (const Value &v : idx) ptrs.push_back(&v);
+  const ValueType carrier = *carrierOf(ptrs);
+  std::vector<std::vector<Value>> perIndex;
+  for (const Value &v : idx) perIndex.push_back(broadcastElements(v, carrier));
+  const Scalar elem = global ? global->elem : std::get<SharedArray>(tensor).elem;
+  // One load per distinct index tuple (register and constant parts of each index).
+  std::map<std::vector<std::pair<std::string, int64_t>>, Value> loaded;
+  std::vector<Value> r;
+  for (unsigned e = 0; e < elementCount(carrier); ++e) {
+    std::vector<Value> at;
+    std::vector<std::pair<std::string, int64_t>> key;
+    for (auto &l : perIndex) {
+      at.push_back(l[e]);
+      if (auto c = constInt(l[e])) key.push_back({"", *c});
+      else key.push_back(affineParts(l[e]).first.empty() ? std::pair<std::string, int64_t>{l[e].regs[0], 0} : affineParts(l[e]));
+    }
+    if (auto f = loaded.find(key); f != loaded.end()) {
+      r.push_back(f->second);
+      continue;
+    }
+    MemRef m = memRefAt(tensor, at, 1, ix.range);
+    Value v;
+    if (global) {
+      // Masked by the tensor's dims: an out-of-range element reads 0 (unsigned compares catch negatives).
+      std::string ok;
+      for (size_t d = 0; d < at.size(); ++d) {
+        std::string p = out_.newReg(RegClass::Pred);
+        out_.inst("setp.lt.u32 " + p + ", " + reg(adapt(at[d], ValueType::scalar(Scalar::I32))) + ", " +
+                  operand(global->dims[d]));
+        if (ok.empty()) ok = p;
+        else {
+          std::string both = out_.newReg(RegClass::Pred);
+          out_.inst("and.pred " + both + ", " + ok + ", " + p);
+          ok = both;
+        }
+      }
+      v = maskedLoad(m, ok);
+    } else {
+      v = load(m);
+    }
+    loaded[key] = v;
+    r.push_back(v);
+  }
+  return packVector(liftedType(carrier, elem), r);
+}
+
+Value KernelLowering::maskedLoad(const MemRef &m, const std::string &guard) {
+  ValueType t = ValueType::scalar(m.elem);
+  auto st = storageOf(t);
+  if (!st || st->cls == RegClass::Pred || scalarBits(m.elem) < 16) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, out_.location(), "a gather of " + typeName(t));
+    return placeholder(t);
+  }
+  Value v = freshValue(t);
+  std::string ty = std::string(regDeclType(st->cls)).substr(1);
+  out_.inst("mov." + ty + " " + v.regs[0] + ", 0" + (ty == "f32" ? "f00000000" : ""));
+  std::string space = m.global && m.global->readOnly ? "ld.global.nc." : "ld.global.";
+  out_.instGuarded(guard, space + ty + " " + v.regs[0] + ", " + m.addr.str());
+  return v;
+}
+
+// ------------------------------------------------------------------------------------------- reductions
+namespace {
+struct ReduceOp {
+  BinaryOp combine = BinaryOp::Add;   // Add for sums
+  std::string_view minMax;            // "max" / "min", or empty for a sum
+};
+ReduceOp reduceOpOf(std::string_view name) {
+  if (name == "rowmax") return {BinaryOp::Add, "max"};
+  if (name == "rowmin") return {BinaryOp::Add, "min"};
+  return {BinaryOp::Add, ""};
+}
+} // namespace
+
+Value KernelLowering::combineValues(std::string_view minMax, const Value &a, const Value &b, SourceRange where) {
+  if (minMax.empty()) return binaryOp(BinaryOp::Add, a, b, where);
+  return intrinsicOnValues(std::string(minMax), {a, b}, where);
+}
+
+Value KernelLowering::rowReduce(std::string_view name, const Value &f, SourceRange where) {
+  ReduceOp op = reduceOpOf(name);
+  std::vector<Value> el = unpackVector(f);
+  std::vector<Value> rows;
+  for (unsigned h = 0; h < 2; ++h) {
+    std::optional<Value> acc;
+    for (unsigned e = 0; e < el.size(); ++e)
+      if (rowHalf(f.type.frag.kind, e) == h) acc = acc ? combineValues(op.minMax, *acc, el[e], where) : el[e];
+    Value v = *acc;
+    for (int m : {1, 2}) v = combineValues(op.minMax, v, shuffle("bfly", v, Value::ofInt(Scalar::I32, m), where), where);
+    rows.push_back(v);
+  }
+  ValueType rt = f.type;
+  rt.frag.kind = isWgmmaFamily(f.type.frag.kind) ? FragKind::WgmmaRow : FragKind::MmaRow;
+  rt.frag.n = rt.frag.k = 0;
+  return packVector(rt, rows);
+}
+
+void KernelLowering::lowerRowArgReduction(const OpStmt &s, bool isMax) {
+  auto dv = resolveLValue(*s.dsts[0]);
+  auto di = resolveLValue(*s.dsts[1]);
+  if (!dv || !di) return;
+  Value f = lowerExpr(*s.srcs[0]);
+  if (!f.type.isFrag() || !isAccKind(f.type.frag.kind)) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.srcs[0]->range, "this operand of " + s.name);
+    return;
+  }
+  const SourceRange R = s.range;
+  const BinaryOp better = isMax ? BinaryOp::Gt : BinaryOp::Lt;
+  std::vector<Value> el = unpackVector(f);
+  Value cols = fragmentCoordinates(f.type, /*column=*/true, R);
+  std::vector<Value> colEl = unpackVector(cols);
+  std::vector<Value> vals, idxs;
+  for (unsigned h = 0; h < 2; ++h) {
+    // Elements in increasing column order: a strict comparison keeps the smallest column of equal values.
+    std::optional<Value> bv, bi;
+    for (unsigned e = 0; e < el.size(); ++e) {
+      if (rowHalf(f.type.frag.kind, e) != h) continue;
+      if (!bv) { bv = el[e]; bi = colEl[e]; continue; }
+      Value take = binaryOp(better, el[e], *bv, R);
+      bv = selectValue(take, el[e], *bv);
+      bi = selectValue(take, colEl[e], *bi);
+    }
+    Value v = *bv, i = *bi;
+    for (int m : {1, 2}) {
+      Value ov = shuffle("bfly", v, Value::ofInt(Scalar::I32, m), R);
+      Value oi = shuffle("bfly", i, Value::ofInt(Scalar::I32, m), R);
+      Value strictly = binaryOp(better, ov, v, R);
+      Value tie = binaryOp(BinaryOp::BitAnd, binaryOp(BinaryOp::Eq, ov, v, R), binaryOp(BinaryOp::Lt, oi, i, R), R);
+      Value take = binaryOp(BinaryOp::BitOr, strictly, tie, R);
+      v = selectValue(take, ov, v);
+      i = selectValue(take, oi, i);
+    }
+    vals.push_back(v);
+    idxs.push_back(i);
+  }
+  ValueType rt = f.type;
+  rt.frag.kind = isWgmmaFamily(f.type.frag.kind) ? FragKind::WgmmaRow : FragKind::MmaRow;
+  rt.frag.n = rt.frag.k = 0;
+  assign(*dv, packVector(rt, vals), R);
+  assign(*di, packVector(liftedType(rt, Scalar::I32), idxs), R);
+}
+
+// ------------------------------------------------------------------------------------------- row-vector store
+void KernelLowering::lowerRowVectorStore(const OpStmt &s) {
+  auto [vecExpr, outType] = splitStoreConversion(*s.srcs[0]);
+  Value rv = lowerExpr(*vecExpr);
+  if (outType) rv = fragmentConvert(rv, liftedType(rv.type, *outType), s.range);
+  std::vector<const IndexExpr *> chain;
+  const Expr *cur = s.dsts[0].get();
+  while (const auto *ix = dynCast<IndexExpr>(cur)) {
+    chain.push_back(ix);
+    cur = ix->base.get();
+  }
+  const auto *n = dynCast<NameExpr>(cur);
+  auto it = n && n->decl ? env_.find(n->decl) : env_.end();
+  if (it == env_.end() || !(std::holds_alternative<GlobalTensor>(it->second) || std::holds_alternative<SharedArray>(it->second))) {
+    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a store destination that is not a tensor element");
+    return;
+  }
+  std::vector<Value> idx;
+  for (auto rit = chain.rbegin(); rit != chain.rend(); ++rit)
+    for (const auto &item : (*rit)->items) idx.push_back(lowerExpr(*item.start));
+  const GlobalTensor *global = std::get_if<GlobalTensor>(&it->second);
+  const SourceRange R = s.range;
+  // Lane q == 0 of each quad writes the quad's two rows; global stores are masked by every dim.
+  std::string first = out_.newReg(RegClass::Pred);
+  Value q = binaryOp(BinaryOp::BitAnd, *laneId_, Value::ofInt(Scalar::I32, 3), R);
+  out_.inst("setp.eq.s32 " + first + ", " + reg(q) + ", 0");
+  Value base = fragmentRowBase(rv.type.frag, R);
+  std::vector<Value> el = unpackVector(rv);
+  for (unsigned h = 0; h < 2; ++h) {
+    std::vector<Value> at = idx;
+    at[0] = binaryOp(BinaryOp::Add, idx[0], binaryOp(BinaryOp::Add, base, Value::ofInt(Scalar::I32, 8 * h), R), R);
+    std::string ok = first;
+    if (global)
+      for (size_t d = 0; d < at.size(); ++d) {
+        std::string p = out_.newReg(RegClass::Pred), both = out_.newReg(RegClass::Pred);
+        out_.inst("setp.lt.u32 " + p + ", " + reg(adapt(at[d], ValueType::scalar(Scalar::I32))) + ", " + operand(global->dims[d]));
+        out_.inst("and.pred " + both + ", " + ok + ", " + p);
+        ok = both;
+      }
+    MemRef m = memRefAt(it->second, at, 1, s.dsts[0]->range);
+    if (m.elem != concreteScalar(el[h].type.elem)) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, R,
+                    "storing " + std::string(scalarName(el[h].type.elem)) + " values into a " + std::string(scalarName(m.elem)) + " tensor");
+      return;
+    }
+    guardedStore(m, el[h], ok);
+  }
+}
+
+void KernelLowering::guardedStore(const MemRef &m, const Value &v, const std::string &guard) {
+  auto st = storageOf(ValueType::scalar(m.elem));
+  std::string ty = std::string(regDeclType(st->cls)).substr(1);
+  out_.instGuarded(guard, std::string(m.shared ? "st.shared." : "st.global.") + ty + " " + m.addr.str() + ", " + reg(v));
+}
+
+// ------------------------------------------------------------------------------------------- operands
+std::vector<std::string> KernelLowering::accumulatorAsOperand(const Value &p, Scalar to, SourceRange where) {
+  // Columns 16kk .. 16kk+15 of the accumulator are 8-column groups j = 2kk, 2kk+1; packed pairs (rows g, g+8)
+  // of group j and j+1 are exactly registers a0..a3 of the wgmma_a fragment of k-step kk.
+  Value conv = p.type.elem == to ? p : fragmentConvert(p, liftedType(p.type, to), where);
+  return conv.regs;
+}
+
+} // namespace cake::codegen
