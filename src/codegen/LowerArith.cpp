@@ -409,7 +409,10 @@ std::vector<Value> KernelLowering::unpackVector(const Value &v) {
   auto st = storageOf(v.type);
   if (!st) return std::vector<Value>(elementCount(v.type), placeholder(et));
   if (st->elemsPerReg == 1) {
-    for (const auto &r : v.regs) out.push_back(Value::ofRegs(et, {r}));
+    for (size_t i = 0; i < v.regs.size(); ++i) {
+      out.push_back(Value::ofRegs(et, {v.regs[i]}));
+      if (i < v.elementAffine.size()) std::tie(out.back().affineBase, out.back().affineOffset) = v.elementAffine[i];
+    }
     return out;
   }
   if (st->elemsPerReg != 2) {
@@ -463,9 +466,23 @@ void KernelLowering::setVectorElement(Value &vec, unsigned index, const Value &e
 
 Value KernelLowering::packVector(const ValueType &t, const std::vector<Value> &elements) {
   ValueType et = ValueType::scalar(t.elem);
-  Value out = freshValue(t);
   auto st = storageOf(t);
   const unsigned count = elementCount(t);
+  if (st && st->elemsPerReg == 1 && elements.size() == count) {
+    // Immutable registers of the element type are used as they are (no copies), keeping their affine parts.
+    bool direct = true;
+    for (const Value &e : elements)
+      direct = direct && !e.isConst() && e.type == et && e.regs.size() == 1 && !mutableRegs_.count(e.regs[0]);
+    if (direct) {
+      Value v = Value::ofRegs(t, {});
+      for (const Value &e : elements) {
+        v.regs.push_back(e.regs[0]);
+        v.elementAffine.push_back(affineParts(e));
+      }
+      return v;
+    }
+  }
+  Value out = freshValue(t);
   if (!st || elements.size() != count) return out;
   if (st->elemsPerReg == 1) {
     for (unsigned i = 0; i < count; ++i) {

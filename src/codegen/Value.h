@@ -39,6 +39,9 @@ struct Value {
   // affineBase).  Set only on immutable results and loop variables, never on a var's registers.  Lets
   // division and remainder by a constant become shifts, masks and multiply-high (LowerArith.cpp).
   std::optional<int64_t> lowerBound;
+  // Fragments and vectors of 32-bit integers built from affine elements (coordinates such as acc.col):
+  // each element's affineBase / affineOffset, so that unpacking restores them (empty when unknown).
+  std::vector<std::pair<std::string, int64_t>> elementAffine;
 
   bool isConst() const { return constant.has_value(); }
   bool valid() const { return isConst() || !regs.empty(); }

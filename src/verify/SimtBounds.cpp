@@ -151,11 +151,13 @@ private:
       scanExpr(*ix->base, "store");
       // A wgmma accumulator stored into a global tensor is masked element-wise by the tensor's dims
       // (docs/hopper.md, language.md 13.2 `store`): in bounds by construction, like a TMA store.
-      if (ft->frag == FragKind::WgmmaAcc && ix->base->type && ix->base->type->isTensor() &&
+      // Row vectors are masked the same way by every dim.
+      if ((ft->frag == FragKind::WgmmaAcc || ft->isRowVector()) && ix->base->type && ix->base->type->isTensor() &&
           ix->base->type->space == AddressSpace::Global)
         return;
       std::vector<int64_t> extent;
-      if (ix->items.size() == 2) extent = {ft->m, ft->n};
+      if (ix->items.size() == 2 && !ft->isRowVector()) extent = {ft->m, ft->n};
+      else if (ft->isRowVector()) extent = {ft->m};
       checkIndex(*ix, "'store' tile", extent);
       return;
     }
