@@ -20,6 +20,7 @@
 #pragma once
 #include "codegen/CodeGen.h"
 #include "codegen/PtxWriter.h"
+#include "frontend/SharedLayout.h"
 #include "codegen/Value.h"
 #include "frontend/AST.h"
 #include "frontend/Builtins.h"
@@ -92,6 +93,8 @@ struct SharedTile {
   std::vector<int64_t> dims;    // tile shape, outermost first (without .T applied)
   int64_t rowBytes = 0;         // byte stride between consecutive rows of the innermost two dims
   bool transposed = false;      // written T.T (wgmma B operand stored [N, K])
+  ColumnBlocks layout;          // the array's innermost two dims (column blocks when rows exceed the span)
+  std::optional<int64_t> colPhase;   // first column of the tile modulo the column-block width, when known
   int64_t bytes() const;
 };
 
@@ -117,6 +120,9 @@ struct LValue {
   unsigned element = 0;        // VectorElement
   MemRef mem;                  // Memory
 };
+
+// True when the integer expression is a multiple of k for every value of its names (LowerWgmma.cpp).
+bool provablyMultipleOf(const Expr &e, int64_t k, unsigned depth = 0);
 
 class KernelLowering {
 public:
@@ -243,12 +249,19 @@ public:
   // shared tiles as whole operands (SharedTile.cpp)
   std::optional<SharedTile> resolveSharedTile(const Expr &e);
   std::string tileAddress(const SharedTile &t);   // .b32 register with the tile's first (unswizzled) address
+  // The column-block layout of a shared array's innermost two dims, and the byte offset a column index
+  // adds under it (into acc / constOff, as accumulateSharedOffset); returns the column's phase in its
+  // block when known.
+  static ColumnBlocks columnBlocks(const SharedArray &a);
+  std::optional<int64_t> accumulateColumnOffset(Value col, const Expr *colExpr, const ColumnBlocks &layout,
+                                                std::string &acc, int64_t &constOff, SourceRange where);
   // TMA (LowerTma.cpp)
   void lowerTmaLoad(const OpStmt &s);
   void lowerTmaStore(const OpStmt &s);
   void lowerTmaStoreCommit(const OpStmt &s);
   void lowerTmaStoreWait(const OpStmt &s);
   std::string tensorMapAddress(const Param &p);
+  bool columnBlockTile(const SharedTile &t, SourceRange where);
   // wgmma (LowerWgmma.cpp)
   void lowerWgmma(const OpStmt &s);
   void lowerWgmmaSync(const OpStmt &s);

@@ -8,7 +8,9 @@
 //   shared  base = the 32-bit shared-window address of cake_smem (one register set at entry), plus the
 //           declaration's offset from sema's layout, plus idx * stride in 32-bit; arrays declared with
 //           swizzle(32B|64B|128B) XOR bits [4,7) of the byte offset with bits [7,10) (the CUTLASS / TMA
-//           swizzle patterns), applied to the offset from the array's start (which sema aligns).
+//           swizzle patterns), applied to the offset from the array's start (which sema aligns); a
+//           swizzled array whose rows are wider than the span is stored as column blocks one span wide
+//           (SharedLayout.h): the row index steps one span, the column index picks the block.
 // Accesses are split into the widest PTX vectors: up to 16 bytes per instruction (ld.global.v4.b32 for
 // bf16x8, ld.shared.v4.f32 for f32x4).  Loads from tensors the kernel never writes use ld.global.nc.
 #include "codegen/KernelLowering.h"
@@ -260,10 +262,17 @@ MemRef KernelLowering::memRefAt(const Binding &tensor, const std::vector<Value> 
   }
   std::vector<int64_t> strides(dims.size(), elemBytes(s->elem));
   for (size_t k = dims.size(); k-- > 1;) strides[k - 1] = strides[k] * dims[k];
+  // A swizzled array whose rows are wider than the span is stored in column blocks (SharedLayout.h): rows
+  // step one span inside a block, the column picks the block.
+  const ColumnBlocks blocks = columnBlocks(*s);
+  if (blocks.blocked() && dims.size() >= 2) strides[dims.size() - 2] = blocks.rowStride();
   int64_t constOff = 0;
   std::string acc;
   for (size_t k = 0; k < indices.size(); ++k) {
-    accumulateSharedOffset(indices[k], strides[k], acc, constOff, where);
+    if (k + 1 == indices.size() && blocks.blocked())
+      accumulateColumnOffset(indices[k], nullptr, blocks, acc, constOff, where);
+    else
+      accumulateSharedOffset(indices[k], strides[k], acc, constOff, where);
   }
   if (s->swizzleBytes) {
     int64_t mask = s->swizzleBytes == 128 ? 0x70 : s->swizzleBytes == 64 ? 0x30 : 0x10;

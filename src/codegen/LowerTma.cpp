@@ -16,7 +16,10 @@
 //        (out-of-range box elements are not written)
 //   tma.store.commit  -> cp.async.bulk.commit_group
 //   tma.store.wait N  -> cp.async.bulk.wait_group.read N   (the shared source of all but N groups was read)
-// Shared addresses are the tile's unswizzled start (SharedTile.cpp): TMA applies the map's swizzle.
+// Shared addresses are the tile's unswizzled start (SharedTile.cpp): TMA applies the map's swizzle.  A box
+// whose dims of size 1 were dropped from the tile (box [1, 1, BT, D] into a [BT, D] tile) still takes one
+// coordinate per tensor dim: the .4d form with {c3, c2, c1, c0}.  A tile of a column-blocked array (rows
+// wider than the swizzle span) is one column block: its start is the block's start.
 #include "codegen/KernelLowering.h"
 
 namespace cake::codegen {
@@ -51,6 +54,17 @@ std::optional<TmaTensorRef> tmaTensorRef(const Expr &e, const KernelInfo &info) 
   return r;
 }
 } // namespace
+
+// A tile of a column-blocked array is copied by TMA as rows one span wide packed one after the other: it
+// must be one whole column block (sema checks constant starts; unrolled loop variables are checked here).
+bool KernelLowering::columnBlockTile(const SharedTile &t, SourceRange where) {
+  if (!t.layout.blocked()) return true;
+  if (t.colPhase && *t.colPhase == 0 && !t.dims.empty() && t.dims.back() == t.layout.blockCols()) return true;
+  diags_.report(DiagKind::TmaColumnBlock, where, "tile", "its array",
+                "its first column is not a multiple of the block width " + std::to_string(t.layout.blockCols()) +
+                    " for every value of its names, or it is not one block wide");
+  return false;
+}
 
 std::string KernelLowering::tensorMapAddress(const Param &p) {
   // Emitted at each use (two instructions ptxas hoists): a first use under a branch must not leave the
@@ -90,6 +104,7 @@ void KernelLowering::lowerTmaLoad(const OpStmt &s) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a tma.load destination that is not a shared tile");
     return;
   }
+  if (!columnBlockTile(*dst, s.dsts[0]->range)) return;
   const Clause *signal = findClause(s, "signal");
   auto bar = signal && signal->args.size() == 1 ? mbarrierAddress(*signal->args[0]) : std::nullopt;
   if (!bar) {
@@ -131,6 +146,7 @@ void KernelLowering::lowerTmaStore(const OpStmt &s) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.srcs[0]->range, "a tma.store source that is not a shared tile");
     return;
   }
+  if (!columnBlockTile(*src, s.srcs[0]->range)) return;
   std::string srcAddr = tileAddress(*src);
   std::string coords = coordinateList(*this, dst->coords, s.dsts[0]->range);
   std::string tmap = tensorMapAddress(*dst->param);

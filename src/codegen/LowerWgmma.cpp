@@ -17,6 +17,7 @@
 //   wgmma.wait_group.sync.aligned N.
 //
 //   store T[r0, c0] <- [bf16|f16|f32](ACC)     ACC a wgmma_acc 64 x N
+//   store T[r0, c0] <- bf16(ACC)[:, c0 +: n]   columns c0 .. c0+n-1 only: the registers of their 8-column groups
 //     Lane layout (PTX ISA "wgmma Register Fragment: Matrix D"): warp w = warp % 4 of the warpgroup owns rows
 //     16w .. 16w+15; with g = lane / 4, q = lane % 4, f32 registers d[4j], d[4j+1] hold row 16w+g, columns
 //     8j+2q, 8j+2q+1 and d[4j+2], d[4j+3] row 16w+g+8, same columns (f16: d[2j], d[2j+1] packed pairs).
@@ -34,20 +35,10 @@
 
 namespace cake::codegen {
 
-namespace {
-// Swizzle mode field of the descriptor for a swizzle span in bytes.
-std::optional<uint32_t> descriptorMode(int swizzleBytes) {
-  switch (swizzleBytes) {
-  case 128: return 1;
-  case 64: return 2;
-  case 32: return 3;
-  default: return std::nullopt;
-  }
-}
 // True when the integer expression is a multiple of k for every value of its names: literals and
 // compile-time constants, products with a multiple, sums / differences of multiples, shifts by log2(k) or
 // more, and `let` names bound to such expressions.
-bool provablyMultipleOf(const Expr &e, int64_t k, unsigned depth = 0) {
+bool provablyMultipleOf(const Expr &e, int64_t k, unsigned depth) {
   if (depth > 32) return false;
   if (auto c = ConstEvaluator().evaluate(e).optional()) return *c % k == 0;
   if (const auto *b = dynCast<BinaryExpr>(&e)) {
@@ -68,7 +59,6 @@ bool provablyMultipleOf(const Expr &e, int64_t k, unsigned depth = 0) {
   }
   return false;
 }
-} // namespace
 
 bool KernelLowering::isWgmmaFragmentStore(const OpStmt &s) const {
   if (s.srcs.size() != 1) return false;
@@ -112,18 +102,13 @@ void KernelLowering::lowerWgmma(const OpStmt &s) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a wgmma accumulator of this shape or type");
     return;
   }
-  // B: a shared [N, K] tile read transposed (K-major).
+  // B: a shared [N, K] tile read transposed (K-major) or a shared [K, N] tile (MN-major).
   auto b = resolveSharedTile(*mul->rhs);
   if (!b || b->dims.size() != 2) {
     diags_.report(DiagKind::CodegenUnsupportedForm, mul->rhs->range, "a wgmma B operand that is not a two-dimensional shared tile");
     return;
   }
-  if (!b->transposed) {
-    diags_.report(DiagKind::CodegenUnsupportedForm, mul->rhs->range,
-                  "a wgmma B operand stored [K, N] (N-major); store B as [N, K] and write it transposed: b[s].T")
-        .hint("TMA-load B from a row-major [N, K] tensor into a [BN, BK] tile and use 'b[s].T'");
-    return;
-  }
+  const bool bMN = !b->transposed;
   const Scalar ab = b->array->elem;
   if (ab != Scalar::BF16 && ab != Scalar::F16) {
     diags_.report(DiagKind::CodegenUnsupportedForm, mul->rhs->range, "wgmma on operands other than bf16 / f16");
@@ -134,21 +119,24 @@ void KernelLowering::lowerWgmma(const OpStmt &s) {
     return;
   }
   const int64_t kInst = 16;   // K of one instruction for 16-bit inputs
-  const int64_t n = b->dims[0], kB = b->dims[1];
+  const int64_t n = bMN ? b->dims[1] : b->dims[0], kB = bMN ? b->dims[0] : b->dims[1];
   if (n != fc.n || kB % kInst != 0) {
     diags_.report(DiagKind::CodegenUnsupportedForm, mul->rhs->range,
-                  "a wgmma B tile of " + std::to_string(n) + " x " + std::to_string(kB) + " for an accumulator with N = " +
-                      std::to_string(fc.n) + " (needs N rows and a multiple of 16 columns)");
+                  "a wgmma B tile of K = " + std::to_string(kB) + ", N = " + std::to_string(n) + " for an accumulator with N = " +
+                      std::to_string(fc.n) + " (needs N columns and K a multiple of 16)");
     return;
   }
-  // A: a shared [64, K] tile (K-major) or a register fragment.
+  // A: a shared [64, K] tile (K-major), a shared [K, 64] tile read transposed (M-major), or a register fragment.
   std::optional<SharedTile> a;
   std::optional<Value> aRegs;
+  bool aMN = false;
   if (auto t = resolveSharedTile(*mul->lhs)) {
     a = t;
-    if (a->transposed || a->dims.size() != 2 || a->dims[0] != 64 || a->dims[1] != kB || a->array->elem != ab) {
+    aMN = a->transposed;
+    const int64_t mA = a->dims.size() == 2 ? a->dims[aMN ? 1 : 0] : 0, kA = a->dims.size() == 2 ? a->dims[aMN ? 0 : 1] : 0;
+    if (mA != 64 || kA != kB || a->array->elem != ab) {
       diags_.report(DiagKind::CodegenUnsupportedForm, mul->lhs->range,
-                    "a wgmma A tile that is not a [64, K] tile of B's element type and K (K-major, not transposed)");
+                    "a wgmma A tile that is not a [64, K] tile (or a [K, 64] tile read .T) of B's element type and K");
       return;
     }
   } else if (auto [accExpr, accTo] = splitStoreConversion(*mul->lhs);
@@ -172,37 +160,45 @@ void KernelLowering::lowerWgmma(const OpStmt &s) {
     }
     aRegs = v;
   }
-  // Descriptors: the constant high word (SBO, swizzle mode) and the low word per k-step.
+  // Descriptors (SharedLayout.h): the constant high word (SBO, swizzle mode), the low word (start address
+  // field | LBO field) for kk = 0, and the start offset of each k-step.
   struct Desc {
-    std::string lo;   // start-address field | LBO field, for kk = 0
+    std::string lo;
     std::string hi;
+    WgmmaDescriptorPlan plan;
   };
-  auto makeDesc = [&](const SharedTile &t, SourceRange where) -> std::optional<Desc> {
-    auto mode = descriptorMode(t.array->swizzleBytes);
-    if (!mode || t.rowBytes != t.array->swizzleBytes) {
-      diags_.report(DiagKind::CodegenUnsupportedForm, where,
-                    "a wgmma shared operand without a 32B/64B/128B swizzle whose rows are exactly one swizzle span "
-                    "(row of " + std::to_string(t.rowBytes) + " bytes, swizzle " + std::to_string(t.array->swizzleBytes) + "B)")
-          .hint("declare the tile with swizzle(128B) and BK * 2 == 128 for bf16 (the layout TMA writes)");
+  auto makeDesc = [&](const SharedTile &t, bool mnMajor, SourceRange where) -> std::optional<Desc> {
+    const int64_t phase = t.colPhase.value_or(0);
+    if (!t.colPhase && t.layout.blocked()) {
+      diags_.report(DiagKind::WgmmaOperandLayout, where,
+                    "a tile of a column-blocked array whose first column is not a constant or a multiple of " +
+                        std::to_string(t.layout.blockCols()));
       return std::nullopt;
     }
-    const uint32_t sboEnc = static_cast<uint32_t>(8 * t.rowBytes) >> 4;
-    const uint32_t hiWord = sboEnc | (*mode << 30);
+    DescriptorResult r = planWgmmaDescriptor(t.layout, mnMajor, t.dims[0], t.dims[1], phase, kInst);
+    if (!r.plan) {
+      diags_.report(DiagKind::WgmmaOperandLayout, where,
+                    r.why + " (array rows of " + std::to_string(t.layout.cols * t.layout.elemBytes) + " bytes, swizzle " +
+                        std::to_string(t.array->swizzleBytes) + "B)")
+          .hint("declare the tile with swizzle(128B) and rows a multiple of 128 bytes (the layout TMA writes)");
+      return std::nullopt;
+    }
     Desc d;
+    d.plan = *r.plan;
     std::string addr = tileAddress(t), sh = out_.newReg(RegClass::B32), field = out_.newReg(RegClass::B32);
     d.lo = out_.newReg(RegClass::B32);
     d.hi = out_.newReg(RegClass::B32);
     out_.inst("shr.u32 " + sh + ", " + addr + ", 4");
     out_.inst("and.b32 " + field + ", " + sh + ", 16383");
-    out_.inst("or.b32 " + d.lo + ", " + field + ", " + std::to_string(1u << 16));   // LBO field = 1 (16 bytes)
-    out_.inst("mov.b32 " + d.hi + ", " + std::to_string(hiWord));
+    out_.inst("or.b32 " + d.lo + ", " + field + ", " + std::to_string(d.plan.lboField << 16));
+    out_.inst("mov.b32 " + d.hi + ", " + std::to_string(d.plan.hiWord()));
     return d;
   };
-  auto descB = makeDesc(*b, mul->rhs->range);
+  auto descB = makeDesc(*b, bMN, mul->rhs->range);
   if (!descB) return;
   std::optional<Desc> descA;
   if (a) {
-    descA = makeDesc(*a, mul->lhs->range);
+    descA = makeDesc(*a, aMN, mul->lhs->range);
     if (!descA) return;
   }
   // scale-d = true: D = A * B + D.  A fresh predicate per statement, so no register is shared across branches.
@@ -215,30 +211,59 @@ void KernelLowering::lowerWgmma(const OpStmt &s) {
   const std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(fc.n) + "k16." + dty + "." + ty + "." + ty;
   auto stepDesc = [&](const Desc &d, int64_t kk) {
     std::string lo = d.lo;
-    if (kk) {   // 16 elements = 32 bytes further along K: +2 in the (address >> 4) field
+    if (const int64_t step = d.plan.stepBytes[static_cast<size_t>(kk)]) {   // the start-address field counts 16 bytes
       lo = out_.newReg(RegClass::B32);
-      out_.inst("add.s32 " + lo + ", " + d.lo + ", " + std::to_string(kk * kInst * 2 / 16));
+      out_.inst("add.s32 " + lo + ", " + d.lo + ", " + std::to_string(step / 16));
     }
     std::string r = out_.newReg(RegClass::B64);
     out_.inst("mov.b64 " + r + ", {" + lo + ", " + d.hi + "}");
     return r;
   };
+  // Immediates: scale-a, scale-b (1: no negation), then transpose-a (shared A only) and transpose-b: 1 = MN-major.
+  const std::string tb = bMN ? "1" : "0";
   for (int64_t kk = 0; kk < kB / kInst; ++kk) {
     std::string db = stepDesc(*descB, kk);
     if (aRegs) {
       const size_t r0 = static_cast<size_t>(4 * kk);
       std::string al = "{" + aRegs->regs[r0] + ", " + aRegs->regs[r0 + 1] + ", " + aRegs->regs[r0 + 2] + ", " + aRegs->regs[r0 + 3] + "}";
-      out_.inst(opcode + " " + accList + ", " + al + ", " + db + ", " + wgmmaScaleD_ + ", 1, 1, 0");
+      out_.inst(opcode + " " + accList + ", " + al + ", " + db + ", " + wgmmaScaleD_ + ", 1, 1, " + tb);
     } else {
       std::string da = stepDesc(*descA, kk);
-      out_.inst(opcode + " " + accList + ", " + da + ", " + db + ", " + wgmmaScaleD_ + ", 1, 1, 0, 0");
+      out_.inst(opcode + " " + accList + ", " + da + ", " + db + ", " + wgmmaScaleD_ + ", 1, 1, " + (aMN ? "1" : "0") + ", " + tb);
     }
   }
 }
 
 void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
-  auto [fragExpr, outType] = splitStoreConversion(*s.srcs[0]);
+  // A column slice F[:, c0 +: n] (sema: n a multiple of 8) keeps the registers of column groups c0/8 ..
+  // (c0+n)/8 - 1: 4 f32 (2 packed f16) registers per group of 8 columns.
+  const Expr *src = s.srcs[0].get();
+  std::optional<std::pair<int64_t, int64_t>> columns;
+  if (const auto *ix = dynCast<IndexExpr>(src); ix && ix->base->type && ix->base->type->isFragment() && ix->items.size() == 2) {
+    auto c0 = constIntExpr(*ix->items[1].start);
+    auto n = ix->items[1].length ? constIntExpr(*ix->items[1].length) : std::nullopt;
+    const int64_t fullN = ix->base->type->n;
+    if (!c0 || !n || *c0 < 0 || *c0 % 8 != 0 || *n % 8 != 0 || *c0 + *n > fullN) {
+      diags_.report(DiagKind::AccumulatorColumnSlice, ix->items[1].range,
+                    "the columns are not a constant 8-column range inside N = " + std::to_string(fullN) + " after unrolling");
+      return;
+    }
+    columns = {*c0, *n};
+    src = ix->base.get();
+  }
+  auto [fragExpr, outType] = splitStoreConversion(*src);
   Value frag = lowerExpr(*fragExpr);
+  if (columns && frag.type.isFrag()) {
+    const size_t perGroup = frag.type.frag.dtype == Scalar::F32 ? 4 : 2;
+    const size_t first = static_cast<size_t>(columns->first / 8) * perGroup, count = static_cast<size_t>(columns->second / 8) * perGroup;
+    if (first + count > frag.regs.size()) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, s.srcs[0]->range, "a column slice outside the accumulator's registers");
+      return;
+    }
+    frag.regs = std::vector<std::string>(frag.regs.begin() + static_cast<std::ptrdiff_t>(first),
+                                         frag.regs.begin() + static_cast<std::ptrdiff_t>(first + count));
+    frag.type.frag.n = static_cast<int>(columns->second);
+  }
   const FragShape f = frag.type.frag;
   if (f.kind != FragKind::WgmmaAcc || f.m != 64 || (f.dtype != Scalar::F32 && f.dtype != Scalar::F16)) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.srcs[0]->range, "a store of this wgmma fragment (only 64 x N accumulators)");
@@ -292,7 +317,12 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
     const bool colAligned = dstIndex && !dstIndex->items.empty() && dstIndex->items.back().start &&
                             (constInt(idx.back()) ? *constInt(idx.back()) % 8 == 0
                                                   : provablyMultipleOf(*dstIndex->items.back().start, 8));
-    if (scalarBits(to) == 16 && colAligned && !dims.empty() && dims.back() % 8 == 0 && arr.offset % 16 == 0 &&
+    // A column-blocked array (SharedLayout.h): a constant column origin that is a multiple of 16 keeps each
+    // 16-column chunk inside one block; the chunk's block offset is then a constant.
+    const ColumnBlocks blocks = columnBlocks(arr);
+    const std::optional<int64_t> c0 = constInt(idx.back());
+    const bool blockOk = !blocks.blocked() || (c0 && *c0 % 16 == 0 && blocks.blockCols() % 16 == 0 && dims.size() >= 2);
+    if (scalarBits(to) == 16 && colAligned && blockOk && !dims.empty() && dims.back() % 8 == 0 && arr.offset % 16 == 0 &&
         dims.size() == idx.size()) {
       // stmatrix.x4: matrices (rows +0, cols +0), (rows +8, cols +0), (rows +0, cols +8), (rows +8, cols +8) of a
       // 16 x 16 block; lane l gives the row address of row l % 8 of matrix l / 8: row 16 * (warp % 4) + l % 16,
@@ -304,9 +334,10 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
                             Value::ofInt(Scalar::I32, 3), R);
       std::vector<Value> at = idx;
       at[at.size() - 2] = binaryOp(BinaryOp::Add, idx[idx.size() - 2], lrow, R);
-      at.back() = binaryOp(BinaryOp::Add, idx.back(), lcol, R);
+      at.back() = blocks.blocked() ? lcol : binaryOp(BinaryOp::Add, idx.back(), lcol, R);
       std::vector<int64_t> strides(dims.size(), 2);
       for (size_t k = dims.size(); k-- > 1;) strides[k - 1] = strides[k] * dims[k];
+      if (blocks.blocked()) strides[dims.size() - 2] = blocks.rowStride();
       std::string lin;   // .b32 register: the lane's non-constant linear byte offset
       int64_t constOff = 0;
       for (size_t k = 0; k < at.size(); ++k) accumulateSharedOffset(at[k], strides[k], lin, constOff, R);
@@ -315,8 +346,9 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
         out_.inst("mov.b32 " + lin + ", 0");
       }
       const int64_t mask = arr.swizzleBytes == 128 ? 0x70 : arr.swizzleBytes == 64 ? 0x30 : arr.swizzleBytes == 32 ? 0x10 : 0;
-      // A swizzled array's rows are exactly one span (sema), so an in-bounds block never leaves the lane's row:
-      // the XOR term (bits [7,10) of the offset) is the same for every block of the lane.
+      // A swizzled row is one span (or a column block one span wide, whose blocks start on swizzle-atom
+      // boundaries), so an in-bounds chunk never leaves the lane's row: the XOR term (bits [7,10) of the offset)
+      // is the same for every chunk of the lane.
       std::string xorTerm;
       if (mask) {
         std::string full = out_.newReg(RegClass::B32), sh = out_.newReg(RegClass::B32);
@@ -335,7 +367,8 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
         std::vector<std::string> regs;
         for (int64_t jb = j; jb < j + (x4 ? 2 : 1); ++jb)
           for (int h = 0; h < 2; ++h) regs.push_back(pairValue(h, jb)[0]);
-        const int64_t blockOff = constOff + 16 * j;   // 8 columns * 2 bytes per block
+        // 8 columns * 2 bytes per 8-column block; in a column-blocked array the chunk's block and column in it
+        const int64_t blockOff = constOff + (blocks.blocked() ? blocks.offset(0, *c0 + 8 * j) : 16 * j);
         Address a;
         if (mask) {
           std::string full = out_.newReg(RegClass::B32), sw = out_.newReg(RegClass::B32), base = out_.newReg(RegClass::B32);

@@ -40,8 +40,10 @@ std::optional<SharedTile> KernelLowering::resolveSharedTile(const Expr &e) {
   std::vector<int64_t> dims;
   for (const auto &g : arr->groups) dims.insert(dims.end(), g.begin(), g.end());
   const int64_t eb = std::max<int64_t>(1, scalarBits(arr->elem) / 8);
+  tile.layout = columnBlocks(*arr);
   std::vector<int64_t> strides(dims.size(), eb);
   for (size_t k = dims.size(); k-- > 1;) strides[k - 1] = strides[k] * dims[k];
+  if (dims.size() >= 2) strides[dims.size() - 2] = tile.layout.rowStride();   // rows inside a column block
   // Items of all bracket groups in order; missing trailing groups mean whole dims.
   std::vector<const IndexItem *> items;
   for (auto rit = chain.rbegin(); rit != chain.rend(); ++rit)
@@ -50,6 +52,7 @@ std::optional<SharedTile> KernelLowering::resolveSharedTile(const Expr &e) {
   int64_t constOff = arr->offset;
   std::string acc;   // .b32 register with the dynamic part of the offset
   std::vector<int64_t> keptStrides;
+  tile.colPhase = 0;
   for (size_t k = 0; k < dims.size(); ++k) {
     const IndexItem *item = k < items.size() ? items[k] : nullptr;
     if (!item || item->kind == IndexItem::Full) {
@@ -66,7 +69,10 @@ std::optional<SharedTile> KernelLowering::resolveSharedTile(const Expr &e) {
       tile.dims.push_back(*len);
       keptStrides.push_back(strides[k]);
     }
-    accumulateSharedOffset(lowerExpr(*item->start), strides[k], acc, constOff, item->range);
+    if (k + 1 == dims.size() && tile.layout.blocked())
+      tile.colPhase = accumulateColumnOffset(lowerExpr(*item->start), item->start.get(), tile.layout, acc, constOff, item->range);
+    else
+      accumulateSharedOffset(lowerExpr(*item->start), strides[k], acc, constOff, item->range);
   }
   if (tile.dims.empty()) return std::nullopt;   // a single element, not a tile
   tile.rowBytes = keptStrides.size() >= 2 ? keptStrides[keptStrides.size() - 2] : 0;
@@ -79,6 +85,42 @@ std::optional<SharedTile> KernelLowering::resolveSharedTile(const Expr &e) {
   }
   tile.offset = constOff;
   return tile;
+}
+
+ColumnBlocks KernelLowering::columnBlocks(const SharedArray &a) {
+  ColumnBlocks l;
+  std::vector<int64_t> dims;
+  for (const auto &g : a.groups) dims.insert(dims.end(), g.begin(), g.end());
+  l.elemBytes = std::max<int64_t>(1, scalarBits(a.elem) / 8);
+  l.cols = dims.empty() ? 0 : dims.back();
+  l.rows = dims.size() >= 2 ? dims[dims.size() - 2] : 1;
+  l.span = a.swizzleBytes;
+  return l;
+}
+
+// Column c of a column-blocked array: (c / W) * blockBytes + (c % W) * elemBytes.  A constant column folds
+// into constOff; a column provably a multiple of W adds (c >> log2 W) * blockBytes; any other column splits
+// at run time (shr / and).  Returns c % W when it is known.
+std::optional<int64_t> KernelLowering::accumulateColumnOffset(Value col, const Expr *colExpr, const ColumnBlocks &l,
+                                                              std::string &acc, int64_t &constOff, SourceRange where) {
+  if (!l.blocked()) {
+    accumulateSharedOffset(col, l.elemBytes, acc, constOff, where);
+    if (auto c = constInt(col)) return *c % std::max<int64_t>(1, l.cols);
+    return std::nullopt;
+  }
+  const int64_t w = l.blockCols();
+  if (auto c = constInt(col)) {
+    constOff += (*c / w) * l.blockBytes() + (*c % w) * l.elemBytes;
+    return *c % w;
+  }
+  int64_t log2w = 0;
+  while ((int64_t{1} << log2w) < w) ++log2w;
+  Value block = binaryOp(BinaryOp::Shr, col, Value::ofInt(Scalar::I32, log2w), where);
+  accumulateSharedOffset(block, l.blockBytes(), acc, constOff, where);
+  if (colExpr && provablyMultipleOf(*colExpr, w)) return 0;
+  Value within = binaryOp(BinaryOp::BitAnd, col, Value::ofInt(Scalar::I32, w - 1), where);
+  accumulateSharedOffset(within, l.elemBytes, acc, constOff, where);
+  return std::nullopt;
 }
 
 std::string KernelLowering::tileAddress(const SharedTile &t) {

@@ -8,6 +8,7 @@
 // the SFU, shuffles 1, warp.sum/max/min 5 shuffles + 5 ops, a load 1.  Expressions that are compile-time
 // constants (no dependence bits) cost nothing: codegen folds them.
 #include "cost/WorkCounterImpl.h"
+#include "frontend/SharedLayout.h"
 
 #include <algorithm>
 #include <bit>
@@ -339,6 +340,8 @@ ResolvedAccess Counter::resolve(const Expr &e) {
 }
 
 LaneValue Counter::evalLoad(const Expr &e) {
+  // A column slice of an accumulator (`store`'s source bf16(acc)[:, c0 +: n]) selects registers: no load.
+  if (const auto *ix = dynCast<IndexExpr>(&e); ix && ix->base->type && ix->base->type->isFragment()) return eval(*ix->base);
   if (rebinding_) {   // an address read from memory: the footprint is not followed
     rebinding_->failed = true;
     return LaneValue::unknown();
@@ -386,12 +389,31 @@ void Counter::globalAccess(const void *node, const ResolvedAccess &ra, int64_t b
   }
 }
 
+std::optional<LaneValue> physicalSharedOffsets(const ResolvedAccess &ra) {
+  if (!ra.shared || !ra.shared->swizzleBytes || !ra.shared->decl || !ra.shared->decl->type) return ra.byteOffset;
+  if (ra.byteOffset.kind == LaneValue::Kind::Unknown) return std::nullopt;
+  std::vector<TensorDim> dims = ra.shared->decl->type->allDims();
+  ColumnBlocks l;
+  l.cols = dims.empty() ? 0 : dims.back().value.value_or(0);
+  l.rows = dims.size() >= 2 ? dims[dims.size() - 2].value.value_or(0) : 1;
+  l.elemBytes = std::max<int64_t>(1, ra.elemBytes);
+  l.span = ra.shared->swizzleBytes;
+  const int64_t base = ra.shared->offset;
+  auto map = [&](int64_t off) { return base + l.physical(off - base); };
+  LaneValue v = ra.byteOffset;
+  if (v.kind == LaneValue::Kind::Uniform) v.scalar = map(v.scalar);
+  else for (int64_t &x : v.lanes) x = map(x);
+  return v;
+}
+
+// A swizzled array's accesses are counted at their physical addresses (column blocks and the XOR,
+// SharedLayout.h); where the lanes' offsets are unknown, as conflict-free.
 void Counter::sharedAccess(const ResolvedAccess &ra, int64_t bytesPerLane, bool store) {
   if (!active_) return;
   double bytes = static_cast<double>(bytesPerLane) * lanes();
-  bool swizzled = ra.shared && ra.shared->swizzleBytes != 0;
-  double wavefronts = static_cast<double>(swizzled ? idealWavefronts(bytesPerLane, active_)
-                                                   : sharedWavefronts(ra.byteOffset, bytesPerLane, active_));
+  std::optional<LaneValue> phys = physicalSharedOffsets(ra);
+  double wavefronts = static_cast<double>(!phys ? idealWavefronts(bytesPerLane, active_)
+                                                : sharedWavefronts(*phys, bytesPerLane, active_));
   add(store ? Count::SharedStoreBytes : Count::SharedLoadBytes, bytes);
   add(Count::SharedWavefronts, wavefronts);
 }

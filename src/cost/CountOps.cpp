@@ -161,9 +161,8 @@ void Counter::walkOp(const OpStmt &op) {
     ResolvedAccess ra = resolve(*tiles[0]);
     uint32_t addressLanes = matrices >= 4 ? 0xffffffffu : ((1u << (8 * matrices)) - 1);
     double bytes = static_cast<double>(matrices * 128);
-    bool swizzled = ra.shared && ra.shared->swizzleBytes != 0;
-    double wavefronts = static_cast<double>(swizzled || !ra.memory ? matrices
-                                                                   : sharedWavefronts(ra.byteOffset, 16, addressLanes));
+    std::optional<LaneValue> phys = ra.memory ? physicalSharedOffsets(ra) : std::nullopt;
+    double wavefronts = static_cast<double>(!phys ? matrices : sharedWavefronts(*phys, 16, addressLanes));
     if (active_) {
       add(load ? Count::SharedLoadBytes : Count::SharedStoreBytes, bytes);
       add(Count::SharedWavefronts, wavefronts);
@@ -236,7 +235,8 @@ void Counter::walkOp(const OpStmt &op) {
     double aBytes = 0, bBytes = 0;
     if (a && a->isTensor()) {
       std::vector<TensorDim> dims = a->allDims();
-      if (!dims.empty()) k = dimValue(a->transposed ? dims.front() : dims.back()).value_or(16);
+      // The type of A is [M, K] whether it is stored that way or read transposed (`at.T` of a [K, M] tile).
+      if (!dims.empty()) k = dimValue(dims.back()).value_or(16);
       ResolvedAccess ra = resolve(*aExpr);
       aBytes = static_cast<double>(ra.tileElements * ra.elemBytes);
     } else if (a && a->isFragment()) {

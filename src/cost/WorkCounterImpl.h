@@ -63,6 +63,11 @@ struct ResolvedAccess {
   uint32_t deps = 0;                      // dependence of the address
 };
 
+// The byte offsets of a shared access as stored: a swizzled array's row-major offsets mapped through its
+// column blocks and swizzle XOR (frontend/SharedLayout.h), other arrays' unchanged; nullopt when a swizzled
+// array's offsets are unknown (the access is then counted conflict-free).
+std::optional<LaneValue> physicalSharedOffsets(const ResolvedAccess &ra);
+
 // What a statement can do to the control path (ControlTrace.cpp).
 struct ControlFacts {
   bool control = false;   // a branch, return, integer var assignment or loop with non-constant bounds

@@ -179,6 +179,11 @@ void Sema::analyzeParamAttrs(Param &p) {
     checkArch(archsFrom(Arch::SM90), "'tma'", a.nameRange);
     ti.tma = true;
     bool haveBox = false, ok = true;
+    if (dims.size() > 5) {
+      diags_.report(DiagKind::TmaRankUnsupported, p.nameRange, p.name, std::to_string(dims.size()))
+          .hint("fold adjacent contiguous dims into one");
+      ok = false;
+    }
     for (AttrArg &arg : a.args) {
       if (!arg.value) continue;
       if (arg.key == "box") {
@@ -413,9 +418,23 @@ void Sema::analyzeShared(SharedStmt &s, const StmtContext &ctx) {
   if (ok && alloc.swizzleBytes && s.type->isTensor() && !s.type->groups.empty()) {
     const TensorDim &inner = s.type->groups.back().back();
     int64_t rowBytes = inner.value.value_or(0) * s.type->element->sizeInBytes().value_or(0);
-    if (rowBytes != alloc.swizzleBytes)
+    const auto &innerGroup = s.type->groups.back();
+    if (rowBytes > alloc.swizzleBytes && rowBytes % alloc.swizzleBytes == 0) {
+      // Column blocks one span wide (docs/language.md "Shared layouts"): [rows, span] blocks on swizzle atoms.
+      const int64_t rows = innerGroup.size() >= 2 ? innerGroup[innerGroup.size() - 2].value.value_or(0) : 0;
+      if (innerGroup.size() < 2)
+        diags_.report(DiagKind::SwizzleColumnBlocks, swizzleAttr->range, s.name,
+                      "its rows of " + std::to_string(rowBytes) + " bytes exceed the " + std::to_string(alloc.swizzleBytes) +
+                          "-byte span, and column blocks need a [rows, columns] tile as the innermost bracket group")
+            .hint("declare it as [rows, columns], e.g. bf16[S][64, 128]");
+      else if (rows % 8 != 0)
+        diags_.report(DiagKind::SwizzleColumnBlocks, swizzleAttr->range, s.name,
+                      "its rows of " + std::to_string(rowBytes) + " bytes are " + std::to_string(rowBytes / alloc.swizzleBytes) +
+                          " column blocks of " + std::to_string(rows) + " rows, but a block needs a multiple of 8 rows")
+            .hint("make the row count a multiple of 8 (a swizzle atom is 8 rows of the span)");
+    } else if (rowBytes != alloc.swizzleBytes)
       diags_.report(DiagKind::BadAttributeArgument, swizzleAttr->range, "swizzle",
-                    "swizzle(" + std::to_string(alloc.swizzleBytes) + "B) needs rows of " +
+                    "swizzle(" + std::to_string(alloc.swizzleBytes) + "B) needs rows of a multiple of " +
                         std::to_string(alloc.swizzleBytes) + " bytes, but the innermost dimension of " + quote(s.name) +
                         " is " + inner.text + " x " + typeToString(s.type->element) + " = " + std::to_string(rowBytes) +
                         " bytes");

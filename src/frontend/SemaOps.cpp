@@ -324,17 +324,59 @@ private:
       return;
     }
     if (ti->box.empty()) return;   // the tma attribute itself was invalid and reported
-    std::vector<int64_t> dims = dimValues(tile);
-    if (dims != ti->box)
+    // The tile matches the box, or the box without its dims of size 1 (a rank-4 box [1, 1, BT, D] fills a
+    // [BT, D] tile).
+    std::vector<int64_t> dims = dimValues(tile), squeezed;
+    for (int64_t b : ti->box)
+      if (b != 1) squeezed.push_back(b);
+    if (squeezed.empty()) squeezed.push_back(1);
+    if (dims != ti->box && dims != squeezed)
       S.diags_.report(DiagKind::ShapeMismatch, tileExpr.range, name(),
                       "the shared tile " + quote(S.text(tileExpr)) + " is " + dimsText(dims) + " but the box of " +
-                          quote(c.root->name) + " is " + dimsText(ti->box));
+                          quote(c.root->name) + " is " + dimsText(ti->box) +
+                          (squeezed != ti->box ? " (" + dimsText(squeezed) + " without its dims of size 1)" : ""));
+    else columnBlock(tileExpr, tile);
     if (const SharedAllocation *a = allocationOf(tileExpr); a && a->swizzleBytes != ti->swizzleBytes) {
       auto mode = [](int64_t b) { return b ? std::to_string(b) + "B" : std::string("none"); };
       S.diags_.report(DiagKind::BadOperand, tileExpr.range, name(),
                       quote(a->decl->name) + " has swizzle(" + mode(a->swizzleBytes) + ") but the tensor map of " +
                           quote(c.root->name) + " uses swizzle=" + mode(ti->swizzleBytes));
     }
+  }
+
+  // A TMA tile of a column-blocked array (rows wider than the swizzle span) must be one whole column block:
+  // a column slice one span wide starting at a constant multiple of the block width (E0356).
+  void columnBlock(Expr &tileExpr, const Type *tile) {
+    const SharedAllocation *a = allocationOf(tileExpr);
+    if (!a || !a->swizzleBytes || !a->decl->type || !a->decl->type->isTensor()) return;
+    const Type *arr = a->decl->type;
+    const int64_t eb = arr->element->sizeInBytes().value_or(0);
+    const int64_t cols = arr->groups.back().back().value.value_or(0);
+    if (eb <= 0 || cols * eb <= a->swizzleBytes) return;
+    const int64_t w = a->swizzleBytes / eb;
+    std::vector<int64_t> dims = dimValues(tile);
+    auto report = [&](const std::string &why) {
+      S.diags_.report(DiagKind::TmaColumnBlock, tileExpr.range, S.text(tileExpr), a->decl->name, why)
+          .hint("copy one block per tma.load: " + a->decl->name + "[..][:, " + std::to_string(w) + " * j +: " +
+                std::to_string(w) + "] with a box " + std::to_string(w) + " elements wide");
+    };
+    if (dims.empty() || dims.back() != w) {
+      report("it is " + std::to_string(dims.empty() ? 0 : dims.back()) + " columns wide, a block is " + std::to_string(w) +
+             " (" + std::to_string(a->swizzleBytes) + " bytes)");
+      return;
+    }
+    // The innermost index item (the column): a constant start must be a multiple of w.
+    const Expr *cur = &tileExpr;
+    const IndexItem *last = nullptr;
+    size_t seen = 0, total = arr->allDims().size();
+    std::vector<const IndexExpr *> chain;
+    while (const auto *ix = dynCast<IndexExpr>(cur)) { chain.push_back(ix); cur = ix->base.get(); }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+      for (const auto &item : (*it)->items) { ++seen; if (seen == total) last = &item; }
+    if (!last || !last->start) return;   // the whole dim: only when it is one block, handled above
+    ConstResult c = S.constEval_.evaluate(*last->start);
+    if (c.ok() && c.value % w != 0)
+      report("its first column " + std::to_string(c.value) + " is not a multiple of the block width " + std::to_string(w));
   }
 
   // cp.async DST <- SRC [valid(COND)]: COND is a pred; where it is false nothing is read and DST is zero-filled.
@@ -442,7 +484,7 @@ private:
     clauses({}, {});
     if (!form(OpArrow::Move) || !count(s.dsts, 1, 1, "destination") || !count(s.srcs, 1, 1, "source")) return;
     auto dst = coords(*s.dsts[0], "the destination");
-    const Type *src = operand(*s.srcs[0]);
+    const Type *src = accumulatorColumns(*s.srcs[0]);
     if (!dst || src->isError()) return;
     if (dst->tensor->space == AddressSpace::Register) {
       S.diags_.report(DiagKind::WrongAddressSpace, s.dsts[0]->range, "the destination of 'store'", "global or shared",
@@ -496,6 +538,41 @@ private:
     }
     S.checkAssignable(*s.dsts[0]);
     S.checkAssignable(*s.dsts[1]);
+  }
+
+  // The source of `store`: a fragment, or a column slice of a wgmma accumulator, `F[:, c0 +: n]` (F the
+  // accumulator or its conversion): the columns c0 .. c0+n-1 of all 64 rows, a wgmma_acc fragment 64 x n.
+  // n is a constant multiple of 8; c0 a multiple of 8 with c0 + n <= N, checked here when it is a constant
+  // and by code generation after unrolling otherwise (E0358).
+  const Type *accumulatorColumns(Expr &e) {
+    auto *ix = dynCast<IndexExpr>(&e);
+    if (!ix) return operand(e);
+    const Type *bt = S.checkExpr(*ix->base, ExprMode::Operand);
+    if (bt->isError() || !bt->isFragment()) return operand(e);
+    auto bad = [&](const std::string &why) {
+      S.diags_.report(DiagKind::AccumulatorColumnSlice, ix->range, why)
+          .hint("write F[:, 64 * j +: 64] for columns 64j .. 64j+63 of a wgmma accumulator F");
+      e.type = S.types_.error();
+      return e.type;
+    };
+    if (bt->frag != FragKind::WgmmaAcc) return bad(quote(S.text(*ix->base)) + " is a " + typeToString(bt) + ", not a wgmma_acc");
+    if (ix->items.size() != 2 || ix->items[0].kind != IndexItem::Full || ix->items[1].kind != IndexItem::Slice)
+      return bad("the slice takes every row and a column range: [:, c0 +: n]");
+    IndexItem &cols = ix->items[1];
+    const Type *st = S.checkExpr(*cols.start);
+    if (st->isError() || !S.checkInteger(*cols.start, "a column")) return e.type = S.types_.error();
+    S.concretize(*cols.start);
+    auto n = S.constInt(*cols.length, "a slice length");
+    if (!n) return e.type = S.types_.error();
+    S.adaptUntyped(*cols.length, S.types_.i32());
+    if (*n <= 0 || *n % 8 != 0 || *n > bt->n)
+      return bad("the length " + std::to_string(*n) + " is not a positive multiple of 8 up to N = " + std::to_string(bt->n));
+    ConstResult c0 = S.constEval_.evaluate(*cols.start);
+    if (c0.ok() && (c0.value < 0 || c0.value % 8 != 0 || c0.value + *n > bt->n))
+      return bad("columns " + std::to_string(c0.value) + " +: " + std::to_string(*n) + " are not 8-column groups inside N = " +
+                 std::to_string(bt->n));
+    e.type = S.types_.fragment(FragKind::WgmmaAcc, bt->scalar, bt->m, *n, bt->k);
+    return e.type;
   }
 
   // `A * B` of mma.sync / wgmma: returns the multiplication, or null (reported).

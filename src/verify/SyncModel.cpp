@@ -615,7 +615,8 @@ private:
     return slot;
   }
 
-  // The rows of the tile a copy writes when the destination is a slice (b[s][r * 64 +: 64, :]).
+  // The rows of the tile a copy writes when the destination is a slice (b[s][r * 64 +: 64, :]), in the
+  // array's storage order (a column block of a blocked array: v[s][:, 64 +: 64] is rows R .. 2R).
   void tileRows(const Expr *ref, const Active &active, SyncEvent &e) {
     const Decl *d = rootDecl(ref);
     const SharedAllocation *sa = info_.sharedOf(static_cast<const SharedStmt *>(d));
@@ -624,14 +625,36 @@ private:
     std::vector<const IndexExpr *> chain = indexChain(ref);
     size_t g = staged ? 1 : 0;
     if (chain.size() <= g || chain[g]->items.empty()) return;
+    // A column-blocked array (rows wider than the swizzle span, frontend/SharedLayout.h) stores block j's
+    // rows after all rows of block j - 1: a tile of block j covers rows j * R + r0 .. of that order.
+    int64_t blockRows = 0, blockCols = 0;
+    if (const Type *t = sa->decl->type; t && sa->swizzleBytes && !t->groups.empty() && t->groups.back().size() >= 2) {
+      const int64_t eb = t->element ? t->element->sizeInBytes().value_or(0) : 0;
+      const int64_t cols = t->groups.back().back().value.value_or(0);
+      if (eb > 0 && cols * eb > sa->swizzleBytes) {
+        blockRows = t->groups.back()[t->groups.back().size() - 2].value.value_or(0);
+        blockCols = sa->swizzleBytes / eb;
+      }
+    }
+    int64_t blockBase = 0;
+    if (blockRows > 0 && chain[g]->items.size() >= 2) {
+      const IndexItem &col = chain[g]->items.back();
+      if (col.kind != IndexItem::Full && col.start) {
+        auto c0 = uniform(col.start.get(), active, "the first column of the copied tile");
+        if (!c0) return;
+        blockBase = (*c0 / blockCols) * blockRows;
+        e.lo = blockBase;
+        e.hi = blockBase + blockRows;
+      }
+    }
     const IndexItem &first = chain[g]->items[0];
     if (first.kind == IndexItem::Full || !first.start) return;
     auto start = uniform(first.start.get(), active, "the first row of the copied tile");
     std::optional<int64_t> length = 1;
     if (first.kind == IndexItem::Slice && first.length) length = uniform(first.length.get(), active, "the rows of the copied tile");
     if (!start || !length) return;
-    e.lo = *start;
-    e.hi = *start + *length;
+    e.lo = blockBase + *start;
+    e.hi = blockBase + *start + *length;
   }
 
   void emitSharedAccess(EventKind kind, const Expr *ref, const Active &active, SourceRange range, const OpStmt *op) {
