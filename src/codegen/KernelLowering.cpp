@@ -685,13 +685,17 @@ void KernelLowering::assign(const LValue &lv, const Value &v, SourceRange where)
 }
 
 void KernelLowering::lowerAssign(const AssignStmt &s) {
+  static constexpr BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div,
+                                     BinaryOp::Rem, BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor,
+                                     BinaryOp::Shl, BinaryOp::Shr};
   auto lv = resolveLValue(*s.target);
   if (!lv) return;
+  if (lv->kind == LValue::Regs &&
+      assignElementwise(*lv->target, *s.value,
+                        s.op == AssignOp::Set ? std::nullopt : std::optional<BinaryOp>(ops[static_cast<unsigned>(s.op)]), s.range))
+    return;
   Value v = lowerExpr(*s.value);
   if (s.op != AssignOp::Set) {
-    static constexpr BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div,
-                                       BinaryOp::Rem, BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor,
-                                       BinaryOp::Shl, BinaryOp::Shr};
     Value cur = readLValue(*lv);
     v = binaryOp(ops[static_cast<unsigned>(s.op)], cur, v, s.range);
   }

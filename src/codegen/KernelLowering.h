@@ -177,6 +177,8 @@ public:
   Value fragmentConvert(const Value &v, const ValueType &to, SourceRange where);
   Value fragmentRowBase(const FragShape &f, SourceRange where);
   Value fragmentCoordinates(const ValueType &f, bool column, SourceRange where);
+  Value coordinateBase(const FragShape &f, bool column, SourceRange where);
+  static int64_t coordinateOffset(FragKind kind, bool column, unsigned e);
   Value lowerGather(const IndexExpr &ix);
   Value maskedLoad(const MemRef &m, const std::string &guard);
   void guardedStore(const MemRef &m, const Value &v, const std::string &guard);
@@ -185,6 +187,17 @@ public:
   void lowerRowArgReduction(const OpStmt &s, bool isMax);
   void lowerRowVectorStore(const OpStmt &s);
   std::vector<std::string> accumulatorAsOperand(const Value &p, Scalar to, SourceRange where);
+  using GatherCache = std::map<std::vector<std::pair<std::string, int64_t>>, Value>;
+  Value gatherElement(const IndexExpr &ix, const std::vector<Value> &at, GatherCache &loaded);
+  struct ElementwiseCache {
+    std::map<const Expr *, std::vector<Value>> whole;   // nodes lowered once, broadcast to the carrier
+    GatherCache gathered;
+    std::map<std::pair<const Expr *, int64_t>, Value> memo;   // per node and what its element depends on
+  };
+  Value elementOf(const Expr &e, unsigned elem, const ValueType &carrier, ElementwiseCache &cache);
+  Value elementOfUncached(const Expr &e, unsigned elem, const ValueType &carrier, ElementwiseCache &cache);
+  // target (op)= value one element at a time; false when the form is not element-wise (then lower it whole).
+  bool assignElementwise(Value &target, const Expr &value, std::optional<BinaryOp> compound, SourceRange where);
 
   // ---- memory (LowerMemory.cpp)
   bool isMemoryAccess(const Expr &e) const;

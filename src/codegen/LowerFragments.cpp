@@ -28,6 +28,8 @@ bool isAccKind(FragKind k) { return k == FragKind::MmaC || k == FragKind::WgmmaA
 bool isWgmmaFamily(FragKind k) { return k == FragKind::WgmmaAcc || k == FragKind::WgmmaRow || k == FragKind::WgmmaA; }
 // Which of the thread's two rows element e of a fragment of kind k lies in.
 unsigned rowHalf(FragKind k, unsigned e) { return isRowKind(k) ? e : (e >> 1) & 1; }
+// Codegen's fragment kind of a sema fragment type (the codegen enum has None first).
+FragKind fragKindOf(const Type &t) { return static_cast<FragKind>(static_cast<unsigned>(t.frag) + 1); }
 } // namespace
 
 unsigned elementCount(const ValueType &t) { return t.isFrag() ? fragElementsPerLane(t.frag) : t.lanes; }
@@ -109,24 +111,49 @@ Value KernelLowering::fragmentRowBase(const FragShape &f, SourceRange where) {
   return binaryOp(BinaryOp::Add, binaryOp(BinaryOp::Shl, w, Value::ofInt(Scalar::I32, 4), where), g, where);
 }
 
+// The lane part of element coordinates: 2q for columns, R0 for rows.
+Value KernelLowering::coordinateBase(const FragShape &f, bool column, SourceRange where) {
+  if (!column) return fragmentRowBase(f, where);
+  return binaryOp(BinaryOp::Shl, binaryOp(BinaryOp::BitAnd, *laneId_, Value::ofInt(Scalar::I32, 3), where),
+                  Value::ofInt(Scalar::I32, 1), where);
+}
+
+int64_t KernelLowering::coordinateOffset(FragKind kind, bool column, unsigned e) {
+  return column ? 8 * (e >> 2) + (e & 1) : 8 * rowHalf(kind, e);
+}
+
 Value KernelLowering::fragmentCoordinates(const ValueType &f, bool column, SourceRange where) {
-  const unsigned n = elementCount(f);
+  Value base = coordinateBase(f.frag, column, where);
   std::vector<Value> r;
-  if (column) {
-    Value q2 = binaryOp(BinaryOp::Shl, binaryOp(BinaryOp::BitAnd, *laneId_, Value::ofInt(Scalar::I32, 3), where),
-                        Value::ofInt(Scalar::I32, 1), where);
-    for (unsigned e = 0; e < n; ++e)
-      r.push_back(binaryOp(BinaryOp::Add, q2, Value::ofInt(Scalar::I32, 8 * (e >> 2) + (e & 1)), where));
-  } else {
-    Value base = fragmentRowBase(f.frag, where);
-    for (unsigned e = 0; e < n; ++e)
-      r.push_back(binaryOp(BinaryOp::Add, base, Value::ofInt(Scalar::I32, 8 * rowHalf(f.frag.kind, e)), where));
-  }
+  for (unsigned e = 0; e < elementCount(f); ++e)
+    r.push_back(binaryOp(BinaryOp::Add, base, Value::ofInt(Scalar::I32, coordinateOffset(f.frag.kind, column, e)), where));
   return packVector(liftedType(f, Scalar::I32), r);
 }
 
 // ------------------------------------------------------------------------------------------- gathers
 Value KernelLowering::lowerGather(const IndexExpr &ix) {
+  std::vector<Value> idx;
+  for (const auto &item : ix.items) idx.push_back(lowerExpr(*item.start));
+  std::vector<const Value *> ptrs;
+  for (const Value &v : idx) ptrs.push_back(&v);
+  const ValueType carrier = *carrierOf(ptrs);
+  std::vector<std::vector<Value>> perIndex;
+  for (const Value &v : idx) perIndex.push_back(broadcastElements(v, carrier));
+  GatherCache loaded;
+  std::vector<Value> r;
+  for (unsigned e = 0; e < elementCount(carrier); ++e) {
+    std::vector<Value> at;
+    for (auto &l : perIndex) at.push_back(l[e]);
+    r.push_back(gatherElement(ix, at, loaded));
+  }
+  Scalar elem = r.empty() ? Scalar::F32 : r[0].type.elem;
+  return packVector(liftedType(carrier, elem), r);
+}
+
+// One element of a gather: the load at `at`, once per distinct index tuple (register and constant parts of
+// each index); global loads are masked by the tensor's dims (an out-of-range element reads 0; unsigned
+// compares catch negative indices).
+Value KernelLowering::gatherElement(const IndexExpr &ix, const std::vector<Value> &at, GatherCache &loaded) {
   const auto *n = dynCast<NameExpr>(ix.base.get());
   auto it = n && n->decl ? env_.find(n->decl) : env_.end();
   if (it == env_.end() || !(std::holds_alternative<GlobalTensor>(it->second) || std::holds_alternative<SharedArray>(it->second))) {
@@ -135,53 +162,33 @@ Value KernelLowering::lowerGather(const IndexExpr &ix) {
   }
   const Binding &tensor = it->second;
   const GlobalTensor *global = std::get_if<GlobalTensor>(&tensor);
-  std::vector<Value> idx;
-  for (const auto &item : ix.items) idx.push_back(lowerExpr(*item.start));
-  std::vector<const Value *> ptrs;
-  for (const Value &v : idx) ptrs.push_back(&v);
-  const ValueType carrier = *carrierOf(ptrs);
-  std::vector<std::vector<Value>> perIndex;
-  for (const Value &v : idx) perIndex.push_back(broadcastElements(v, carrier));
-  const Scalar elem = global ? global->elem : std::get<SharedArray>(tensor).elem;
-  // One load per distinct index tuple (register and constant parts of each index).
-  std::map<std::vector<std::pair<std::string, int64_t>>, Value> loaded;
-  std::vector<Value> r;
-  for (unsigned e = 0; e < elementCount(carrier); ++e) {
-    std::vector<Value> at;
-    std::vector<std::pair<std::string, int64_t>> key;
-    for (auto &l : perIndex) {
-      at.push_back(l[e]);
-      if (auto c = constInt(l[e])) key.push_back({"", *c});
-      else key.push_back(affineParts(l[e]).first.empty() ? std::pair<std::string, int64_t>{l[e].regs[0], 0} : affineParts(l[e]));
-    }
-    if (auto f = loaded.find(key); f != loaded.end()) {
-      r.push_back(f->second);
-      continue;
-    }
-    MemRef m = memRefAt(tensor, at, 1, ix.range);
-    Value v;
-    if (global) {
-      // Masked by the tensor's dims: an out-of-range element reads 0 (unsigned compares catch negatives).
-      std::string ok;
-      for (size_t d = 0; d < at.size(); ++d) {
-        std::string p = out_.newReg(RegClass::Pred);
-        out_.inst("setp.lt.u32 " + p + ", " + reg(adapt(at[d], ValueType::scalar(Scalar::I32))) + ", " +
-                  operand(global->dims[d]));
-        if (ok.empty()) ok = p;
-        else {
-          std::string both = out_.newReg(RegClass::Pred);
-          out_.inst("and.pred " + both + ", " + ok + ", " + p);
-          ok = both;
-        }
-      }
-      v = maskedLoad(m, ok);
-    } else {
-      v = load(m);
-    }
-    loaded[key] = v;
-    r.push_back(v);
+  std::vector<std::pair<std::string, int64_t>> key;
+  for (const Value &v : at) {
+    if (auto c = constInt(v)) key.push_back({"", *c});
+    else key.push_back(affineParts(v).first.empty() ? std::pair<std::string, int64_t>{v.regs[0], 0} : affineParts(v));
   }
-  return packVector(liftedType(carrier, elem), r);
+  key.push_back({n->name, 0});
+  if (auto f = loaded.find(key); f != loaded.end()) return f->second;
+  MemRef m = memRefAt(tensor, at, 1, ix.range);
+  Value v;
+  if (global) {
+    std::string ok;
+    for (size_t d = 0; d < at.size(); ++d) {
+      std::string p = out_.newReg(RegClass::Pred);
+      out_.inst("setp.lt.u32 " + p + ", " + reg(adapt(at[d], ValueType::scalar(Scalar::I32))) + ", " + operand(global->dims[d]));
+      if (ok.empty()) ok = p;
+      else {
+        std::string both = out_.newReg(RegClass::Pred);
+        out_.inst("and.pred " + both + ", " + ok + ", " + p);
+        ok = both;
+      }
+    }
+    v = maskedLoad(m, ok);
+  } else {
+    v = load(m);
+  }
+  loaded[key] = v;
+  return v;
 }
 
 Value KernelLowering::maskedLoad(const MemRef &m, const std::string &guard) {
@@ -333,6 +340,131 @@ void KernelLowering::guardedStore(const MemRef &m, const Value &v, const std::st
   auto st = storageOf(ValueType::scalar(m.elem));
   std::string ty = std::string(regDeclType(st->cls)).substr(1);
   out_.instGuarded(guard, std::string(m.shared ? "st.shared." : "st.global.") + ty + " " + m.addr.str() + ", " + reg(v));
+}
+
+// ------------------------------------------------------------------------------------------- element by element
+// An assignment of an element-wise expression to a fragment of 32-bit elements is lowered one element at a
+// time: element e of the target receives element e of the expression, so only what that element needs is
+// live (`acc = act(acc + bias[n0 + acc.col])` holds one bias value at a time, not a fragment of them).
+// Only nodes of the target's own layout are evaluated per element; everything else - scalars, row
+// vectors next to an accumulator, row reductions, names - is lowered once (the first element visits every
+// node, so all of them are lowered before the first element is written) and broadcast.
+// What an element of a node depends on: nothing (scalars), only the element's column, only its row, or
+// the element itself.  Elements that agree on what a node depends on share its value (the bias of a column
+// is gathered once for both rows of a thread).
+enum class ElementDep : uint8_t { None, Column, Row, Element };
+static ElementDep joinDeps(ElementDep a, ElementDep b) {
+  if (a == b || b == ElementDep::None) return a;
+  if (a == ElementDep::None) return b;
+  return ElementDep::Element;
+}
+
+static ElementDep elementDep(const Expr &e, FragKind carrier) {
+  if (!e.type || !e.type->isFragment()) return ElementDep::None;
+  if (fragKindOf(*e.type) != carrier) return isRowKind(fragKindOf(*e.type)) ? ElementDep::Row : ElementDep::Element;
+  switch (e.kind) {
+  case ExprKind::Unary: return elementDep(*cast<UnaryExpr>(&e)->operand, carrier);
+  case ExprKind::Binary:
+    return joinDeps(elementDep(*cast<BinaryExpr>(&e)->lhs, carrier), elementDep(*cast<BinaryExpr>(&e)->rhs, carrier));
+  case ExprKind::Member: {
+    const auto &m = *cast<MemberExpr>(&e);
+    return m.member == "col" ? ElementDep::Column : m.member == "row" ? ElementDep::Row : ElementDep::Element;
+  }
+  case ExprKind::Index: {
+    const auto &ix = *cast<IndexExpr>(&e);
+    if (!ix.base->type || !ix.base->type->isTensor()) return ElementDep::Element;
+    ElementDep d = ElementDep::None;
+    for (const auto &item : ix.items) d = joinDeps(d, elementDep(*item.start, carrier));
+    return d;
+  }
+  case ExprKind::Call: {
+    const auto &c = *cast<CallExpr>(&e);
+    if (c.callee == "rowmax" || c.callee == "rowmin" || c.callee == "rowsum") return ElementDep::Element;
+    ElementDep d = ElementDep::None;
+    for (const auto &a : c.args) d = joinDeps(d, elementDep(*a, carrier));
+    return d;
+  }
+  default: return ElementDep::Element;
+  }
+}
+
+Value KernelLowering::elementOf(const Expr &e, unsigned elem, const ValueType &carrier, ElementwiseCache &cache) {
+  const bool memoisable = e.type && e.type->isFragment() && fragKindOf(*e.type) == carrier.frag.kind;
+  std::pair<const Expr *, int64_t> key{&e, 0};
+  if (memoisable) {
+    ElementDep dep = elementDep(e, carrier.frag.kind);
+    key.second = dep == ElementDep::Column ? coordinateOffset(carrier.frag.kind, true, elem)
+                 : dep == ElementDep::Row  ? int64_t{1} << 20 | coordinateOffset(carrier.frag.kind, false, elem)
+                 : dep == ElementDep::None ? -1
+                                           : int64_t{1} << 40 | elem;
+    if (auto it = cache.memo.find(key); it != cache.memo.end()) return it->second;
+  }
+  Value v = elementOfUncached(e, elem, carrier, cache);
+  if (memoisable) cache.memo[key] = v;
+  return v;
+}
+
+Value KernelLowering::elementOfUncached(const Expr &e, unsigned elem, const ValueType &carrier, ElementwiseCache &cache) {
+  auto whole = [&]() -> Value {
+    auto it = cache.whole.find(&e);
+    if (it == cache.whole.end()) {
+      Value v = lowerExpr(e);
+      std::vector<Value> parts = v.type.isFrag() ? broadcastElements(v, carrier) : std::vector<Value>{v};
+      it = cache.whole.emplace(&e, std::move(parts)).first;
+    }
+    return it->second.size() == 1 ? it->second[0] : it->second[elem];
+  };
+  const bool ownLayout = e.type && e.type->isFragment() && fragKindOf(*e.type) == carrier.frag.kind;
+  if (!ownLayout) return whole();
+  switch (e.kind) {
+  case ExprKind::Unary: {
+    const auto &u = *cast<UnaryExpr>(&e);
+    return unaryOp(u.op, elementOf(*u.operand, elem, carrier, cache), e.range);
+  }
+  case ExprKind::Binary: {
+    const auto &b = *cast<BinaryExpr>(&e);
+    Value l = elementOf(*b.lhs, elem, carrier, cache), r = elementOf(*b.rhs, elem, carrier, cache);
+    BinaryOp op = b.op == BinaryOp::LogAnd ? BinaryOp::BitAnd : b.op == BinaryOp::LogOr ? BinaryOp::BitOr : b.op;
+    return binaryOp(op, l, r, e.range);
+  }
+  case ExprKind::Member: {
+    // Coordinates: one lane register (cached) plus the element's constant, formed where it is used.
+    const auto &m = *cast<MemberExpr>(&e);
+    bool column = m.member == "col";
+    auto it = cache.whole.find(&e);
+    if (it == cache.whole.end()) it = cache.whole.emplace(&e, std::vector<Value>{coordinateBase(carrier.frag, column, e.range)}).first;
+    return binaryOp(BinaryOp::Add, it->second[0], Value::ofInt(Scalar::I32, coordinateOffset(carrier.frag.kind, column, elem)), e.range);
+  }
+  case ExprKind::Index: {
+    const auto &ix = *cast<IndexExpr>(&e);
+    if (!ix.base->type || !ix.base->type->isTensor()) return whole();
+    std::vector<Value> at;
+    for (const auto &item : ix.items) at.push_back(elementOf(*item.start, elem, carrier, cache));
+    return gatherElement(ix, at, cache.gathered);
+  }
+  case ExprKind::Call: {
+    const auto &c = *cast<CallExpr>(&e);
+    if (c.callee == "rowmax" || c.callee == "rowmin" || c.callee == "rowsum") return whole();
+    std::vector<Value> args;
+    for (const auto &a : c.args) args.push_back(elementOf(*a, elem, carrier, cache));
+    if (auto t = parseValueTypeName(c.callee); t && t->isScalar()) return convert(args[0], *t, e.range);
+    return intrinsicOnValues(c.callee, args, e.range);
+  }
+  default: return whole();
+  }
+}
+
+bool KernelLowering::assignElementwise(Value &target, const Expr &value, std::optional<BinaryOp> compound, SourceRange where) {
+  auto st = storageOf(target.type);
+  if (!target.type.isFrag() || !st || st->elemsPerReg != 1 || !value.type || !value.type->isFragment()) return false;
+  ElementwiseCache cache;
+  const ValueType carrier = target.type;
+  for (unsigned e = 0; e < elementCount(carrier); ++e) {
+    Value v = elementOf(value, e, carrier, cache);
+    if (compound) v = binaryOp(*compound, vectorElement(target, e), v, where);
+    setVectorElement(target, e, v);
+  }
+  return true;
 }
 
 // ------------------------------------------------------------------------------------------- operands
