@@ -401,7 +401,7 @@ Value KernelLowering::lowerExpr(const Expr &e) {
     break;
   case ExprKind::Index: {
     const auto &ix = *cast<IndexExpr>(&e);
-    if (e.type && e.type->isFragment() && ix.base->type && ix.base->type->isTensor()) {
+    if (isGather(ix)) {
       result = lowerGather(ix);
       break;
     }

@@ -124,6 +124,9 @@ struct LValue {
 // True when the integer expression is a multiple of k for every value of its names (LowerWgmma.cpp).
 bool provablyMultipleOf(const Expr &e, int64_t k, unsigned depth = 0);
 
+// True when an index expression indexes a tensor with fragments: a gather (LowerFragments.cpp).
+bool isGather(const IndexExpr &ix);
+
 class KernelLowering {
 public:
   KernelLowering(const Kernel &kernel, const KernelInfo &info, Arch arch, PtxWriter &out, DiagnosticEngine &diags,

@@ -32,6 +32,12 @@ unsigned rowHalf(FragKind k, unsigned e) { return isRowKind(k) ? e : (e >> 1) & 
 FragKind fragKindOf(const Type &t) { return static_cast<FragKind>(static_cast<unsigned>(t.frag) + 1); }
 } // namespace
 
+bool isGather(const IndexExpr &ix) {
+  for (const auto &item : ix.items)
+    if (item.start && item.start->type && item.start->type->isFragment()) return true;
+  return false;
+}
+
 unsigned elementCount(const ValueType &t) { return t.isFrag() ? fragElementsPerLane(t.frag) : t.lanes; }
 
 ValueType KernelLowering::liftedType(const ValueType &carrier, Scalar elem) {
@@ -372,7 +378,7 @@ static ElementDep elementDep(const Expr &e, FragKind carrier) {
   }
   case ExprKind::Index: {
     const auto &ix = *cast<IndexExpr>(&e);
-    if (!ix.base->type || !ix.base->type->isTensor()) return ElementDep::Element;
+    if (!isGather(ix)) return ElementDep::Element;
     ElementDep d = ElementDep::None;
     for (const auto &item : ix.items) d = joinDeps(d, elementDep(*item.start, carrier));
     return d;
@@ -437,7 +443,7 @@ Value KernelLowering::elementOfUncached(const Expr &e, unsigned elem, const Valu
   }
   case ExprKind::Index: {
     const auto &ix = *cast<IndexExpr>(&e);
-    if (!ix.base->type || !ix.base->type->isTensor()) return whole();
+    if (!isGather(ix)) return whole();
     std::vector<Value> at;
     for (const auto &item : ix.items) at.push_back(elementOf(*item.start, elem, carrier, cache));
     return gatherElement(ix, at, cache.gathered);
