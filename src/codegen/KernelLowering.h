@@ -277,7 +277,7 @@ public:
   void lowerTmaStoreCommit(const OpStmt &s);
   void lowerTmaStoreWait(const OpStmt &s);
   std::string tensorMapAddress(const Param &p);
-  bool columnBlockTile(const SharedTile &t, SourceRange where);
+  bool columnBlockTile(const SharedTile &t, const Expr &tileExpr);
   // wgmma (LowerWgmma.cpp)
   void lowerWgmma(const OpStmt &s);
   void lowerWgmmaSync(const OpStmt &s);

@@ -22,6 +22,8 @@
 // wider than the swizzle span) is one column block: its start is the block's start.
 #include "codegen/KernelLowering.h"
 
+#include "frontend/ASTPrinter.h"
+
 namespace cake::codegen {
 
 namespace {
@@ -57,12 +59,18 @@ std::optional<TmaTensorRef> tmaTensorRef(const Expr &e, const KernelInfo &info) 
 
 // A tile of a column-blocked array is copied by TMA as rows one span wide packed one after the other: it
 // must be one whole column block (sema checks constant starts; unrolled loop variables are checked here).
-bool KernelLowering::columnBlockTile(const SharedTile &t, SourceRange where) {
+bool KernelLowering::columnBlockTile(const SharedTile &t, const Expr &tileExpr) {
   if (!t.layout.blocked()) return true;
   if (t.colPhase && *t.colPhase == 0 && !t.dims.empty() && t.dims.back() == t.layout.blockCols()) return true;
-  diags_.report(DiagKind::TmaColumnBlock, where, "tile", "its array",
-                "its first column is not a multiple of the block width " + std::to_string(t.layout.blockCols()) +
-                    " for every value of its names, or it is not one block wide");
+  const Expr *root = &tileExpr;
+  while (const auto *ix = dynCast<IndexExpr>(root)) root = ix->base.get();
+  const auto *n = dynCast<NameExpr>(root);
+  diags_.report(DiagKind::TmaColumnBlock, tileExpr.range, printExpr(tileExpr), n ? n->name : std::string("the array"),
+                t.colPhase ? "its first column is " + std::to_string(*t.colPhase) + " columns into a block of " +
+                                 std::to_string(t.layout.blockCols())
+                           : "its first column is not provably a multiple of the block width " +
+                                 std::to_string(t.layout.blockCols()))
+      .hint("start the slice at a multiple of " + std::to_string(t.layout.blockCols()) + " (64 * j for bf16 and 128B)");
   return false;
 }
 
@@ -104,7 +112,7 @@ void KernelLowering::lowerTmaLoad(const OpStmt &s) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a tma.load destination that is not a shared tile");
     return;
   }
-  if (!columnBlockTile(*dst, s.dsts[0]->range)) return;
+  if (!columnBlockTile(*dst, *s.dsts[0])) return;
   const Clause *signal = findClause(s, "signal");
   auto bar = signal && signal->args.size() == 1 ? mbarrierAddress(*signal->args[0]) : std::nullopt;
   if (!bar) {
@@ -146,7 +154,7 @@ void KernelLowering::lowerTmaStore(const OpStmt &s) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.srcs[0]->range, "a tma.store source that is not a shared tile");
     return;
   }
-  if (!columnBlockTile(*src, s.srcs[0]->range)) return;
+  if (!columnBlockTile(*src, *s.srcs[0])) return;
   std::string srcAddr = tileAddress(*src);
   std::string coords = coordinateList(*this, dst->coords, s.dsts[0]->range);
   std::string tmap = tensorMapAddress(*dst->param);

@@ -295,6 +295,39 @@ TEST_CASE("generatePtx: Hopper constructs lower; TMA tensors add tensormap ABI s
   CHECK(json.find("{\"kind\": \"tensormap\", \"param\": 0}") != std::string::npos);
 }
 
+TEST_CASE("generatePtx: operand layouts - MN-major wgmma, column blocks, a rank-4 box into a 2-D tile") {
+  auto c = compile(
+      "target sm_90a;\n"
+      "kernel k(Q: bf16[B, H, T, 128] tma(box=[1, 1, 64, 64], swizzle=128B) align(16)) grid(1) threads(128) {\n"
+      "  shared q: bf16[64, 64] swizzle(128B) align(1024);\n"
+      "  shared v: bf16[64, 128] swizzle(128B) align(1024);\n"
+      "  mbarrier bar arrivals(1);\n"
+      "  var o: frag<wgmma_acc, f32, 64, 128, 16> = 0.0;\n"
+      "  if tid.x < 32 { elect {\n"
+      "    arrive bar expect_tx(16384);\n"
+      "    tma.load v[:, 64 +: 64] <- Q[0, 0, 0, 64] signal(bar);\n"
+      "    tma.load v[:, 0 +: 64] <- Q[0, 0, 0, 0] signal(bar);\n"
+      "  } }\n"
+      "  wgmma.fence;\n"
+      "  wgmma o += q * v;\n"
+      "  wgmma.commit;\n"
+      "  wgmma.wait 0;\n"
+      "}\n");
+  REQUIRE(c->cg.ok);
+  const std::string &ptx = c->cg.ptx;
+  CHECK(ptx.find("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes") != std::string::npos);
+  // v starts at 8192; its column block 1 at 8192 + 64 * 128.
+  CHECK(ptx.find(", 16384;") != std::string::npos);
+  // MN-major B: LBO = 64 rows * 128 bytes = 8192 (field 512 << 16), transpose-b 1; 4 instructions of K = 16.
+  CHECK(ptx.find("33554432;") != std::string::npos);
+  size_t count = 0;
+  for (size_t at = ptx.find("wgmma.mma_async"); at != std::string::npos; at = ptx.find("wgmma.mma_async", at + 1)) {
+    ++count;
+    CHECK(ptx.find(", 1, 1, 0, 1;", at) == ptx.find(';', at) - 12);
+  }
+  CHECK(count == 4);
+}
+
 TEST_CASE("generatePtx: cp.async valid(c) is a zero-fill copy with a clamped source") {
   auto c = compile(
       "target sm_80;\n"

@@ -145,3 +145,21 @@ TEST_CASE("cost counting: L2 reuse through a persistent kernel's tile loop (wave
   for (const SiteTraffic &s : count(*g, {{"M", 4096}, {"N", 4096}, {"K", 4096}}).profile.sites)
     CHECK(s.waveAddresses.empty());
 }
+
+TEST_CASE("cost counting: swizzled and column-blocked shared accesses are counted at their physical addresses") {
+  // One warp reads column 0 (or 64) of 32 rows: unswizzled 128-byte rows put every lane in bank 0 (32
+  // wavefronts); the 128B swizzle moves row r to 16-byte chunk r % 8, so lanes r and r + 8 share a bank:
+  // 4 wavefronts.  Column 64 of a column-blocked [32, 128] array is column 0 of block 1: the same 4.
+  auto kernelWith = [](const std::string &decl, const std::string &col) {
+    return "target sm_90a;\nkernel k(X: bf16[32] align(16)) grid(1) threads(32) {\n  shared s: " + decl +
+           ";\n  X[i32(lane)] = s[i32(lane), " + col + "];\n}\n";
+  };
+  auto wavefronts = [&](const std::string &decl, const std::string &col) {
+    auto a = analyse(kernelWith(decl, col));
+    return count(*a, {}).profile.count(Count::SharedWavefronts);
+  };
+  CHECK(wavefronts("bf16[32, 64]", "0") == doctest::Approx(32));
+  CHECK(wavefronts("bf16[32, 64] swizzle(128B) align(1024)", "0") == doctest::Approx(4));
+  CHECK(wavefronts("bf16[32, 128] swizzle(128B) align(1024)", "64") == doctest::Approx(4));
+  CHECK(wavefronts("bf16[32, 128] swizzle(128B) align(1024)", "0") == doctest::Approx(4));
+}

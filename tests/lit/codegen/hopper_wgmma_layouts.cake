@@ -36,6 +36,7 @@ kernel k() grid(1) threads(128) {
   // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 0;
   // CHECK: add.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 128;
   // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 0;
+  // CHECK: wgmma.commit_group.sync.aligned;
   wgmma o += at.T * v[0].T;
   wgmma.commit;
   // K-major over two column blocks (K = 128): steps 0, 32, 64, 96 bytes, then block 1 at 64 * 128 = 8192 bytes:
