@@ -698,11 +698,13 @@ private:
     if (s.dsts.empty()) return;
     auto v = S.constInt(*s.dsts[0], "a syncwarp lane mask");
     if (!v) return;
-    S.adaptUntyped(*s.dsts[0], S.types_.scalar(ScalarKind::U32));
-    if (*v == 0 || *v < 0 || *v > 0xffffffffLL)
+    if (*v == 0 || *v < 0 || *v > 0xffffffffLL) {
       S.diags_.report(DiagKind::SyncwarpBadMask, s.dsts[0]->range,
                       *v == 0 ? std::string("the mask 0 names no lane") : std::to_string(*v) + " is not a 32-bit lane mask")
           .hint("write 'syncwarp;' for all 32 lanes, or a mask such as syncwarp(0x0000ffff) for lanes 0..15");
+      return;
+    }
+    S.adaptUntyped(*s.dsts[0], S.types_.scalar(ScalarKind::U32));
   }
 
   void sync() {

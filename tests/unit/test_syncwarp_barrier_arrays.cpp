@@ -48,7 +48,7 @@ const std::string kRoleArray =
     "  barrier epi[2] id(3) threads(128);\n"
     "  role math[2] = warps(0..8) {\n"
     "    sync epi[math.index];\n"
-    "    arrive epi[1];\n"
+    "    if math.index == 1 { arrive epi[1]; }\n"
     "  }\n"
     "}\n";
 
@@ -132,7 +132,7 @@ TEST_CASE("verifier: per-instance barriers verify; each instance's count is chec
   // One instance per barrier but threads(256): each barrier is reached by 128 threads only.
   std::string wrong = kRoleArray;
   wrong.replace(wrong.find("threads(128)"), 12, "threads(256)");
-  wrong.replace(wrong.find("    arrive epi[1];\n"), 19, "");
+  wrong.replace(wrong.find("    if math.index == 1 { arrive epi[1]; }\n"), 43, "");
   auto bad = verifySource(wrong);
   CHECK(bad->has("E0640"));
   // The same role array on one plain barrier: the instances collide (E0641) and the hint names the array form.
@@ -188,9 +188,9 @@ TEST_CASE("races: lanes of one warp are ordered by syncwarp, not without it") {
 }
 
 TEST_CASE("codegen: one diagnostic per source construct across unrolled copies") {
-  // A vector comparison has no lowering; in a loop unrolled 8 times it is still reported once.
-  auto c = lower("target sm_80;\nkernel k(X: f32[N]) requires(N >= 8) grid(1) threads(32) {\n"
-                 "  for i in 0..8 unroll {\n    let v = X[4 * i +: 4];\n    let p = v < v;\n  }\n}\n");
+  // A scalar f8 conversion has no lowering; in a loop unrolled 8 times it is still reported once.
+  auto c = lower("target sm_89;\nkernel k(X: f32[N], Y: f32[N]) requires(N >= 8) grid(1) threads(32) {\n"
+                 "  for i in 0..8 unroll {\n    Y[i] = f32(f8e4m3(X[i]));\n  }\n}\n");
   CHECK_FALSE(c->cg.ok);
   CHECK(c->codes() == std::vector<std::string>{"E0707"});
 }
