@@ -1,5 +1,9 @@
 // RUN: %cakec --verify-only %s 2>&1 | %FileCheck %s --check-prefix=VERIFY
 // RUN: %cakec %s --emit=ptx -o - | %FileCheck %s
+// The cost model counts one bar.warp.sync per warp and syncwarp (4 blocks x 5), and no block barrier.
+// RUN: %cakec %s --estimate --shape N=128,G=4 --json | %FileCheck %s --check-prefix=COST
+// COST: "barriers":0
+// COST-SAME: "warp_syncs":20
 // A warp-level tree reduction through shared memory: each step's lanes read what other lanes of the same
 // warp wrote in the step before, so a syncwarp separates the steps.  The race check orders the lanes of one
 // warp at each syncwarp (tests/lit/verify/race_warp_reduction_missing_syncwarp.cake drops one).
