@@ -5,8 +5,9 @@
 // counts, the async-proxy ordering of the stmatrix writes before each instance's tma.store, and codegen
 // (id 1 + math.index in a register) all follow the instance.
 // CHECK: verified: {{[0-9]+}} obligations proven for sm_90a
-// PTX: add.s32 [[ID:%r[0-9]+]], {{%r[0-9]+}}, 1;
-// PTX-NEXT: bar.sync [[ID]], 128;
+// PTX-NOT: bar.sync 1, 256;
+// PTX: bar.sync %r{{[0-9]+}}, 128;
+// PTX: bar.sync %r{{[0-9]+}}, 128;
 target sm_90a;
 
 kernel hopper_gemm_tma_epilogue<BM = 128, BN = 256, BK = 64, S = 3, GM = 8>(
