@@ -229,7 +229,7 @@ void KernelLowering::bindShared() {
   for (const MBarrierInfo &m : info_.mbarriers)
     if (m.decl) env_[m.decl] = MBarrierArray{m.offset, m.count, m.arrivals};
   for (const NamedBarrierInfo &b : info_.namedBarriers)
-    if (b.decl) env_[b.decl] = NamedBarrier{b.id, b.threads};
+    if (b.decl) env_[b.decl] = NamedBarrier{b.id, b.threads, b.count};
   for (const RoleInfo &r : info_.roles)
     if (r.decl) env_[r.decl] = RoleRange{r.firstWarp, r.warpsPerInstance(), r.instances};
 }
@@ -756,6 +756,7 @@ void KernelLowering::lowerOp(const OpStmt &s) {
   case OpId::Wait: lowerWait(s); return;
   case OpId::Sync: lowerNamedBarrier(s, false); return;
   case OpId::Syncthreads: lowerSyncthreads(s); return;
+  case OpId::Syncwarp: lowerSyncwarp(s); return;
   case OpId::Count_: break;
   }
   diags_.report(DiagKind::CodegenUnsupportedForm, s.nameRange, "the operation '" + s.name + "'");

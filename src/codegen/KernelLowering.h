@@ -71,8 +71,9 @@ struct MBarrierArray {
 };
 
 struct NamedBarrier {
-  int64_t id = 0;
+  int64_t id = 0;         // the first id of an array
   int64_t threads = 0;
+  int64_t count = 1;      // barrier NAME[count]
 };
 
 struct RoleRange {
@@ -231,6 +232,7 @@ public:
 
   // ---- synchronization (LowerBarrier.cpp)
   void lowerSyncthreads(const OpStmt &s);
+  void lowerSyncwarp(const OpStmt &s);
   void lowerNamedBarrier(const OpStmt &s, bool arriveOnly);
   void lowerMbarrierInit(const OpStmt &s);
   void lowerArrive(const OpStmt &s);

@@ -1,7 +1,9 @@
 // Barriers: syncthreads, named barriers and mbarriers (the sm_80 forms).
 //
 //   syncthreads              bar.sync 0
+//   syncwarp / syncwarp(M)   bar.warp.sync 0xffffffff / bar.warp.sync M
 //   sync NB / arrive NB      bar.sync id, threads / bar.arrive id, threads   (from sema's id(..) threads(..))
+//   sync NB[i] / arrive NB[i] the same with id + i (an immediate for a constant i, else a register)
 //   mbarrier.init M          mbarrier.init.shared.b64 [M + 8i], arrivals   for every barrier i of the array
 //   arrive M[s]              mbarrier.arrive.shared.b64 state, [M + 8s]
 //   wait M[s] parity(p)      a spin loop on mbarrier.test_wait.parity.shared.b64 (sm_80 .. sm_89); on sm_90+
@@ -9,9 +11,19 @@
 // arrive with expect_tx(..) or cta(..) (sm_90+) lowers in LowerMbarrier.cpp (docs/hopper.md).
 #include "codegen/KernelLowering.h"
 
+#include <cstdio>
+
 namespace cake::codegen {
 
 namespace {
+// `epi` or `epi[i]` naming a named barrier.
+bool isNamedBarrierOperand(const Expr &e) {
+  const Expr *base = &e;
+  if (const auto *ix = dynCast<IndexExpr>(base)) base = ix->base.get();
+  const auto *n = dynCast<NameExpr>(base);
+  return n && n->decl && n->decl->declKind == DeclKind::Barrier;
+}
+
 const Clause *findClause(const OpStmt &s, std::string_view name) {
   for (const auto &c : s.clauses)
     if (c.name == name) return &c;
@@ -20,6 +32,21 @@ const Clause *findClause(const OpStmt &s, std::string_view name) {
 } // namespace
 
 void KernelLowering::lowerSyncthreads(const OpStmt &) { out_.inst("bar.sync 0"); }
+
+void KernelLowering::lowerSyncwarp(const OpStmt &s) {
+  int64_t mask = 0xffffffffLL;
+  if (!s.dsts.empty()) {
+    std::optional<int64_t> c = constIntExpr(*s.dsts[0]);
+    if (!c) {
+      diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a syncwarp mask that is not a constant");
+      return;
+    }
+    mask = *c;
+  }
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08llx", static_cast<unsigned long long>(mask & 0xffffffffLL));
+  out_.inst(std::string("bar.warp.sync ") + text);
+}
 
 std::optional<Address> KernelLowering::mbarrierAddress(const Expr &e) {
   const Expr *base = &e;
@@ -47,17 +74,34 @@ std::optional<Address> KernelLowering::mbarrierAddress(const Expr &e) {
 
 void KernelLowering::lowerNamedBarrier(const OpStmt &s, bool arriveOnly) {
   const NamedBarrier *nb = nullptr;
-  if (s.dsts.size() == 1)
-    if (const auto *n = dynCast<NameExpr>(s.dsts[0].get()); n && n->decl) {
+  const Expr *index = nullptr;   // NAME[i] of a barrier array
+  if (s.dsts.size() == 1) {
+    const Expr *base = s.dsts[0].get();
+    if (const auto *ix = dynCast<IndexExpr>(base); ix && ix->items.size() == 1 && ix->items[0].kind == IndexItem::Point) {
+      base = ix->base.get();
+      index = ix->items[0].start.get();
+    }
+    if (const auto *n = dynCast<NameExpr>(base); n && n->decl) {
       auto it = env_.find(n->decl);
       if (it != env_.end()) nb = std::get_if<NamedBarrier>(&it->second);
     }
+  }
   if (!nb) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "this barrier operand");
     return;
   }
-  out_.inst(std::string(arriveOnly ? "bar.arrive " : "bar.sync ") + std::to_string(nb->id) + ", " +
-            std::to_string(nb->threads));
+  std::string id = std::to_string(nb->id);
+  if (index) {   // id + i: an immediate when i is a constant, else a register (bar.sync takes either)
+    Value iv = lowerExpr(*index);
+    if (auto c = constInt(iv)) {
+      id = std::to_string(nb->id + *c);
+    } else {
+      Value i32 = concreteScalar(iv.type.elem) == Scalar::I64 ? convert(iv, ValueType::scalar(Scalar::I32), index->range) : iv;
+      id = out_.newReg(RegClass::B32);
+      out_.inst("add.s32 " + id + ", " + reg(i32) + ", " + std::to_string(nb->id));
+    }
+  }
+  out_.inst(std::string(arriveOnly ? "bar.arrive " : "bar.sync ") + id + ", " + std::to_string(nb->threads));
 }
 
 void KernelLowering::lowerMbarrierInit(const OpStmt &s) {
@@ -84,7 +128,7 @@ void KernelLowering::lowerMbarrierInit(const OpStmt &s) {
 
 void KernelLowering::lowerArrive(const OpStmt &s) {
   if (s.dsts.size() == 1)
-    if (const auto *n = dynCast<NameExpr>(s.dsts[0].get()); n && n->decl && n->decl->declKind == DeclKind::Barrier) {
+    if (isNamedBarrierOperand(*s.dsts[0])) {
       lowerNamedBarrier(s, true);
       return;
     }

@@ -270,6 +270,10 @@ void Counter::walkOp(const OpStmt &op) {
     add(Count::BlockBarriers, 1);
     acc_.chainBarriers += localWeight_;
     return;
+  case OpId::Syncwarp:   // bar.warp.sync: one instruction, no block-wide wait
+    issue(1);
+    add(Count::WarpSyncs, 1);
+    return;
   default:
     issue(1);
     return;

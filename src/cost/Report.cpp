@@ -115,6 +115,7 @@ void renderEstimateText(const std::vector<Estimate> &estimates, const std::map<s
       os << line.str() << "\n";
     }
     for (const std::string &n : p.notes) os << "  note: " << n << "\n";
+    if (!e.compileProblem.empty()) os << "  would not compile: " << e.compileProblem << "\n";
   }
 }
 
@@ -159,7 +160,9 @@ std::string estimateToJson(const Estimate &e, const std::map<std::string, int64_
        << ",\"utilisation\":" << jsonNumber(e.resources[i].utilisation) << "}";
   os << "],\"notes\":[";
   for (size_t i = 0; i < p.notes.size(); ++i) os << (i ? "," : "") << jsonString(p.notes[i]);
-  os << "]}";
+  os << "],\"compiles\":" << (e.compileProblem.empty() ? "true" : "false");
+  if (!e.compileProblem.empty()) os << ",\"compile_error\":" << jsonString(e.compileProblem);
+  os << "}";
   return os.str();
 }
 

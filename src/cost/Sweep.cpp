@@ -133,7 +133,9 @@ void renderSweepText(const std::vector<VariantOutcome> &variants, const std::str
   if (rejected) {
     os << "rejected:\n";
     for (const VariantOutcome &v : variants)
-      if (!v.ok()) os << "  " << v.label << ": " << v.reason << " [" << v.code << "]\n";
+      if (!v.ok())
+        os << "  " << v.label << ": " << (v.wouldNotCompile ? "would not compile: " : "") << v.reason << " [" << v.code
+           << "]\n";
   }
 }
 
@@ -157,7 +159,8 @@ void renderSweepJson(const std::vector<VariantOutcome> &variants, const std::map
   for (const VariantOutcome &v : variants) {
     if (v.ok()) continue;
     os << (first ? "\n" : ",\n") << "{\"variant\":" << jsonString(v.label) << ",\"code\":" << jsonString(v.code)
-       << ",\"reason\":" << jsonString(v.reason) << "}";
+       << ",\"reason\":" << jsonString(v.reason) << ",\"compiles\":" << (v.wouldNotCompile ? "false" : "true")
+       << "}";
     first = false;
   }
   os << "\n]}\n";

@@ -4,7 +4,8 @@
 // parseSweep turns the items into axes (a name and its values, in the order given); expandSweep forms the
 // cartesian product, first axis slowest.  Ranking sorts the estimated variants by predicted time
 // (ties: fewer blocks per SM first is NOT assumed - ties keep sweep order), and keeps the rejected ones
-// with their reason so the report can list why each failed (sema, verification, resources, shape).
+// with their reason so the report can list why each failed (sema, verification, resources, shape, or
+// code generation: a variant that would not compile is rejected, never ranked).
 #pragma once
 #include "cost/TimeModel.h"
 
@@ -45,6 +46,7 @@ struct VariantOutcome {
   std::vector<Estimate> estimates;   // one per kernel when it succeeded
   std::string code;                  // rejected: diagnostic code (E0803, E0414, E0609, ...)
   std::string reason;                // rejected: the first error's message
+  bool wouldNotCompile = false;      // rejected by code generation (sema and the verifier accepted it)
   bool ok() const { return reason.empty(); }
 };
 

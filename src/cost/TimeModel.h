@@ -50,6 +50,7 @@ struct Estimate {
   std::string bottleneck;
   double waves = 0;            // G / (SMs x b), fractional
   double tailEfficiency = 1;   // waves / ceil(waves)
+  std::string compileProblem;  // non-empty: code generation cannot lower this kernel ("line 12: ... [E0707]")
   double tflops() const;       // achieved tensor + FP32 TFLOP/s at the predicted time
   double hbmTBps() const;      // achieved DRAM TB/s
 };

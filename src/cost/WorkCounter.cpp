@@ -677,6 +677,7 @@ const char *countName(Count c) {
   case Count::WgmmaSharedBytes: return "wgmma_shared_bytes";
   case Count::BlockBarriers: return "barriers";
   case Count::MulticastSavedBytes: return "multicast_saved_bytes";
+  case Count::WarpSyncs: return "warp_syncs";
   case Count::Count_: break;
   }
   return "?";

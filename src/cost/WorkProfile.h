@@ -36,6 +36,7 @@ enum class Count : uint8_t {
   WgmmaSharedBytes,   // shared bytes wgmma reads for its operands (async proxy)
   BlockBarriers,      // barrier instructions executed (warp level)
   MulticastSavedBytes,// L2 reads avoided by TMA multicast
+  WarpSyncs,          // bar.warp.sync instructions executed (warp level; syncwarp)
   Count_
 };
 constexpr size_t kCountKinds = static_cast<size_t>(Count::Count_);

@@ -7,6 +7,7 @@
 #include "driver/Driver.h"
 
 #include "codegen/Backend.h"
+#include "codegen/CodeGen.h"
 #include "driver/EstimateCommand.h"
 #include "driver/VerifyDiagnostics.h"
 #include "frontend/ASTPrinter.h"
@@ -289,7 +290,8 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   if (opts.debugForceInternalError) CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error");
 
   // 4. Verify: the Z3 proof obligations (src/verify), unless --no-verify.  A failed or unproven obligation is
-  //    an error.  --verify-only stops here, and so does --verify-diagnostics when no output was asked for.
+  //    an error.  --verify-only stops after step 4b, and so does --verify-diagnostics when no output was
+  //    asked for.
   bool outputRequested = opts.estimate || opts.emit || !opts.outputPath.empty();
   bool checkOnly = opts.verifyOnly || (opts.verifyDiagnostics && !outputRequested);
   std::string verdict = "verification skipped (--no-verify)";
@@ -301,6 +303,10 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     verdict = "verified: " + std::to_string(verified.proven) + " obligations proven";
   }
   if (checkOnly) {
+    // 4b. "Verified" includes "it compiles": code generation to PTX in memory (no ptxas), so a construct
+    //     that sema and the verifier accept but codegen cannot lower is reported here too.
+    CodegenResult lowered = generatePtx(*module, sema, sema.arch, diags);
+    if (!lowered.ok || diags.hasErrors()) return finish(ExitCode::InputErrors);
     if (!opts.verifyDiagnostics)
       err << "cakec: " << sources.name(file) << ": " << verdict << " for " << archName(sema.arch) << '\n';
     return finish(ExitCode::Success);

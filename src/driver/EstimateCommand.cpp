@@ -1,6 +1,7 @@
 // The driver's cost-model step: machine lookup, single estimates, sweeps (see EstimateCommand.h).
 #include "driver/EstimateCommand.h"
 
+#include "codegen/CodeGen.h"
 #include "cost/Report.h"
 #include "cost/ShapeBinding.h"
 #include "frontend/Parser.h"
@@ -44,6 +45,29 @@ std::string firstError(const DiagnosticEngine &diags, std::string *code) {
   return "rejected without a diagnostic";
 }
 
+// Code generation to PTX in memory (no ptxas): the first codegen error inside each kernel, by kernel name
+// ("line 12: code generation cannot lower ... [E0707]"); empty when everything lowers.
+std::map<std::string, std::string> compileProblems(const Module &module, const SemaResult &sema,
+                                                   const SourceManager &sources) {
+  DiagnosticEngine scratch(sources, 0);
+  CodegenResult lowered = generatePtx(module, sema, sema.arch, scratch);
+  std::map<std::string, std::string> out;
+  if (lowered.ok) return out;
+  for (const Diagnostic &d : scratch.diagnostics()) {
+    if (d.severity != Severity::Error && d.severity != Severity::Fatal) continue;
+    const Kernel *owner = nullptr;
+    for (const auto &k : module.kernels)
+      if (d.range.valid() && d.range.begin.offset >= k->range.begin.offset && d.range.begin.offset < k->range.end)
+        owner = k.get();
+    std::string where;
+    if (d.range.valid()) where = "line " + std::to_string(sources.lineCol(d.range.begin).line) + ": ";
+    std::string text = where + d.message + " [" + std::string(diagInfo(d.kind).code) + "]";
+    if (owner) out.emplace(owner->name, text);
+    else for (const auto &k : module.kernels) out.emplace(k->name, text);
+  }
+  return out;
+}
+
 } // namespace
 
 cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::Machine &machine,
@@ -75,6 +99,13 @@ cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::M
   options.shape = shape;
   outcome.estimates = cost::estimateModule(*module, sema, machine, options, diags);
   if (diags.hasErrors() || outcome.estimates.empty()) return reject();
+  // A variant that would not compile is rejected with codegen's first error, not ranked.
+  DiagnosticEngine codegenDiags(sources, 1);
+  if (!generatePtx(*module, sema, sema.arch, codegenDiags).ok) {
+    outcome.wouldNotCompile = true;
+    outcome.reason = firstError(codegenDiags, &outcome.code);
+    outcome.estimates.clear();
+  }
   return outcome;
 }
 
@@ -88,6 +119,9 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
     options.shape = opts.shape;
     std::vector<cost::Estimate> estimates = cost::estimateModule(module, sema, *machine, options, diags);
     if (diags.hasErrors()) return ExitCode::InputErrors;
+    std::map<std::string, std::string> problems = compileProblems(module, sema, sources);
+    for (cost::Estimate &e : estimates)
+      if (auto it = problems.find(e.kernel); it != problems.end()) e.compileProblem = it->second;
     if (opts.estimateJson) cost::renderEstimateJson(estimates, opts.shape, out);
     else cost::renderEstimateText(estimates, opts.shape, out);
     return ExitCode::Success;

@@ -4,9 +4,12 @@
 //   1. the machine: --machine NAME|PATH, else the default for the target (machines/*.json); a target with
 //      no machine description is E0504, a named one that cannot be loaded E0805;
 //   2. without --sweep: estimate every kernel at --shape and print the report (text, or JSON with --json);
+//      code generation runs to PTX in memory too, and a kernel it cannot lower says "would not compile"
+//      with codegen's first error (JSON: "compiles": false, "compile_error");
 //   3. with --sweep: every combination of the swept -D values is analysed again from the source text (parse,
-//      sema, verify unless --no-verify, estimate) in its own diagnostics engine; variants that fail are kept
-//      with their first error's code and message, the others are ranked by predicted time (--top N).
+//      sema, verify unless --no-verify, estimate, PTX in memory) in its own diagnostics engine; variants that
+//      fail are kept with their first error's code and message (one that codegen cannot lower: "would not
+//      compile", JSON "compiles": false), the others are ranked by predicted time (--top N).
 //      Variants are independent (each has its own AST, sema, verifier context and diagnostics), so they are
 //      analysed on -j N threads (default: one per core), each writing only its own slot of the results:
 //      the output is the same for every N.

@@ -238,6 +238,7 @@ struct MBarrierStmt : Stmt, Decl {
 };
 
 struct BarrierStmt : Stmt, Decl {
+  Ptr<Expr> count;              // optional array size: barrier epi[2] (ids id .. id+count-1)
   std::vector<Attr> attrs;      // id(n) threads(n)
   BarrierStmt(SourceRange r, std::string n, SourceRange nr) : Stmt(StmtKind::Barrier, r), Decl(DeclKind::Barrier, std::move(n), nr) {}
 };

@@ -323,7 +323,7 @@ private:
     }
     case StmtKind::Barrier: {
       const auto &x = *cast<BarrierStmt>(&a), &y = *cast<BarrierStmt>(&b);
-      return same("name", x.name, y.name) && attrs(x.attrs, y.attrs);
+      return same("name", x.name, y.name) && expr("count", x.count.get(), y.count.get()) && attrs(x.attrs, y.attrs);
     }
     case StmtKind::Role: {
       const auto &x = *cast<RoleStmt>(&a), &y = *cast<RoleStmt>(&b);

@@ -246,6 +246,11 @@ public:
       const auto &d = *cast<BarrierStmt>(&s);
       line() += "barrier ";
       out_ += d.name;
+      if (d.count) {
+        out_ += '[';
+        expr(*d.count);
+        out_ += ']';
+      }
       attrs(d.attrs);
       out_ += ";\n";
       return;
@@ -387,6 +392,18 @@ private:
 
   // op_stmt = OP_NAME [ operands ] [ ( '<-' | '+=' ) operands ] { clause } ';' ;
   void op(const OpStmt &o) {
+    if (o.name == "syncwarp" && o.dsts.size() == 1 && o.dsts[0] && o.srcs.empty() && o.clauses.empty()) {
+      line() += "syncwarp(";   // canonical spelling of the mask operand: syncwarp(MASK), a literal in hex
+      if (const auto *lit = dynCast<IntLitExpr>(o.dsts[0].get()); lit && !lit->isBytes && lit->value <= 0xffffffffu) {
+        char hex[16];
+        std::snprintf(hex, sizeof hex, "0x%08llx", static_cast<unsigned long long>(lit->value));
+        out_ += hex;
+      } else {
+        expr(*o.dsts[0]);
+      }
+      out_ += ");\n";
+      return;
+    }
     line() += o.name;
     for (size_t i = 0; i < o.dsts.size(); ++i) {
       out_ += i ? ", " : " ";

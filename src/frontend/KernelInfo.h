@@ -50,8 +50,10 @@ struct MBarrierInfo {
 
 struct NamedBarrierInfo {
   const BarrierStmt *decl = nullptr;
-  int64_t id = 0;                   // 1..15
-  int64_t threads = 0;              // multiple of 32
+  int64_t id = 0;                   // 1..15; the first id of an array
+  int64_t threads = 0;              // multiple of 32; per barrier of an array
+  int64_t count = 1;                // barrier NAME[count]: ids id .. id + count - 1
+  bool isArray = false;             // declared with [count] (then used as NAME[i])
 };
 
 struct TensorParamInfo {

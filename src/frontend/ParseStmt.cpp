@@ -170,13 +170,18 @@ Ptr<Stmt> Parser::parseMbarrierDecl() {
   return mbar;
 }
 
-// barrier_decl = 'barrier' IDENT { attr } ';' ;
+// barrier_decl = 'barrier' IDENT [ '[' expr ']' ] { attr } ';' ;
 Ptr<Stmt> Parser::parseBarrierDecl() {
   size_t start = pos_;
   consume();   // 'barrier'
   const Token *name = expectIdent("a name");
   if (!name) return nullptr;
   auto barrier = std::make_unique<BarrierStmt>(name->range, std::string(name->text), name->range);
+  if (at(TokenKind::LBracket)) {
+    const Token &open = consume();
+    barrier->count = parseExpr();
+    if (!barrier->count || !expectClosing(TokenKind::RBracket, open)) return nullptr;
+  }
   if (!parseAttrs(barrier->attrs) || !expectSemicolon()) return nullptr;
   barrier->range = rangeFrom(start);
   return barrier;

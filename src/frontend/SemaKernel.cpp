@@ -501,6 +501,22 @@ void Sema::analyzeBarrier(BarrierStmt &s, const StmtContext &ctx) {
   NamedBarrierInfo nb;
   nb.decl = &s;
   bool ok = true;
+  if (s.count) {   // barrier NAME[n]: n barriers with consecutive ids
+    nb.isArray = true;
+    auto n = constInt(*s.count, "a named barrier array size");
+    if (n) adaptUntyped(*s.count, types_.i32());
+    if (!n) {
+      ok = false;
+    } else if (*n < 1 || *n > 15) {
+      diags_.report(DiagKind::BarrierArrayBadCount, s.count->range, s.name,
+                    "the array holds 1..15 barriers (ids 1..15), not " + std::to_string(*n))
+          .hint("one barrier per role instance: barrier " + s.name + "[2] id(1) threads(128);");
+      ok = false;
+    } else {
+      nb.count = *n;
+      s.type = types_.namedBarrierArray(*n);
+    }
+  }
   auto one = [&](const char *name, std::string_view what) -> std::optional<int64_t> {
     auto it = attrs.find(name);
     if (it == attrs.end()) {
@@ -519,7 +535,31 @@ void Sema::analyzeBarrier(BarrierStmt &s, const StmtContext &ctx) {
   };
   auto id = one("id", "a named barrier id");
   auto threads = one("threads", "a named barrier's thread count");
-  if (id) {
+  if (id && nb.isArray && ok) {
+    int64_t last = *id + nb.count - 1;
+    if (*id < 1 || last > 15) {
+      diags_.report(DiagKind::BarrierArrayBadCount, attrs["id"]->args[0].value->range, s.name,
+                    "its " + std::to_string(nb.count) + " barriers take ids " + std::to_string(*id) + ".." +
+                        std::to_string(last) + ", outside 1..15")
+          .hint(*id < 1 ? std::string("barrier 0 is the one syncthreads uses; start at id(1)")
+                        : "start at id(" + std::to_string(std::max<int64_t>(1, 16 - nb.count)) + ") or lower");
+      ok = false;
+    } else {
+      for (const NamedBarrierInfo &other : info_->namedBarriers)
+        if (other.id <= last && *id <= other.id + other.count - 1) {
+          diags_.report(DiagKind::BarrierArrayBadCount, attrs["id"]->args[0].value->range, s.name,
+                        "its ids " + std::to_string(*id) + ".." + std::to_string(last) + " overlap named barrier " +
+                            quote(other.decl->name) + " (id" + (other.count > 1 ? "s " : " ") + std::to_string(other.id) +
+                            (other.count > 1 ? ".." + std::to_string(other.id + other.count - 1) : "") + ")")
+              .note(other.decl->nameRange, "named barrier " + quote(other.decl->name) + " is declared here");
+          ok = false;
+          break;
+        }
+      nb.id = *id;
+    }
+  } else if (id && nb.isArray) {
+    ok = false;
+  } else if (id) {
     if (*id < 1 || *id > 15) {
       auto d = diags_.report(DiagKind::BadAttributeArgument, attrs["id"]->args[0].value->range, "id",
                              "named barrier ids are 1..15, not " + std::to_string(*id));
@@ -527,7 +567,7 @@ void Sema::analyzeBarrier(BarrierStmt &s, const StmtContext &ctx) {
       ok = false;
     } else {
       for (const NamedBarrierInfo &other : info_->namedBarriers)
-        if (other.id == *id) {
+        if (other.id <= *id && *id <= other.id + other.count - 1) {
           diags_.report(DiagKind::BadAttributeArgument, attrs["id"]->args[0].value->range, "id",
                         "id " + std::to_string(*id) + " is already used by named barrier " + quote(other.decl->name))
               .note(other.decl->nameRange, "named barrier " + quote(other.decl->name) + " is declared here");

@@ -51,6 +51,7 @@ public:
     case OpId::Arrive: arrive(); break;
     case OpId::Wait: wait(); break;
     case OpId::Sync: sync(); break;
+    case OpId::Syncwarp: syncwarp(); break;
     case OpId::Count_: break;
     }
   }
@@ -757,6 +758,7 @@ private:
     const Type *t = operand(*s.dsts[0]);
     if (t->kind == TypeKind::NamedBarrier) {
       clauses({}, {});
+      if (t->count) reportBareBarrierArray(*s.dsts[0]);
       return;
     }
     auto cl = clauses({"expect_tx", "cta"}, {});
@@ -797,10 +799,37 @@ private:
           .hint("wait on an mbarrier names the phase parity it waits for: wait " + S.text(*s.dsts[0]) + " parity(p);");
   }
 
+  // `sync epi;` on `barrier epi[2]`: which instance's barrier is meant (E0352)?
+  void reportBareBarrierArray(const Expr &e) {
+    std::string n = S.text(e);
+    std::string index = ctx.role ? ctx.role->name + ".index" : "i";
+    S.diags_.report(DiagKind::BarrierArrayNeedsIndex, e.range, n)
+        .hint("pick one barrier of the array: " + name() + " " + n + "[" + index + "];")
+        .fixit(e.range, n + "[" + index + "]");
+  }
+
+  // syncwarp | syncwarp(MASK): MASK a non-zero 32-bit constant (E0350); the lanes that reach it are the
+  // verifier's obligation (E0665-E0667).
+  void syncwarp() {
+    clauses({}, {});
+    if (!form(OpArrow::None) || !count(s.dsts, 0, 1, "lane mask")) return;
+    if (s.dsts.empty()) return;
+    auto v = S.constInt(*s.dsts[0], "a syncwarp lane mask");
+    if (!v) return;
+    if (*v == 0 || *v < 0 || *v > 0xffffffffLL) {
+      S.diags_.report(DiagKind::SyncwarpBadMask, s.dsts[0]->range,
+                      *v == 0 ? std::string("the mask 0 names no lane") : std::to_string(*v) + " is not a 32-bit lane mask")
+          .hint("write 'syncwarp;' for all 32 lanes, or a mask such as syncwarp(0x0000ffff) for lanes 0..15");
+      return;
+    }
+    S.adaptUntyped(*s.dsts[0], S.types_.scalar(ScalarKind::U32));
+  }
+
   void sync() {
     clauses({}, {});
     if (!form(OpArrow::None) || !count(s.dsts, 1, 1, "named barrier")) return;
     const Type *t = operand(*s.dsts[0]);
+    if (t->kind == TypeKind::NamedBarrier && t->count) reportBareBarrierArray(*s.dsts[0]);
     if (t->isError() || t->kind == TypeKind::NamedBarrier) return;
     if (t->kind == TypeKind::MBarrier || t->kind == TypeKind::MBarrierArray)
       badOperand(*s.dsts[0], "'sync' takes a named barrier; to wait on an mbarrier write 'wait " + S.text(*s.dsts[0]) + " parity(p)'");

@@ -564,6 +564,10 @@ static const Type *typeIndex(Sema &S, IndexExpr &ix) {
   };
   switch (bt->kind) {
   case TypeKind::MBarrierArray: return single(types.mbarrier());
+  case TypeKind::NamedBarrier:
+    if (bt->count) return single(types.namedBarrier());
+    S.diags_.report(DiagKind::NotIndexable, ix.range, typeToString(bt));
+    return types.error();
   case TypeKind::Vector: return single(types.scalar(bt->scalar));
   case TypeKind::Fragment: return itemsOk ? S.fragmentElement(ix, bt) : types.error();
   case TypeKind::Tensor: break;

@@ -149,7 +149,7 @@ std::string typeToString(const Type *t) {
   }
   case TypeKind::MBarrier: return "mbarrier";
   case TypeKind::MBarrierArray: return t->count ? "mbarrier[" + std::to_string(*t->count) + "]" : "mbarrier[]";
-  case TypeKind::NamedBarrier: return "named barrier";
+  case TypeKind::NamedBarrier: return t->count ? "named barrier[" + std::to_string(*t->count) + "]" : "named barrier";
   case TypeKind::Role: return "role";
   case TypeKind::BuiltinNamespace: return "builtin";
   }
@@ -240,6 +240,17 @@ const Type *TypeContext::tensor(const Type *element, AddressSpace space, std::ve
   t.groups = std::move(groups);
   t.transposed = transposed;
   return make(std::move(t));
+}
+
+const Type *TypeContext::namedBarrierArray(int64_t count) {
+  auto it = namedBarrierArrays_.find(count);
+  if (it != namedBarrierArrays_.end()) return it->second;
+  Type t;
+  t.kind = TypeKind::NamedBarrier;
+  t.count = count;
+  const Type *p = make(std::move(t));
+  namedBarrierArrays_[count] = p;
+  return p;
 }
 
 const Type *TypeContext::mbarrierArray(std::optional<int64_t> count) {

@@ -78,7 +78,7 @@ struct Type {
   // Fragment
   FragKind frag = FragKind::MmaA;
   int64_t m = 0, n = 0, k = 0;
-  // MBarrierArray
+  // MBarrierArray, NamedBarrier (set: a named barrier array)
   std::optional<int64_t> count;             // number of barriers when constant
 
   // ---- classification
@@ -156,6 +156,8 @@ public:
   const Type *fragment(FragKind kind, ScalarKind dtype, int64_t m, int64_t n, int64_t k);
   const Type *tensor(const Type *element, AddressSpace space, std::vector<DimGroup> groups, bool transposed = false);
   const Type *mbarrierArray(std::optional<int64_t> count);
+  // `barrier NAME[count]`: a NamedBarrier whose `count` is set; indexing it gives namedBarrier().
+  const Type *namedBarrierArray(int64_t count);
   // The same vector/scalar/fragment with another element type (conversions), or nullptr.
   const Type *withElement(const Type *t, ScalarKind k);
 
@@ -166,6 +168,7 @@ private:
   std::map<std::pair<int, unsigned>, const Type *> vectors_;   // (scalar kind, width); width 1 = scalar
   std::map<std::tuple<int, int, int64_t, int64_t, int64_t>, const Type *> fragments_;
   std::map<int64_t, const Type *> mbarrierArrays_;            // -1 = unknown count
+  std::map<int64_t, const Type *> namedBarrierArrays_;
 };
 
 } // namespace cake

@@ -102,6 +102,11 @@ DiagBuilder DiagnosticEngine::reportArgs(DiagKind kind, SourceRange range, std::
   const DiagKindInfo &info = diagInfo(kind);
   bool isError = info.severity == Severity::Error || info.severity == Severity::Fatal;
   if (limitReached_) return DiagBuilder(this, SIZE_MAX);
+  if (dedupe_ && range.valid())
+    for (const Diagnostic &d : diags_)
+      if (d.kind == kind && d.range.begin.file == range.begin.file && d.range.begin.offset == range.begin.offset &&
+          d.range.end == range.end)
+        return DiagBuilder(this, SIZE_MAX);
   if (isError && errorLimit_ != 0 && errors_ >= errorLimit_) {
     limitReached_ = true;
     ++errors_;

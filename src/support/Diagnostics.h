@@ -95,6 +95,11 @@ public:
   }
   DiagBuilder reportArgs(DiagKind kind, SourceRange range, std::vector<std::string> args);
 
+  // While on, a diagnostic with the kind and primary range of one already reported is dropped (its notes
+  // too).  Code generation turns it on: the copies of an unrolled loop body report the same construct once.
+  void setDedupeByLocation(bool on) { dedupe_ = on; }
+  bool dedupeByLocation() const { return dedupe_; }
+
   unsigned errorCount() const { return errors_; }
   bool hasErrors() const { return errors_ != 0; }
   // True once the error limit was hit: stages should stop producing more work.
@@ -111,6 +116,7 @@ private:
   unsigned errorLimit_;   // 0 = unlimited
   unsigned errors_ = 0;
   bool limitReached_ = false;
+  bool dedupe_ = false;
   std::vector<Diagnostic> diags_;
 };
 

@@ -95,10 +95,17 @@ struct Access {
   bool generic() const { return kind == AccessKind::GenericRead || kind == AccessKind::GenericWrite; }
 };
 
-const BarrierStmt *namedBarrierOf(const OpStmt &op) {
+// `sync epi` / `sync epi[i]`: the named barrier, and the index of an array element (else null).
+const BarrierStmt *namedBarrierOf(const OpStmt &op, const Expr **index = nullptr) {
   const Expr *e = !op.dsts.empty() ? op.dsts[0].get() : !op.srcs.empty() ? op.srcs[0].get() : nullptr;
+  const Expr *ix = nullptr;
+  if (auto *i = e ? dynCast<IndexExpr>(e) : nullptr; i && i->items.size() == 1 && i->items[0].kind == IndexItem::Point) {
+    e = i->base.get();
+    ix = i->items[0].start.get();
+  }
   auto *n = e ? dynCast<NameExpr>(e) : nullptr;
   if (!n || !n->decl || n->decl->declKind != DeclKind::Barrier) return nullptr;
+  if (index) *index = ix;
   return static_cast<const BarrierStmt *>(n->decl);
 }
 
@@ -117,8 +124,9 @@ public:
   }
 
 private:
-  // barrier keys: index 0 = block barrier, then named barriers
-  std::vector<const BarrierStmt *> keys_{nullptr};
+  // barrier keys: index 0 = block barrier, then named barriers (one per barrier of a named barrier array)
+  using BarrierId = std::pair<const BarrierStmt *, int64_t>;
+  std::vector<BarrierId> keys_{BarrierId{nullptr, 0}};
   std::vector<std::set<int64_t>> releaseWarps_, acquireWarps_;   // per key; empty + allWarps_ for key 0
   bool participationKnown_ = true;
   std::vector<z3::expr> counters_;
@@ -152,15 +160,19 @@ private:
     return found;
   }
 
-  size_t keyOf(const BarrierStmt *b) {
-    for (size_t i = 0; i < keys_.size(); ++i) if (keys_[i] == b) return i;
-    keys_.push_back(b);
+  size_t keyOf(const BarrierStmt *b, int64_t instance = 0) {
+    for (size_t i = 0; i < keys_.size(); ++i) if (keys_[i] == BarrierId{b, instance}) return i;
+    keys_.push_back({b, instance});
     return keys_.size() - 1;
+  }
+  std::optional<size_t> existingKey(const BarrierStmt *b, int64_t instance) const {
+    for (size_t i = 0; i < keys_.size(); ++i) if (keys_[i] == BarrierId{b, instance}) return i;
+    return std::nullopt;
   }
 
   void collectBarriers() {
     UniformityAnalysis uniformity(ctx_.kernel());
-    std::map<const BarrierStmt *, std::pair<std::set<int64_t>, std::set<int64_t>>> warps;   // sync, arrive
+    std::map<BarrierId, std::pair<std::set<int64_t>, std::set<int64_t>>> warps;   // sync, arrive
     walkControl(ctx_.kernel(), uniformity, [&](const Stmt &s, const ControlPath &path) {
       auto *op = dynCast<OpStmt>(&s);
       if (!op || !op->op) return;
@@ -170,17 +182,30 @@ private:
           (op->op->id == OpId::Arrive ? arrivedBy_ : waitedBy_)[path.role].insert(d);
       }
       if (op->op->id != OpId::Sync && op->op->id != OpId::Arrive) return;
-      const BarrierStmt *b = namedBarrierOf(*op);
+      const Expr *index = nullptr;
+      const BarrierStmt *b = namedBarrierOf(*op, &index);
       if (!b) return;
       WarpReach reach = reachingWarps(path, ctx_.info(), uniformity);
       if (!reach.known || reach.divergent()) { participationKnown_ = false; return; }   // E0642 / E0601 elsewhere
-      auto &w = op->op->id == OpId::Sync ? warps[b].first : warps[b].second;
-      w.insert(reach.warps.begin(), reach.warps.end());
+      // A barrier array: each warp takes part in the barrier its index names (NamedBarriers.cpp checks it).
+      const RoleInfo *ri = path.role ? ctx_.info().roleOf(path.role) : nullptr;
+      int64_t per = ri ? ri->warpsPerInstance() : 0;
+      for (int64_t warp : reach.warps) {
+        int64_t instance = 0;
+        if (index) {
+          WarpPoint p{warp, path.role, ri && per ? (warp - ri->firstWarp) / per : 0, ri && per ? (warp - ri->firstWarp) % per : 0};
+          std::optional<int64_t> v = evalAtWarp(*index, p);
+          if (!v) { participationKnown_ = false; return; }   // E0669 elsewhere
+          instance = *v;
+        }
+        BarrierId id{b, instance};
+        (op->op->id == OpId::Sync ? warps[id].first : warps[id].second).insert(warp);
+      }
     });
     releaseWarps_.assign(1, {});
     acquireWarps_.assign(1, {});
-    for (auto &[b, w] : warps) {
-      keyOf(b);
+    for (auto &[id, w] : warps) {
+      keyOf(id.first, id.second);
       std::set<int64_t> release = w.first;
       release.insert(w.second.begin(), w.second.end());
       std::set<int64_t> acquire;
@@ -348,6 +373,10 @@ private:
 
   void passBarrier(size_t key, const OpStmt &op) {
     counters_[key] = (counters_[key] + 1).simplify();
+    markCrossedBarrier(op);
+  }
+
+  void markCrossedBarrier(const OpStmt &op) {
     if (!collect_) return;
     for (size_t x : pendingFence_)
       if (!accesses_[x].crossedBarrier) {
@@ -398,7 +427,20 @@ private:
     switch (op.op->id) {
     case OpId::Syncthreads: case OpId::ClusterSync: case OpId::ClusterWait: passBarrier(0, op); return;
     case OpId::Sync: case OpId::Arrive: {
-      if (const BarrierStmt *b = namedBarrierOf(op)) { passBarrier(keyOf(b), op); return; }
+      const Expr *index = nullptr;
+      if (const BarrierStmt *b = namedBarrierOf(op, &index)) {
+        if (!index) { passBarrier(keyOf(b), op); return; }
+        // An element of a barrier array: the thread passes the barrier its index names.  An index that
+        // cannot be translated passes none (conservative: it orders nothing).
+        std::optional<z3::expr> i = tr_.translate(*index);
+        const NamedBarrierInfo *nb = ctx_.info().namedBarrierOf(b);
+        if (!i || !nb) return;
+        for (int64_t inst = 0; inst < nb->count; ++inst)
+          if (std::optional<size_t> k = existingKey(b, inst))
+            counters_[*k] = (counters_[*k] + z3::ite(*i == z3_.int_val(inst), z3_.int_val(1), z3_.int_val(0))).simplify();
+        markCrossedBarrier(op);
+        return;
+      }
       for (auto &e : op.dsts) if (e) scan(*e, false, op);
       return;
     }
@@ -672,7 +714,10 @@ private:
     std::string out;
     for (size_t k = 0; k < keys_.size(); ++k) {
       if (!out.empty()) out += ", ";
-      out += keys_[k] ? "'" + keys_[k]->name + "'" : "syncthreads";
+      const NamedBarrierInfo *nb = keys_[k].first ? ctx_.info().namedBarrierOf(keys_[k].first) : nullptr;
+      out += !keys_[k].first ? std::string("syncthreads")
+             : nb && nb->isArray ? "'" + keys_[k].first->name + "[" + std::to_string(keys_[k].second) + "]'"
+                                 : "'" + keys_[k].first->name + "'";
     }
     return out;
   }

@@ -1,4 +1,5 @@
-// Verifier family: named barriers and syncthreads (E0640, E0641, E0642; E0601 when unproven).
+// Verifier family: named barriers and syncthreads (E0640, E0641, E0642, E0353, E0668, E0669; E0601 when
+// unproven).
 //
 // Algorithm
 //   1. Collect the uses: every `sync B` / `arrive B` of a named barrier B, and every `syncthreads`
@@ -12,6 +13,11 @@
 //      The declared count (threads(n); the whole block for syncthreads) must equal that number (E0640,
 //      with a fix-it on threads(..)).  Ids 1..15, unique declarations and counts that are multiples of 32
 //      are sema's checks (E0316) and are not repeated here.
+//   Named barrier arrays (`barrier epi[2] id(1) threads(128)`): each use `sync epi[i]` names one barrier per
+//      warp.  The index must be warp-uniform (E0353); it is evaluated for every reaching warp (warp,
+//      ROLE.warp, ROLE.index and compile-time values bound; E0669 when it cannot be) and must lie in the
+//      array (E0668).  The use then counts, per barrier of the array, only the warps whose index names it:
+//      each barrier (each id) is checked on its own by steps 3 and 4.
 //   4. Id collision: when the uses come from two or more groups - role instances; kernel-level code is one
 //      group -, the union does not match the count, and *each* group's warps alone match it, the groups do
 //      not mean to meet: each fills the barrier by itself, so their phases mix (E0641).
@@ -41,19 +47,33 @@ struct BarrierUse {
 struct BarrierKey {
   const BarrierStmt *decl;   // null = barrier 0 (syncthreads)
   const OpStmt *site;        // the syncthreads; null for named barriers
-  bool operator<(const BarrierKey &o) const { return decl != o.decl ? decl < o.decl : site < o.site; }
+  int64_t instance = 0;      // the barrier of a named barrier array
+  bool operator<(const BarrierKey &o) const {
+    if (decl != o.decl) return decl < o.decl;
+    if (site != o.site) return site < o.site;
+    return instance < o.instance;
+  }
 };
 
-const BarrierStmt *namedBarrierOperand(const OpStmt &op) {
+// `sync epi` / `sync epi[i]`: the named barrier and the index (null for a single barrier).
+const BarrierStmt *namedBarrierOperand(const OpStmt &op, const Expr **index) {
+  *index = nullptr;
   if (op.dsts.size() != 1) return nullptr;
-  auto *n = dynCast<NameExpr>(op.dsts[0].get());
+  const Expr *base = op.dsts[0].get();
+  if (auto *ix = dynCast<IndexExpr>(base); ix && ix->items.size() == 1 && ix->items[0].kind == IndexItem::Point) {
+    base = ix->base.get();
+    *index = ix->items[0].start.get();
+  }
+  auto *n = dynCast<NameExpr>(base);
   if (!n || !n->decl || n->decl->declKind != DeclKind::Barrier) return nullptr;
   return static_cast<const BarrierStmt *>(n->decl);
 }
 
-std::string describeBarrier(const BarrierStmt *b, const KernelInfo &info) {
+std::string describeBarrier(const BarrierStmt *b, int64_t instance, const KernelInfo &info) {
   if (!b) return "syncthreads (barrier 0)";
   const NamedBarrierInfo *nb = info.namedBarrierOf(b);
+  if (nb && nb->isArray)
+    return "named barrier '" + b->name + "[" + std::to_string(instance) + "]' (id " + std::to_string(nb->id + instance) + ")";
   return "named barrier '" + b->name + "' (id " + std::to_string(nb ? nb->id : 0) + ")";
 }
 
@@ -102,14 +122,17 @@ void verifyNamedBarriers(VerifyContext &ctx) {
     auto *op = dynCast<OpStmt>(&s);
     if (!op || !op->op) return;
     const BarrierStmt *b = nullptr;
+    const Expr *index = nullptr;
     if (op->op->id == OpId::Syncthreads) b = nullptr;
     else if (op->op->id == OpId::Sync || op->op->id == OpId::Arrive) {
-      b = namedBarrierOperand(*op);
+      b = namedBarrierOperand(*op, &index);
       if (!b) return;   // arrive on an mbarrier: another family
     } else {
       return;
     }
-    std::string what = op->op->id == OpId::Syncthreads ? "syncthreads" : "'" + std::string(op->name) + " " + b->name + "'";
+    std::string what = op->op->id == OpId::Syncthreads
+                           ? "syncthreads"
+                           : "'" + std::string(op->name) + " " + sourceText(ctx.diags(), op->dsts[0]->range) + "'";
     WarpReach reach = reachingWarps(path, ctx.info(), uniformity);
     if (reach.divergent()) {
       auto d = ctx.reportFailure(DiagKind::BarrierUnderDivergence, op->range, what, reach.divergentWhy);
@@ -127,9 +150,50 @@ void verifyNamedBarriers(VerifyContext &ctx) {
       if (reach.unknownCause) d.note(reach.unknownCause->range, "condition evaluated per warp here");
       return;
     }
-    BarrierKey key{b, b ? nullptr : op};
-    if (!uses.count(key)) order.push_back(key);
-    uses[key].push_back({op, path.role, reach.warps});
+    if (!index) {
+      BarrierKey key{b, b ? nullptr : op, 0};
+      if (!uses.count(key)) order.push_back(key);
+      uses[key].push_back({op, path.role, reach.warps});
+      return;
+    }
+    // A barrier of an array: the index per warp picks the barrier.
+    const NamedBarrierInfo *nb = ctx.info().namedBarrierOf(b);
+    if (!nb) return;   // sema reported it
+    if (uniformity.of(*index) == Uniformity::Thread) {
+      const Expr *cause = uniformity.culprit(*index, Uniformity::Thread);
+      auto d = ctx.reportFailure(DiagKind::BarrierIndexNotUniform, index->range, b->name,
+                                 "'" + sourceText(ctx.diags(), index->range) + "' differs between the lanes of a warp");
+      if (cause) d.note(cause->range, "this differs between the lanes of a warp");
+      d.hint("index the barrier by the role instance, e.g. " + b->name + "[ROLE.index]");
+      return;
+    }
+    const RoleInfo *ri = path.role ? ctx.info().roleOf(path.role) : nullptr;
+    int64_t per = ri ? ri->warpsPerInstance() : 0;
+    std::map<int64_t, std::vector<int64_t>> byInstance;
+    for (int64_t w : reach.warps) {
+      WarpPoint p{w, path.role, ri && per ? (w - ri->firstWarp) / per : 0, ri && per ? (w - ri->firstWarp) % per : 0};
+      std::optional<int64_t> v = evalAtWarp(*index, p);
+      if (!v) {
+        ctx.reportFailure(DiagKind::BarrierIndexUnknown, index->range, b->name,
+                          "'" + sourceText(ctx.diags(), index->range) + "' is not known per warp")
+            .hint("index by ROLE.index, ROLE.warp, warp or compile-time values");
+        return;
+      }
+      if (*v < 0 || *v >= nb->count) {
+        ctx.reportFailure(DiagKind::BarrierIndexOutOfRange, index->range, *v, b->name, nb->count)
+            .note(op->range, "warp " + std::to_string(w) + (p.role ? " (" + groupName(Group{p.role, p.roleIndex}, ctx.info()) + ")" : "") +
+                                 " uses index " + std::to_string(*v) + " here")
+            .note(b->nameRange, "declared here with " + std::to_string(nb->count) + " barriers");
+        return;
+      }
+      byInstance[*v].push_back(w);
+    }
+    ctx.recordProven();   // the index is in range for every reaching warp
+    for (auto &[inst, warps] : byInstance) {
+      BarrierKey key{b, nullptr, inst};
+      if (!uses.count(key)) order.push_back(key);
+      uses[key].push_back({op, path.role, warps});
+    }
   });
 
   for (const BarrierKey &key : order) {
@@ -162,7 +226,7 @@ void verifyNamedBarriers(VerifyContext &ctx) {
       ctx.recordProven();
       continue;
     }
-    std::string what = describeBarrier(key.decl, ctx.info());
+    std::string what = describeBarrier(key.decl, key.instance, ctx.info());
 
     // The use that goes wrong: the first sync (a waiter) if any, else the first use.
     const BarrierUse *culprit = &list.front();
@@ -183,8 +247,15 @@ void verifyNamedBarriers(VerifyContext &ctx) {
         d.note(u.op->range, groupName(u.role) + " (" + describeWarps(u.warps) + ", " +
                                 std::to_string(u.warps.size() * 32) + " threads) uses it here");
       if (key.decl) d.note(key.decl->nameRange, "declared here with threads(" + std::to_string(count) + ")");
-      d.hint("declare a separate barrier with another id for " + groupName(groups[1], ctx.info()) +
-             ", or threads(" + std::to_string(reaching) + ") if the roles really meet");
+      if (key.decl && groups[0].first && groups[0].first == groups[1].first) {
+        const RoleInfo *ri = ctx.info().roleOf(groups[0].first);
+        d.hint("give each instance of role '" + groups[0].first->name + "' its own barrier: barrier " + key.decl->name +
+               "[" + std::to_string(ri ? ri->instances : 2) + "] id(..) threads(" + std::to_string(count) + "); and sync " +
+               key.decl->name + "[" + groups[0].first->name + ".index];");
+      } else {
+        d.hint("declare a separate barrier with another id for " + groupName(groups[1], ctx.info()) +
+               ", or threads(" + std::to_string(reaching) + ") if the roles really meet");
+      }
       continue;
     }
 

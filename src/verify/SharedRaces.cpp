@@ -2,7 +2,8 @@
 //
 // Obligation: between two consecutive block barriers (syncthreads, cluster.sync, or `sync` on a named barrier
 // whose count is the whole block), a shared-memory element written by one thread is neither read nor written
-// by a different thread.
+// by a different thread - unless both threads are lanes of one warp and a full-mask `syncwarp` lies between
+// the two accesses (bar.warp.sync orders the memory accesses of the lanes it synchronises).
 //
 // Algorithm (symbolic, on the structured body; no unrolling):
 //   1. Barrier intervals as numbers.  Every block barrier is executed by every thread (E0642 checks that), so
@@ -13,6 +14,9 @@
 //      (B must not depend on v) starts iteration v at epoch E0 + ((v - lo) / st) * B and ends at
 //      E0 + trip * B.  This covers the wrap-around from the end of a loop body into the next iteration and
 //      rings whose stage index is symbolic (k % S): iterations are just values of the loop variable.
+//      A second counter, the *warp epoch*, is kept the same way and counts full-mask syncwarps (WarpSync.cpp
+//      proves all 32 lanes execute each one): two lanes of one warp are unordered only when both epochs are
+//      equal.  A syncwarp(MASK) with a partial mask orders nothing here (conservative).
 //   2. Accesses.  Plain shared loads / stores (also compound assignments, vector slices, conditions),
 //      ldmatrix sources and stmatrix destinations (per thread: the row it supplies, `+: 8` columns),
 //      fragment stores `store T[r, c] <- frag` (the whole M x N tile, by any lane of the warp), cp.async
@@ -22,7 +26,8 @@
 //      ranges, `lane == 0` inside elect, the role's thread range), its epoch and its loop variables.
 //   3. For each pair of accesses to one array with at least one write, Z3 looks for two threads t1 != t2
 //      (and loop indices for each: the second access's thread builtins and loop variables are renamed) with
-//      both path conditions true, equal epochs and overlapping regions, under requires(...).  No model: the
+//      both path conditions true, equal epochs (and, when both are in one warp, equal warp epochs) and
+//      overlapping regions, under requires(...).  No model: the
 //      pair is race-free for every shape, thread and iteration.  A model: an error at the later access, a
 //      note at the other one with the concrete threads, iterations and element, and a hint.  Unknown, an
 //      untranslatable index, or a refutation that relied on dropping an untranslatable condition: E0601.
@@ -39,6 +44,7 @@
 #include "verify/VerifyContext.h"
 
 #include "frontend/Builtins.h"
+#include "frontend/ConstEval.h"
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
 
@@ -63,6 +69,7 @@ struct SharedAccess {
   std::vector<Region> region;    // one per dimension, outermost first
   z3::expr cond;                 // path condition (includes loop ranges and thread links)
   z3::expr epoch;                // barriers passed before the access
+  z3::expr warpEpoch;            // full-mask syncwarps passed before the access
   std::vector<LoopVar> loops;    // enclosing loops, outermost first
   bool inexact = false;          // an enclosing condition could not be translated (dropped)
   std::string problem;           // non-empty: the region could not be translated (the reason)
@@ -70,7 +77,8 @@ struct SharedAccess {
 
 class RaceChecker : RaceWalker {
 public:
-  explicit RaceChecker(VerifyContext &ctx) : RaceWalker(ctx, /*roleRangeAsOneTerm=*/false), epoch_(ctx.z3().int_val(0)) {}
+  explicit RaceChecker(VerifyContext &ctx)
+      : RaceWalker(ctx, /*roleRangeAsOneTerm=*/false), epoch_(ctx.z3().int_val(0)), warpEpoch_(ctx.z3().int_val(0)) {}
 
   void run() {
     const Kernel &k = ctx_.kernel();
@@ -88,6 +96,8 @@ public:
 
 private:
   z3::expr epoch_;                    // block barriers passed so far
+  z3::expr warpEpoch_;                // full-mask syncwarps passed so far
+  bool warpEpochUnknown_ = false;     // a syncwarp count could not be modelled: syncwarp orders nothing
   std::vector<LoopVar> loops_;
   std::vector<SharedAccess> accesses_;
 
@@ -114,23 +124,38 @@ private:
     }
   }
 
+  // syncwarp / syncwarp(0xffffffff): WarpSync.cpp proves that all 32 lanes execute it.
+  static bool isFullMaskSyncwarp(const OpStmt &op) {
+    if (op.dsts.empty()) return true;
+    if (!op.dsts[0]) return false;
+    std::optional<int64_t> m = ConstEvaluator().evaluate(*op.dsts[0]).optional();
+    return m && *m == 0xffffffffLL;
+  }
+
   void walkRole(const RoleStmt &r) override {
-    z3::expr savedEpoch = epoch_;
+    z3::expr savedEpoch = epoch_, savedWarpEpoch = warpEpoch_;
     walkRoleBody(r);
     epoch_ = savedEpoch;   // roles run side by side: each continues from the count at its start
+    warpEpoch_ = savedWarpEpoch;
   }
 
   void walkIf(const IfStmt &i) override {
     std::optional<z3::expr> c = scanCondition(i);
-    z3::expr before = epoch_;
+    z3::expr before = epoch_, wBefore = warpEpoch_;
     if (c) path_.push(*c); else path_.dropCondition();
     if (i.thenBody) walkBlock(*i.thenBody);
-    z3::expr afterThen = epoch_;
+    z3::expr afterThen = epoch_, wAfterThen = warpEpoch_;
     if (c) path_.back() = !*c;
     epoch_ = before;
+    warpEpoch_ = wBefore;
     if (i.elseBody) walkStmt(*i.elseBody);
-    z3::expr afterElse = epoch_;
+    z3::expr afterElse = epoch_, wAfterElse = warpEpoch_;
     if (c) path_.pop(); else path_.undropCondition();
+    // Warp epochs: a condition that cannot be modelled leaves the count unknown; the lanes after it are then
+    // treated as unordered by syncwarp (the block epoch alone decides).
+    if (z3::eq(wAfterThen, wAfterElse)) warpEpoch_ = wAfterThen;
+    else if (c) warpEpoch_ = z3::ite(*c, wAfterThen, wAfterElse).simplify();
+    else { warpEpoch_ = z3_.int_val(0); warpEpochUnknown_ = true; }
     if (z3::eq(afterThen, afterElse)) { epoch_ = afterThen; return; }
     if (!c) {
       epochProblem(i.range, "the number of block barriers depends on a condition that cannot be modelled ('" +
@@ -141,16 +166,20 @@ private:
     epoch_ = z3::ite(*c, afterThen, afterElse).simplify();
   }
 
-  // Barriers one iteration of `f`'s body passes, with the loop variable bound to `v`.
-  z3::expr bodyBarriers(const ForStmt &f) {
+  // Block barriers (and full-mask syncwarps, in `warpBarriers`) one iteration of `f`'s body passes, with the
+  // loop variable bound to `v`.
+  z3::expr bodyBarriers(const ForStmt &f, z3::expr &warpBarriers) {
     bool saved = collect_;
-    z3::expr savedEpoch = epoch_;
+    z3::expr savedEpoch = epoch_, savedWarpEpoch = warpEpoch_;
     collect_ = false;
     epoch_ = z3_.int_val(0);
+    warpEpoch_ = z3_.int_val(0);
     walkBlock(*f.body);
     z3::expr b = epoch_.simplify();
+    warpBarriers = warpEpoch_.simplify();
     collect_ = saved;
     epoch_ = savedEpoch;
+    warpEpoch_ = savedWarpEpoch;
     return b;
   }
 
@@ -168,7 +197,14 @@ private:
     if (hi) range = range && v < *hi;
     if (lo && constStep && stepValue > 1) range = range && z3::mod(v - *lo, z3_.int_val(stepValue)) == 0;
 
-    z3::expr b = bodyBarriers(f);
+    z3::expr wb = z3_.int_val(0);
+    z3::expr b = bodyBarriers(f, wb);
+    int64_t wbValue = -1;
+    bool noWarpBarriers = wb.is_numeral_i64(wbValue) && wbValue == 0;
+    bool warpLoopKnown = noWarpBarriers || (!mentionsConstant(wb, v) && rangeKnown && constStep);
+    if (!warpLoopKnown) warpEpochUnknown_ = true;
+    z3::expr wStart = warpEpoch_;
+    if (!noWarpBarriers && warpLoopKnown) wStart = warpEpoch_ + ((v - *lo) / z3_.int_val(stepValue)) * wb;
     int64_t bValue = -1;
     bool noBarriers = b.is_numeral_i64(bValue) && bValue == 0;
     z3::expr start = epoch_;
@@ -184,8 +220,9 @@ private:
         start = epoch_ + ((v - *lo) / stepZ) * b;
       }
     }
-    z3::expr savedEpoch = epoch_;
+    z3::expr savedEpoch = epoch_, savedWarpEpoch = warpEpoch_;
     epoch_ = start;
+    warpEpoch_ = wStart;
     path_.push(range);
     if (!rangeKnown) path_.dropCondition();
     loops_.push_back({&f, v});
@@ -194,6 +231,12 @@ private:
     if (!rangeKnown) path_.undropCondition();
     path_.pop();
     epoch_ = savedEpoch;
+    warpEpoch_ = savedWarpEpoch;
+    if (!noWarpBarriers && warpLoopKnown) {
+      z3::expr stepZ = z3_.int_val(stepValue);
+      z3::expr trip = z3::ite(*hi > *lo, (*hi - *lo + stepZ - 1) / stepZ, z3_.int_val(0));
+      warpEpoch_ = (warpEpoch_ + trip * wb).simplify();
+    }
     if (!noBarriers && rangeKnown && constStep) {
       z3::expr stepZ = z3_.int_val(stepValue);
       z3::expr trip = z3::ite(*hi > *lo, (*hi - *lo + stepZ - 1) / stepZ, z3_.int_val(0));
@@ -206,6 +249,10 @@ private:
     if (!op.op) return;
     if (isBlockBarrier(op)) {
       epoch_ = (epoch_ + 1).simplify();
+      return;
+    }
+    if (op.op->id == OpId::Syncwarp) {
+      if (isFullMaskSyncwarp(op)) warpEpoch_ = (warpEpoch_ + 1).simplify();
       return;
     }
     switch (op.op->id) {
@@ -249,7 +296,7 @@ private:
     const Decl *array = sharedRoot(ix);
     if (!array || !array->type || !array->type->isTensor()) return;
     SharedAccess a{array, kind + " '" + sourceText(ctx_.diags(), ix.range) + "'", write, false, ix.range, {},
-                   path_.conjunction(), epoch_, loops_, path_.inexact() > 0, {}};
+                   path_.conjunction(), epoch_, warpEpoch_, loops_, path_.inexact() > 0, {}};
     if (!regionOf(*array, ix, tileExtent, a.region, a.problem)) return;   // sema reports such indexing
     accesses_.push_back(std::move(a));
   }
@@ -293,7 +340,8 @@ private:
         z3::check_result r = z3::unknown;
         s.push();
         try {
-          s.add(a.cond && bCond && (a.warpWide && b.warpWide ? warp != warp2 : tid != tid2) && epochEq && overlap);
+          s.add(a.cond && bCond && (a.warpWide && b.warpWide ? warp != warp2 : tid != tid2) && epochEq &&
+                unorderedInWarp(a, b, second, warp, warp2) && overlap);
           ++queries;
           r = s.check();
         } catch (const z3::exception &) {
@@ -305,7 +353,8 @@ private:
         // query, so the reported model does not depend on the order in which pairs were checked.
         z3::solver fresh(z3_);
         ctx_.configureSolver(fresh);
-        fresh.add(assumptions && assumptions2 && a.cond && bCond && (a.warpWide && b.warpWide ? warp != warp2 : tid != tid2) && a.epoch == bEpoch && overlap);
+        fresh.add(assumptions && assumptions2 && a.cond && bCond && (a.warpWide && b.warpWide ? warp != warp2 : tid != tid2) &&
+                  a.epoch == bEpoch && unorderedInWarp(a, b, second, warp, warp2) && overlap);
         try {
           ++queries;
           r = fresh.check();
@@ -343,6 +392,17 @@ private:
   }
 
   bool diagsFull() { return ctx_.diags().limitReached(); }
+
+  // Two threads of one warp are ordered by a full-mask syncwarp between their accesses: unordered when they
+  // are in different warps or their warp epochs are equal.
+  z3::expr unorderedInWarp(const SharedAccess &a, const SharedAccess &b, const Renaming &second, const z3::expr &warp,
+                           const z3::expr &warp2) {
+    if (warpEpochUnknown_) return z3_.bool_val(true);
+    z3::expr bWarpEpoch = rename(b.warpEpoch, second.from, second.to);
+    z3::expr same = (a.warpEpoch == bWarpEpoch).simplify();
+    if (same.is_true()) return same;
+    return warp != warp2 || same;
+  }
 
   static const SharedAccess &laterOf(const SharedAccess &a, const SharedAccess &b) {
     return b.range.begin.offset >= a.range.begin.offset ? b : a;
@@ -398,8 +458,13 @@ private:
              "(index by the thread), or reduce through warp shuffles");
     } else {
       d.note(headOf(earlier.range), "no block barrier between this access and the racing one");
-      d.hint("put 'syncthreads;' between the " + kindEarlier + " and the " + kindLater +
-             " (a warp-level shuffle or a barrier every thread reaches)");
+      z3::expr w = tr_.builtinVar(BuiltinValue::Warp), w2 = rename(w, from, to);
+      if (!later.warpWide && !earlier.warpWide && value(m, w) == value(m, w2))
+        d.hint("both threads are lanes of warp " + value(m, w) + ": put 'syncwarp;' (or 'syncthreads;') between the " +
+               kindEarlier + " and the " + kindLater);
+      else
+        d.hint("put 'syncthreads;' between the " + kindEarlier + " and the " + kindLater +
+               " (a warp-level shuffle or a barrier every thread reaches)");
     }
   }
 };

@@ -25,6 +25,7 @@ constexpr FamilyEntry kFamilies[] = {
     {"deadlock freedom", verifyDeadlock},
     // ---- other families (verify-local)
     {"named barriers", verifyNamedBarriers},
+    {"warp barriers", verifyWarpSync},
     {"wgmma and proxies", verifyWgmmaAndProxies},
     {"cp.async groups", verifyCpAsyncGroups},
     {"resources", verifyResources},

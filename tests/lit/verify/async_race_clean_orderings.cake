@@ -6,8 +6,8 @@
 // CHECK: verified: {{[0-9]+}} obligations proven
 target sm_90a;
 kernel wg(C: f32[M, N] align(16)) requires(M % 64 == 0, N % 64 == 0) grid(N / 64, M / 64) threads(128) {
-  shared a: bf16[64, 16] align(1024);
-  shared b: bf16[64, 16] align(1024);
+  shared a: bf16[64, 16] swizzle(32B) align(1024);   // rows of one 32-byte swizzle span: wgmma can read it
+  shared b: bf16[64, 16] swizzle(32B) align(1024);
   let t = i32(tid.x);
   for c in 0..8 unroll {
     a[t / 2, (t % 2) * 8 + c] = bf16(0.0);
