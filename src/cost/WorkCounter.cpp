@@ -677,6 +677,8 @@ const char *countName(Count c) {
   case Count::WgmmaSharedBytes: return "wgmma_shared_bytes";
   case Count::BlockBarriers: return "barriers";
   case Count::MulticastSavedBytes: return "multicast_saved_bytes";
+  case Count::AtomicLaneOps: return "atomic_lane_ops";
+  case Count::AtomicSerialUpdates: return "atomic_serial_updates";
   case Count::Count_: break;
   }
   return "?";

@@ -13,7 +13,8 @@ enum class IntrinsicId : uint8_t {
   Count_
 };
 
-enum class IntrinsicRule : uint8_t { FloatUnary, NumericUnary, SameType2, Fma, Select, IntBinary, Shuffle, WarpReduce };
+enum class IntrinsicRule : uint8_t { FloatUnary, NumericUnary, SameType2, Fma, Select, IntBinary, Shuffle, WarpReduce, Atomic,
+                                     OrderedEncode, OrderedDecode };
 
 struct IntrinsicInfo {
   IntrinsicId id;
