@@ -757,6 +757,9 @@ void KernelLowering::lowerOp(const OpStmt &s) {
   case OpId::Sync: lowerNamedBarrier(s, false); return;
   case OpId::Syncthreads: lowerSyncthreads(s); return;
   case OpId::Syncwarp: lowerSyncwarp(s); return;
+  case OpId::RedAdd: case OpId::RedMin: case OpId::RedMax: case OpId::RedAnd: case OpId::RedOr: case OpId::RedXor:
+    lowerReduction(s, *atomicOpOf(s.op->id));
+    return;
   case OpId::Count_: break;
   }
   diags_.report(DiagKind::CodegenUnsupportedForm, s.nameRange, "the operation '" + s.name + "'");

@@ -23,10 +23,12 @@
 #include "frontend/SharedLayout.h"
 #include "codegen/Value.h"
 #include "frontend/AST.h"
+#include "frontend/Atomics.h"
 #include "frontend/Builtins.h"
 #include "frontend/KernelInfo.h"
 #include "support/Diagnostics.h"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <optional>
@@ -112,6 +114,17 @@ struct MemRef {
   unsigned lanes = 1;   // slice length; 1 = one element
   Address addr;
   const GlobalTensor *global = nullptr;
+};
+
+// An accumulator fragment's lane layout (AccumulatorLayout.cpp): the calling lane's first element (row,
+// column) relative to the tile origin, and its element pairs (pair p: f32 registers 2p, 2p+1, or the packed
+// 16-bit register p) at (row + rowOff, col + colOff .. colOff + 1).
+struct AccumulatorLayout {
+  Value row, col;
+  struct Pair {
+    int64_t rowOff = 0, colOff = 0;
+  };
+  std::vector<Pair> pairs;
 };
 
 // A resolved place a value can be assigned to.
@@ -257,6 +270,20 @@ public:
   std::pair<const Expr *, std::optional<Scalar>> splitStoreConversion(const Expr &src) const;
   void lowerFragmentStore(const OpStmt &s);
   void fillFragment(Value &frag, const Value &scalar);
+
+  // ---- accumulator lane layouts as element pairs (AccumulatorLayout.cpp)
+  std::optional<AccumulatorLayout> accumulatorLayout(const FragShape &f, SourceRange R);
+  // Calls emit(pair, element pair's memory reference, mask) for every pair of `layout` at `target`; mask is a
+  // .pred register for global destinations when `maskGlobal` (empty otherwise).
+  void forEachAccumulatorPair(const FragmentStoreTarget &target, const AccumulatorLayout &layout, bool maskGlobal,
+                              SourceRange R, SourceRange dstRange,
+                              const std::function<void(size_t, const MemRef &, const std::string &)> &emit);
+
+  // ---- memory atomics and reductions (LowerAtomics.cpp)
+  Value lowerAtomicCall(const CallExpr &e, AtomicOp op);
+  void lowerReduction(const OpStmt &s, AtomicOp op);
+  void lowerFragmentReduction(const OpStmt &s);
+  Value lowerOrderedEncoding(const Value &x, bool encode);
 
   // ---- Hopper (sm_90 / sm_90a) constructs: docs/hopper.md
   // mbarrier transaction counts, remote arrives, try_wait loops (LowerMbarrier.cpp)

@@ -1,5 +1,6 @@
 // Intrinsic calls: conversions named by a type, math (ex2 rcp rsqrt sqrt lg2 tanh abs max min fma), select,
-// cdiv, shuffles and warp reductions (the latter two delegate to LowerShuffle.cpp).
+// cdiv, shuffles and warp reductions (the latter two delegate to LowerShuffle.cpp); atomics and
+// ordered / unordered delegate to LowerAtomics.cpp.
 //
 // Math maps to the single PTX instruction of the same name on f32: ex2.approx.f32, rcp.approx.f32,
 // rsqrt.approx.f32, lg2.approx.f32 (MUFU), sqrt.rn.f32, abs/max/min/fma.rn.  f16/bf16 arguments are widened to
@@ -38,6 +39,9 @@ Value KernelLowering::lowerCall(const CallExpr &e) {
   const std::string &c = e.callee;
   // Conversions named by a type: f32(x), bf16x8(v), bf16x2(a, b).
   if (auto t = parseValueTypeName(c)) return lowerConversionCall(e, *t);
+  // Memory atomics take their first argument as an address, not a value (LowerAtomics.cpp).
+  if (const IntrinsicInfo *intr = lookupIntrinsic(c))
+    if (auto op = atomicOpOf(intr->id)) return lowerAtomicCall(e, *op);
 
   std::vector<Value> args;
   // Arguments are lowered in order; every intrinsic evaluates all of them.
@@ -62,6 +66,10 @@ Value KernelLowering::intrinsicOnValues(const std::string &c, const std::vector<
     return false;
   };
 
+  if (c == "ordered" || c == "unordered") {
+    if (!need(1)) return placeholder(ValueType::scalar(c == "ordered" ? Scalar::U32 : Scalar::F32));
+    return lowerOrderedEncoding(args[0], c == "ordered");
+  }
   if (c == "ex2" || c == "rcp" || c == "rsqrt" || c == "sqrt" || c == "lg2" || c == "tanh") {
     if (!need(1)) return placeholder(ValueType::scalar(Scalar::F32));
     return floatUnaryIntrinsic(c, args[0], where);

@@ -7,7 +7,7 @@
 //     lane holds c0, c1 at row g, columns 2t, 2t+1 and c2, c3 at row g + 8, the same columns.  So each lane
 //     does two 2-element stores: T[r0 + g, c0 + 2t +: 2] and T[r0 + g + 8, c0 + 2t +: 2] (st.v2.f32, or one
 //     cvt.rn.bf16x2.f32 and a 4-byte st.b32 for bf16 / f16 outputs).
-//   wgmma accumulators are Hopper-only: not supported yet.
+//   The lane layout and the per-pair addresses are AccumulatorLayout.cpp's (shared with wgmma and red.add).
 #include "codegen/KernelLowering.h"
 
 namespace cake::codegen {
@@ -136,12 +136,6 @@ void KernelLowering::lowerFragmentStore(const OpStmt &s) {
   // The destination: T[..., r0, c0] with point indices.
   auto target = lowerFragmentStoreTarget(s);
   if (!target) return;
-  const Binding &dest = *target->tensor;
-  const std::vector<Value> &idx = target->index;
-  Value lane = *laneId_;
-  Value g = binaryOp(BinaryOp::Shr, lane, Value::ofInt(Scalar::I32, 2), s.range);
-  Value t = binaryOp(BinaryOp::BitAnd, lane, Value::ofInt(Scalar::I32, 3), s.range);
-  Value col = binaryOp(BinaryOp::Add, idx.back(), binaryOp(BinaryOp::Shl, t, Value::ofInt(Scalar::I32, 1), s.range), s.range);
   // The accumulator's elements as f32 or f16 scalars: c0..c3.
   std::vector<Value> elems;
   if (f.dtype == Scalar::F32) {
@@ -149,20 +143,22 @@ void KernelLowering::lowerFragmentStore(const OpStmt &s) {
   } else {
     elems = unpackVector(Value::ofRegs(ValueType::vector(f.dtype, 4), frag.regs));
   }
-  for (int half = 0; half < 2; ++half) {
-    std::vector<Value> at = idx;
-    at[at.size() - 2] = binaryOp(BinaryOp::Add, idx[idx.size() - 2],
-                                 half ? binaryOp(BinaryOp::Add, g, Value::ofInt(Scalar::I32, 8), s.range) : g, s.range);
-    at.back() = col;
-    MemRef m = memRefAt(dest, at, 2, s.dsts[0]->range);
-    if (m.elem != to) {
-      diags_.report(DiagKind::CodegenUnsupportedForm, s.range,
-                    "storing " + std::string(scalarName(to)) + " values into a " + std::string(scalarName(m.elem)) + " tensor");
-      return;
-    }
-    Value pair = packVector(ValueType::vector(f.dtype, 2), {elems[2 * half], elems[2 * half + 1]});
-    store(m, convert(pair, ValueType::vector(to, 2), s.range));
-  }
+  auto layout = accumulatorLayout(f, s.range);
+  if (!layout) return;
+  bool mismatch = false;
+  forEachAccumulatorPair(*target, *layout, /*maskGlobal=*/false, s.range, s.dsts[0]->range,
+                         [&](size_t p, const MemRef &m, const std::string &) {
+                           if (mismatch) return;
+                           if (m.elem != to) {
+                             diags_.report(DiagKind::CodegenUnsupportedForm, s.range,
+                                           "storing " + std::string(scalarName(to)) + " values into a " +
+                                               std::string(scalarName(m.elem)) + " tensor");
+                             mismatch = true;
+                             return;
+                           }
+                           Value pair = packVector(ValueType::vector(f.dtype, 2), {elems[2 * p], elems[2 * p + 1]});
+                           store(m, convert(pair, ValueType::vector(to, 2), s.range));
+                         });
 }
 
 } // namespace cake::codegen

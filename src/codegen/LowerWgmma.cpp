@@ -286,14 +286,7 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
                   "storing " + std::string(scalarName(to)) + " values into a " + std::string(scalarName(destElem)) + " tensor");
     return;
   }
-  // Per-lane origin: row r0 + 16 * (warp % 4) + lane / 4, column c0 + 2 * (lane % 4).
   const SourceRange R = s.range;
-  Value warpInGroup = binaryOp(BinaryOp::BitAnd, *warpId_, Value::ofInt(Scalar::I32, 3), R);
-  Value g = binaryOp(BinaryOp::Shr, *laneId_, Value::ofInt(Scalar::I32, 2), R);
-  Value q = binaryOp(BinaryOp::BitAnd, *laneId_, Value::ofInt(Scalar::I32, 3), R);
-  Value rowOff = binaryOp(BinaryOp::Add, binaryOp(BinaryOp::Shl, warpInGroup, Value::ofInt(Scalar::I32, 4), R), g, R);
-  Value row = binaryOp(BinaryOp::Add, idx[idx.size() - 2], rowOff, R);
-  Value col = binaryOp(BinaryOp::Add, idx.back(), binaryOp(BinaryOp::Shl, q, Value::ofInt(Scalar::I32, 1), R), R);
   const int64_t colBlocks = f.n / 8;
   // The pair of elements (half h: rows +0 / +8, column block j) as registers of the output type.
   auto pairValue = [&](int h, int64_t j) -> std::vector<std::string> {
@@ -324,6 +317,7 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
     const bool blockOk = !blocks.blocked() || (c0 && *c0 % 16 == 0 && blocks.blockCols() % 16 == 0 && dims.size() >= 2);
     if (scalarBits(to) == 16 && colAligned && blockOk && !dims.empty() && dims.back() % 8 == 0 && arr.offset % 16 == 0 &&
         dims.size() == idx.size()) {
+      Value warpInGroup = binaryOp(BinaryOp::BitAnd, *warpId_, Value::ofInt(Scalar::I32, 3), R);
       // stmatrix.x4: matrices (rows +0, cols +0), (rows +8, cols +0), (rows +0, cols +8), (rows +8, cols +8) of a
       // 16 x 16 block; lane l gives the row address of row l % 8 of matrix l / 8: row 16 * (warp % 4) + l % 16,
       // column 8 * (l / 16).  The linear offset without constants is computed once per lane; each block adds
@@ -386,48 +380,24 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
       return;
     }
     // 32-bit outputs, or a column origin not provably 16-byte aligned: per-pair addresses (swizzle applies).
-    for (int h = 0; h < 2; ++h)
-      for (int64_t j = 0; j < colBlocks; ++j) {
-        std::vector<Value> at = idx;
-        at[at.size() - 2] = binaryOp(BinaryOp::Add, row, Value::ofInt(Scalar::I32, 8 * h), R);
-        at.back() = binaryOp(BinaryOp::Add, col, Value::ofInt(Scalar::I32, 8 * j), R);
-        MemRef m = memRefAt(dest, at, 2, s.dsts[0]->range);
-        std::vector<std::string> regs = pairValue(h, j);
-        ValueType vt = ValueType::vector(to, 2);
-        store(m, Value::ofRegs(vt, to == Scalar::F32 ? regs : std::vector<std::string>{regs[0]}));
-      }
-    return;
   }
-  // Global: two row addresses; the column blocks are constant byte offsets from them (the innermost stride
-  // is one element).  Masked by the tensor's last two dims.
-  const int64_t eb = scalarBits(to) / 8;
-  const size_t rank = global->dims.size();
-  std::string rowOk[2], colOk[64];
-  Address rowAddr[2];
-  for (int h = 0; h < 2; ++h) {
-    std::vector<Value> at = idx;
-    Value r = binaryOp(BinaryOp::Add, row, Value::ofInt(Scalar::I32, 8 * h), R);
-    at[at.size() - 2] = r;
-    at.back() = col;
-    rowAddr[h] = memRefAt(dest, at, 2, s.dsts[0]->range).addr;
-    rowOk[h] = out_.newReg(RegClass::Pred);
-    out_.inst("setp.lt.s32 " + rowOk[h] + ", " + reg(r) + ", " + operand(global->dims[rank - 2]));
-  }
-  for (int64_t j = 0; j < colBlocks; ++j) {
-    Value c = binaryOp(BinaryOp::Add, col, Value::ofInt(Scalar::I32, 8 * j), R);
-    colOk[j] = out_.newReg(RegClass::Pred);
-    out_.inst("setp.lt.s32 " + colOk[j] + ", " + reg(c) + ", " + operand(global->dims[rank - 1]));
-  }
-  for (int h = 0; h < 2; ++h)
-    for (int64_t j = 0; j < colBlocks; ++j) {
-      std::vector<std::string> regs = pairValue(h, j);
-      std::string p = out_.newReg(RegClass::Pred);
-      out_.inst("and.pred " + p + ", " + rowOk[h] + ", " + colOk[j]);
-      Address a = rowAddr[h];
-      a.offset += 8 * j * eb;
-      if (to == Scalar::F32) out_.instGuarded(p, "st.global.v2.f32 " + a.str() + ", {" + regs[0] + ", " + regs[1] + "}");
-      else out_.instGuarded(p, "st.global.b32 " + a.str() + ", " + regs[0]);
-    }
+  // Per-pair addresses from the accumulator layout (AccumulatorLayout.cpp); global pairs masked by the
+  // tensor's last two dims.
+  auto layout = accumulatorLayout(f, R);
+  if (!layout) return;
+  const ValueType vt = ValueType::vector(to, 2);
+  forEachAccumulatorPair(*target, *layout, /*maskGlobal=*/true, R, s.dsts[0]->range,
+                         [&](size_t p, const MemRef &m, const std::string &mask) {
+                           std::vector<std::string> regs = pairValue(static_cast<int>(p % 2), static_cast<int64_t>(p / 2));
+                           if (mask.empty()) {
+                             store(m, Value::ofRegs(vt, to == Scalar::F32 ? regs : std::vector<std::string>{regs[0]}));
+                             return;
+                           }
+                           if (to == Scalar::F32)
+                             out_.instGuarded(mask, "st.global.v2.f32 " + m.addr.str() + ", {" + regs[0] + ", " + regs[1] + "}");
+                           else
+                             out_.instGuarded(mask, "st.global.b32 " + m.addr.str() + ", " + regs[0]);
+                         });
 }
 
 } // namespace cake::codegen

@@ -5,7 +5,8 @@
 // element-wise float work): integer ALU ops 1 (a division or remainder by a non-power-of-two constant 3,
 // by a runtime value 20), float add/mul/fma/min/max/compare 1 per element on the FP32 pipe, conversions
 // f32 -> 16-bit 1 per pair of elements and others 1 per element, ex2/rcp/rsqrt/sqrt/lg2 1 per element on
-// the SFU, shuffles 1, warp.sum/max/min 5 shuffles + 5 ops, a load 1.  Expressions that are compile-time
+// the SFU, shuffles 1, warp.sum/max/min 5 shuffles + 5 ops, a load 1, an atomic 1 plus its contention
+// (CountOps.cpp, Counter::countAtomic).  Expressions that are compile-time
 // constants (no dependence bits) cost nothing: codegen folds them.
 #include "cost/WorkCounterImpl.h"
 #include "frontend/SharedLayout.h"
@@ -194,6 +195,11 @@ CallKind callKindOf(const std::string &callee) {
 } // namespace
 
 LaneValue Counter::evalCall(const CallExpr &c) {
+  if (c.callee.rfind("atom.", 0) == 0 && !c.args.empty()) {   // the target is an address, not a load
+    for (size_t i = 1; i < c.args.size(); ++i) eval(*c.args[i]);
+    countAtomic(*c.args[0], &c);
+    return LaneValue::unknown(kDepUnknown);
+  }
   std::vector<LaneValue> args;
   args.reserve(c.args.size());
   for (const auto &a : c.args) args.push_back(eval(*a));

@@ -14,6 +14,8 @@
 //   mma.sync     2*M*N*K FLOPs per warp instruction (f8 inputs: half the 16-bit time)
 //   wgmma        2*64*N*K FLOPs per warpgroup, K/16 instructions (f8: K/32), a quarter per warp; operand
 //                tiles read from shared by the async proxy
+//   red.OP       an atomic update per active lane (Counter::countAtomic); the fragment form red.add T <- acc
+//                is one red.f32 per element, every element at its own address (no contention in the warp)
 //   barriers     syncthreads / sync / cluster.*: a barrier on the warp's critical path
 //   wait         on a barrier that TMA loads signal: one async wait, divided by the ring's stages
 #include "cost/WorkCounterImpl.h"
@@ -21,6 +23,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <map>
 
 namespace cake::cost::detail {
 
@@ -63,10 +66,69 @@ void Counter::countStore(const AssignStmt &s, const ResolvedAccess &target, int6
     sharedAccess(target, bytesPerLane, true);
 }
 
+// One warp instruction; the bytes go to L2 (global: counted as stores, the read-modify-write happens there) or
+// to shared memory.  Contention: the lanes of one instruction that hit one address are applied one after
+// another, so an instruction whose active lanes hit at most k lanes per address costs k - 1 extra issue slots
+// on the warp's path (a warp-uniform address: 31) and k - 1 extra shared wavefronts.  Unknown addresses are
+// taken as distinct.
+void Counter::countAtomic(const Expr &target, const void *node) {
+  ResolvedAccess ra = resolve(target);
+  if (!ra.memory || !active_) return;
+  int64_t bytes = target.type ? target.type->sizeInBytes().value_or(ra.elemBytes) : ra.elemBytes;
+  int64_t k = 1;
+  if (ra.byteOffset.isUniform()) {
+    k = lanes();
+  } else if (ra.byteOffset.known()) {
+    std::map<int64_t, int64_t> perAddress;
+    for (unsigned l = 0; l < 32; ++l)
+      if (active_ & (1u << l)) k = std::max(k, ++perAddress[ra.byteOffset.at(l)]);
+  }
+  issue(static_cast<double>(k));
+  add(Count::AtomicLaneOps, lanes());
+  add(Count::AtomicSerialUpdates, static_cast<double>(k - 1));
+  if (ra.space == AddressSpace::Global) {
+    globalAccess(node, ra, bytes, true, Count::SimtStoreBytes, false);
+  } else {
+    sharedAccess(ra, bytes, true);
+    add(Count::SharedWavefronts, static_cast<double>(k - 1));
+  }
+}
+
 void Counter::walkOp(const OpStmt &op) {
   if (!op.op) return;
   double active = lanes();
   switch (op.op->id) {
+  case OpId::RedAdd: case OpId::RedMin: case OpId::RedMax: case OpId::RedAnd: case OpId::RedOr: case OpId::RedXor: {
+    if (op.arrow == OpArrow::None) {
+      if (op.dsts.size() != 2) return;
+      eval(*op.dsts[1]);
+      countAtomic(*op.dsts[0], &op);
+      return;
+    }
+    if (op.dsts.empty() || op.srcs.empty()) return;
+    ResolvedAccess dst = resolve(*op.dsts[0]);
+    const Type *frag = op.srcs[0]->type;
+    if (!frag || !frag->isFragment() || !dst.memory) return;
+    int64_t perThread = frag->fragElementsPerThread();
+    int64_t instructions = perThread;   // one red.add.f32 per element (LowerAtomics.cpp)
+    issue(static_cast<double>(std::max<int64_t>(1, instructions)));
+    double bytes = static_cast<double>(perThread * 4) * active;
+    add(Count::AtomicLaneOps, static_cast<double>(perThread) * active);
+    if (dst.space == AddressSpace::Global) {
+      add(Count::SimtStoreBytes, bytes);
+      add(Count::L2StoreBytes, bytes);   // 4 lanes x 2 f32 = one whole 32-byte sector per row and pair
+      if (active_) {
+        size_t site = siteFor(&op, dst.base, true);
+        sites_[site].blockDeps |= dst.deps & kDepBlockAny;
+        if (acc_.siteBytes.size() <= site) acc_.siteBytes.resize(site + 1, 0);
+        acc_.siteBytes[site] += bytes * localWeight_;
+      }
+    } else {
+      add(Count::SharedStoreBytes, bytes);
+      add(Count::SharedWavefronts, static_cast<double>(perThread));
+    }
+    return;
+  }
   case OpId::TmaLoad: {
     if (op.dsts.empty() || op.srcs.empty()) return;
     issue(2);

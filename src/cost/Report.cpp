@@ -94,6 +94,15 @@ void renderEstimateText(const std::vector<Estimate> &estimates, const std::map<s
     os << "  loads       ld.global " << formatBytes(p.count(Count::SimtLoadBytes)) << ", cp.async "
        << formatBytes(p.count(Count::CpAsyncBytes)) << ", tma " << formatBytes(p.count(Count::TmaLoadBytes))
        << "; stores " << formatBytes(p.globalStoreBytes()) << "\n";
+    if (p.count(Count::AtomicLaneOps) > 0) {
+      auto number = [](double n) {   // "67.1 M", "0" (no unit: no trailing blank)
+        std::string t = formatCount(n, "");
+        while (!t.empty() && t.back() == ' ') t.pop_back();
+        return t;
+      };
+      os << "  atomics     " << number(p.count(Count::AtomicLaneOps)) << " lane updates, "
+         << number(p.count(Count::AtomicSerialUpdates)) << " serialized behind another lane's update of one address\n";
+    }
     os << "  pipeline    depth " << p.pipelineDepth << ", " << formatBytes(p.inflightBytesPerBlock)
        << " in flight per block; busiest warp: " << formatCount(p.chainInstructions, "") << "instructions, "
        << std::setprecision(4) << p.chainSyncLoadRounds + p.chainAsyncWaits << " exposed load waits, "

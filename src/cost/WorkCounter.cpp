@@ -678,6 +678,8 @@ const char *countName(Count c) {
   case Count::BlockBarriers: return "barriers";
   case Count::MulticastSavedBytes: return "multicast_saved_bytes";
   case Count::WarpSyncs: return "warp_syncs";
+  case Count::AtomicLaneOps: return "atomic_lane_ops";
+  case Count::AtomicSerialUpdates: return "atomic_serial_updates";
   case Count::Count_: break;
   }
   return "?";

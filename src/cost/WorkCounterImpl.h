@@ -160,6 +160,8 @@ public:
   // ---- operations (CountOps.cpp)
   void walkOp(const OpStmt &op);
   void countStore(const AssignStmt &s, const ResolvedAccess &target, int64_t bytesPerLane);
+  // An atomic update of `target` by every active lane (atom.* call or red.* statement at `node`).
+  void countAtomic(const Expr &target, const void *node);
 
   // ---- accounting
   void issue(double n);

@@ -37,6 +37,8 @@ enum class Count : uint8_t {
   BlockBarriers,      // barrier instructions executed (warp level)
   MulticastSavedBytes,// L2 reads avoided by TMA multicast
   WarpSyncs,          // bar.warp.sync instructions executed (warp level; syncwarp)
+  AtomicLaneOps,      // lane updates by atom.* / red.* (global and shared)
+  AtomicSerialUpdates,// updates that wait behind another lane's update of the same address (contention)
   Count_
 };
 constexpr size_t kCountKinds = static_cast<size_t>(Count::Count_);

@@ -7,12 +7,14 @@
 //   SemaStmts.cpp   statement walk (let/var/for/if/elect/assign) and the scope/context discipline
 //   SemaRoles.cpp   roles: placement, warp ranges, instances, register budgets, overlap
 //   SemaOps.cpp     every operation of Ops.def: operands, clauses, address spaces, shapes, arch
+//   SemaAtomics.cpp atom.* calls and red.* operations: targets, value types, arch (Atomics.h table)
 // Only these files include this header.
 #pragma once
 #include <memory>
 
 #include "frontend/Operators.h"
 #include "support/EditDistance.h"
+#include "frontend/Atomics.h"
 #include "frontend/ConstEval.h"
 #include "frontend/Intrinsics.h"
 #include "frontend/Ops.h"
@@ -134,6 +136,14 @@ public:
 
   // ---------------------------------------------------------------- SemaOps.cpp
   void analyzeOp(OpStmt &s, const StmtContext &ctx);
+
+  // ---------------------------------------------------------------- SemaAtomics.cpp
+  // The element type an atomic `op` updates at `target` (a typed global/shared element or 2-slice), or
+  // null after E0342 / E0340 / E0341.
+  const Type *checkAtomicTarget(Expr &target, AtomicOp op, std::string_view spelling);
+  bool checkAtomicValue(Expr &value, const Type *elem, std::string_view spelling);   // E0304
+  const Type *typeAtomicCall(CallExpr &c, const IntrinsicInfo &intr);
+  void analyzeReduction(OpStmt &s, AtomicOp op);
 
   // ---------------------------------------------------------------- state
   Module &module_;

@@ -52,6 +52,10 @@ public:
     case OpId::Wait: wait(); break;
     case OpId::Sync: sync(); break;
     case OpId::Syncwarp: syncwarp(); break;
+    case OpId::RedAdd: case OpId::RedMin: case OpId::RedMax: case OpId::RedAnd: case OpId::RedOr: case OpId::RedXor:
+      clauses({}, {});
+      S.analyzeReduction(s, *atomicOpOf(op.id));
+      break;
     case OpId::Count_: break;
     }
   }

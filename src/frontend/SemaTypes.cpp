@@ -823,6 +823,19 @@ const Type *Sema::typeIntrinsicRule(CallExpr &c, const IntrinsicInfo &intrInfo) 
     S.concretize(*c.args[1]);
     return v;
   }
+  case IntrinsicRule::Atomic: return S.typeAtomicCall(c, *intr);
+  case IntrinsicRule::OrderedEncode: {
+    if (at[0]->isUntyped()) S.adaptUntyped(*c.args[0], types.scalar(ScalarKind::F32));
+    else if (!(at[0]->isScalar() && at[0]->scalar == ScalarKind::F32))
+      return badArg(0, "ordered(x) encodes an f32; convert first: ordered(f32(x))");
+    return types.scalar(ScalarKind::U32);
+  }
+  case IntrinsicRule::OrderedDecode: {
+    if (at[0]->isUntyped()) S.adaptUntyped(*c.args[0], types.scalar(ScalarKind::U32));
+    else if (!(at[0]->isScalar() && at[0]->scalar == ScalarKind::U32))
+      return badArg(0, "unordered(u) decodes the u32 that ordered(x) made");
+    return types.scalar(ScalarKind::F32);
+  }
   case IntrinsicRule::WarpReduce: {
     const Type *v = at[0]->isUntyped() ? S.concretize(*c.args[0]) : at[0];
     if (!(v->isScalar() && (v->scalar == ScalarKind::I32 || v->scalar == ScalarKind::U32 || v->scalar == ScalarKind::F32)))

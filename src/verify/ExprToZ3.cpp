@@ -242,8 +242,21 @@ std::optional<z3::expr> ExprToZ3::tr(const Expr &e, TranslateFailure &f, unsigne
 }
 
 std::optional<z3::expr> ExprToZ3::trBinary(const BinaryExpr &b, TranslateFailure &f, unsigned depth) {
-  auto l = tr(*b.lhs, f, depth + 1);
-  if (!l) return std::nullopt;
+  TranslateFailure lhsFailure;
+  auto l = tr(*b.lhs, lhsFailure, depth + 1);
+  if (!l) {
+    // `x % C` (x unsigned) and `x & C` (C >= 0) lie in [0, C) / [0, C] whatever x is: a value read from
+    // memory (a histogram bin, a hashed slot) becomes a fresh variable in that range.
+    const bool rem = b.op == BinaryOp::Rem && isUnsignedType(b.lhs->type);
+    if (rem || b.op == BinaryOp::BitAnd) {
+      TranslateFailure ignored;
+      auto r = tr(*b.rhs, ignored, depth + 1);
+      std::optional<int64_t> c = r ? constantOf(r->simplify()) : std::nullopt;
+      if (c && (rem ? *c >= 1 : *c >= 0) && *c < (int64_t(1) << 40)) return newVar("masked", 0, rem ? *c : *c + 1);
+    }
+    if (f.reason.empty()) f = lhsFailure;
+    return std::nullopt;
+  }
   auto r = tr(*b.rhs, f, depth + 1);
   if (!r) return std::nullopt;
   auto fail = [&](std::string why) -> std::optional<z3::expr> {

@@ -14,7 +14,8 @@
 // (tid.x, lane, block.y, ROLE.index, cluster.rank, ...) are free Int constants bounded by the launch.
 // Every bound of a free constant is collected in sideConditions(); a proof must assume them.
 // Anything else (floats, memory loads, mutable variables) is unsupported: translate() returns nullopt
-// with a reason and the culprit sub-expression.
+// with a reason and the culprit sub-expression - except under `x % C` (x unsigned) and `x & C` (C >= 0),
+// whose result is a fresh constant in [0, C) / [0, C] whatever x is (a histogram bin from a loaded value).
 #pragma once
 #include "frontend/AST.h"
 #include "frontend/Builtins.h"

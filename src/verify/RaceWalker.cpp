@@ -2,6 +2,8 @@
 // (see RaceWalker.h for what is shared and what stays in the families).
 #include "verify/RaceWalker.h"
 
+#include "frontend/Atomics.h"
+
 #include "frontend/Builtins.h"
 #include "frontend/Types.h"
 #include "verify/SourceText.h"
@@ -114,7 +116,22 @@ void RaceWalker::scan(const Expr &e, bool write, const Stmt &at) {
     scan(*cast<BinaryExpr>(&e)->rhs, false, at);
     break;
   case ExprKind::Member: scan(*cast<MemberExpr>(&e)->base, write, at); break;
-  case ExprKind::Call: for (auto &a : cast<CallExpr>(&e)->args) if (a) scan(*a, false, at); break;
+  case ExprKind::Call: {
+    auto &c = *cast<CallExpr>(&e);
+    bool atomic = c.callee.rfind("atom.", 0) == 0;
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      if (!c.args[i]) continue;
+      if (atomic && i == 0) {
+        const Expr *saved = atomicTarget_;
+        atomicTarget_ = c.args[0].get();
+        scan(*c.args[0], true, at);
+        atomicTarget_ = saved;
+      } else {
+        scan(*c.args[i], false, at);
+      }
+    }
+    break;
+  }
   case ExprKind::Index: scanIndex(*cast<IndexExpr>(&e), write, at); break;
   default: break;
   }
@@ -141,7 +158,28 @@ void RaceWalker::scanStoreDestination(const OpStmt &op) {
   scan(*op.dsts[0], true, op);
 }
 
+void RaceWalker::scanReduction(const OpStmt &op) {
+  if (op.arrow == OpArrow::Move) {
+    for (auto &e : op.srcs) if (e) scan(*e, false, op);
+    const Expr *saved = atomicTarget_;
+    atomicTarget_ = op.dsts.empty() ? nullptr : op.dsts[0].get();
+    scanStoreDestination(op);
+    atomicTarget_ = saved;
+    return;
+  }
+  for (size_t i = 1; i < op.dsts.size(); ++i) if (op.dsts[i]) scan(*op.dsts[i], false, op);
+  if (op.dsts.empty() || !op.dsts[0]) return;
+  const Expr *saved = atomicTarget_;
+  atomicTarget_ = op.dsts[0].get();
+  scan(*op.dsts[0], true, op);
+  atomicTarget_ = saved;
+}
+
 void RaceWalker::scanOpOperands(const OpStmt &op) {
+  if (op.op && atomicOpOf(op.op->id)) {
+    scanReduction(op);
+    return;
+  }
   for (auto &e : op.srcs) if (e) scan(*e, false, op);
   for (auto &c : op.clauses) for (auto &e : c.args) if (e) scan(*e, false, op);
   for (auto &e : op.dsts) if (e) scan(*e, true, op);

@@ -15,7 +15,8 @@
 //     hooks), walkRoleBody (the role's launch facts and body; the family saves / merges its counters around
 //     it), the loop prologue (bounds scanned, nesting bounded by kMaxLoopDepth, bounds translated), the
 //     condition of an if, the expression scan that finds index expressions (scanIndex hook), and the
-//     destination of a `store` (a fragment tile goes to the recordFragmentStore hook);
+//     destination of a `store` (a fragment tile goes to the recordFragmentStore hook), the targets of
+//     atomics (atom.* calls, red.* operations: atomicTarget_ names the element while it is scanned);
 //   - the region of an index expression a[s][r, c +: n] (start and length per dimension, tile extents
 //     overriding the innermost lengths);
 //   - the pair side: the renaming to the second thread, the assumptions both threads share, the overlap of
@@ -87,8 +88,11 @@ protected:
   // M x N tile) goes to recordFragmentStore, any other destination is scanned as a write.
   void scanStoreDestination(const OpStmt &op);
   virtual void recordFragmentStore(const IndexExpr &tile, const std::vector<int64_t> &extent, const OpStmt &op) = 0;
-  // Scans an op's sources and clause arguments as reads and its destinations as writes.
+  // Scans an op's sources and clause arguments as reads and its destinations as writes (red.*: see
+  // scanReduction).
   void scanOpOperands(const OpStmt &op);
+  // red.OP T[i], v: v read, T[i] an atomic write; red.add T[r, c] <- frag: the fragment tile, atomically.
+  void scanReduction(const OpStmt &op);
   // The region of `e` (a[s][r, c +: n], a[s], a; member accesses skipped) in `array`, the tile extent
   // overriding the innermost lengths.  A dimension or index that cannot be translated sets `problem` (and
   // ends the region).  False when `e` has more indices than `array` has dimensions.
@@ -126,6 +130,7 @@ protected:
   PathCondition path_;
   bool roleRangeAsOneTerm_;
   bool collect_ = true;                // false while a loop body is walked again only to count barriers
+  const Expr *atomicTarget_ = nullptr; // while scanning the target of atom.* / red.*: that element (or tile)
   unsigned loopCounter_ = 0;
   std::vector<z3::expr> loopConsts_;   // every loop constant ever created (renamed for the second thread)
   std::vector<z3::expr> threadVars_;   // tid.x, warp, lane, ROLE.* (renamed for the second thread)

@@ -21,10 +21,12 @@
 //      ldmatrix sources and stmatrix destinations (per thread: the row it supplies, `+: 8` columns),
 //      fragment stores `store T[r, c] <- frag` (the whole M x N tile, by any lane of the warp), cp.async
 //      destinations (a write by the issuing thread at the interval of the issue; that the copy has landed
-//      before a read is E0647's obligation, see docs/verifier.md).  Each access records its region (start and
+//      before a read is E0647's obligation, see docs/verifier.md), and atomics (atom.* targets, red.*
+//      destinations, the tile of a fragment red.add): read-modify-writes that never race each other but
+//      race a plain access of another thread in the same interval (E0663).  Each access records its region (start and
 //      length per dimension, the stage dimension included), its path condition (enclosing if conditions, loop
 //      ranges, `lane == 0` inside elect, the role's thread range), its epoch and its loop variables.
-//   3. For each pair of accesses to one array with at least one write, Z3 looks for two threads t1 != t2
+//   3. For each pair of accesses to one array with at least one write and at most one atomic, Z3 looks for two threads t1 != t2
 //      (and loop indices for each: the second access's thread builtins and loop variables are renamed) with
 //      both path conditions true, equal epochs (and, when both are in one warp, equal warp epochs) and
 //      overlapping regions, under requires(...).  No model: the
@@ -65,6 +67,7 @@ struct SharedAccess {
   std::string what;              // "write 'sa[s][r, c +: 8]'"
   bool write = false;
   bool warpWide = false;         // a warp-collective tile access (fragment store): any lane, the whole tile
+  bool atomic = false;           // an atomic read-modify-write (atom.*, red.*): atomics never race each other
   SourceRange range;
   std::vector<Region> region;    // one per dimension, outermost first
   z3::expr cond;                 // path condition (includes loop ranges and thread links)
@@ -273,7 +276,7 @@ private:
   // The warp writes the fragment's M x N tile; any lane may write any element of it.
   void recordFragmentStore(const IndexExpr &ix, const std::vector<int64_t> &extent, const OpStmt &op) override {
     scanIndexOperands(ix, op);
-    recordAccess(ix, true, "fragment store", extent);
+    recordAccess(ix, true, atomicTarget_ == &ix ? "fragment red.add" : "fragment store", extent);
     if (collect_ && !accesses_.empty()) accesses_.back().warpWide = true;
   }
 
@@ -287,7 +290,7 @@ private:
 
   void scanIndex(const IndexExpr &ix, bool write, const Stmt &at) override {
     scanIndexOperands(ix, at);
-    if (sharedRoot(ix)) recordAccess(ix, write, write ? "write" : "read", {});
+    if (sharedRoot(ix)) recordAccess(ix, write, atomicTarget_ == &ix ? "atomic update" : write ? "write" : "read", {});
     else if (ix.base) scan(*ix.base, write, at);
   }
 
@@ -295,8 +298,8 @@ private:
     if (!collect_) return;
     const Decl *array = sharedRoot(ix);
     if (!array || !array->type || !array->type->isTensor()) return;
-    SharedAccess a{array, kind + " '" + sourceText(ctx_.diags(), ix.range) + "'", write, false, ix.range, {},
-                   path_.conjunction(), epoch_, warpEpoch_, loops_, path_.inexact() > 0, {}};
+    SharedAccess a{array, kind + " '" + sourceText(ctx_.diags(), ix.range) + "'", write, false, atomicTarget_ == &ix,
+                   ix.range, {}, path_.conjunction(), epoch_, warpEpoch_, loops_, path_.inexact() > 0, {}};
     if (!regionOf(*array, ix, tileExtent, a.region, a.problem)) return;   // sema reports such indexing
     accesses_.push_back(std::move(a));
   }
@@ -329,6 +332,7 @@ private:
       for (size_t j = i; j < accesses_.size(); ++j) {
         const SharedAccess &a = accesses_[i], &b = accesses_[j];
         if (a.array != b.array || (!a.write && !b.write)) continue;
+        if (a.atomic && b.atomic) continue;   // the hardware applies atomics to one element one at a time
         if (!a.problem.empty() || !b.problem.empty()) continue;
         if (failed[i] || failed[j]) continue;   // one report per access
         if (diagsFull()) return;
@@ -431,8 +435,8 @@ private:
     const z3::expr_vector *ef = bIsLater ? nullptr : &from, *et = bIsLater ? nullptr : &to;
     std::string kindLater = later.write ? "write" : "read";
     std::string kindEarlier = earlier.write ? "write" : "read";
-    auto d = ctx_.reportFailure(DiagKind::SharedMemoryRace, later.range, later.what, later.array->name,
-                                earlier.what);
+    auto d = ctx_.reportFailure(later.atomic || earlier.atomic ? DiagKind::AtomicPlainRace : DiagKind::SharedMemoryRace,
+                                later.range, later.what, later.array->name, earlier.what);
     d.note(earlier.range, "the other access: " + kindEarlier + " by " + threadText(earlier, m, ef, et));
     std::string shape = shapeText(m, {"block"});
     std::string trace = "counterexample: " + threadText(later, m, lf, lt) + " " + kindLater + "s " +
@@ -448,7 +452,12 @@ private:
       z3::expr ev = ef ? rename(earlier.loops[k].var, *ef, *et) : earlier.loops[k].var;
       if (value(m, lv) != value(m, ev)) { across = later.loops[k].loop; break; }
     }
-    if (across) {
+    if (later.atomic != earlier.atomic) {
+      const SharedAccess &plain = later.atomic ? earlier : later;
+      d.note(headOf(plain.range), "no block barrier between the atomic and this plain access");
+      d.hint("put 'syncthreads;' between the atomic updates and the plain " + std::string(plain.write ? "write" : "read") +
+             ", or make it atomic too (atom.exch for a store, atom.add(T[i], 0) for a load)");
+    } else if (across) {
       d.note(headOf(across->range), "no block barrier separates them between one iteration of loop '" + across->name +
                                         "' and the next (the accesses are in different iterations)");
       d.hint("add 'syncthreads;' so that every thread has finished with '" + later.array->name +

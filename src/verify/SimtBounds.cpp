@@ -5,7 +5,7 @@
 // warp / lane are tied to tid.x; outside roles warp = tid.x / 32 and lane = tid.x % 32.  Loop variables get
 // their range from the translator (lower <= v < upper, (v - lower) % step == 0), builtins their launch
 // ranges (tid.x < threads, block.x < grid.x as evaluated, lane < 32), lets are substituted, requires(...)
-// is assumed.  For every index item of every load / store / per-thread operand (cp.async, ldmatrix,
+// is assumed.  For every index item of every load / store / atomic target (atom.* calls, red.*) / per-thread operand (cp.async, ldmatrix,
 // stmatrix, and `store` tiles, whose extent is the fragment's M x N) on a global or shared tensor, Z3 proves
 //     0 <= start   and   start + length <= dim
 // for all values satisfying the path condition.  A refutation is an error with the counterexample and the
@@ -141,6 +141,13 @@ private:
     switch (op.op->id) {
     case OpId::TmaLoad: case OpId::TmaStore: case OpId::Wgmma:
       return;   // tiles: TMA clips at the tensor edge; wgmma reads whole shared tiles
+    case OpId::RedAdd: case OpId::RedMin: case OpId::RedMax: case OpId::RedAnd: case OpId::RedOr: case OpId::RedXor:
+      if (op.arrow == OpArrow::None) {   // red.OP T[i], v: the element like a store, v's loads
+        for (size_t i = 1; i < op.dsts.size(); ++i) if (op.dsts[i]) scanExpr(*op.dsts[i], "load");
+        if (!op.dsts.empty() && op.dsts[0]) scanExpr(*op.dsts[0], "atomic");
+        return;
+      }
+      [[fallthrough]];   // red.add T[r0, c0] <- frag: the fragment's tile, masked in global memory like `store`
     case OpId::Store: {
       // store T[r0, c0] <- frag: the fragment's M x N tile starting at (r0, c0).
       const Type *ft = op.srcs.empty() || !op.srcs[0] ? nullptr : op.srcs[0]->type;
@@ -151,14 +158,15 @@ private:
       scanExpr(*ix->base, "store");
       // A wgmma accumulator stored into a global tensor is masked element-wise by the tensor's dims
       // (docs/hopper.md, language.md 13.2 `store`): in bounds by construction, like a TMA store.
-      // Row vectors are masked the same way by every dim.
-      if ((ft->frag == FragKind::WgmmaAcc || ft->isRowVector()) && ix->base->type && ix->base->type->isTensor() &&
+      const bool reduction = op.op->id != OpId::Store;   // red.add masks mma_c tiles too (LowerAtomics.cpp)
+      // Row vectors are masked like accumulators, by every dim.
+      if ((ft->frag == FragKind::WgmmaAcc || ft->isRowVector() || reduction) && ix->base->type && ix->base->type->isTensor() &&
           ix->base->type->space == AddressSpace::Global)
         return;
       std::vector<int64_t> extent;
       if (ix->items.size() == 2 && !ft->isRowVector()) extent = {ft->m, ft->n};
       else if (ft->isRowVector()) extent = {ft->m};
-      checkIndex(*ix, "'store' tile", extent);
+      checkIndex(*ix, reduction ? "'red.add' tile" : "'store' tile", extent);
       return;
     }
     case OpId::CpAsync: {
@@ -193,7 +201,13 @@ private:
       scanExpr(*cast<BinaryExpr>(&e)->rhs, "load");
       break;
     case ExprKind::Member: scanExpr(*cast<MemberExpr>(&e)->base, how); break;
-    case ExprKind::Call: for (auto &a : cast<CallExpr>(&e)->args) if (a) scanExpr(*a, "load"); break;
+    case ExprKind::Call: {
+      auto &c = *cast<CallExpr>(&e);
+      bool atomic = c.callee.rfind("atom.", 0) == 0;   // atom.OP(T[i], ..): T[i] is updated in place
+      for (size_t i = 0; i < c.args.size(); ++i)
+        if (c.args[i]) scanExpr(*c.args[i], atomic && i == 0 ? "atomic" : "load");
+      break;
+    }
     case ExprKind::Index: {
       auto &ix = *cast<IndexExpr>(&e);
       for (const IndexItem &it : ix.items) {

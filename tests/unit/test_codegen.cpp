@@ -404,3 +404,29 @@ TEST_CASE("manifest JSON: fixed key order, expressions as strings or integers, e
   CHECK(json.find("\"ct_params\": {\"BM\": 128}") != std::string::npos);
   CHECK(manifestToJson(m) == json);
 }
+
+TEST_CASE("generatePtx: atomics and reductions; a global tensor updated by an atomic is not read through .nc") {
+  auto c = compile(
+      "target sm_80;\n"
+      "kernel k(H: u32[N], F: f32[N], C: f32[M, N]) grid(1) threads(32) {\n"
+      "  shared s: i32[32];\n"
+      "  let i = i32(tid.x);\n"
+      "  let seen = H[i];\n"
+      "  let old = atom.max(H[i], seen + 1);\n"
+      "  red.add s[lane], 2;\n"
+      "  red.add F[i], f32(old);\n"
+      "  var acc: frag<mma_c, f32, 16, 8, 16> = 1.0;\n"
+      "  red.add C[0, 0] <- acc;\n"
+      "}\n");
+  REQUIRE_MESSAGE(c->cg.ok, c->messages());
+  const std::string &ptx = c->cg.ptx;
+  CHECK(ptx.find("ld.global.nc") == std::string::npos);   // H is written by atom.max
+  CHECK(ptx.find("atom.global.max.u32 ") != std::string::npos);
+  CHECK(ptx.find("red.shared.add.s32 ") != std::string::npos);
+  CHECK(ptx.find("red.global.add.f32 ") != std::string::npos);
+  // The fragment form: one red.f32 per element (4 of an m16n8 accumulator), plus the F update.
+  size_t count = 0;
+  for (size_t p = ptx.find("red.global.add.f32 "); p != std::string::npos; p = ptx.find("red.global.add.f32 ", p + 1)) ++count;
+  CHECK(count == 5);
+  CHECK(ptx.find("red.global.add.v2") == std::string::npos);
+}

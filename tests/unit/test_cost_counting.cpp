@@ -162,4 +162,20 @@ TEST_CASE("cost counting: swizzled and column-blocked shared accesses are counte
   CHECK(wavefronts("bf16[32, 64] swizzle(128B) align(1024)", "0") == doctest::Approx(4));
   CHECK(wavefronts("bf16[32, 128] swizzle(128B) align(1024)", "64") == doctest::Approx(4));
   CHECK(wavefronts("bf16[32, 128] swizzle(128B) align(1024)", "0") == doctest::Approx(4));
+TEST_CASE("cost counting: atomics count lane updates and same-address contention") {
+  // One block of 4 warps; every thread adds to one shared element (uniform: 31 serialized per warp) and to
+  // its own global element (distinct: none serialized), and to bucket lane % 4 (8 lanes per address: 7).
+  auto a = analyse(R"(target sm_90a;
+kernel k(X: f32[N], Y: f32[N]) requires(N >= 128) grid(1) threads(128) {
+  shared total: f32[4];
+  let t = i32(tid.x);
+  red.add total[0], 1.0;
+  red.add Y[t], X[t];
+  let old = atom.add(total[lane % 4], 2.0);
+}
+)");
+  WorkProfile p = count(*a, {{"N", 128}}).profile;
+  CHECK(p.count(Count::AtomicLaneOps) == doctest::Approx(3.0 * 128));
+  CHECK(p.count(Count::AtomicSerialUpdates) == doctest::Approx(4.0 * (31 + 0 + 7)));
+  CHECK(p.count(Count::SimtStoreBytes) == doctest::Approx(4.0 * 128));
 }

@@ -331,3 +331,24 @@ TEST_CASE("sema: compile-time evaluation errors") {
   CHECK(codesOf("target sm_80;\nkernel k<A = 32, B = (A * 2)>(X: f32[N]) grid(N) threads(B) { }\n").empty());
   CHECK(codesOf("target sm_80;\nkernel k<A = B>(X: f32[N]) grid(N) threads(32) { }\n") == Codes{"E0301"});
 }
+
+TEST_CASE("sema: atomics type as the element, return the old value; red statements; ordered encoding") {
+  auto a = analyze(inKernel(
+      "shared h: u32[32];\n"
+      "let i = i32(tid.x);\n"
+      "let o = atom.add(X[i], 1.0);\n let c = atom.cas(h[i % 32], 0, 1);\n let u = ordered(x);\n let f = unordered(u);\n"
+      "let p = atom.add(A[0, 2 * i +: 2], bf16x2(x, x));\n"
+      "red.add h[0], 1;\n red.max h[1], ordered(x);\n"
+      "var acc: frag<wgmma_acc, f32, 64, 64, 16> = 0.0;\n red.add X[0] <- acc;"));
+  // The only error: the fragment form needs a rank-2 destination.
+  CHECK(a->codes() == Codes{"E0343"});
+  CHECK(a->typeOf("o") == "f32");
+  CHECK(a->typeOf("c") == "u32");
+  CHECK(a->typeOf("u") == "u32");
+  CHECK(a->typeOf("f") == "f32");
+  CHECK(a->typeOf("p") == "bf16x2");
+  CHECK(codesOf(inKernel("let m = atom.max(X[0], 1.0);")) == Codes{"E0340"});
+  CHECK(codesOf(inKernel("let m = atom.add(A[0, 0 +: 2], bf16x2(x, x));", "sm_80")) == Codes{"E0341"});
+  CHECK(codesOf(inKernel("var v: f32 = 0.0;\nred.add v, 1.0;")) == Codes{"E0342"});
+  CHECK(codesOf(inKernel("let m = atom.add(X[0], n);")) == Codes{"E0304"});
+}

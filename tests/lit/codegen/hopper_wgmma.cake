@@ -62,13 +62,14 @@ kernel k<BN = 256>(C: bf16[M, N] align(16), D: f32[M, N] align(16)) grid(1) thre
   // CHECK: setp.lt.s32 [[ROW0:%p[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}};
   // CHECK: setp.lt.s32 [[ROW8:%p[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}};
   // CHECK: setp.lt.s32 [[COL0:%p[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}};
-  // CHECK: cvt.rn.bf16x2.f32 [[P:%r[0-9]+]], %f1, %f0;
-  // CHECK-NEXT: and.pred [[OK:%p[0-9]+]], [[ROW0]], [[COL0]];
+  // Pairs in register order (AccumulatorLayout.cpp): rows +0 and +8 of column block 0, then block 1.
+  // CHECK: and.pred [[OK:%p[0-9]+]], [[ROW0]], [[COL0]];
+  // CHECK-NEXT: cvt.rn.bf16x2.f32 [[P:%r[0-9]+]], %f1, %f0;
   // CHECK-NEXT: @[[OK]] st.global.b32 [[[ADDR:%rd[0-9]+]]], [[P]];
-  // CHECK: cvt.rn.bf16x2.f32 {{%r[0-9]+}}, %f5, %f4;
-  // CHECK: @{{%p[0-9]+}} st.global.b32 [[[ADDR]]+16], {{%r[0-9]+}};
-  // CHECK: cvt.rn.bf16x2.f32 {{%r[0-9]+}}, %f3, %f2;
   // CHECK-NEXT: and.pred {{%p[0-9]+}}, [[ROW8]], [[COL0]];
+  // CHECK-NEXT: cvt.rn.bf16x2.f32 {{%r[0-9]+}}, %f3, %f2;
+  // CHECK: cvt.rn.bf16x2.f32 {{%r[0-9]+}}, %f5, %f4;
+  // CHECK-NEXT: @{{%p[0-9]+}} st.global.b32 [[[ADDR]]+16], {{%r[0-9]+}};
   store C[64, 0] <- bf16(acc);
   // CHECK: @{{%p[0-9]+}} st.global.v2.f32 [{{%rd[0-9]+}}], {%f0, %f1};
   store D[0, 0] <- acc;
