@@ -477,7 +477,9 @@ void Counter::iterate(const ForStmt &f, const LaneValue &value, uint32_t mask) {
   walkBlock(*f.body);
   --loopDepth_;
   if (!f.unroll) {
-    issue(kRolledLoopOverhead);
+    // unroll(N): the same work, one increment-and-branch per N iterations.  Rounds still close every
+    // iteration (the model gives no credit for overlap between the copies of one trip).
+    issue(kRolledLoopOverhead / static_cast<double>(std::max<int64_t>(1, f.unrollCount)));
     closeRound();
   }
 }
