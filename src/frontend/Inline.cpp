@@ -666,6 +666,7 @@ private:
     }
     block(*body, depth + 1);
     for (auto &s : body->stmts) out.push_back(std::move(s));
+    if (resultValue) expr(resultValue, out, depth + 1);   // calls in the returned expression
     std::string result;
     if (resultValue) {
       result = "result" + suffix;
