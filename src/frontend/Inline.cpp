@@ -603,8 +603,11 @@ private:
       error();
       return "";
     }
+    if (depth == 0) topCall_ = {&fn, c.range};
     if (depth >= kMaxCallDepth) {
-      diags_.report(DiagKind::FnExpansionTooLarge, c.range, fn.name, std::to_string(kMaxCallDepth) + " nested calls");
+      diags_.report(DiagKind::FnExpansionTooLarge, topCall_.range, topCall_.callee->name,
+                    std::to_string(kMaxCallDepth) + " nested calls")
+          .note(c.range, "the call " + std::to_string(kMaxCallDepth + 1) + " levels deep, of " + quote(fn.name));
       error();
       return "";
     }
@@ -625,7 +628,8 @@ private:
     size_t created = countStmts(*fn.body) + fn.params.size() + 1;
     if (statements_ + created > kMaxStatements) {
       if (!budgetReported_)
-        diags_.report(DiagKind::FnExpansionTooLarge, c.range, fn.name, std::to_string(kMaxStatements) + " inlined statements")
+        diags_.report(DiagKind::FnExpansionTooLarge, topCall_.range, topCall_.callee->name,
+                      std::to_string(kMaxStatements) + " inlined statements")
             .hint("a chain of fns that each call the next several times grows exponentially");
       budgetReported_ = true;
       error();
@@ -707,6 +711,7 @@ private:
   std::map<const FnDecl *, int> color_;   // 0 unvisited, 1 on the path, 2 done
   std::vector<const FnDecl *> path_;
   std::vector<Edge> edges_;                // edges_[i]: the call from path_[i] to path_[i + 1]
+  Edge topCall_{nullptr, {}};             // the call in the kernel whose expansion is under way
   unsigned nextInstance_ = 1;
   size_t statements_ = 0;
   bool budgetReported_ = false;

@@ -40,7 +40,7 @@ void Sema::checkUnrollFactor(ForStmt &s) {
   if (!s.unrollFactor) return;
   const Type *t = checkExpr(*s.unrollFactor);
   if (t->isError()) return;
-  if (!t->isUntyped() && !t->isInteger()) {
+  if (!t->isInteger()) {
     diags_.report(DiagKind::BadUnrollFactor, s.unrollFactor->range, "must be an integer, not " + typeToString(t));
     return;
   }
