@@ -56,6 +56,11 @@ void Sema::checkUnrollFactor(ForStmt &s) {
         .hint("unroll(N) repeats the body N times per trip; write 'unroll' alone to unroll fully");
     return;
   }
+  if (s.step && !constEval_.evaluate(*s.step).ok()) {
+    diags_.report(DiagKind::BadUnrollFactor, s.unrollFactor->range, "needs a compile-time constant step")
+        .note(s.step->range, "this step is computed at run time");
+    return;
+  }
   s.unrollCount = r.value;
 }
 

@@ -12,4 +12,7 @@ kernel k(X: f32[N], n: i32) grid(1) threads(32) {
   for i in 0..4 unroll(1.5) {        // expected-error E0349 {{unroll factor must be an integer}}
     s += 1.0;
   }
+  for i in 0..N step n unroll(2) {   // expected-error E0349 {{unroll factor needs a compile-time constant step}}
+    s += 1.0;                        // expected-note@-1 {{this step is computed at run time}}
+  }
 }
