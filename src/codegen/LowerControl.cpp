@@ -65,6 +65,7 @@ void KernelLowering::lowerStmt(const Stmt &s) {
   case StmtKind::Return: out_.inst("ret"); break;
   case StmtKind::Assign: lowerAssign(*cast<AssignStmt>(&s)); break;
   case StmtKind::Op: lowerOp(*cast<OpStmt>(&s)); break;
+  case StmtKind::Call: CAKE_INTERNAL_ERROR("a call statement reached codegen (inlining replaces it)");
   }
   out_.setLocation(saved);
 }

@@ -372,6 +372,7 @@ void Counter::walkStmt(const Stmt &s) {
   case StmtKind::Op:
     if (!controlOnly_) walkOp(*cast<OpStmt>(&s));
     break;
+  case StmtKind::Call: CAKE_INTERNAL_ERROR("a call statement reached the cost model (inlining replaces it)");
   }
 }
 

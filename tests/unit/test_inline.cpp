@@ -24,8 +24,6 @@ struct Inlined {
   Ptr<Module> module;
   bool ok = false;
   std::string kernelText() const {   // the first kernel after inlining, printed
-    Module copy;
-    copy.target = module->target;
     std::string all = printModule(*module);
     return all.substr(all.find("kernel "));
   }
