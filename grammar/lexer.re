@@ -256,6 +256,7 @@ private:
       "true"     { push(TokenKind::KwTrue, tok, cur); return true; }
       "false"    { push(TokenKind::KwFalse, tok, cur); return true; }
       "frag"     { push(TokenKind::KwFrag, tok, cur); return true; }
+      "fn"       { push(TokenKind::KwFn, tok, cur); return true; }
       [A-Za-z_] tail* { push(TokenKind::Ident, tok, cur); return true; }
 
       digit+         { integer(TokenKind::IntLit, tok, cur, tok, cur, 10); return true; }
@@ -278,6 +279,7 @@ private:
       ".."  { push(TokenKind::DotDot, tok, cur); return true; }
       "+:"  { push(TokenKind::PlusColon, tok, cur); return true; }
       "<-"  { push(TokenKind::LArrow, tok, cur); return true; }
+      "->"  { push(TokenKind::RArrow, tok, cur); return true; }
       "+"   { push(TokenKind::Plus, tok, cur); return true; }
       "-"   { push(TokenKind::Minus, tok, cur); return true; }
       "*"   { push(TokenKind::Star, tok, cur); return true; }

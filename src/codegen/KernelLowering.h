@@ -230,6 +230,7 @@ public:
   void lowerStmt(const Stmt &s);
   void lowerIf(const IfStmt &s);
   void lowerFor(const ForStmt &s);
+  void lowerPartialUnroll(const ForStmt &s, const Value &lo, const Value &hi, int64_t step, Scalar ty);
   Value lowerLogical(const BinaryExpr &e);
 
   // ---- roles, elect and builtins (LowerRoles.cpp)

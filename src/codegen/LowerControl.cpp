@@ -8,6 +8,12 @@
 //                             i = lo; [setp.ge p, i, hi; @p bra END;]   (guard omitted when lo < hi is known)
 //                           LOOP: body; i += step; setp.lt p, i, hi; @p bra LOOP; END:
 //                           hi and step are evaluated once, before the loop.
+//   for i in lo..hi unroll(N)
+//                           partial unrolling (step a constant s): a PTX loop whose trip lowers the body N
+//                           times, for i = iv, iv + s, ..., iv + (N-1)s, then the remainder: with constant
+//                           bounds (T iterations) the loop makes T / N trips and T % N copies follow with i
+//                           constant; otherwise the loop runs while iv + (N-1)s < hi and a rolled loop
+//                           finishes the last (fewer than N) iterations (lowerPartialUnroll).
 //   a && b                  when b reads memory it is evaluated only if a holds (a branch), else and.pred.
 #include "codegen/KernelLowering.h"
 
@@ -59,6 +65,7 @@ void KernelLowering::lowerStmt(const Stmt &s) {
   case StmtKind::Return: out_.inst("ret"); break;
   case StmtKind::Assign: lowerAssign(*cast<AssignStmt>(&s)); break;
   case StmtKind::Op: lowerOp(*cast<OpStmt>(&s)); break;
+  case StmtKind::Call: CAKE_INTERNAL_ERROR("a call statement reached codegen (inlining replaces it)");
   }
   out_.setLocation(saved);
 }
@@ -120,6 +127,15 @@ void KernelLowering::lowerFor(const ForStmt &s) {
     --unrollDepth_;
     return;
   }
+  if (s.unrollCount > 1) {
+    if (!cstep) {
+      diags_.report(DiagKind::CannotUnroll, s.step->range, "unroll(N) needs a compile-time constant step")
+          .hint("make the step a constant, or remove unroll(N)");
+      return;
+    }
+    lowerPartialUnroll(s, lo, hi, *cstep, ty);
+    return;
+  }
   ValueType vt = ValueType::scalar(ty);
   Value iv = freshValue(vt);
   mutableRegs_.insert(iv.regs[0]);
@@ -151,6 +167,98 @@ void KernelLowering::lowerFor(const ForStmt &s) {
   std::string p = out_.newReg(RegClass::Pred);
   out_.inst("setp.lt." + ts + " " + p + ", " + iv.regs[0] + ", " + operand(hiReg));
   out_.instGuarded(p, "bra " + loopLabel);
+  out_.label(endLabel);
+}
+
+// for i in lo..hi step s unroll(N), s a constant (see the file comment).  Copy k of the body sees
+// i = iv + k*s.  Constant bounds: the trip count T is known, the main loop runs T / N trips and the
+// remainder is T % N straight-line copies with constant i.  Otherwise the main loop runs while
+// iv + (N-1)*s < hi and a rolled loop finishes the remaining (fewer than N) iterations.
+void KernelLowering::lowerPartialUnroll(const ForStmt &s, const Value &lo, const Value &hi, int64_t step, Scalar ty) {
+  const int64_t n = s.unrollCount;
+  ValueType vt = ValueType::scalar(ty);
+  std::string ts(ptxArithType(ty));
+  const Decl *var = static_cast<const Decl *>(&s);
+  auto clo = constInt(lo), chi = constInt(hi);
+  bool nonNegative = knownNonNegative(lo) && (ty == Scalar::I32 || (ty == Scalar::U32 && knownNonNegative(hi)));
+  std::optional<int64_t> start = nonNegative ? lowerBoundOf(lo) : std::nullopt;
+  // The N copies of one trip, the loop variable in `iv`.
+  auto copies = [&](const Value &iv) {
+    for (int64_t k = 0; k < n; ++k) {
+      if (diags_.limitReached() || budgetReported_) return;
+      Value ik = iv;
+      if (k > 0) {
+        ik = freshValue(vt);
+        out_.setLocation(s.range);
+        out_.inst("add." + ts + " " + ik.regs[0] + ", " + iv.regs[0] + ", " + std::to_string(k * step));
+      }
+      if (start) ik.lowerBound = *start + k * step;
+      env_[var] = ik;
+      lowerBlock(*s.body);
+    }
+  };
+  auto constantCopy = [&](int64_t i) {
+    ++unrollDepth_;
+    env_[var] = Value::ofInt(ty, i);
+    lowerBlock(*s.body);
+    --unrollDepth_;
+  };
+  Value iv = freshValue(vt);
+  mutableRegs_.insert(iv.regs[0]);
+  std::string loopLabel = out_.newLabel("loop"), endLabel = out_.newLabel("endloop");
+  if (clo && chi) {
+    int64_t trips = *chi > *clo ? (*chi - *clo + step - 1) / step : 0;
+    int64_t groups = trips / n, rest = trips % n;
+    int64_t mainEnd = *clo + groups * n * step;
+    if (groups > 0) {
+      copyInto(adapt(lo, vt), iv);
+      out_.label(loopLabel);
+      copies(iv);
+      out_.setLocation(s.range);
+      out_.inst("add." + ts + " " + iv.regs[0] + ", " + iv.regs[0] + ", " + std::to_string(n * step));
+      std::string p = out_.newReg(RegClass::Pred);
+      out_.inst("setp.lt." + ts + " " + p + ", " + iv.regs[0] + ", " + std::to_string(mainEnd));
+      out_.instGuarded(p, "bra " + loopLabel);
+    }
+    for (int64_t r = 0; r < rest && !diags_.limitReached() && !budgetReported_; ++r) constantCopy(mainEnd + r * step);
+    out_.label(endLabel);
+    return;
+  }
+  copyInto(adapt(lo, vt), iv);
+  Value hiReg = hi.isConst() ? adapt(hi, vt) : hi;
+  if (!hiReg.isConst() && !(hiReg.type == vt)) hiReg = convert(hiReg, vt, s.upper->range);
+  std::string restLabel = out_.newLabel("rest"), restLoopLabel = out_.newLabel("restloop");
+  // main: while iv + (N-1)*step < hi
+  auto lastOfTripBelowHi = [&](const std::string &target, bool branchIfBelow) {
+    Value t = freshValue(vt);
+    out_.inst("add." + ts + " " + t.regs[0] + ", " + iv.regs[0] + ", " + std::to_string((n - 1) * step));
+    std::string p = out_.newReg(RegClass::Pred);
+    out_.inst(std::string(branchIfBelow ? "setp.lt." : "setp.ge.") + ts + " " + p + ", " + t.regs[0] + ", " +
+              operand(hiReg));
+    out_.instGuarded(p, "bra " + target);
+  };
+  out_.setLocation(s.range);
+  lastOfTripBelowHi(restLabel, /*branchIfBelow=*/false);
+  out_.label(loopLabel);
+  copies(iv);
+  out_.setLocation(s.range);
+  out_.inst("add." + ts + " " + iv.regs[0] + ", " + iv.regs[0] + ", " + std::to_string(n * step));
+  lastOfTripBelowHi(loopLabel, /*branchIfBelow=*/true);
+  // remainder: fewer than N iterations, a rolled loop
+  out_.label(restLabel);
+  std::string p = out_.newReg(RegClass::Pred);
+  out_.inst("setp.ge." + ts + " " + p + ", " + iv.regs[0] + ", " + operand(hiReg));
+  out_.instGuarded(p, "bra " + endLabel);
+  out_.label(restLoopLabel);
+  Value ivInBody = iv;
+  if (start) ivInBody.lowerBound = *start;
+  env_[var] = ivInBody;
+  lowerBlock(*s.body);
+  out_.setLocation(s.range);
+  out_.inst("add." + ts + " " + iv.regs[0] + ", " + iv.regs[0] + ", " + std::to_string(step));
+  std::string q = out_.newReg(RegClass::Pred);
+  out_.inst("setp.lt." + ts + " " + q + ", " + iv.regs[0] + ", " + operand(hiReg));
+  out_.instGuarded(q, "bra " + restLoopLabel);
   out_.label(endLabel);
 }
 

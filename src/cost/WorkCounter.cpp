@@ -372,6 +372,7 @@ void Counter::walkStmt(const Stmt &s) {
   case StmtKind::Op:
     if (!controlOnly_) walkOp(*cast<OpStmt>(&s));
     break;
+  case StmtKind::Call: CAKE_INTERNAL_ERROR("a call statement reached the cost model (inlining replaces it)");
   }
 }
 
@@ -477,7 +478,9 @@ void Counter::iterate(const ForStmt &f, const LaneValue &value, uint32_t mask) {
   walkBlock(*f.body);
   --loopDepth_;
   if (!f.unroll) {
-    issue(kRolledLoopOverhead);
+    // unroll(N): the same work, one increment-and-branch per N iterations.  Rounds still close every
+    // iteration (the model gives no credit for overlap between the copies of one trip).
+    issue(kRolledLoopOverhead / static_cast<double>(std::max<int64_t>(1, f.unrollCount)));
     closeRound();
   }
 }

@@ -11,6 +11,7 @@
 #include "driver/EstimateCommand.h"
 #include "driver/VerifyDiagnostics.h"
 #include "frontend/ASTPrinter.h"
+#include "frontend/Inline.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "support/Diagnostics.h"
@@ -280,6 +281,12 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   // 2. Lex + parse.  The parser returns a (possibly partial) module and reports what it could not parse.
   Ptr<Module> module = parseModule(sources, file, diags);
   if (diags.hasErrors()) return finish(ExitCode::InputErrors);   // sema needs a complete tree
+  // --emit=ir prints the module as written: its fns, and kernels with their calls (before inlining).
+  std::string asWritten = effectiveEmit(opts) == EmitKind::IR ? printModule(*module) : std::string();
+
+  // 2b. Inline: every call of an fn is replaced by a copy of its body (src/frontend/Inline.h), so sema and
+  //     every later stage see kernels without calls.
+  if (!inlineFunctions(*module, sources, diags) || diags.hasErrors()) return finish(ExitCode::InputErrors);
 
   // 3. Sema: names, types, shapes, roles, launch, arch features; applies --arch and -D.
   SemaOptions semaOptions;
@@ -320,7 +327,7 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   std::vector<OutputFile> outputs;
   EmitKind emit = effectiveEmit(opts);
   if (emit == EmitKind::IR) {
-    outputs.push_back({opts.outputPath.empty() ? "-" : opts.outputPath, printModule(*module)});
+    outputs.push_back({opts.outputPath.empty() ? "-" : opts.outputPath, std::move(asWritten)});
   } else {
     BackendRequest request{emit == EmitKind::Cubin, opts.inputPath, opts.outputPath, opts.ptxasPath, opts.verbose};
     BackendResult backend = runBackend(*module, sema, request, diags);

@@ -4,6 +4,7 @@
 #include "codegen/CodeGen.h"
 #include "cost/Report.h"
 #include "cost/ShapeBinding.h"
+#include "frontend/Inline.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "verify/Verifier.h"
@@ -84,6 +85,7 @@ cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::M
     return outcome;
   };
   if (diags.hasErrors() || !module) return reject();
+  if (!inlineFunctions(*module, sources, diags) || diags.hasErrors()) return reject();
   SemaOptions semaOptions;
   semaOptions.archOverride = request.arch;
   semaOptions.defines = request.defines;

@@ -125,7 +125,7 @@ ParsedExpectations parseExpectations(std::string_view source) {
 std::vector<EmittedItem> flattenDiagnostics(const DiagnosticEngine &diags, uint32_t file) {
   const SourceManager &sm = diags.sources();
   auto place = [&](SourceRange r, EmittedItem &item) {
-    if (r.valid() && r.begin.file == file) {
+    if (r.valid() && sm.spellingFile(r.begin.file) == file) {   // a copy of an inlined fn body counts too
       LineCol lc = sm.lineCol(r.begin);
       item.line = lc.line;
       item.column = lc.column;
@@ -140,7 +140,7 @@ std::vector<EmittedItem> flattenDiagnostics(const DiagnosticEngine &diags, uint3
     item.message = d.message;
     place(d.range, item);
     items.push_back(std::move(item));
-    for (const DiagNote &n : d.notes) {
+    for (const DiagNote &n : diags.notesOf(d)) {
       EmittedItem note;
       note.severity = Severity::Note;
       note.code = code;

@@ -165,7 +165,7 @@ struct TypeExpr {
 
 // ---------------------------------------------------------------- statements
 enum class StmtKind : uint8_t {
-  Block, Let, Var, Shared, MBarrier, Barrier, Role, For, If, Elect, Return, Assign, Op
+  Block, Let, Var, Shared, MBarrier, Barrier, Role, For, If, Elect, Return, Assign, Op, Call
 };
 
 struct Stmt {
@@ -256,10 +256,14 @@ struct RoleStmt : Stmt, Decl {
   RoleStmt(SourceRange r, std::string n, SourceRange nr) : Stmt(StmtKind::Role, r), Decl(DeclKind::Role, std::move(n), nr) {}
 };
 
+constexpr int64_t kMaxUnrollFactor = 64;   // unroll(N): N in 1..64 (E0349)
+
 struct ForStmt : Stmt, Decl {   // the Decl is the loop variable
   Ptr<Expr> lower, upper;       // [lower, upper)
   Ptr<Expr> step;               // optional
-  bool unroll = false;
+  bool unroll = false;          // `unroll`: full unrolling
+  Ptr<Expr> unrollFactor;       // `unroll(N)`: partial unrolling by N (then `unroll` stays false)
+  int64_t unrollCount = 1;      // set by sema: N of unroll(N), 1 otherwise
   Ptr<BlockStmt> body;
   ForStmt(SourceRange r, std::string n, SourceRange nr) : Stmt(StmtKind::For, r), Decl(DeclKind::LoopVar, std::move(n), nr) {}
 };
@@ -277,6 +281,7 @@ struct ElectStmt : Stmt {
 };
 
 struct ReturnStmt : Stmt {
+  Ptr<Expr> value;              // `return EXPR;` - only in an fn with a result type (removed by inlining)
   explicit ReturnStmt(SourceRange r) : Stmt(StmtKind::Return, r) {}
 };
 
@@ -312,6 +317,13 @@ struct OpStmt : Stmt {
   explicit OpStmt(SourceRange r) : Stmt(StmtKind::Op, r) {}
 };
 
+// `f(args);` - a call of an fn as a statement.  Only the parser makes these; inlining (Inline.h) replaces
+// every one before sema, so no later stage sees them.
+struct CallStmt : Stmt {
+  Ptr<CallExpr> call;
+  explicit CallStmt(SourceRange r) : Stmt(StmtKind::Call, r) {}
+};
+
 template <class T> bool isa(const Stmt *s);
 #define CAKE_STMT_ISA(T, K) template <> inline bool isa<T>(const Stmt *s) { return s->kind == StmtKind::K; }
 CAKE_STMT_ISA(BlockStmt, Block)
@@ -327,6 +339,7 @@ CAKE_STMT_ISA(ElectStmt, Elect)
 CAKE_STMT_ISA(ReturnStmt, Return)
 CAKE_STMT_ISA(AssignStmt, Assign)
 CAKE_STMT_ISA(OpStmt, Op)
+CAKE_STMT_ISA(CallStmt, Call)
 #undef CAKE_STMT_ISA
 template <class T> T *cast(Stmt *s) { return static_cast<T *>(s); }
 template <class T> const T *cast(const Stmt *s) { return static_cast<const T *>(s); }
@@ -364,11 +377,51 @@ struct Kernel {
   std::vector<Ptr<ShapeVar>> shapeVars;    // in order of first appearance
 };
 
+// fn parameter: `p: T` (a value: the argument is evaluated once and bound like a let), `var p: T` (the
+// argument is a var, or an element of one, that the body reads and assigns in place) or `shared p: T` (the
+// argument is a shared tile, or a slice of a ring, used in place).
+enum class FnParamMode : uint8_t { Value, Var, Shared };
+
+struct FnParam {
+  std::string name;
+  SourceRange nameRange;
+  SourceRange range;
+  FnParamMode mode = FnParamMode::Value;
+  Ptr<TypeExpr> declaredType;
+};
+
+// fn NAME(params) [-> TYPE] { body } at file scope.  Always inlined (Inline.h); sema never sees one.
+struct FnDecl {
+  std::string name;
+  SourceRange range;
+  SourceRange nameRange;
+  std::vector<FnParam> params;
+  Ptr<TypeExpr> resultType;                // optional
+  Ptr<BlockStmt> body;
+};
+
+// A var or shared argument of an inlined call, which the body uses in place (no copy).  Inlining records
+// one per such argument so that sema can check the argument against the parameter's declared type at the
+// call site: sema runs the check just before the statement `before` (the first statement of the call's
+// expansion, in the caller's block).
+struct InlineArgCheck {
+  const Stmt *before = nullptr;
+  Ptr<Expr> argument;                      // a copy of the argument as written at the call site
+  Ptr<TypeExpr> paramType;                 // a copy of the parameter's type
+  FnParamMode mode = FnParamMode::Var;
+  std::string fn, param;
+  SourceRange paramRange;
+};
+
 struct Module {
   std::string target;                      // as written, e.g. "sm_90a"
   SourceRange targetRange;
+  std::vector<Ptr<FnDecl>> fns;            // in source order
   std::vector<Ptr<Kernel>> kernels;
   SourceRange range;
+  // Filled by inlining (Inline.h): set once every call of an fn is expanded.
+  bool fnsInlined = false;
+  std::vector<InlineArgCheck> inlineArgChecks;
 };
 
 } // namespace cake

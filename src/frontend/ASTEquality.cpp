@@ -47,6 +47,7 @@ std::string_view stmtKindName(StmtKind k) {
   case StmtKind::Return: return "return";
   case StmtKind::Assign: return "assign";
   case StmtKind::Op: return "op";
+  case StmtKind::Call: return "call";
   }
   return "?";
 }
@@ -59,6 +60,11 @@ public:
 
   bool module(const Module &a, const Module &b) {
     if (!same("target", a.target, b.target)) return false;
+    if (!sameCount("fns", a.fns.size(), b.fns.size())) return false;
+    for (size_t i = 0; i < a.fns.size(); ++i) {
+      Segment seg(*this, "fns[" + std::to_string(i) + "]");
+      if (!fn(*a.fns[i], *b.fns[i])) return false;
+    }
     if (!sameCount("kernels", a.kernels.size(), b.kernels.size())) return false;
     for (size_t i = 0; i < a.kernels.size(); ++i) {
       Segment seg(*this, "kernels[" + std::to_string(i) + "]");
@@ -243,6 +249,19 @@ private:
     return block(a.body.get(), b.body.get());
   }
 
+  bool fn(const FnDecl &a, const FnDecl &b) {
+    if (!same("name", a.name, b.name) || !sameCount("params", a.params.size(), b.params.size())) return false;
+    for (size_t i = 0; i < a.params.size(); ++i) {
+      Segment seg(*this, "params[" + std::to_string(i) + "]");
+      const FnParam &p = a.params[i], &q = b.params[i];
+      if (p.mode != q.mode) return fail("parameter mode differs");
+      if (!same("name", p.name, q.name) || !type("type", p.declaredType.get(), q.declaredType.get())) return false;
+    }
+    if (!type("result", a.resultType.get(), b.resultType.get())) return false;
+    Segment seg(*this, "body");
+    return block(a.body.get(), b.body.get());
+  }
+
   bool type(std::string label, const TypeExpr *a, const TypeExpr *b) {
     Segment seg(*this, std::move(label));
     if (!a || !b) return a == b || fail(std::string(a ? "present" : "absent") + " vs " + (b ? "present" : "absent"));
@@ -337,7 +356,8 @@ private:
       const auto &x = *cast<ForStmt>(&a), &y = *cast<ForStmt>(&b);
       return same("var", x.name, y.name) && expr("lower", x.lower.get(), y.lower.get()) &&
              expr("upper", x.upper.get(), y.upper.get()) && expr("step", x.step.get(), y.step.get()) &&
-             sameFlag("unroll", x.unroll, y.unroll) && blockField("body", x.body.get(), y.body.get());
+             sameFlag("unroll", x.unroll, y.unroll) && expr("unrollFactor", x.unrollFactor.get(), y.unrollFactor.get()) &&
+             blockField("body", x.body.get(), y.body.get());
     }
     case StmtKind::If: {
       const auto &x = *cast<IfStmt>(&a), &y = *cast<IfStmt>(&b);
@@ -351,7 +371,8 @@ private:
     }
     case StmtKind::Elect:
       return blockField("body", cast<ElectStmt>(&a)->body.get(), cast<ElectStmt>(&b)->body.get());
-    case StmtKind::Return: return true;
+    case StmtKind::Return: return expr("value", cast<ReturnStmt>(&a)->value.get(), cast<ReturnStmt>(&b)->value.get());
+    case StmtKind::Call: return expr("call", cast<CallStmt>(&a)->call.get(), cast<CallStmt>(&b)->call.get());
     case StmtKind::Assign: {
       const auto &x = *cast<AssignStmt>(&a), &y = *cast<AssignStmt>(&b);
       if (x.op != y.op) return fail("assignment operator differs");

@@ -164,6 +164,10 @@ public:
     out_ += "target ";
     out_ += m.target;
     out_ += ";\n";
+    for (const auto &f : m.fns) {
+      out_ += '\n';
+      fn(*f);
+    }
     for (const auto &k : m.kernels) {
       out_ += '\n';
       kernel(*k);
@@ -269,6 +273,11 @@ public:
         expr(*f.step);
       }
       if (f.unroll) out_ += " unroll";
+      if (f.unrollFactor) {
+        out_ += " unroll(";
+        expr(*f.unrollFactor);
+        out_ += ')';
+      }
       out_ += ' ';
       optBlock(f.body.get());
       out_ += '\n';
@@ -284,7 +293,24 @@ public:
       optBlock(cast<ElectStmt>(&s)->body.get());
       out_ += '\n';
       return;
-    case StmtKind::Return: line() += "return;\n"; return;
+    case StmtKind::Return: {
+      const auto &r = *cast<ReturnStmt>(&s);
+      line() += "return";
+      if (r.value) {
+        out_ += ' ';
+        expr(*r.value);
+      }
+      out_ += ";\n";
+      return;
+    }
+    case StmtKind::Call: {
+      const auto &c = *cast<CallStmt>(&s);
+      line();
+      if (c.call) expr(*c.call);
+      else out_ += "<missing>";
+      out_ += ";\n";
+      return;
+    }
     case StmtKind::Assign: {
       const auto &a = *cast<AssignStmt>(&s);
       line();
@@ -423,6 +449,32 @@ private:
       out_ += ')';
     }
     out_ += ";\n";
+  }
+
+  // fn_decl = 'fn' IDENT '(' [ fn_param { ',' fn_param } ] ')' [ '->' type ] block ;
+  // fn_param = [ 'var' | 'shared' ] IDENT ':' type ;
+  void fn(const FnDecl &f) {
+    out_ += "fn ";
+    out_ += f.name;
+    out_ += '(';
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      if (i) out_ += ", ";
+      const FnParam &p = f.params[i];
+      if (p.mode == FnParamMode::Var) out_ += "var ";
+      if (p.mode == FnParamMode::Shared) out_ += "shared ";
+      out_ += p.name;
+      out_ += ": ";
+      optType(p.declaredType.get());
+    }
+    out_ += ')';
+    if (f.resultType) {
+      out_ += " -> ";
+      type(*f.resultType);
+    }
+    out_ += ' ';
+    if (f.body) block(*f.body);
+    else out_ += "{\n}";
+    out_ += '\n';
   }
 
   // kernel = 'kernel' IDENT [ ct_params ] '(' [ param { ',' param } ] ')' { attr } block ;

@@ -76,7 +76,7 @@ Ptr<BlockStmt> Parser::parseBlock() {
 
 // stmt = let_stmt | var_stmt | shared_decl | mbarrier_decl | barrier_decl
 //      | role_stmt | for_stmt | if_stmt | elect_stmt | return_stmt
-//      | op_stmt | assign_stmt | block ;
+//      | op_stmt | assign_stmt | call_stmt | block ;
 Ptr<Stmt> Parser::parseStmt() {
   switch (tok().kind) {
   case TokenKind::KwLet: return parseLetStmt();
@@ -91,6 +91,17 @@ Ptr<Stmt> Parser::parseStmt() {
   case TokenKind::KwElect: return parseElectStmt();
   case TokenKind::KwReturn: return parseReturnStmt();
   case TokenKind::LBrace: return parseBlock();
+  case TokenKind::KwFn: {
+    // fn is a file-scope declaration: report it, parse it (so its own errors show) and drop it.
+    if (mayReport())
+      diags_.report(DiagKind::FnNotAtFileScope, tok().range)
+          .hint("move the fn out of the kernel, before or after it");
+    bool outer = inFn_;
+    parseFn();
+    inFn_ = outer;
+    synchronized_ = true;
+    return nullptr;
+  }
   case TokenKind::Ident: return parseOpOrAssignStmt();
   // An assignment target is a postfix expression, which may also start with a literal or '('.
   case TokenKind::IntLit: case TokenKind::BytesLit: case TokenKind::FloatLit:
@@ -229,7 +240,7 @@ bool Parser::parseRoleUnit(RoleStmt &role) {
   return true;
 }
 
-// for_stmt = 'for' IDENT 'in' expr '..' expr [ 'step' expr ] [ 'unroll' ] block ;
+// for_stmt = 'for' IDENT 'in' expr '..' expr [ 'step' expr ] [ 'unroll' [ '(' expr ')' ] ] block ;
 Ptr<Stmt> Parser::parseForStmt() {
   size_t start = pos_;
   consume();   // 'for'
@@ -245,7 +256,15 @@ Ptr<Stmt> Parser::parseForStmt() {
     loop->step = parseExpr();
     if (!loop->step) return nullptr;
   }
-  loop->unroll = accept(TokenKind::KwUnroll);
+  if (accept(TokenKind::KwUnroll)) {
+    if (at(TokenKind::LParen)) {
+      const Token &open = consume();
+      loop->unrollFactor = parseExpr();
+      if (!loop->unrollFactor || !expectClosing(TokenKind::RParen, open)) return nullptr;
+    } else {
+      loop->unroll = true;
+    }
+  }
   loop->body = parseBlock();
   if (!loop->body) return nullptr;
   loop->range = rangeFrom(start);
@@ -283,12 +302,22 @@ Ptr<Stmt> Parser::parseElectStmt() {
   return elect;
 }
 
-// return_stmt = 'return' ';' ;
+// return_stmt = 'return' [ expr ] ';' ;   (a value only in an fn; E0212 elsewhere)
 Ptr<Stmt> Parser::parseReturnStmt() {
   size_t start = pos_;
   consume();   // 'return'
+  Ptr<Expr> value;
+  if (!at(TokenKind::Semi) && !at(TokenKind::RBrace) && !onNewLine(tok())) {
+    value = parseExpr();
+    if (!value) return nullptr;
+    if (!inFn_ && !stop_)
+      diags_.report(DiagKind::ReturnValueOutsideFn, value->range)
+          .hint("a kernel's 'return;' ends the thread and has no value; values are returned from an fn");
+  }
   if (!expectSemicolon()) return nullptr;
-  return std::make_unique<ReturnStmt>(rangeFrom(start));
+  auto ret = std::make_unique<ReturnStmt>(rangeFrom(start));
+  ret->value = std::move(value);
+  return ret;
 }
 
 // op_stmt | assign_stmt, both starting with an identifier (see the file comment for the decision).
@@ -388,10 +417,17 @@ bool Parser::parseClause(Clause &clause) {
 
 // assign_stmt = postfix assign_op expr ';' ;
 // assign_op   = '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '&=' | '|=' | '^=' | '<<=' | '>>=' ;
+// call_stmt   = IDENT '(' [ expr { ',' expr } ] ')' ';' ;   (a call of an fn; see Inline.h)
 Ptr<Stmt> Parser::parseAssignStmt() {
   size_t start = pos_;
   Ptr<Expr> target = parsePostfix();
   if (!target) return nullptr;
+  if (isa<CallExpr>(target.get()) && (at(TokenKind::Semi) || at(TokenKind::RBrace) || onNewLine(tok()))) {
+    if (!expectSemicolon()) return nullptr;
+    auto call = std::make_unique<CallStmt>(rangeFrom(start));
+    call->call.reset(cast<CallExpr>(target.release()));
+    return call;
+  }
   AssignOp op;
   if (toAssignOp(tok().kind, &op)) {
     consume();

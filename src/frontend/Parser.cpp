@@ -28,7 +28,7 @@ bool isStatementKeyword(TokenKind kind) {
   switch (kind) {
   case TokenKind::KwLet: case TokenKind::KwVar: case TokenKind::KwShared: case TokenKind::KwMbarrier:
   case TokenKind::KwBarrier: case TokenKind::KwRole: case TokenKind::KwFor: case TokenKind::KwIf:
-  case TokenKind::KwElect: case TokenKind::KwReturn:
+  case TokenKind::KwElect: case TokenKind::KwReturn: case TokenKind::KwFn:
     return true;
   default: return false;
   }
@@ -168,7 +168,7 @@ bool Parser::deeper() {
 
 // ---------------------------------------------------------------- module and kernels
 
-// module = target_decl { kernel } ;
+// module = target_decl { kernel | fn_decl } ;
 Ptr<Module> Parser::parseModule() {
   auto module = std::make_unique<Module>();
   std::string_view text = sm_.text(file_);
@@ -178,10 +178,13 @@ Ptr<Module> Parser::parseModule() {
   while (!at(TokenKind::Eof) && !stop_) {
     if (at(TokenKind::KwKernel)) {
       if (Ptr<Kernel> kernel = parseKernel()) module->kernels.push_back(std::move(kernel));
+    } else if (at(TokenKind::KwFn)) {
+      if (Ptr<FnDecl> fn = parseFn()) module->fns.push_back(std::move(fn));
+      inFn_ = false;
     } else {
       if (mayReport()) diags_.report(DiagKind::ExpectedKernel, tok().range, describe(tok()));
       consume();
-      while (!at(TokenKind::Eof) && !at(TokenKind::KwKernel)) consume();
+      while (!at(TokenKind::Eof) && !at(TokenKind::KwKernel) && !at(TokenKind::KwFn)) consume();
     }
     checkErrorLimit();
   }
@@ -194,19 +197,19 @@ bool Parser::parseTargetDecl(Module &module) {
     if (mayReport())
       diags_.report(DiagKind::MissingTarget, tok().range, describe(tok()))
           .hint("start the file with e.g. 'target sm_90a;'");
-    while (!at(TokenKind::Eof) && !at(TokenKind::KwKernel)) consume();
+    while (!at(TokenKind::Eof) && !at(TokenKind::KwKernel) && !at(TokenKind::KwFn)) consume();
     return false;
   }
   consume();
   const Token *name = expectIdent("a target name such as sm_90a");
   if (!name) {
-    while (!at(TokenKind::Eof) && !at(TokenKind::KwKernel)) consume();
+    while (!at(TokenKind::Eof) && !at(TokenKind::KwKernel) && !at(TokenKind::KwFn)) consume();
     return false;
   }
   module.target = std::string(name->text);
   module.targetRange = name->range;
   if (!expectSemicolon()) {
-    while (!at(TokenKind::Eof) && !at(TokenKind::KwKernel)) consume();
+    while (!at(TokenKind::Eof) && !at(TokenKind::KwKernel) && !at(TokenKind::KwFn)) consume();
     return false;
   }
   return true;
@@ -264,6 +267,66 @@ Ptr<Kernel> Parser::parseKernel() {
   kernel->range = rangeFrom(start);
   if (!headerOk || !name) return nullptr;
   return kernel;
+}
+
+// fn_decl  = 'fn' IDENT '(' [ fn_param { ',' fn_param } ] ')' [ '->' type ] block ;
+Ptr<FnDecl> Parser::parseFn() {
+  size_t start = pos_;
+  consume();   // 'fn'
+  auto fn = std::make_unique<FnDecl>();
+  const Token *name = expectIdent("a function name");
+  bool headerOk = name != nullptr;
+  if (name) {
+    fn->name = std::string(name->text);
+    fn->nameRange = name->range;
+    const Token &open = tok();
+    headerOk = expect(TokenKind::LParen);
+    if (headerOk && !at(TokenKind::RParen)) {
+      do {
+        FnParam param;
+        headerOk = parseFnParam(param);
+        if (headerOk) fn->params.push_back(std::move(param));
+      } while (headerOk && !stop_ && accept(TokenKind::Comma));
+    }
+    if (headerOk && !stop_) headerOk = expectClosing(TokenKind::RParen, open);
+    if (headerOk && !stop_ && accept(TokenKind::RArrow)) {
+      fn->resultType = parseType();
+      headerOk = fn->resultType != nullptr;
+    }
+    if (headerOk && !stop_ && !at(TokenKind::LBrace)) {
+      reportExpected("'{'");
+      headerOk = false;
+    }
+  }
+  if (stop_) return nullptr;
+  if (!headerOk) {
+    while (!at(TokenKind::Eof) && !at(TokenKind::LBrace) && !at(TokenKind::KwKernel) && !at(TokenKind::KwFn))
+      consume();
+    checkErrorLimit();
+    if (!at(TokenKind::LBrace) || stop_) return nullptr;
+  }
+  inFn_ = true;
+  fn->body = parseBlock();
+  if (!fn->body) return nullptr;
+  fn->range = rangeFrom(start);
+  if (!headerOk) return nullptr;
+  return fn;
+}
+
+// fn_param = [ 'var' | 'shared' ] IDENT ':' type ;
+bool Parser::parseFnParam(FnParam &param) {
+  size_t start = pos_;
+  if (accept(TokenKind::KwVar)) param.mode = FnParamMode::Var;
+  else if (accept(TokenKind::KwShared)) param.mode = FnParamMode::Shared;
+  const Token *name = expectIdent("a parameter name");
+  if (!name) return false;
+  param.name = std::string(name->text);
+  param.nameRange = name->range;
+  if (!expect(TokenKind::Colon)) return false;
+  param.declaredType = parseType();
+  if (!param.declaredType) return false;
+  param.range = rangeFrom(start);
+  return true;
 }
 
 // ct_params = '<' ct_param { ',' ct_param } '>' ;

@@ -65,6 +65,8 @@ private:
   // ---- module, kernels, params, attributes, types (Parser.cpp)
   bool parseTargetDecl(Module &module);
   Ptr<Kernel> parseKernel();
+  Ptr<FnDecl> parseFn();
+  bool parseFnParam(FnParam &param);
   bool parseCtParams(Kernel &kernel);
   Ptr<CtParam> parseCtParam();
   Ptr<Param> parseParam();
@@ -118,6 +120,7 @@ private:
   size_t pos_ = 0;
   unsigned depth_ = 0;
   bool stop_ = false;          // nesting limit or error limit hit: unwind and return what was built
+  bool inFn_ = false;          // inside an fn body (return may carry a value)
   bool synchronized_ = false;  // a failed statement already skipped to its end (no recovery needed)
 };
 

@@ -57,7 +57,10 @@ SemaResult analyzeModule(Module &m, const SemaOptions &opts, DiagnosticEngine &d
   SemaResult result;
   result.types = std::make_shared<TypeContext>();
   result.builtins = std::make_shared<BuiltinTable>();
+  // Calls of fns must be expanded first (Inline.h): sema and every later stage see only kernels.
+  if (!m.fns.empty() && !m.fnsInlined) CAKE_INTERNAL_ERROR("analyzeModule on a module whose fns are not inlined");
   Sema sema(m, opts, diags, result);
+  sema.indexInlineArgChecks();
   sema.run();
   result.ok = !diags.hasErrors();
   return result;

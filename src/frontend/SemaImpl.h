@@ -134,6 +134,11 @@ public:
   void checkRoles(Kernel &k);
   const RoleInfo *currentRoleInfo(const StmtContext &ctx) const;
 
+  // ---------------------------------------------------------------- SemaInline.cpp
+  void indexInlineArgChecks();
+  void checkInlineArgs(const Stmt &before);   // E0347, E0348
+  void checkUnrollFactor(ForStmt &s);          // E0349
+
   // ---------------------------------------------------------------- SemaOps.cpp
   void analyzeOp(OpStmt &s, const StmtContext &ctx);
 
@@ -166,6 +171,7 @@ public:
   bool allowTiles_ = false;             // ':' and outer slices are accepted (operation operands)
   std::map<const RoleStmt *, size_t> roleIndex_;   // RoleStmt -> info_->roles index
   std::vector<const MBarrierStmt *> mbarrierDecls_;
+  std::multimap<const Stmt *, const InlineArgCheck *> argChecks_;   // by InlineArgCheck::before
 };
 
 // Pushes a scope for the lifetime of the guard.

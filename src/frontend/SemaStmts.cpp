@@ -43,11 +43,17 @@ void Sema::analyzeBlock(BlockStmt &b, const StmtContext &ctx, bool newScope) {
   if (newScope) {
     ScopeGuard guard(*this, ScopeKind::Block);
     for (auto &s : b.stmts)
-      if (s && !diags_.limitReached()) analyzeStmt(*s, ctx);
+      if (s && !diags_.limitReached()) {
+        checkInlineArgs(*s);
+        analyzeStmt(*s, ctx);
+      }
     return;
   }
   for (auto &s : b.stmts)
-    if (s && !diags_.limitReached()) analyzeStmt(*s, ctx);
+    if (s && !diags_.limitReached()) {
+      checkInlineArgs(*s);
+      analyzeStmt(*s, ctx);
+    }
 }
 
 void Sema::analyzeStmt(Stmt &s, const StmtContext &ctx) {
@@ -72,9 +78,12 @@ void Sema::analyzeStmt(Stmt &s, const StmtContext &ctx) {
     if (e.body) analyzeBlock(*e.body, inner);
     break;
   }
-  case StmtKind::Return: break;
+  case StmtKind::Return:
+    if (cast<ReturnStmt>(&s)->value) CAKE_INTERNAL_ERROR("a return value reached sema (inlining removes it)");
+    break;
   case StmtKind::Assign: analyzeAssign(*cast<AssignStmt>(&s)); break;
   case StmtKind::Op: analyzeOp(*cast<OpStmt>(&s), ctx); break;
+  case StmtKind::Call: CAKE_INTERNAL_ERROR("a call statement reached sema (inlining replaces it)");
   }
 }
 
@@ -152,6 +161,7 @@ void Sema::analyzeFor(ForStmt &s, const StmtContext &ctx) {
                       "the step is " + std::to_string(r.value) + "; loops count upwards with a positive step");
     }
   }
+  checkUnrollFactor(s);
   ScopeGuard guard(*this, ScopeKind::Block);
   s.type = t;
   declare(s);

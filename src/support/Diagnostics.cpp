@@ -6,6 +6,8 @@
 //         |   ^~~
 //   k.cake:3:5: note: did you mean 'accum'?
 //   hint: ...
+// Notes: a diagnostic located in a copy of an inlined fn body (an expansion, see SourceManager.h) is
+// rendered with one extra note per call site it was inlined through, after its own notes.
 // JSON form: one array; each element {code, kind, severity, file, line, column, end_line, end_column,
 // message, notes[{file,line,column,end_line,end_column,message}], fixits[{...,replacement}], hint}.
 #include "support/Diagnostics.h"
@@ -174,6 +176,16 @@ void jsonRange(std::ostream &os, const SourceManager &sm, SourceRange r) {
 }
 } // namespace
 
+std::vector<DiagNote> DiagnosticEngine::notesOf(const Diagnostic &d) const {
+  std::vector<DiagNote> notes = d.notes;
+  // A location in a copy of an inlined body: one note per call on the way out, innermost first.
+  unsigned guard = 0;
+  for (const Expansion *e = sm_.expansion(d.range.begin.file); e && guard < 1000;
+       e = sm_.expansion(e->site.begin.file), ++guard)
+    notes.push_back({e->site, e->what});
+  return notes;
+}
+
 void DiagnosticEngine::renderText(std::ostream &os, bool color) const {
   (void)color;
   for (const Diagnostic &d : diags_) {
@@ -186,7 +198,7 @@ void DiagnosticEngine::renderText(std::ostream &os, bool color) const {
       os << "fix-it: " << (f.range.end > f.range.begin.offset ? "replace with '" : "insert '") << f.replacement
          << "'\n";
     }
-    for (const DiagNote &n : d.notes) {
+    for (const DiagNote &n : notesOf(d)) {
       renderLocation(os, sm_, n.range);
       os << "note: " << n.message << '\n';
       renderSnippet(os, sm_, n.range);
@@ -207,11 +219,12 @@ void DiagnosticEngine::renderJson(std::ostream &os) const {
     os << ",\"message\":";
     jsonString(os, d.message);
     os << ",\"notes\":[";
-    for (size_t i = 0; i < d.notes.size(); ++i) {
+    std::vector<DiagNote> notes = notesOf(d);
+    for (size_t i = 0; i < notes.size(); ++i) {
       os << (i ? "," : "") << "{";
-      jsonRange(os, sm_, d.notes[i].range);
+      jsonRange(os, sm_, notes[i].range);
       os << ",\"message\":";
-      jsonString(os, d.notes[i].message);
+      jsonString(os, notes[i].message);
       os << "}";
     }
     os << "],\"fixits\":[";

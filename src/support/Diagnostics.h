@@ -107,6 +107,8 @@ public:
   const std::vector<Diagnostic> &diagnostics() const { return diags_; }
   Diagnostic &at(size_t i) { return diags_[i]; }
 
+  // d's notes, then "inlined from here" at each call site when d lies in an expansion (SourceManager.h).
+  std::vector<DiagNote> notesOf(const Diagnostic &d) const;
   void renderText(std::ostream &os, bool color = false) const;
   void renderJson(std::ostream &os) const;
   const SourceManager &sources() const { return sm_; }

@@ -3,6 +3,5 @@ target sm_90a;
 kernel k() threads(32) {
   var x: f32 = 0.0;
   x + 1.0;          // expected-error E0209 {{expression result unused}}
-  ex2(x);           // expected-error E0209 {{expression result unused}}
   x == 2.0;         // expected-error E0209 {{expression result unused}}
 }
