@@ -65,15 +65,16 @@ if [ "${1:-}" = "--list" ]; then variants; exit 0; fi
 if [ $# -gt 0 ]; then echo "issue11_build.sh: unknown argument '$1'" >&2; exit 2; fi
 [ -x "$cakec" ] || { echo "issue11_build.sh: no cakec at $cakec (bash bench/build.sh builds one)" >&2; exit 1; }
 
+cd "$repo" || exit 1   # relative paths in the messages
 rm -rf "$out"
 mkdir -p "$out"
 rows=()
 status=0
 json_str() { python3 -c 'import json,sys; print(json.dumps(sys.stdin.read().rstrip("\n")))' <<<"$1"; }
 while IFS='|' read -r name sample defs; do
-  src=$repo/samples/$sample.cake
+  src=samples/$sample.cake
   regs="" spills="" detail=""
-  draft=$repo/samples/drafts/$sample.cake.draft
+  draft=samples/drafts/$sample.cake.draft
   if [ ! -f "$src" ] && [ -f "$draft" ]; then
     # a draft waiting for language features: say whether it verifies yet (first error otherwise)
     args=()

@@ -456,6 +456,13 @@ def test_issue11_benches(cake):
     acc = gba.acceptance(recs, acts)
     check("gemm_bias_act: within 3% passes, 5% slower fails", [a[0] for a in acc] == ["PASS", "FAIL"], str(acc))
     check("gemm_bias_act: no bias_act cubin is SKIP", gba.acceptance(recs, [])[0][0] == "SKIP")
+    import subprocess
+    listed = subprocess.run(["bash", os.path.join(HERE, "issue11_build.sh"), "--list"], capture_output=True,
+                            text=True).stdout.splitlines()
+    check("issue11_build.sh: the plain GEMM and one gemm_bias_act variant per ACT",
+          "hopper_gemm_persistent|hopper_gemm_persistent|" in listed and
+          all("gemm_bias_act_%s|gemm_bias_act|ACT=%d" % (n, a) in listed
+              for a, n in ((0, "relu"), (1, "gelu"), (2, "silu"))), str(listed))
     issue11 = os.path.join(ARGS.cubins, "issue11")
     found = gba.find_kernels(issue11, peers_only=False)
     if any(k.name == gba.PLAIN for k in found):
