@@ -527,6 +527,41 @@ def test_issue11_benches(cake):
     check("kmeans: a correct kernel passes both checks, timed with the torch peers", r["status"] == "ok" and
           len(r["checks"]) == 2 and set(r["timing"]) == {"cake", "torch_mm_argmin", "torch_cdist_argmin"},
           str(r.get("checks"))[:300])
+    # issue11_small: every family's small ragged launches through the same checks; one wrong kernel fails it
+    import issue11_small
+    saved = (common.find_cubins, common.use_runtime, att.cake_candidate, km.cake_candidate, gba.find_kernels,
+             sys.argv)
+    ct = {"attention_fwd": [("att_nc", "p", mk(0, 128)), ("att_c", "p", mk(1, 128)), ("att_nc64", "p", mk(0, 64)),
+                            ("att_c64", "p", mk(1, 64))], "kmeans_assign": [("km", "p", {"kernels": [{}]})]}
+
+    def att_for(path, manifest):
+        kernel = att_kernel()
+        kernel.causal = bool(common.ct_params(manifest)["CAUSAL"])
+        return kernel
+
+    def run_small(gemm_sabotage=None):
+        common.find_cubins = lambda folder, prefix: ct.get(prefix, [])
+        common.use_runtime = lambda folder: None
+        att.cake_candidate = lambda cake, path, manifest: att_for(path, manifest)
+        km.cake_candidate = lambda cake, path, manifest: km_kernel
+        gba.find_kernels = lambda folder, peers_only: [gba.Kernel(gba.PLAIN, None, {}, None, gemm_kernel(None))] + \
+            [gba.Kernel("gba%d" % a, None, {}, a, gemm_kernel(a, gemm_sabotage)) for a in gba.ACTS]
+        sys.argv = ["issue11_small.py", "/fake"]
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                rc = issue11_small.main()
+        finally:
+            (common.find_cubins, common.use_runtime, att.cake_candidate, km.cake_candidate, gba.find_kernels,
+             sys.argv) = saved
+        return rc, out.getvalue()
+
+    rc, text = run_small()
+    check("issue11_small: every family's small launches pass", rc == 0 and text.count(" ok") == 4 + 8 + 4,
+          text[-600:])
+    rc, text = run_small(lambda c: c.view(-1)[-1].add_(7.0))
+    check("issue11_small: a kernel wrong in its last element fails the run", rc == 1 and "WRONG" in text,
+          text[-600:])
     common.DEVICE = "cuda"
 
 
