@@ -309,6 +309,262 @@ def test_orchestrator_restarts(cake):
     check("orchestrator: no fatal error", fatal is None, str(fatal))
 
 
+# ------------------------------------------------------------------------------------------- issue 11 benches
+def test_issue11_benches(cake):
+    """attention_bench, gemm_bias_act_bench, kmeans_assign_bench: planning, references written independently
+    here, the checks (a deliberately wrong output must fail), input guard, timing and floor, acceptance."""
+    import issue11_common as common
+    import attention_bench as att
+    import gemm_bias_act_bench as gba
+    import kmeans_assign_bench as km
+    common.DEVICE = "cpu"
+    f = torch.nn.functional
+    flusher = common.L2Flusher(torch, l2_bytes=1 << 16)
+    seeds = common.Seeds(7)
+
+    # common: guard, poison, timing, floor, bind
+    x = torch.randn(8)
+    guard = common.InputGuard({"x": x})
+    check("issue11: untouched input passes the guard", guard.changed() == [])
+    x[3] += 1
+    check("issue11: a modified input is caught", guard.changed() == ["x"])
+    check("issue11: poisoned outputs", torch.isnan(common.poisoned(torch, (4,), torch.float32)).all().item() and
+          (common.poisoned(torch, (4,), torch.int32) == common.INT_SENTINEL).all().item())
+    order = []
+    t = common.time_interleaved(torch, {"a": lambda: order.append("a"), "b": lambda: order.append("b")}, flusher,
+                                rounds=2, iters=3)
+    check("issue11: interleaved timing: every run sampled, order rotates", t["a"]["iters"] == 6 and
+          t["b"]["iters"] == 6 and order[-12:] == ["a"] * 3 + ["b"] * 3 + ["b"] * 3 + ["a"] * 3, str(order))
+    check("issue11: a time under the physical floor is flagged",
+          not common.add_rates({"ms": 1e-3}, 1e12, 0) and common.add_rates({"ms": 10.0}, 1e12, 1 << 30))
+    manifest = {"kernels": [{"params": [{"name": "Q"}, {"name": "K"}, {"name": "V"}, {"name": "O"}, {"name": "L"}],
+                             "ct_params": {"CAUSAL": 1, "HD": 64}}]}
+    check("issue11: arguments bound by parameter name", common.bind(
+        manifest, {"Q": 1, "K": 2, "V": 3, "O": 4, "LSE": 5}, att.ALIASES) == [1, 2, 3, 4, 5])
+    try:
+        common.bind(manifest, {"Q": 1}, {})
+        check("issue11: an unknown kernel parameter is an error", False)
+    except KeyError:
+        check("issue11: an unknown kernel parameter is an error", True)
+
+    # attention: plan, kernel choice, reference, checks
+    labels = [c.label for c in att.cases()]
+    check("attention: the required cases", all(l in labels for l in [
+        "4x16x8192x128", "4x16x8192x128 causal", "16x16x2048x64", "16x16x2048x64 causal", "4x8x1000x128",
+        "2x4x333x64 causal"]), str(labels))
+    check("attention: causal flops are half", att.Case(1, 1, 64, 64, True).flops * 2 == att.Case(1, 1, 64, 64,
+                                                                                                   False).flops)
+    mk = lambda causal, hd: {"kernels": [{"params": [], "ct_params": {"CAUSAL": causal, "HD": hd}}]}
+    ks = [("nc64", "p", mk(0, 64)), ("c64", "p", mk(1, 64)), ("nc128", "p", mk(0, 128))]
+    pick = lambda causal, d: (att.select_kernel(ks, att.Case(1, 1, 64, d, causal)) or [None])[0]
+    check("attention: kernel chosen by CAUSAL and HD", pick(True, 64) == "c64" and pick(False, 128) == "nc128"
+          and pick(True, 128) is None, str([pick(True, 64), pick(False, 128), pick(True, 128)]))
+
+    def attention64(q, k, v, causal):       # float64, row by row: independent of attention_bench.reference
+        b, h, t, d = q.shape
+        o = torch.empty(b, h, t, d, dtype=torch.float64)
+        lse = torch.empty(b, h, t, dtype=torch.float64)
+        for i in range(t):
+            n = i + 1 if causal else t
+            s = torch.einsum("bhd,bhjd->bhj", q[:, :, i].double(), k[:, :, :n].double()) / d ** 0.5
+            lse[:, :, i] = torch.logsumexp(s, -1)
+            o[:, :, i] = torch.einsum("bhj,bhjd->bhd", torch.softmax(s, -1), v[:, :, :n].double())
+        return o, lse
+
+    q, k, v = (torch.randn(2, 2, 37, 16).bfloat16() for _ in range(3))
+    for causal in (False, True):
+        o_ref, lse_ref = att.reference(torch, q, k, v, causal)
+        o64, lse64 = attention64(q, k, v, causal)
+        check("attention: reference (causal=%s) matches a row-by-row float64 one" % causal,
+              (o_ref.double() - o64).abs().max().item() < 1e-4 and (lse_ref.double() - lse64).abs().max().item() < 1e-4)
+
+    def att_kernel(sabotage=None, causal_override=None):
+        def run(q, k, v, o, lse):
+            causal = run.causal if causal_override is None else causal_override
+            o64, lse64 = attention64(q, k, v, causal)
+            o.copy_(o64.to(o.dtype))
+            lse.copy_(lse64.float())
+            if sabotage:
+                sabotage(q, o, lse)
+        return run
+
+    sdpa_cpu = {"sdpa_flash": lambda q, k, v, c: f.scaled_dot_product_attention(q, k, v, is_causal=c)}
+    case = att.Case(1, 2, 45, 16, True)
+    good = att_kernel()
+    good.causal = True
+    r = att.run_case(torch, case, good, sdpa_cpu, seeds, flusher, True, 1, 2)
+    check("attention: a correct kernel passes both checks, timed with its peer", r["status"] == "ok" and
+          len(r["checks"]) == 2 and not r["checks"][1]["inputs_changed"] and r["checks"][1]["reference_first"] and
+          "cake_over_sdpa_flash" in r and r["peer_checks"]["sdpa_flash"]["ok"], str(r.get("checks"))[:400])
+
+    def bad(name, sabotage=None, causal_override=None):
+        kernel = att_kernel(sabotage, causal_override)
+        kernel.causal = True
+        r = att.run_case(torch, case, kernel, {}, seeds, flusher, False)
+        check("attention: %s is wrong" % name, r["status"] == "wrong", str(r.get("checks"))[:300])
+
+    def one_o(q, o, lse):
+        o.view(-1)[o.numel() // 3] += 4.0
+    def lse_row(q, o, lse):
+        lse.view(-1)[7] += 0.05
+    def o_tail(q, o, lse):
+        o.view(-1)[-1] = float("nan")
+    def touches_q(q, o, lse):
+        q.view(-1)[0] = 0.0
+    bad("one wrong O element", one_o)
+    bad("one LSE row off by 0.05", lse_row)
+    bad("an unwritten O element", o_tail)
+    bad("a kernel that writes its input", touches_q)
+    bad("a non-causal result on a causal case", causal_override=False)
+    acc = att.acceptance([{"case": "x", "accept": True, "status": "ok", "cake_over_sdpa_flash": 1.25},
+                          {"case": "y", "accept": True, "status": "ok", "cake_over_sdpa_flash": 1.1},
+                          {"case": "z", "accept": True, "status": "peers-only"}], False)
+    check("attention: acceptance >= 1.2x FA2", [a[0] for a in acc] == ["PASS", "FAIL", "SKIP"], str(acc))
+
+    # gemm_bias_act: activations, checks, slowdown acceptance, the plain persistent cubin's plans
+    z = torch.linspace(-6, 6, 1001)
+    check("gemm_bias_act: activations match torch's (relu, gelu tanh, silu)",
+          (gba.activation(torch, 0, z) - f.relu(z)).abs().max().item() < 1e-6 and
+          (gba.activation(torch, 1, z) - f.gelu(z, approximate="tanh")).abs().max().item() < 1e-5 and
+          (gba.activation(torch, 2, z) - f.silu(z)).abs().max().item() < 1e-5)
+
+    def gemm_kernel(act, sabotage=None):
+        def launch(a, b, bias, c):
+            acc = a.double() @ b.double().t()
+            if act is not None:
+                acc = {0: f.relu, 1: lambda x: f.gelu(x, approximate="tanh"), 2: f.silu}[act](acc + bias.double())
+            c.copy_(acc.to(c.dtype))
+            if sabotage:
+                sabotage(c)
+        return launch
+
+    shape = gba.Shape(70, 48, 40)
+    kernels = [gba.Kernel(gba.PLAIN, None, {}, None, gemm_kernel(None))] + \
+        [gba.Kernel("gemm_bias_act_%s" % gba.ACTS[a], None, {}, a, gemm_kernel(a)) for a in gba.ACTS]
+    r = gba.run_shape(torch, shape, kernels, seeds, flusher, True, 1, 2)
+    check("gemm_bias_act: correct kernels pass, timed against the plain GEMM and torch", r["status"] == "ok" and
+          len(r["slowdown_vs_plain"]) == 3 and len(r["timing"]) == 10 and
+          all(len(c) == 2 for c in r["checks"].values()), json.dumps(r.get("checks"))[:300])
+    for label, k in [("gelu computed as relu", gba.Kernel("g", None, {}, 1, gemm_kernel(0))),
+                     ("bias left out", gba.Kernel("s", None, {}, 2, gemm_kernel(None))),
+                     ("one element off", gba.Kernel("r", None, {}, 0, gemm_kernel(
+                         0, lambda c: c.view(-1)[100].add_(3.0))))]:
+        r = gba.run_shape(torch, shape, [k], seeds, flusher, False)
+        check("gemm_bias_act: %s is wrong" % label, r["status"] == "wrong", json.dumps(r["checks"])[:300])
+    recs = [{"shape": "4096^3", "status": "ok", "slowdown_vs_plain": {"a": 1.02, "b": 1.05}}]
+    acts = [gba.Kernel("a", None, {}, 0), gba.Kernel("b", None, {}, 1)]
+    acc = gba.acceptance(recs, acts)
+    check("gemm_bias_act: within 3% passes, 5% slower fails", [a[0] for a in acc] == ["PASS", "FAIL"], str(acc))
+    check("gemm_bias_act: no bias_act cubin is SKIP", gba.acceptance(recs, [])[0][0] == "SKIP")
+    import subprocess
+    listed = subprocess.run(["bash", os.path.join(HERE, "issue11_build.sh"), "--list"], capture_output=True,
+                            text=True).stdout.splitlines()
+    check("issue11_build.sh: the plain GEMM and one gemm_bias_act variant per ACT",
+          "hopper_gemm_persistent|hopper_gemm_persistent|" in listed and
+          all("gemm_bias_act_%s|gemm_bias_act|ACT=%d" % (n, a) in listed
+              for a, n in ((0, "relu"), (1, "gelu"), (2, "silu"))), str(listed))
+    issue11 = os.path.join(ARGS.cubins, "issue11")
+    found = gba.find_kernels(issue11, peers_only=False)
+    if any(k.name == gba.PLAIN for k in found):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = gba.dry_run(gba.parse_args(["--dry-run", "--cubins", issue11]), cake, found)
+        check("gemm_bias_act: the runtime plans every shape of every cubin", rc == 0 and "0 problem(s)" in
+              out.getvalue(), out.getvalue()[-400:])
+
+    # kmeans_assign: inputs, reference, checks
+    kshape = km.Shape(300, 37, 16)
+    inputs, _ = km.make_inputs(torch, kshape, common.Seeds(3))
+    X, C, CN = inputs["X"], inputs["C"], inputs["CN"]
+    same = (C.unsqueeze(1) == C.unsqueeze(0)).all(-1).sum().item() - C.shape[0]
+    check("kmeans: stress inputs hold exact duplicate centroids", same >= 2, str(same))
+    d64 = ((X.double().unsqueeze(1) - C.double().unsqueeze(0)) ** 2).sum(-1)
+    lab64 = torch.tensor([min(range(C.shape[0]), key=lambda j: (d64[i, j].item(), j)) for i in range(X.shape[0])])
+    labels, partial = km.reference(torch, X, C, CN)
+    check("kmeans: reference labels = float64 brute force (ties: smallest index)",
+          (labels == lab64).float().mean().item() > 0.99, str((labels != lab64).sum().item()))
+
+    def km_out(labels_src):
+        lab = labels_src.to(torch.int32).clone()
+        mind = (CN.unsqueeze(0) - 2.0 * X.float() @ C.float().t()).gather(1, lab.long().unsqueeze(1)).squeeze(1)
+        return lab, mind
+
+    lab, mind = km_out(labels)
+    r = km.check_outputs(torch, X, C, CN, lab, mind)
+    check("kmeans: the reference's own output passes", r["ok"] and r["wrong_labels"] == 0, str(r))
+    far = d64[0].argmax().item()
+    wrong = lab.clone()
+    wrong[0] = far
+    check("kmeans: a label pointing at a far centroid is wrong", not km.check_outputs(
+        torch, X, C, CN, wrong, km_out(wrong)[1])["ok"])
+    first = (C.unsqueeze(1) == C.unsqueeze(0)).all(-1).float().argmax(1)        # first identical row of each
+    dup = (first != torch.arange(C.shape[0])).nonzero().flatten()
+    j = dup[0].item()
+    tie = lab.clone()
+    tie[0] = j
+    r = km.check_outputs(torch, X, C, CN, tie, km_out(tie)[1])
+    check("kmeans: the larger index of an identical pair is wrong", not r["ok"] and r["dup_larger_index"] >= 1, str(r))
+    left = lab.clone()
+    left[-1] = common.INT_SENTINEL
+    check("kmeans: an unwritten label is wrong", km.check_outputs(torch, X, C, CN, left, mind)["sentinel_left"] == 1)
+    off = mind.clone()
+    off[5] += 1.0
+    check("kmeans: a wrong min distance is wrong", km.check_outputs(torch, X, C, CN, lab, off)["dist_bad"] == 1)
+    # a near tie: two centroids at (almost) the same distance; the other label is accepted and counted
+    Cn = torch.tensor([[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]]).bfloat16()
+    Xn = torch.tensor([[0.5, 0.5], [4.0, 4.0]]).bfloat16()
+    CNn = (Cn.float() ** 2).sum(1)
+    ln = torch.tensor([1, 2], dtype=torch.int32)
+    mn = (CNn.unsqueeze(0) - 2.0 * Xn.float() @ Cn.float().t()).gather(1, ln.long().unsqueeze(1)).squeeze(1)
+    r = km.check_outputs(torch, Xn, Cn, CNn, ln, mn)
+    check("kmeans: a near-tie flip is accepted and counted", r["ok"] and r["near_ties"] == 1, str(r))
+
+    def km_kernel(x, c, cn, labels_out, mind_out):
+        lab, m = km.reference(torch, x, c, cn)
+        labels_out.copy_(lab.to(torch.int32))
+        mind_out.copy_(m)
+    r = km.run_shape(torch, km.Shape(500, 40, 16), km_kernel, seeds, flusher, True, 1, 2)
+    check("kmeans: a correct kernel passes both checks, timed with the torch peers", r["status"] == "ok" and
+          len(r["checks"]) == 2 and set(r["timing"]) == {"cake", "torch_mm_argmin", "torch_cdist_argmin"},
+          str(r.get("checks"))[:300])
+    # issue11_small: every family's small ragged launches through the same checks; one wrong kernel fails it
+    import issue11_small
+    saved = (common.find_cubins, common.use_runtime, att.cake_candidate, km.cake_candidate, gba.find_kernels,
+             sys.argv)
+    ct = {"attention_fwd": [("att_nc", "p", mk(0, 128)), ("att_c", "p", mk(1, 128)), ("att_nc64", "p", mk(0, 64)),
+                            ("att_c64", "p", mk(1, 64))], "kmeans_assign": [("km", "p", {"kernels": [{}]})]}
+
+    def att_for(path, manifest):
+        kernel = att_kernel()
+        kernel.causal = bool(common.ct_params(manifest)["CAUSAL"])
+        return kernel
+
+    def run_small(gemm_sabotage=None):
+        common.find_cubins = lambda folder, prefix: ct.get(prefix, [])
+        common.use_runtime = lambda folder: None
+        att.cake_candidate = lambda cake, path, manifest: att_for(path, manifest)
+        km.cake_candidate = lambda cake, path, manifest: km_kernel
+        gba.find_kernels = lambda folder, peers_only: [gba.Kernel(gba.PLAIN, None, {}, None, gemm_kernel(None))] + \
+            [gba.Kernel("gba%d" % a, None, {}, a, gemm_kernel(a, gemm_sabotage)) for a in gba.ACTS]
+        sys.argv = ["issue11_small.py", "/fake"]
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                rc = issue11_small.main()
+        finally:
+            (common.find_cubins, common.use_runtime, att.cake_candidate, km.cake_candidate, gba.find_kernels,
+             sys.argv) = saved
+        return rc, out.getvalue()
+
+    rc, text = run_small()
+    check("issue11_small: every family's small launches pass", rc == 0 and text.count(" ok") == 4 + 8 + 4,
+          text[-600:])
+    rc, text = run_small(lambda c: c.view(-1)[-1].add_(7.0))
+    check("issue11_small: a kernel wrong in its last element fails the run", rc == 1 and "WRONG" in text,
+          text[-600:])
+    common.DEVICE = "cuda"
+
+
 def main():
     cake = run_bench.use_runtime_library(ARGS.cubins)
     if not os.path.isdir(ARGS.cubins):
@@ -321,6 +577,7 @@ def main():
     test_reports(cake, plan, results)
     test_acceptance_thresholds()
     test_orchestrator_restarts(cake)
+    test_issue11_benches(cake)
     print("%d passed, %d failed" % (len(passed), len(failed)))
     for name in failed:
         print("  failed: " + name)
