@@ -144,6 +144,7 @@ public:
     case StmtKind::Barrier: {
       const auto &x = *cast<BarrierStmt>(&s);
       auto c = std::make_unique<BarrierStmt>(r(x.range), x.name, r(x.nameRange));
+      c->count = opt(x.count.get());
       c->attrs = attrs(x.attrs);
       return c;
     }
