@@ -21,6 +21,7 @@ void verifyDeadlock(VerifyContext &ctx);      // every wait eventually satisfied
 // ---- other families (verify-local)
 void verifyNamedBarriers(VerifyContext &ctx);     // NamedBarriers.cpp: counts, id collisions, divergence
 void verifyWarpSync(VerifyContext &ctx);          // WarpSync.cpp: syncwarp reached by exactly its mask's lanes
+void verifyWarpCollectives(VerifyContext &ctx);   // WarpCollectives.cpp: shuffles and row reductions reached by whole warps
 void verifyWgmmaAndProxies(VerifyContext &ctx);   // WgmmaProxies.cpp: wgmma fence/wait, warpgroups, proxy fences
 void verifyCpAsyncGroups(VerifyContext &ctx);     // CpAsyncGroups.cpp: cp.async.wait covers the reads; tma.store committed and waited before exit
 void verifyResources(VerifyContext &ctx);         // Resources.cpp: registers, TMA alignment

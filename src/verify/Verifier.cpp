@@ -26,6 +26,7 @@ constexpr FamilyEntry kFamilies[] = {
     // ---- other families (verify-local)
     {"named barriers", verifyNamedBarriers},
     {"warp barriers", verifyWarpSync},
+    {"warp collectives", verifyWarpCollectives},
     {"wgmma and proxies", verifyWgmmaAndProxies},
     {"cp.async groups", verifyCpAsyncGroups},
     {"resources", verifyResources},
