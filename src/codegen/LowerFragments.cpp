@@ -315,7 +315,8 @@ void KernelLowering::lowerRowVectorStore(const OpStmt &s) {
     for (const auto &item : (*rit)->items) idx.push_back(lowerExpr(*item.start));
   const GlobalTensor *global = std::get_if<GlobalTensor>(&it->second);
   const SourceRange R = s.range;
-  // Lane q == 0 of each quad writes the quad's two rows; global stores are masked by every dim.
+  // Lane q == 0 of each quad writes the quad's two rows along the last index; global stores are masked by
+  // every dim.
   std::string first = out_.newReg(RegClass::Pred);
   Value q = binaryOp(BinaryOp::BitAnd, *laneId_, Value::ofInt(Scalar::I32, 3), R);
   out_.inst("setp.eq.s32 " + first + ", " + reg(q) + ", 0");
@@ -323,7 +324,7 @@ void KernelLowering::lowerRowVectorStore(const OpStmt &s) {
   std::vector<Value> el = unpackVector(rv);
   for (unsigned h = 0; h < 2; ++h) {
     std::vector<Value> at = idx;
-    at[0] = binaryOp(BinaryOp::Add, idx[0], binaryOp(BinaryOp::Add, base, Value::ofInt(Scalar::I32, 8 * h), R), R);
+    at.back() = binaryOp(BinaryOp::Add, idx.back(), binaryOp(BinaryOp::Add, base, Value::ofInt(Scalar::I32, 8 * h), R), R);
     std::string ok = first;
     if (global)
       for (size_t d = 0; d < at.size(); ++d) {

@@ -252,7 +252,21 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
     src = ix->base.get();
   }
   auto [fragExpr, outType] = splitStoreConversion(*src);
-  Value frag = lowerExpr(*fragExpr);
+  // An element-wise expression of an f32 accumulator is evaluated pair by pair as it is stored (like an
+  // element-wise assignment), so the epilogue never holds a second fragment.
+  std::optional<ElementwiseCache> lazy;
+  Value frag;
+  if (const Type *ft = fragExpr->type; !columns && !isa<NameExpr>(fragExpr) && ft && ft->isAccLayout() &&
+                                       ft->frag == cake::FragKind::WgmmaAcc && ft->scalar == cake::ScalarKind::F32) {
+    lazy.emplace();
+    frag.type = ValueType::fragment(FragShape{FragKind::WgmmaAcc, Scalar::F32, static_cast<int>(ft->m), static_cast<int>(ft->n),
+                                              static_cast<int>(ft->k)});
+  } else {
+    frag = lowerExpr(*fragExpr);
+  }
+  auto elementReg = [&](size_t e) -> std::string {
+    return lazy ? reg(elementOf(*fragExpr, static_cast<unsigned>(e), frag.type, *lazy)) : frag.regs[e];
+  };
   if (columns && frag.type.isFrag()) {
     const size_t perGroup = frag.type.frag.dtype == Scalar::F32 ? 4 : 2;
     const size_t first = static_cast<size_t>(columns->first / 8) * perGroup, count = static_cast<size_t>(columns->second / 8) * perGroup;
@@ -291,7 +305,7 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
   // The pair of elements (half h: rows +0 / +8, column block j) as registers of the output type.
   auto pairValue = [&](int h, int64_t j) -> std::vector<std::string> {
     if (f.dtype == Scalar::F32) {
-      const std::string &x0 = frag.regs[static_cast<size_t>(4 * j + 2 * h)], &x1 = frag.regs[static_cast<size_t>(4 * j + 2 * h + 1)];
+      const std::string x0 = elementReg(static_cast<size_t>(4 * j + 2 * h)), x1 = elementReg(static_cast<size_t>(4 * j + 2 * h + 1));
       if (to == Scalar::F32) return {x0, x1};
       std::string packed = out_.newReg(RegClass::B32);
       out_.inst(std::string("cvt.rn.") + (to == Scalar::BF16 ? "bf16x2" : "f16x2") + ".f32 " + packed + ", " + x1 + ", " + x0);

@@ -165,7 +165,10 @@ private:
         return;
       std::vector<int64_t> extent;
       if (ix->items.size() == 2 && !ft->isRowVector()) extent = {ft->m, ft->n};
-      else if (ft->isRowVector()) extent = {ft->m};
+      else if (ft->isRowVector()) {   // the rows run along the last index
+        extent.assign(ix->items.size(), 1);
+        extent.back() = ft->m;
+      }
       checkIndex(*ix, reduction ? "'red.add' tile" : "'store' tile", extent);
       return;
     }
