@@ -523,8 +523,14 @@ private:
       if (const FnDecl *fn = find(cs->call->callee)) {
         call(*cs->call, *fn, out, depth);
       } else {
-        diags_.report(DiagKind::NotAnAssignment, cs->range)
-            .hint(quote(cs->call->callee) + " is not an fn; use its value (let x = " + cs->call->callee + "(...);)");
+        const std::string &c = cs->call->callee;
+        auto d = diags_.report(DiagKind::NotAnAssignment, cs->range);
+        if (c.rfind("atom.", 0) == 0 && c != "atom.exch" && c != "atom.cas")
+          d.hint("without a result, write the reduction 'red." + c.substr(5) + " T[i], v;'");
+        else if (c.rfind("atom.", 0) == 0)
+          d.hint("bind the old value: let old = " + c + "(...);");
+        else
+          d.hint(quote(c) + " is not an fn; use its value (let x = " + c + "(...);)");
         error();
       }
       return;

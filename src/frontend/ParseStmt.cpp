@@ -454,12 +454,7 @@ Ptr<Stmt> Parser::parseAssignStmt() {
   if (!expr) return nullptr;
   if (at(TokenKind::Semi) || at(TokenKind::RBrace) || onNewLine(tok())) {
     if (!stop_) {
-      DiagBuilder diag = diags_.report(DiagKind::NotAnAssignment, expr->range);
-      auto *call = dynCast<CallExpr>(expr.get());
-      if (call && call->callee.rfind("atom.", 0) == 0 && call->callee != "atom.exch" && call->callee != "atom.cas")
-        diag.hint("without a result, write the reduction 'red." + call->callee.substr(5) + " T[i], v;'");
-      else if (call && call->callee.rfind("atom.", 0) == 0)
-        diag.hint("bind the old value: let old = " + call->callee + "(...);");
+      diags_.report(DiagKind::NotAnAssignment, expr->range);
     }
     accept(TokenKind::Semi);
     synchronized_ = true;

@@ -162,6 +162,8 @@ TEST_CASE("cost counting: swizzled and column-blocked shared accesses are counte
   CHECK(wavefronts("bf16[32, 64] swizzle(128B) align(1024)", "0") == doctest::Approx(4));
   CHECK(wavefronts("bf16[32, 128] swizzle(128B) align(1024)", "64") == doctest::Approx(4));
   CHECK(wavefronts("bf16[32, 128] swizzle(128B) align(1024)", "0") == doctest::Approx(4));
+}
+
 TEST_CASE("cost counting: atomics count lane updates and same-address contention") {
   // One block of 4 warps; every thread adds to one shared element (uniform: 31 serialized per warp) and to
   // its own global element (distinct: none serialized), and to bucket lane % 4 (8 lanes per address: 7).
