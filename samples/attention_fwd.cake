@@ -1,0 +1,130 @@
+// attention_fwd: FlashAttention-style forward for sm_90a (H100 / H200), bf16 in and out, f32 softmax state:
+//   O[b, h, i] = sum_j softmax_j(scale * Q[b, h, i] . K[b, h, j]) V[b, h, j],   scale = 1 / sqrt(D)
+//   LSE[b, h, i] = ln sum_j exp(scale * Q[b, h, i] . K[b, h, j])           (natural log, for a backward pass)
+// Q, K, V, O: bf16[B, H, T, D] row-major, D == HD (64 or 128); LSE: f32[B, H, T].  Causal (-D CAUSAL=1):
+// key j <= query i (top-left aligned).  Any T (TMA zero fill of the K / V / Q tails, masked scores, masked
+// stores).  The bench (bench/attention_bench.py) picks the cubin by CAUSAL and HD.
+//
+// Schedule
+//   grid     (cdiv(T, BM), B * H) blocks of 384 threads, BM = 128 query rows of one (b, h) per block.
+//   roles    load = warpgroup 0, regs(24): one elected thread loads the Q tile once (qfull) and then K and V
+//            tiles j = 0 .. n_tiles - 1 (BN keys each) into stage j % S of the K / V rings (kfull[s] and
+//            vfull[s] separately, so Q K^T of tile j starts before V_j has landed).
+//            math[2] = warpgroups 1..2, regs(240): instance i owns query rows q0 + 64*i +: 64.  Per KV tile:
+//              s   = Q K^T                       wgmma, 64 x BN f32 accumulator (A = Q from shared)
+//              s   = s * scale * log2(e), masked: -inf where key >= T or (causal) key > query
+//              mn  = max(m, rowmax(s));  p = ex2(s - mn);  c = ex2(m - mn)
+//              l   = l * c + rowsum(p);  o = o * c (per-row rescale of the 64 x HD accumulator, in registers)
+//              o  += bf16(p) * V         wgmma, A = P from registers (the f32 accumulator converted to the
+//                                        bf16 A operand: K = BN, BN / 16 instructions), B = V [BN, HD]
+//                                        row-major (the MN-major B operand: no transposed copy of V)
+//            then releases the stage (empty[s]).  n_tiles = cdiv(T, BN), causal: cdiv(min(T, q0 + BM), BN).
+//   barriers qfull (1 arrival, expect_tx BM * HD * 2); kfull[s] / vfull[s] (1 arrival, expect_tx BN * HD * 2
+//            each); empty[s] (8 arrivals: every consumer warp).  KV tile j: stage s = j % S, full parities
+//            (j / S) & 1, empty the opposite parity.
+//   tiles    Q, K, V tiles [rows, HD] swizzle(128B): rows of HD bf16 are 1 or 2 swizzle spans, stored as
+//            column blocks (docs/language.md, layouts); TMA loads the 64-wide column slices through rank-4
+//            tensor maps whose box drops the unit B and H dims.
+//   rows     no row is ever fully masked (key 0 is valid for every query row, causal or not), so m is finite
+//            after the first tile and ex2(m - mn) never sees -inf - -inf.
+//   epilog   o = o * rcp(l) per row; store O[b, h, q0 + 64*i, 0] <- bf16(o) (masked by T);
+//            LSE = (m + lg2(l)) * ln 2 per row (store LSE[b, h, q0 + 64*i] <- lse, masked by T).
+target sm_90a;
+
+kernel attention_fwd<BM = 128, BN = 128, HD = 128, S = 2, CAUSAL = 0>(
+    Q: bf16[B, H, T, D] tma(box=[1, 1, BM, 64], swizzle=128B) align(16),
+    K: bf16[B, H, T, D] tma(box=[1, 1, BN, 64], swizzle=128B) align(16),
+    V: bf16[B, H, T, D] tma(box=[1, 1, BN, 64], swizzle=128B) align(16),
+    O: bf16[B, H, T, D] align(16),
+    LSE: f32[B, H, T] align(16))
+  requires(D == HD, HD % 64 == 0, HD <= 128, BM == 128, BN % 16 == 0, BN <= 256, S >= 2, CAUSAL >= 0,
+           CAUSAL <= 1)
+  grid(cdiv(T, BM), B * H) threads(384)
+{
+  shared qs: bf16[BM, HD] swizzle(128B) align(1024);
+  shared ks: bf16[S][BN, HD] swizzle(128B) align(1024);
+  shared vs: bf16[S][BN, HD] swizzle(128B) align(1024);
+  mbarrier qfull[1] arrivals(1);
+  mbarrier kfull[S] arrivals(1);
+  mbarrier vfull[S] arrivals(1);
+  mbarrier empty[S] arrivals(8);
+
+  if tid.x == 0 {
+    mbarrier.init qfull;
+    mbarrier.init kfull;
+    mbarrier.init vfull;
+    mbarrier.init empty;
+    fence.mbarrier_init;
+  }
+  syncthreads;
+
+  let q0 = i32(block.x) * BM;
+  let b = i32(block.y) / H;
+  let h = i32(block.y) % H;
+  let n_tiles = cdiv(min(T, q0 + BM * CAUSAL + T * (1 - CAUSAL)), BN);
+
+  role load = warpgroup(0) regs(24) {
+    if load.warp == 0 {
+      elect {
+        arrive qfull[0] expect_tx(BM * HD * 2);
+        for c in 0..HD / 64 unroll {
+          tma.load qs[:, 64 * c +: 64] <- Q[b, h, q0, 64 * c] signal(qfull[0]);
+        }
+        for j in 0..n_tiles {
+          let s = j % S;
+          wait empty[s] parity(((j / S) & 1) ^ 1);
+          arrive kfull[s] expect_tx(BN * HD * 2);
+          for c in 0..HD / 64 unroll {
+            tma.load ks[s][:, 64 * c +: 64] <- K[b, h, j * BN, 64 * c] signal(kfull[s]);
+          }
+          arrive vfull[s] expect_tx(BN * HD * 2);
+          for c in 0..HD / 64 unroll {
+            tma.load vs[s][:, 64 * c +: 64] <- V[b, h, j * BN, 64 * c] signal(vfull[s]);
+          }
+        }
+      }
+    }
+  }
+
+  role math[2] = warpgroups(1..3) regs(240) {
+    var o: frag<wgmma_acc, f32, 64, HD, 16> = 0.0;
+    var sc: frag<wgmma_acc, f32, 64, BN, 16>;
+    var m: frag<wgmma_row, f32, 64> = -inf;
+    var l: frag<wgmma_row, f32, 64> = 0.0;
+    let r0 = q0 + 64 * math.index;
+    let scale_log2 = 1.4426950409 * rsqrt(f32(HD));
+    wait qfull[0] parity(0);
+    for j in 0..n_tiles {
+      let s = j % S;
+      let c0 = j * BN;
+      wait kfull[s] parity((j / S) & 1);
+      sc = 0.0;
+      wgmma.fence;
+      wgmma sc += qs[64 * math.index +: 64, :] * ks[s].T;
+      wgmma.commit;
+      wgmma.wait 0;
+      sc = sc * scale_log2;
+      sc = select(c0 + sc.col < T, sc, -inf);
+      if CAUSAL == 1 {
+        sc = select(c0 + sc.col <= r0 + sc.row, sc, -inf);
+      }
+      let mn = max(m, rowmax(sc));
+      sc = ex2(sc - mn);
+      let corr = ex2(m - mn);
+      l = l * corr + rowsum(sc);
+      o = o * corr;
+      m = mn;
+      wait vfull[s] parity((j / S) & 1);
+      wgmma.fence;
+      wgmma o += bf16(sc) * vs[s];
+      wgmma.commit;
+      wgmma.wait 0;
+      elect {
+        arrive empty[s];
+      }
+    }
+    o = o * rcp(l);
+    store O[b, h, r0, 0] <- bf16(o);
+    store LSE[b, h, r0] <- (m + lg2(l)) * 0.6931471806;
+  }
+}
