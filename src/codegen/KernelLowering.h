@@ -267,7 +267,8 @@ public:
     const Binding *tensor;          // GlobalTensor or SharedArray
     std::vector<Value> index;       // point indices of the top-left element
   };
-  std::optional<FragmentStoreTarget> lowerFragmentStoreTarget(const OpStmt &s);
+  // The destination T[..., r0, c0] of a fragment store (at least minIndices point indices).
+  std::optional<FragmentStoreTarget> lowerFragmentStoreTarget(const OpStmt &s, size_t minIndices = 2);
   std::pair<const Expr *, std::optional<Scalar>> splitStoreConversion(const Expr &src) const;
   void lowerFragmentStore(const OpStmt &s);
   void fillFragment(Value &frag, const Value &scalar);

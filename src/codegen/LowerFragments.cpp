@@ -298,22 +298,11 @@ void KernelLowering::lowerRowVectorStore(const OpStmt &s) {
   auto [vecExpr, outType] = splitStoreConversion(*s.srcs[0]);
   Value rv = lowerExpr(*vecExpr);
   if (outType) rv = fragmentConvert(rv, liftedType(rv.type, *outType), s.range);
-  std::vector<const IndexExpr *> chain;
-  const Expr *cur = s.dsts[0].get();
-  while (const auto *ix = dynCast<IndexExpr>(cur)) {
-    chain.push_back(ix);
-    cur = ix->base.get();
-  }
-  const auto *n = dynCast<NameExpr>(cur);
-  auto it = n && n->decl ? env_.find(n->decl) : env_.end();
-  if (it == env_.end() || !(std::holds_alternative<GlobalTensor>(it->second) || std::holds_alternative<SharedArray>(it->second))) {
-    diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a store destination that is not a tensor element");
-    return;
-  }
-  std::vector<Value> idx;
-  for (auto rit = chain.rbegin(); rit != chain.rend(); ++rit)
-    for (const auto &item : (*rit)->items) idx.push_back(lowerExpr(*item.start));
-  const GlobalTensor *global = std::get_if<GlobalTensor>(&it->second);
+  auto target = lowerFragmentStoreTarget(s, 1);
+  if (!target) return;
+  const Binding &dest = *target->tensor;
+  const std::vector<Value> &idx = target->index;
+  const GlobalTensor *global = std::get_if<GlobalTensor>(&dest);
   const SourceRange R = s.range;
   // Lane q == 0 of each quad writes the quad's two rows along the last index; global stores are masked by
   // every dim.
@@ -333,7 +322,7 @@ void KernelLowering::lowerRowVectorStore(const OpStmt &s) {
         out_.inst("and.pred " + both + ", " + ok + ", " + p);
         ok = both;
       }
-    MemRef m = memRefAt(it->second, at, 1, s.dsts[0]->range);
+    MemRef m = memRefAt(dest, at, 1, s.dsts[0]->range);
     if (m.elem != concreteScalar(el[h].type.elem)) {
       diags_.report(DiagKind::CodegenUnsupportedForm, R,
                     "storing " + std::string(scalarName(el[h].type.elem)) + " values into a " + std::string(scalarName(m.elem)) + " tensor");

@@ -74,7 +74,7 @@ void KernelLowering::lowerMmaSync(const OpStmt &s) {
 
 // The destination of a fragment store, T[..., r0, c0]: the tensor's binding (global tensor or shared array) and
 // the lowered point indices of its top-left element.  Shared by the mma.sync and the wgmma accumulator stores.
-std::optional<KernelLowering::FragmentStoreTarget> KernelLowering::lowerFragmentStoreTarget(const OpStmt &s) {
+std::optional<KernelLowering::FragmentStoreTarget> KernelLowering::lowerFragmentStoreTarget(const OpStmt &s, size_t minIndices) {
   std::vector<const IndexExpr *> chain;
   const Expr *cur = s.dsts[0].get();
   while (const auto *ix = dynCast<IndexExpr>(cur)) {
@@ -97,7 +97,7 @@ std::optional<KernelLowering::FragmentStoreTarget> KernelLowering::lowerFragment
       }
       target.index.push_back(lowerExpr(*item.start));
     }
-  if (target.index.size() < 2) {
+  if (target.index.size() < minIndices) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.dsts[0]->range, "a fragment store into a one-dimensional tensor");
     return std::nullopt;
   }
