@@ -1,7 +1,7 @@
 // KernelLowering: the state and the per-construct lowering functions for one kernel.
 //
 // One object lowers one kernel into a PtxWriter.  Its methods are split over files named by construct
-// (LowerArith.cpp, LowerIntrinsics.cpp, LowerMemory.cpp, LowerControl.cpp, LowerShuffle.cpp,
+// (LowerArith.cpp, LowerIntrinsics.cpp, LowerFragments.cpp, LowerMemory.cpp, LowerControl.cpp, LowerShuffle.cpp,
 // LowerBarrier.cpp, LowerCpAsync.cpp, LowerLdmatrix.cpp, LowerMma.cpp, LowerRoles.cpp); KernelLowering.cpp
 // holds the kernel frame (parameters, shared-memory layout, statement dispatch, let/var/assign).
 //

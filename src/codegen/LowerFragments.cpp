@@ -213,33 +213,21 @@ Value KernelLowering::maskedLoad(const MemRef &m, const std::string &guard) {
 }
 
 // ------------------------------------------------------------------------------------------- reductions
-namespace {
-struct ReduceOp {
-  BinaryOp combine = BinaryOp::Add;   // Add for sums
-  std::string_view minMax;            // "max" / "min", or empty for a sum
-};
-ReduceOp reduceOpOf(std::string_view name) {
-  if (name == "rowmax") return {BinaryOp::Add, "max"};
-  if (name == "rowmin") return {BinaryOp::Add, "min"};
-  return {BinaryOp::Add, ""};
-}
-} // namespace
-
 Value KernelLowering::combineValues(std::string_view minMax, const Value &a, const Value &b, SourceRange where) {
   if (minMax.empty()) return binaryOp(BinaryOp::Add, a, b, where);
   return intrinsicOnValues(std::string(minMax), {a, b}, where);
 }
 
 Value KernelLowering::rowReduce(std::string_view name, const Value &f, SourceRange where) {
-  ReduceOp op = reduceOpOf(name);
+  const std::string_view minMax = name == "rowmax" ? "max" : name == "rowmin" ? "min" : "";   // "": a sum
   std::vector<Value> el = unpackVector(f);
   std::vector<Value> rows;
   for (unsigned h = 0; h < 2; ++h) {
     std::optional<Value> acc;
     for (unsigned e = 0; e < el.size(); ++e)
-      if (rowHalf(f.type.frag.kind, e) == h) acc = acc ? combineValues(op.minMax, *acc, el[e], where) : el[e];
+      if (rowHalf(f.type.frag.kind, e) == h) acc = acc ? combineValues(minMax, *acc, el[e], where) : el[e];
     Value v = *acc;
-    for (int m : {1, 2}) v = combineValues(op.minMax, v, shuffle("bfly", v, Value::ofInt(Scalar::I32, m), where), where);
+    for (int m : {1, 2}) v = combineValues(minMax, v, shuffle("bfly", v, Value::ofInt(Scalar::I32, m), where), where);
     rows.push_back(v);
   }
   ValueType rt = f.type;
