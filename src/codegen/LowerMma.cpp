@@ -50,6 +50,10 @@ void KernelLowering::lowerMmaSync(const OpStmt &s) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "mma.sync on operands that are not fragments");
     return;
   }
+  if (a.type.frag.kind == FragKind::MmaC && a.type.frag.m == 16 && a.type.frag.n == 8 && a.regs.size() == 2) {
+    a.type.frag.kind = FragKind::MmaA;   // bf16(c): the packed accumulator tile is the m16n8k8 A fragment
+    a.type.frag.k = 8;
+  }
   const FragShape &fc = acc->target->type.frag, &fa = a.type.frag, &fb = b.type.frag;
   if (fc.kind != FragKind::MmaC || fa.kind != FragKind::MmaA || fb.kind != FragKind::MmaB || fa.m != fc.m ||
       fb.n != fc.n || fa.k != fb.k || fa.dtype != fb.dtype || fc.m != 16 || fc.n != 8 || (fa.k != 16 && fa.k != 8)) {

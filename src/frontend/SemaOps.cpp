@@ -617,6 +617,21 @@ private:
     mul->type = acc ? acc : S.types_.error();
     if (!acc || a->isError() || b->isError()) return;
     bool ok = true;
+    // A converted accumulator tile (bf16(c) of an mma_c 16 x 8) is the A operand of an m16n8k8 mma: the
+    // accumulator layout of 8 columns is the k8 A layout.
+    if (a->isFragment() && a->frag == FragKind::MmaC) {
+      if (acc->k != 8 || !(a->scalar == ScalarKind::BF16 || a->scalar == ScalarKind::F16)) {
+        badOperand(*mul->lhs, "an mma_c tile used as A must be converted to bf16 / f16 (bf16(c)) and feed an m16n8k8 "
+                              "accumulator (K = 8)");
+        return;
+      }
+      if (!b->isFragment() || b->frag != FragKind::MmaB || b->k != 8) {
+        badOperand(*mul->rhs, "B must be an m16n8k8 mma_b fragment, found " + typeToString(b));
+        return;
+      }
+      if (a->scalar != b->scalar) S.diags_.report(DiagKind::TypeMismatch, mul->range, scalarName(a->scalar), scalarName(b->scalar), name());
+      return;
+    }
     if (!a->isFragment() || a->frag != FragKind::MmaA) { badOperand(*mul->lhs, "A must be an mma_a fragment, found " + typeToString(a)); ok = false; }
     if (!b->isFragment() || b->frag != FragKind::MmaB) { badOperand(*mul->rhs, "B must be an mma_b fragment, found " + typeToString(b)); ok = false; }
     if (!ok) return;
