@@ -2,13 +2,13 @@
 """FlashAttention forward on the H200: samples/attention_fwd.cake against torch SDPA (FLASH_ATTENTION backend,
 FA2, and CUDNN_ATTENTION backend), in the same process.
 
-    bash bench/issue11_build.sh                                 # development machine: bench/out/issue11/
+    bash bench/fragment_samples_build.sh                                 # development machine: bench/out/fragments/
     python3 bench/attention_bench.py --dry-run                  # anywhere: cases and kernel choice
     python3 bench/attention_bench.py --out DIR [--peers-only]   # GPU machine: DIR/attention.{json,md}
 
 Problem: Q, K, V bf16 [B, H, T, D] (row-major, contiguous); outputs O bf16 [B, H, T, D] and LSE f32 [B, H, T]
 = the natural-log log-sum-exp of the scaled scores of each query row, scale = 1/sqrt(D) (causal: key j <= query
-i, top-left aligned, as SDPA's is_causal).  Kernels: bench/out/issue11/attention_fwd*.cubin; the manifest's
+i, top-left aligned, as SDPA's is_causal).  Kernels: bench/out/fragments/attention_fwd*.cubin; the manifest's
 compile-time parameters pick the kernel of a case: CAUSAL (0/1, default 0) must equal the case's causality,
 and HD (when the kernel has one) its head dim D.  Kernel parameters bind by name: Q, K, V, O, and LSE (or L).
 
@@ -17,7 +17,7 @@ check 1 runs the kernel before the float32 torch reference, check 2 (new seed, a
 first.  O: relative error ||O - ref|| / ||ref|| <= 1e-2 with bench/measure.py's outlier test (no element off by
 more than 10 x tol x rms + 2 bf16 ulp), no NaN left.  LSE: max |LSE - ref| <= 5e-3, no NaN left.  The peers are
 checked the same way on check 1 (FA2's own log-sum-exp through aten._scaled_dot_product_flash_attention
-validates the LSE reference).  Timing: bench/issue11_common.py (L2 flushed before every run, interleaved
+validates the LSE reference).  Timing: bench/fragment_samples_common.py (L2 flushed before every run, interleaved
 rounds, median); TFLOP/s = 4 B H T^2 D (halved for causal) / time; a time under the physical floor fails.
 Exit: 0 all correct (and the acceptance checks that could run passed), 1 otherwise, 2 nothing could run."""
 
@@ -31,7 +31,7 @@ import traceback
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH_DIR)
 
-import issue11_common as common  # noqa: E402
+import fragment_samples_common as common  # noqa: E402
 
 O_TOL = 1e-2
 LSE_ABS_TOL = 5e-3
@@ -290,7 +290,7 @@ def markdown(document):
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default=os.environ.get("OUT"), help="folder for attention.{json,md}")
-    p.add_argument("--cubins", default=os.path.join(BENCH_DIR, "out", "issue11"), help="issue11_build.sh's folder")
+    p.add_argument("--cubins", default=os.path.join(BENCH_DIR, "out", "fragments"), help="fragment_samples_build.sh's folder")
     p.add_argument("--peers-only", action="store_true", help="no CAKE kernel: check and time the peers only")
     p.add_argument("--dry-run", action="store_true", help="list the cases and the kernel of each; no GPU")
     p.add_argument("--cases", help="comma-separated case labels (default: all)")

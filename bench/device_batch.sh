@@ -10,9 +10,9 @@
 #   epilogue   python3 bench/epilogue_bench.py       TMA-store-epilogue GEMM vs the persistent sample and cuBLAS
 #   sweep      python3 bench/sweep_bench.py          cost-model calibration variants (bench/sweep_build.sh)
 #   ceilings   python3 bench/measure_ceilings.py     the H200's ceilings for machines/h200.json
-#   issue11    bench/attention_bench.py, gemm_bias_act_bench.py, kmeans_assign_bench.py (bench/issue11_build.sh)
-#              in turn, each with a share of the limit; $ISSUE11_FLAGS (e.g. --peers-only) goes to all three;
-#              then (unless --peers-only) bench/issue11_small.py under compute-sanitizer memcheck and racecheck
+#   fragments  bench/attention_bench.py, gemm_bias_act_bench.py, kmeans_assign_bench.py (bench/fragment_samples_build.sh)
+#              in turn, each with a share of the limit; $FRAGMENT_SAMPLES_FLAGS (e.g. --peers-only) goes to all three;
+#              then (unless --peers-only) bench/fragment_samples_small.py under compute-sanitizer memcheck and racecheck
 # Usage (on the device, from the repository root, carrying bench/out):  bash bench/device_batch.sh PART[=SECONDS] ...
 # Build first, here: bash bench/build.sh && the build script of each part (see each script's header).
 set -u -o pipefail
@@ -33,18 +33,18 @@ for spec in "$@"; do
     epilogue) cmd=(python3 bench/epilogue_bench.py --out "$out/$part") ;;
     sweep)    cmd=(python3 bench/sweep_bench.py --out "$out/$part" --budget $((limit - 30))) ;;
     ceilings) cmd=(python3 bench/measure_ceilings.py --out "$out/$part") ;;
-    issue11)  cmd=(bash -c 'o=$1; l=$2; f=${ISSUE11_FLAGS:-}; rc=0
+    fragments)  cmd=(bash -c 'o=$1; l=$2; f=${FRAGMENT_SAMPLES_FLAGS:-}; rc=0
                  python3 bench/attention_bench.py --out "$o" --budget $((l * 4 / 10)) $f || rc=1
                  python3 bench/gemm_bias_act_bench.py --out "$o" --budget $((l * 3 / 10)) $f || rc=1
                  python3 bench/kmeans_assign_bench.py --out "$o" --budget $((l * 2 / 10)) $f || rc=1
                  case " $f " in *" --peers-only "*) ;; *)
                    for tool in memcheck racecheck; do
-                     timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 python3 bench/issue11_small.py \
+                     timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 python3 bench/fragment_samples_small.py \
                        > "$o/sanitizer_$tool.log" 2>&1 || rc=1
                      tail -n 3 "$o/sanitizer_$tool.log"
                    done ;;
                  esac
-                 exit $rc' issue11 "$out/$part" "$limit") ;;
+                 exit $rc' fragments "$out/$part" "$limit") ;;
     *) echo "device_batch.sh: unknown part '$part'" >&2; continue ;;
   esac
   echo "=== $part (limit ${limit}s): ${cmd[*]}"

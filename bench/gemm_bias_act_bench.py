@@ -3,22 +3,22 @@
 against the plain persistent GEMM (samples/hopper_gemm_persistent.cake, same schedule, no epilogue math) and
 torch, in the same process.
 
-    bash bench/issue11_build.sh                                     # development machine: bench/out/issue11/
+    bash bench/fragment_samples_build.sh                                     # development machine: bench/out/fragments/
     python3 bench/gemm_bias_act_bench.py --dry-run                  # anywhere: cases, kernels, launch plans
     python3 bench/gemm_bias_act_bench.py --out DIR [--peers-only]   # GPU machine: DIR/gemm_bias_act.{json,md}
 
 Problem: C = act(A B^T + bias[n]), A bf16 [M, K], B bf16 [N, K] (K-major), bias f32 [N], C bf16 [M, N];
 act 0 relu, 1 gelu (tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))), 2 silu (x sigmoid(x)).
 The bias is f32: added to the f32 accumulator before the activation with no rounding, 4 bytes per column
-(negligible next to the tile's operand traffic).  Kernels: bench/out/issue11/gemm_bias_act*.cubin (the
+(negligible next to the tile's operand traffic).  Kernels: bench/out/fragments/gemm_bias_act*.cubin (the
 manifest's ACT picks the activation; parameters bind by name A, B, bias, C) and
-bench/out/issue11/hopper_gemm_persistent.cubin (A, B, C).  --peers-only leaves out the gemm_bias_act cubins
+bench/out/fragments/hopper_gemm_persistent.cubin (A, B, C).  --peers-only leaves out the gemm_bias_act cubins
 (the plain persistent GEMM and torch still run).
 
 Per shape: fresh seeded inputs, poisoned outputs (NaN), inputs compared with copies after each kernel ran;
 each kernel checked twice (kernel before the float32 reference, then on a new seed the reference first):
 ||C - ref|| / ||ref|| <= 1e-2 and bench/measure.py's outlier test, no NaN left.  Timing
-(bench/issue11_common.py, L2 flushed before each run, interleaved rounds, median) of: the plain GEMM, each
+(bench/fragment_samples_common.py, L2 flushed before each run, interleaved rounds, median) of: the plain GEMM, each
 bias+act kernel, torch `act(torch.matmul(a, b.t()) + bias_bf16)` and `act(F.linear(a, b, bias_bf16))` (bf16
 bias for torch so its output stays bf16).  TFLOP/s = 2 M N K / time.  Acceptance (the issue's): every
 bias+act kernel at most 3% slower than the plain persistent GEMM at 4096^3 and 8192^3.
@@ -34,7 +34,7 @@ import traceback
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH_DIR)
 
-import issue11_common as common  # noqa: E402
+import fragment_samples_common as common  # noqa: E402
 
 TOL = 1e-2
 ACTS = {0: "relu", 1: "gelu_tanh", 2: "silu"}
@@ -254,7 +254,7 @@ def markdown(document):
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default=os.environ.get("OUT"), help="folder for gemm_bias_act.{json,md}")
-    p.add_argument("--cubins", default=os.path.join(BENCH_DIR, "out", "issue11"), help="issue11_build.sh's folder")
+    p.add_argument("--cubins", default=os.path.join(BENCH_DIR, "out", "fragments"), help="fragment_samples_build.sh's folder")
     p.add_argument("--peers-only", action="store_true", help="leave out the gemm_bias_act cubins")
     p.add_argument("--dry-run", action="store_true", help="plan every launch with fake buffers; no GPU")
     p.add_argument("--shapes", help="comma-separated shape labels (default: all)")

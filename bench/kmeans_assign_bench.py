@@ -2,14 +2,14 @@
 """k-means assignment (fused distance + argmin) on the H200: correctness of samples/kmeans_assign.cake, with
 the torch formulations timed in the same process for reference.
 
-    bash bench/issue11_build.sh                                     # development machine: bench/out/issue11/
+    bash bench/fragment_samples_build.sh                                     # development machine: bench/out/fragments/
     python3 bench/kmeans_assign_bench.py --dry-run                  # anywhere: cases, kernels, launch plans
     python3 bench/kmeans_assign_bench.py --out DIR [--peers-only]   # GPU machine: DIR/kmeans_assign.{json,md}
 
 Problem: X bf16 [N, D] points, C bf16 [K, D] centroids, CN f32 [K] = ||c||^2 of the bf16 centroids (computed
 by the caller in float32); outputs L i32 [N] = argmin_c ||x - c||^2 (ties: the smallest index) and
 MinD f32 [N] = ||c_L||^2 - 2 x.c_L, the partial distance the argmin minimises (add ||x||^2 for the squared
-distance).  Kernels: bench/out/issue11/kmeans_assign*.cubin; parameters bind by name X, C, CN, L, MinD (also
+distance).  Kernels: bench/out/fragments/kmeans_assign*.cubin; parameters bind by name X, C, CN, L, MinD (also
 Labels / Dist); an HD compile-time parameter, when there is one, must equal D.
 
 Inputs (fresh, seeded, per check): centroids standard normal with a few exact duplicates (row j copies row i
@@ -36,7 +36,7 @@ import traceback
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH_DIR)
 
-import issue11_common as common  # noqa: E402
+import fragment_samples_common as common  # noqa: E402
 
 TIE_REL = 1e-3
 TIE_ABS_SCALE = 1e-5
@@ -260,7 +260,7 @@ def markdown(document):
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default=os.environ.get("OUT"), help="folder for kmeans_assign.{json,md}")
-    p.add_argument("--cubins", default=os.path.join(BENCH_DIR, "out", "issue11"), help="issue11_build.sh's folder")
+    p.add_argument("--cubins", default=os.path.join(BENCH_DIR, "out", "fragments"), help="fragment_samples_build.sh's folder")
     p.add_argument("--peers-only", action="store_true", help="no CAKE kernel: the torch peers only")
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--shapes", help="comma-separated 'N=.. K=.. D=..' labels (default: all)")

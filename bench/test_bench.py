@@ -309,11 +309,11 @@ def test_orchestrator_restarts(cake):
     check("orchestrator: no fatal error", fatal is None, str(fatal))
 
 
-# ------------------------------------------------------------------------------------------- issue 11 benches
-def test_issue11_benches(cake):
+# ------------------------------------------------------------------------------------------- fragment-sample benches
+def test_fragment_sample_benches(cake):
     """attention_bench, gemm_bias_act_bench, kmeans_assign_bench: planning, references written independently
     here, the checks (a deliberately wrong output must fail), input guard, timing and floor, acceptance."""
-    import issue11_common as common
+    import fragment_samples_common as common
     import attention_bench as att
     import gemm_bias_act_bench as gba
     import kmeans_assign_bench as km
@@ -325,27 +325,27 @@ def test_issue11_benches(cake):
     # common: guard, poison, timing, floor, bind
     x = torch.randn(8)
     guard = common.InputGuard({"x": x})
-    check("issue11: untouched input passes the guard", guard.changed() == [])
+    check("fragment samples: untouched input passes the guard", guard.changed() == [])
     x[3] += 1
-    check("issue11: a modified input is caught", guard.changed() == ["x"])
-    check("issue11: poisoned outputs", torch.isnan(common.poisoned(torch, (4,), torch.float32)).all().item() and
+    check("fragment samples: a modified input is caught", guard.changed() == ["x"])
+    check("fragment samples: poisoned outputs", torch.isnan(common.poisoned(torch, (4,), torch.float32)).all().item() and
           (common.poisoned(torch, (4,), torch.int32) == common.INT_SENTINEL).all().item())
     order = []
     t = common.time_interleaved(torch, {"a": lambda: order.append("a"), "b": lambda: order.append("b")}, flusher,
                                 rounds=2, iters=3)
-    check("issue11: interleaved timing: every run sampled, order rotates", t["a"]["iters"] == 6 and
+    check("fragment samples: interleaved timing: every run sampled, order rotates", t["a"]["iters"] == 6 and
           t["b"]["iters"] == 6 and order[-12:] == ["a"] * 3 + ["b"] * 3 + ["b"] * 3 + ["a"] * 3, str(order))
-    check("issue11: a time under the physical floor is flagged",
+    check("fragment samples: a time under the physical floor is flagged",
           not common.add_rates({"ms": 1e-3}, 1e12, 0) and common.add_rates({"ms": 10.0}, 1e12, 1 << 30))
     manifest = {"kernels": [{"params": [{"name": "Q"}, {"name": "K"}, {"name": "V"}, {"name": "O"}, {"name": "L"}],
                              "ct_params": {"CAUSAL": 1, "HD": 64}}]}
-    check("issue11: arguments bound by parameter name", common.bind(
+    check("fragment samples: arguments bound by parameter name", common.bind(
         manifest, {"Q": 1, "K": 2, "V": 3, "O": 4, "LSE": 5}, att.ALIASES) == [1, 2, 3, 4, 5])
     try:
         common.bind(manifest, {"Q": 1}, {})
-        check("issue11: an unknown kernel parameter is an error", False)
+        check("fragment samples: an unknown kernel parameter is an error", False)
     except KeyError:
-        check("issue11: an unknown kernel parameter is an error", True)
+        check("fragment samples: an unknown kernel parameter is an error", True)
 
     # attention: plan, kernel choice, reference, checks
     labels = [c.label for c in att.cases()]
@@ -457,18 +457,18 @@ def test_issue11_benches(cake):
     check("gemm_bias_act: within 3% passes, 5% slower fails", [a[0] for a in acc] == ["PASS", "FAIL"], str(acc))
     check("gemm_bias_act: no bias_act cubin is SKIP", gba.acceptance(recs, [])[0][0] == "SKIP")
     import subprocess
-    listed = subprocess.run(["bash", os.path.join(HERE, "issue11_build.sh"), "--list"], capture_output=True,
+    listed = subprocess.run(["bash", os.path.join(HERE, "fragment_samples_build.sh"), "--list"], capture_output=True,
                             text=True).stdout.splitlines()
-    check("issue11_build.sh: the plain GEMM and one gemm_bias_act variant per ACT",
+    check("fragment_samples_build.sh: the plain GEMM and one gemm_bias_act variant per ACT",
           "hopper_gemm_persistent|hopper_gemm_persistent|" in listed and
           all("gemm_bias_act_%s|gemm_bias_act|ACT=%d" % (n, a) in listed
               for a, n in ((0, "relu"), (1, "gelu"), (2, "silu"))), str(listed))
-    issue11 = os.path.join(ARGS.cubins, "issue11")
-    found = gba.find_kernels(issue11, peers_only=False)
+    fragments = os.path.join(ARGS.cubins, "fragments")
+    found = gba.find_kernels(fragments, peers_only=False)
     if any(k.name == gba.PLAIN for k in found):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            rc = gba.dry_run(gba.parse_args(["--dry-run", "--cubins", issue11]), cake, found)
+            rc = gba.dry_run(gba.parse_args(["--dry-run", "--cubins", fragments]), cake, found)
         check("gemm_bias_act: the runtime plans every shape of every cubin", rc == 0 and "0 problem(s)" in
               out.getvalue(), out.getvalue()[-400:])
 
@@ -527,8 +527,8 @@ def test_issue11_benches(cake):
     check("kmeans: a correct kernel passes both checks, timed with the torch peers", r["status"] == "ok" and
           len(r["checks"]) == 2 and set(r["timing"]) == {"cake", "torch_mm_argmin", "torch_cdist_argmin"},
           str(r.get("checks"))[:300])
-    # issue11_small: every family's small ragged launches through the same checks; one wrong kernel fails it
-    import issue11_small
+    # fragment_samples_small: every family's small ragged launches through the same checks; one wrong kernel fails it
+    import fragment_samples_small
     saved = (common.find_cubins, common.use_runtime, att.cake_candidate, km.cake_candidate, gba.find_kernels,
              sys.argv)
     ct = {"attention_fwd": [("att_nc", "p", mk(0, 128)), ("att_c", "p", mk(1, 128)), ("att_nc64", "p", mk(0, 64)),
@@ -546,21 +546,21 @@ def test_issue11_benches(cake):
         km.cake_candidate = lambda cake, path, manifest: km_kernel
         gba.find_kernels = lambda folder, peers_only: [gba.Kernel(gba.PLAIN, None, {}, None, gemm_kernel(None))] + \
             [gba.Kernel("gba%d" % a, None, {}, a, gemm_kernel(a, gemm_sabotage)) for a in gba.ACTS]
-        sys.argv = ["issue11_small.py", "/fake"]
+        sys.argv = ["fragment_samples_small.py", "/fake"]
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out):
-                rc = issue11_small.main()
+                rc = fragment_samples_small.main()
         finally:
             (common.find_cubins, common.use_runtime, att.cake_candidate, km.cake_candidate, gba.find_kernels,
              sys.argv) = saved
         return rc, out.getvalue()
 
     rc, text = run_small()
-    check("issue11_small: every family's small launches pass", rc == 0 and text.count(" ok") == 4 + 8 + 4,
+    check("fragment_samples_small: every family's small launches pass", rc == 0 and text.count(" ok") == 4 + 8 + 4,
           text[-600:])
     rc, text = run_small(lambda c: c.view(-1)[-1].add_(7.0))
-    check("issue11_small: a kernel wrong in its last element fails the run", rc == 1 and "WRONG" in text,
+    check("fragment_samples_small: a kernel wrong in its last element fails the run", rc == 1 and "WRONG" in text,
           text[-600:])
     common.DEVICE = "cuda"
 
@@ -577,7 +577,7 @@ def main():
     test_reports(cake, plan, results)
     test_acceptance_thresholds()
     test_orchestrator_restarts(cake)
-    test_issue11_benches(cake)
+    test_fragment_sample_benches(cake)
     print("%d passed, %d failed" % (len(passed), len(failed)))
     for name in failed:
         print("  failed: " + name)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# bench/issue11_build.sh: compiles the fragment-epilogue samples and their -D variants for the H200 benches
+# bench/fragment_samples_build.sh: compiles the fragment-epilogue samples and their -D variants for the H200 benches
 # (bench/attention_bench.py, bench/gemm_bias_act_bench.py, bench/kmeans_assign_bench.py), on the development
 # machine (no GPU):
 #
-#   bench/out/issue11/<variant>.cubin + .cubin.json   every variant below whose sample exists;
-#   bench/out/issue11/variants.json                    name, sample, defines, status, registers, spills, detail;
-#   bench/out/issue11/libcake_runtime.so               the runtime the benches load.
+#   bench/out/fragments/<variant>.cubin + .cubin.json   every variant below whose sample exists;
+#   bench/out/fragments/variants.json                    name, sample, defines, status, registers, spills, detail;
+#   bench/out/fragments/libcake_runtime.so               the runtime the benches load.
 #
 #   hopper_gemm_persistent            the plain persistent GEMM (the baseline of gemm_bias_act)
 #   gemm_bias_act_{relu,gelu,silu}    samples/gemm_bias_act.cake with -D ACT=0 / 1 / 2
@@ -18,7 +18,7 @@
 # language features it needs: not built; detail = its first --verify-only error, or that it verifies now);
 # missing (no sample yet: skipped); FAIL (any other error, or ptxas
 # spills: exit 1 at the end, the other variants are still built).
-# Usage: bash bench/issue11_build.sh [--list]
+# Usage: bash bench/fragment_samples_build.sh [--list]
 # Env: BUILD_DIR (default <repo>/build-bench: its cakec and lib/libcake_runtime.so), CAKEC (a cakec to use
 #      instead), RUNTIME_LIB (a libcake_runtime.so to copy instead).
 set -u -o pipefail
@@ -27,7 +27,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$repo/build-bench}
 cakec=${CAKEC:-$build/cakec}
 runtime_lib=${RUNTIME_LIB:-$build/lib/libcake_runtime.so}
-out=$repo/bench/out/issue11
+out=$repo/bench/out/fragments
 
 declares() {   # declares SAMPLE_FILE NAME: the kernel header has a compile-time parameter NAME = ...
   grep -qE "[<,][[:space:]]*$2[[:space:]]*=" "$1"
@@ -62,8 +62,8 @@ variants() {
 }
 
 if [ "${1:-}" = "--list" ]; then variants; exit 0; fi
-if [ $# -gt 0 ]; then echo "issue11_build.sh: unknown argument '$1'" >&2; exit 2; fi
-[ -x "$cakec" ] || { echo "issue11_build.sh: no cakec at $cakec (bash bench/build.sh builds one)" >&2; exit 1; }
+if [ $# -gt 0 ]; then echo "fragment_samples_build.sh: unknown argument '$1'" >&2; exit 2; fi
+[ -x "$cakec" ] || { echo "fragment_samples_build.sh: no cakec at $cakec (bash bench/build.sh builds one)" >&2; exit 1; }
 
 cd "$repo" || exit 1   # relative paths in the messages
 rm -rf "$out"
@@ -115,7 +115,7 @@ done < <(variants)
 if [ -f "$runtime_lib" ]; then
   cp "$runtime_lib" "$out/libcake_runtime.so"
 else
-  echo "issue11_build.sh: no runtime library at $runtime_lib (the benches fall back to bench/out's)" >&2
+  echo "fragment_samples_build.sh: no runtime library at $runtime_lib (the benches fall back to bench/out's)" >&2
 fi
 commit=$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)
 {
@@ -129,5 +129,5 @@ commit=$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)
   echo "]}"
 } >"$out/variants.json"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out/variants.json" \
-  || { echo "issue11_build.sh: wrote invalid variants.json" >&2; exit 1; }
+  || { echo "fragment_samples_build.sh: wrote invalid variants.json" >&2; exit 1; }
 exit $status

@@ -2,10 +2,10 @@
 """Small ragged launches of the fragment-epilogue samples, checked like the full benches, meant to run under
 compute-sanitizer (the full benches are too slow there).  On the GPU machine:
 
-    compute-sanitizer --tool memcheck python3 bench/issue11_small.py [bench/out/issue11]
-    compute-sanitizer --tool racecheck python3 bench/issue11_small.py [bench/out/issue11]
+    compute-sanitizer --tool memcheck python3 bench/fragment_samples_small.py [bench/out/fragments]
+    compute-sanitizer --tool racecheck python3 bench/fragment_samples_small.py [bench/out/fragments]
 
-Kernels: whatever bench/issue11_build.sh built (attention_fwd*, gemm_bias_act* and hopper_gemm_persistent,
+Kernels: whatever bench/fragment_samples_build.sh built (attention_fwd*, gemm_bias_act* and hopper_gemm_persistent,
 kmeans_assign*); shapes: attention 1x2x129x128 and 2x4x333x64 (causal and not), GEMM 200x264x72 and
 520x776x200, k-means N=1000 K=37 and N=333 K=130 (D 64 and 128).  No timing.  One line per launch; exit 1
 when one is wrong, 0 otherwise (also when there is no kernel at all: nothing to check)."""
@@ -16,14 +16,14 @@ import sys
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH_DIR)
 
-import issue11_common as common  # noqa: E402
+import fragment_samples_common as common  # noqa: E402
 import attention_bench as att  # noqa: E402
 import gemm_bias_act_bench as gba  # noqa: E402
 import kmeans_assign_bench as km  # noqa: E402
 
 
 def main():
-    cubins = sys.argv[1] if len(sys.argv) > 1 else os.path.join(BENCH_DIR, "out", "issue11")
+    cubins = sys.argv[1] if len(sys.argv) > 1 else os.path.join(BENCH_DIR, "out", "fragments")
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
@@ -31,7 +31,7 @@ def main():
     gemm_kernels = gba.find_kernels(cubins, peers_only=False)
     km_kernels = common.find_cubins(cubins, "kmeans_assign")
     if not (att_kernels or gemm_kernels or km_kernels):
-        print("issue11_small.py: no kernels under %s: nothing to check" % cubins)
+        print("fragment_samples_small.py: no kernels under %s: nothing to check" % cubins)
         return 0
     cake = common.use_runtime(cubins)
     seeds = common.Seeds(11900)

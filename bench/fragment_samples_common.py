@@ -246,7 +246,7 @@ def use_runtime(cubin_dir):
 
 
 def read_variants(cubin_dir):
-    """bench/out/issue11/variants.json (issue11_build.sh: every sample variant's compile result), or None."""
+    """bench/out/fragments/variants.json (fragment_samples_build.sh: every sample variant's compile result), or None."""
     try:
         with open(os.path.join(cubin_dir, "variants.json")) as f:
             return json.load(f)
