@@ -313,6 +313,7 @@ Ptr<Stmt> Parser::parseReturnStmt() {
     if (!inFn_ && !stop_)
       diags_.report(DiagKind::ReturnValueOutsideFn, value->range)
           .hint("a kernel's 'return;' ends the thread and has no value; values are returned from an fn");
+    if (!inFn_) value.reset();   // reported: a kernel's return carries no value into the tree
   }
   if (!expectSemicolon()) return nullptr;
   auto ret = std::make_unique<ReturnStmt>(rangeFrom(start));
