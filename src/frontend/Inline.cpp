@@ -22,7 +22,7 @@
 //    reads and writes the caller's storage in place.  Names f does not declare are left as written and
 //    resolve at the call site (builtins such as lane, the calling kernel's compile-time parameters).
 //    Calls inside the copy are expanded the same way; nesting is capped at 64 calls and the statements
-//    inlining creates at 1,000,000 (E0216).
+//    inlining creates at 100,000 (E0216).
 //    Every source range of the copy is moved into a fresh expansion of the fn's file whose site is the
 //    call (SourceManager.h): diagnostics inside the copy point at the body and note the call.
 // 4. Each var or shared argument is recorded as an InlineArgCheck, which sema checks at the call site
@@ -45,7 +45,7 @@ namespace cake {
 namespace {
 
 constexpr unsigned kMaxCallDepth = 64;
-constexpr size_t kMaxStatements = 1000000;
+constexpr size_t kMaxStatements = 100000;
 
 std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 

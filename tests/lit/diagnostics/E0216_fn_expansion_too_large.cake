@@ -14,5 +14,5 @@ fn f9(var x: f32) { f8(x); f8(x); f8(x); f8(x); }
 fn f10(var x: f32) { f9(x); f9(x); f9(x); f9(x); }
 kernel k() grid(1) threads(32) {
   var a: f32 = 0.0;
-  f10(a);                        // expected-error E0216 {{inlining 'f10' here exceeds 1000000 inlined statements}}
+  f10(a);                        // expected-error E0216 {{inlining 'f10' here exceeds 100000 inlined statements}}
 }
