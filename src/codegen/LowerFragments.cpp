@@ -159,8 +159,22 @@ Value KernelLowering::lowerGather(const IndexExpr &ix) {
 // One element of a gather: the load at `at`, once per distinct index tuple (register and constant parts of
 // each index); global loads are masked by the tensor's dims (an out-of-range element reads 0; unsigned
 // compares catch negative indices).
-Value KernelLowering::gatherElement(const IndexExpr &ix, const std::vector<Value> &at, GatherCache &loaded) {
-  const auto *n = dynCast<NameExpr>(ix.base.get());
+Value KernelLowering::gatherElement(const IndexExpr &ix, const std::vector<Value> &atElement, GatherCache &loaded) {
+  // A stage of a shared ring (`a[s][acc.col]`): the stage's point indices lead the element's.
+  const Expr *baseExpr = ix.base.get();
+  std::vector<Value> at;
+  if (const auto *stage = dynCast<IndexExpr>(baseExpr)) {
+    for (const IndexItem &item : stage->items) {
+      if (item.kind != IndexItem::Point || !item.start) {
+        diags_.report(DiagKind::CodegenUnsupportedForm, ix.range, "a gather from a slice of an array (index its stage with points)");
+        return placeholder(ValueType::scalar(Scalar::F32));
+      }
+      at.push_back(lowerExpr(*item.start));
+    }
+    baseExpr = stage->base.get();
+  }
+  at.insert(at.end(), atElement.begin(), atElement.end());
+  const auto *n = dynCast<NameExpr>(baseExpr);
   auto it = n && n->decl ? env_.find(n->decl) : env_.end();
   if (it == env_.end() || !(std::holds_alternative<GlobalTensor>(it->second) || std::holds_alternative<SharedArray>(it->second))) {
     diags_.report(DiagKind::CodegenUnsupportedForm, ix.range, "a gather from something other than a tensor parameter or shared array");

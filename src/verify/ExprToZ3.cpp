@@ -162,7 +162,9 @@ std::optional<z3::expr> ExprToZ3::tr(const Expr &e, TranslateFailure &f, unsigne
     return std::nullopt;
   };
   if (depth > kMaxDepth) return fail("expression is nested too deeply", &e);
-  if (e.type && (e.type->isFloat() || e.type->isVector() || e.type->isFragment() || e.type->isTensor()))
+  // An integer fragment (tile coordinates and what is computed from them) stands for any one of its elements.
+  const bool integerFragment = e.type && e.type->isFragment() && isIntegerScalar(e.type->scalar);
+  if (e.type && (e.type->isFloat() || e.type->isVector() || (e.type->isFragment() && !integerFragment) || e.type->isTensor()))
     return fail("a " + typeToString(e.type) + " value is not an integer", &e);
 
   switch (e.kind) {
@@ -213,6 +215,13 @@ std::optional<z3::expr> ExprToZ3::tr(const Expr &e, TranslateFailure &f, unsigne
   }
   case ExprKind::Member: {
     auto bv = builtinValueOf(e);
+    const auto &member = *cast<MemberExpr>(&e);
+    const Type *ft = member.base ? member.base->type : nullptr;
+    if (!bv && ft && (ft->isAccLayout() || ft->isRowVector()) && (member.member == "row" || member.member == "col")) {
+      // A fragment's coordinates: every element's row lies in [0, M), its column in [0, N).  One fresh
+      // variable per occurrence, so a claim proven for it holds for every element.
+      return newVar(member.member == "row" ? "frag.row" : "frag.col", 0, member.member == "row" ? ft->m : ft->n);
+    }
     if (!bv) return fail("member expression is not an integer builtin", &e);
     const RoleStmt *role = nullptr;
     if (*bv == BuiltinValue::RoleIndex || *bv == BuiltinValue::RoleWarp || *bv == BuiltinValue::RoleThread) {

@@ -59,11 +59,13 @@ public:
   z3::expr divide(const z3::expr &a, const z3::expr &b, bool isUnsigned);
   z3::expr remainder(const z3::expr &a, const z3::expr &b, bool isUnsigned);
 
+  // A fresh free constant in [lo, hiExclusive) (its bounds join sideConditions()).
+  z3::expr newVar(const std::string &name, int64_t lo, std::optional<int64_t> hiExclusive);
+
 private:
   std::optional<z3::expr> tr(const Expr &e, TranslateFailure &f, unsigned depth);
   std::optional<z3::expr> trBinary(const BinaryExpr &b, TranslateFailure &f, unsigned depth);
   std::optional<z3::expr> trCall(const CallExpr &c, TranslateFailure &f, unsigned depth);
-  z3::expr newVar(const std::string &name, int64_t lo, std::optional<int64_t> hiExclusive);
   std::optional<int64_t> constantOf(const z3::expr &e) const;
 
   z3::context &ctx_;

@@ -230,13 +230,10 @@ private:
     if (!bt || !bt->isTensor() || bt->space == AddressSpace::Register || bt->groups.empty()) return;
     for (const IndexItem &it : ix.items)
       if (it.kind == IndexItem::Full) return;   // a tile, not a SIMT access
-    // A gather (fragment indices) from global memory is masked by the tensor's dims element by element.
+    // A gather (fragment indices) from global memory is masked by the tensor's dims element by element; one
+    // from shared memory is checked like a point access, with each fragment coordinate ranging over its tile
+    // (ExprToZ3: `F.row` in [0, M), `F.col` in [0, N)).
     if (ix.type && ix.type->isFragment() && bt->space == AddressSpace::Global) return;
-    if (ix.type && ix.type->isFragment()) {
-      ctx_.reportUnproven(ix.range, "that the gather '" + sourceText(ctx_.diags(), ix.range) + "' stays inside its shared array",
-                          "the ranges of fragment coordinates are not modelled for shared-memory gathers");
-      return;
-    }
     const DimGroup &dims = bt->groups.front();
     if (dims.size() != ix.items.size()) return;
     std::string what = (how == "access" ? std::string("access") : how) + " '" + sourceText(ctx_.diags(), ix.range) + "'";

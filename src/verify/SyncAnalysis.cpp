@@ -318,7 +318,10 @@ public:
     // 0. Induction counters: free integer constants in the proofs, tracked concretely by the expansion.
     counters_ = findInductionCounters(k, info);
     for (const auto &[decl, c] : counters_.counters) {
-      z3::expr x = z_.int_const(("var " + decl->name + "#" + std::to_string(counterVars_.size())).c_str());
+      // A counter that only grows never falls below its initial value (the other proofs, e.g. that a stage
+      // index `w % S` is not negative, may use that).
+      const std::string name = "var " + decl->name + "#" + std::to_string(counterVars_.size());
+      z3::expr x = c.step > 0 ? ctx_.translator().newVar(name, c.init, std::nullopt) : z_.int_const(name.c_str());
       ctx_.translator().bind(decl, x);
       counterVars_.push_back(decl);
       counterTerms_.emplace(decl, x);
