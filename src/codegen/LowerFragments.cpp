@@ -12,9 +12,12 @@
 // lowering of LowerArith / LowerIntrinsics to each, and repack.  Coordinates are affine values (one lane
 // register plus a constant per element), so index arithmetic on them folds into address immediates, and a
 // gather loads each distinct address once (the two rows of a thread share their columns).
-// A row reduction folds the thread's elements of each row in column order, then combines the four lanes
-// of the quad that share the row with two butterfly shuffles (xor 1, xor 2); argmin/argmax carry the
-// column along and break ties toward the smaller column.
+// A row reduction folds the thread's elements of each row pairwise, as a balanced tree over the elements in
+// column order (log2 of the chain a linear fold has: the epilogue's latency, not its instruction count, is
+// what the overlap with the next wgmma has to hide), then combines the four lanes of the quad that share
+// the row with two butterfly shuffles (xor 1, xor 2); argmin/argmax carry the column along and break ties
+// toward the smaller column (a tree node takes its right half only when it is strictly better, and every
+// column of the right half is larger).
 #include "codegen/KernelLowering.h"
 
 #include <map>
@@ -227,6 +230,19 @@ Value KernelLowering::maskedLoad(const MemRef &m, const std::string &guard) {
 }
 
 // ------------------------------------------------------------------------------------------- reductions
+namespace {
+// combine(...) over items (non-empty, in order) as a balanced tree: combine(fold(left half), fold(right half)).
+template <typename T, typename Combine> T foldPairwise(std::vector<T> items, Combine combine) {
+  while (items.size() > 1) {
+    std::vector<T> next;
+    for (size_t i = 0; i + 1 < items.size(); i += 2) next.push_back(combine(items[i], items[i + 1]));
+    if (items.size() % 2) next.push_back(items.back());
+    items = std::move(next);
+  }
+  return items.front();
+}
+} // namespace
+
 Value KernelLowering::combineValues(std::string_view minMax, const Value &a, const Value &b, SourceRange where) {
   if (minMax.empty()) return binaryOp(BinaryOp::Add, a, b, where);
   return intrinsicOnValues(std::string(minMax), {a, b}, where);
@@ -237,10 +253,10 @@ Value KernelLowering::rowReduce(std::string_view name, const Value &f, SourceRan
   std::vector<Value> el = unpackVector(f);
   std::vector<Value> rows;
   for (unsigned h = 0; h < 2; ++h) {
-    std::optional<Value> acc;
+    std::vector<Value> row;
     for (unsigned e = 0; e < el.size(); ++e)
-      if (rowHalf(f.type.frag.kind, e) == h) acc = acc ? combineValues(minMax, *acc, el[e], where) : el[e];
-    Value v = *acc;
+      if (rowHalf(f.type.frag.kind, e) == h) row.push_back(el[e]);
+    Value v = foldPairwise(row, [&](const Value &l, const Value &r) { return combineValues(minMax, l, r, where); });
     for (int m : {1, 2}) v = combineValues(minMax, v, shuffle("bfly", v, Value::ofInt(Scalar::I32, m), where), where);
     rows.push_back(v);
   }
@@ -266,16 +282,14 @@ void KernelLowering::lowerRowArgReduction(const OpStmt &s, bool isMax) {
   std::vector<Value> colEl = unpackVector(cols);
   std::vector<Value> vals, idxs;
   for (unsigned h = 0; h < 2; ++h) {
-    // Elements in increasing column order: a strict comparison keeps the smallest column of equal values.
-    std::optional<Value> bv, bi;
-    for (unsigned e = 0; e < el.size(); ++e) {
-      if (rowHalf(f.type.frag.kind, e) != h) continue;
-      if (!bv) { bv = el[e]; bi = colEl[e]; continue; }
-      Value take = binaryOp(better, el[e], *bv, R);
-      bv = selectValue(take, el[e], *bv);
-      bi = selectValue(take, colEl[e], *bi);
-    }
-    Value v = *bv, i = *bi;
+    // (value, column) pairs in increasing column order: a strict comparison keeps the smaller column.
+    std::vector<std::pair<Value, Value>> row;
+    for (unsigned e = 0; e < el.size(); ++e)
+      if (rowHalf(f.type.frag.kind, e) == h) row.push_back({el[e], colEl[e]});
+    auto [v, i] = foldPairwise(row, [&](const std::pair<Value, Value> &l, const std::pair<Value, Value> &r) {
+      Value take = binaryOp(better, r.first, l.first, R);
+      return std::pair<Value, Value>{selectValue(take, r.first, l.first), selectValue(take, r.second, l.second)};
+    });
     for (int m : {1, 2}) {
       Value ov = shuffle("bfly", v, Value::ofInt(Scalar::I32, m), R);
       Value oi = shuffle("bfly", i, Value::ofInt(Scalar::I32, m), R);
