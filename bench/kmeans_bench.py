@@ -148,6 +148,12 @@ def load_peers(peers_dir):
     sys.path.insert(0, os.path.join(peers_dir, "flashlib"))
     sys.path.insert(0, os.path.join(peers_dir, "flash-kmeans"))
     try:
+        import tqdm  # noqa: F401  both peers import it for progress bars only
+    except ImportError:
+        fake = types.ModuleType("tqdm")
+        fake.trange, fake.tqdm = range, (lambda it, *a, **k: it)
+        sys.modules["tqdm"] = fake
+    try:
         try:
             import cutlass  # noqa: F401
         except Exception:  # noqa: BLE001  the CuTe-DSL backend cannot load: stub it (its Triton path stays)
@@ -159,15 +165,15 @@ def load_peers(peers_dir):
     except Exception as error:  # noqa: BLE001
         errors["flashlib"] = "%s: %s" % (type(error).__name__, error)
     try:
-        if "tqdm" not in sys.modules:
-            try:
-                import tqdm  # noqa: F401
-            except ImportError:
-                fake = types.ModuleType("tqdm")
-                fake.trange, fake.tqdm = range, (lambda it, *a, **k: it)
-                sys.modules["tqdm"] = fake
+        from flashlib.primitives.kmeans.triton.update import triton_centroid_update_sorted_euclid as fl_update
+        found["update:flashlib"] = lambda x, labels, old: fl_update(x, labels, old)
+    except Exception as error:  # noqa: BLE001
+        errors["update:flashlib"] = "%s: %s" % (type(error).__name__, error)
+    try:
         from flash_kmeans.assign_euclid_triton import euclid_assign_triton as fk_assign
         found["flash-kmeans"] = lambda x, c, cn, xsq: fk_assign(x, c, xsq, c_sq=cn)
+        from flash_kmeans.centroid_update_triton import triton_centroid_update_sorted_euclid as fk_update
+        found["update:flash-kmeans"] = lambda x, labels, old: fk_update(x, labels, old)
     except Exception as error:  # noqa: BLE001
         errors["flash-kmeans"] = "%s: %s" % (type(error).__name__, error)
     return found, errors
@@ -177,6 +183,103 @@ def torch_assign(torch):
     def run(x, c, cn, xsq):
         return torch.argmin(cn.unsqueeze(1) - 2.0 * torch.bmm(x, c.transpose(1, 2)).float(), dim=2)
     return run
+
+
+def kernel_args(manifest, name, buffers):
+    """The arguments of kernel `name` of a multi-kernel manifest, by parameter name."""
+    for k in manifest.get("kernels", []):
+        if k["name"] == name:
+            return [buffers[p["name"]] for p in k["params"]]
+    raise KeyError("%s: no kernel %s" % (manifest.get("cubin"), name))
+
+
+def update_kernels(folder):
+    return common.find_cubins(folder, "centroid_update")
+
+
+def update_usable(manifest, shape):
+    ct = common.ct_params(manifest)
+    for k in manifest.get("kernels", []):
+        if k["name"] == "centroid_accumulate_private" and "private" in (manifest.get("cubin") or ""):
+            if shape.k > int(k.get("ct_params", {}).get("KMAX", 0)):
+                return False
+    dt = None
+    for p in (manifest.get("kernels") or [{}])[0].get("params", []):
+        if p.get("name") == "X":
+            dt = {"bf16": "bf16", "f16": "fp16"}.get(p.get("dtype"))
+    return int(ct.get("HD", -1)) == shape.d and dt == shape.dtype
+
+
+def cake_update_candidate(torch, cake, path, manifest):
+    """update(x, labels, old) -> new centroids: zero the f32 sums and i32 counts, accumulate, finalize (all
+    timed: the peers allocate and fill their buffers inside their call as well)."""
+    module = cake.load(path)
+    private = "PRIVATE" in os.path.basename(path).upper() and "centroid_accumulate_private" in module.kernels
+    accumulate = "centroid_accumulate_private" if private else "centroid_accumulate"
+    acc, fin = module.kernels[accumulate], module.kernels["centroid_finalize"]
+
+    def run(x, labels, old, new=None):
+        b, k, d = old.shape
+        sums = torch.zeros((b, k, d), dtype=torch.float32, device=x.device)
+        counts = torch.zeros((b, k), dtype=torch.int32, device=x.device)
+        new = torch.empty_like(old) if new is None else new
+        bufs = {"X": x, "L": labels, "Sums": sums, "Counts": counts, "Old": old, "New": new}
+        acc(*kernel_args(manifest, accumulate, bufs))
+        fin(*kernel_args(manifest, "centroid_finalize", bufs))
+        return new
+    return run
+
+
+def update_reference(torch, x, labels, old):
+    """float64 means of the points of each cluster (old centroid where a cluster is empty), and the counts."""
+    b, k, d = old.shape
+    sums = torch.zeros((b, k, d), dtype=torch.float64, device=x.device)
+    counts = torch.zeros((b, k), dtype=torch.float64, device=x.device)
+    for i in range(b):
+        sums[i].index_add_(0, labels[i].long(), x[i].double())
+        counts[i].index_add_(0, labels[i].long(), torch.ones(labels.shape[1], dtype=torch.float64, device=x.device))
+    mean = sums / counts.clamp_min(1).unsqueeze(-1)
+    return torch.where(counts.unsqueeze(-1) > 0, mean, old.double()), counts
+
+
+def check_update(torch, new, ref, counts, old):
+    """new within the rounding of its dtype (2^-7 relative for bf16, 2^-10 for fp16, of max(|ref|, mean |ref|
+    of the row)) of the float64 reference; empty clusters bit-equal to the old centroid."""
+    rel = 2.0 ** -7 if new.dtype == torch.bfloat16 else 2.0 ** -10
+    scale = torch.maximum(ref.abs(), ref.abs().mean(-1, keepdim=True)) * rel + 1e-6
+    err = (new.double() - ref).abs()
+    empty = counts == 0
+    bad = int((~(err <= scale)).sum().item())
+    empty_changed = int((empty.unsqueeze(-1) & (new != old)).sum().item())
+    return {"ok": bad == 0 and empty_changed == 0, "bad_elements": bad, "empty_clusters": int(empty.sum().item()),
+            "empty_changed": empty_changed, "max_err_scaled": float((err / scale).max().item())}
+
+
+def run_update(torch, shape, kernels, peers, seeds, flusher, args, x, labels, c):
+    """The centroid update of one shape for the given labels (a few clusters emptied on purpose)."""
+    labels = labels.clone()
+    for e in range(0, shape.k, max(1, shape.k // 7)):       # clusters 0, K/7, 2K/7, ... lose their points
+        labels[labels == e] = (e + 1) % shape.k
+    rec = {"checks": {}, "timing": {}}
+    ref, counts = update_reference(torch, x, labels, c)
+    fns = {}
+    guard = common.InputGuard({"X": x, "L": labels, "Old": c})
+    for name, fn in list(kernels.items()) + [(n, f) for n, f in peers.items() if n.startswith("update:")]:
+        try:
+            new = fn(x, labels, c)
+            torch.cuda.synchronize()
+            rec["checks"][name] = check_update(torch, new, ref, counts, c)
+            rec["checks"][name]["inputs_changed"] = guard.changed()
+            fns[name] = (lambda fn=fn: fn(x, labels, c))
+        except Exception as error:  # noqa: BLE001
+            rec["checks"][name] = {"ok": False, "error": "%s: %s" % (type(error).__name__, error)}
+    if shape.timed and not args.no_timing and fns:
+        rec["timing"] = common.time_interleaved(torch, fns, flusher, args.rounds, args.iters)
+        nbytes = shape.b * (shape.n * (2 * shape.d + 4) + shape.k * shape.d * 4)
+        for t in rec["timing"].values():
+            common.add_rates(t, 0, nbytes)
+    del ref, counts
+    return rec
 
 
 # =========================================================================================== one shape
@@ -218,7 +321,13 @@ def run_shape(torch, shape, kernels, peers, seeds, flusher, args):
             common.add_rates(t, shape.flops, shape.nbytes)
             t["floor_fraction"] = t["tflops"] / FLOOR_TFLOPS if t.get("tflops") else None
     record["seeds"] = used
-    cake_ok = all(record["checks"][n]["ok"] for n in kernels)
+    updates = {n: cake_update_candidate(torch, args.cake, p, m) for n, p, m in args.update_kernels
+               if update_usable(m, shape)}
+    ref_labels, _ = zip(*[single.reference(torch, x[i], c[i], cn[i]) for i in range(shape.b)])
+    record["update"] = run_update(torch, shape, updates, peers, seeds, flusher, args, x,
+                                  torch.stack(ref_labels).to(torch.int32), c)
+    cake_ok = all(record["checks"][n]["ok"] for n in kernels) and all(
+        record["update"]["checks"][n]["ok"] for n in updates)
     below = any(t.get("below_floor") for t in record["timing"].values())
     record["status"] = "below-floor" if below else ("ok" if cake_ok else "wrong")
     if not kernels:
@@ -261,6 +370,22 @@ def markdown(document):
     text.append(common.table(["shape", "status", "best CAKE kernel", "CAKE ms", "CAKE TFLOP/s", "of 790",
                               "flashlib ms", "flash-kmeans ms", "torch ms", "x flashlib", "x flash-kmeans",
                               "CAKE wrong labels", "agreement with fp32", "note"], rows))
+    text += ["", "## centroid update (labels of the float32 reference, every K/7-th cluster emptied)", ""]
+    urows = []
+    for r in document["cases"]:
+        u = r.get("update") or {}
+        t = u.get("timing", {})
+        cake_names = [n for n in t if n.startswith("centroid_update")]
+        best = min(cake_names, key=lambda n: t[n]["ms"]) if cake_names else None
+        ratio = lambda peer: ("%.3f" % (t[peer]["ms"] / t[best]["ms"])) if best and peer in t else "-"
+        checks = " ".join("%s %s" % (n, "ok" if v.get("ok") else "WRONG %s" % (v.get("error") or v.get("bad_elements")))
+                          for n, v in u.get("checks", {}).items())
+        urows.append([r["shape"], best or "-", common.fmt(t.get(best, {}).get("ms"), "%.4f") if best else "-",
+                      common.fmt(t.get("update:flashlib", {}).get("ms"), "%.4f"),
+                      common.fmt(t.get("update:flash-kmeans", {}).get("ms"), "%.4f"),
+                      ratio("update:flashlib"), ratio("update:flash-kmeans"), checks])
+    text.append(common.table(["shape", "CAKE kernel", "CAKE ms", "flashlib ms", "flash-kmeans ms", "x flashlib",
+                              "x flash-kmeans", "checks"], urows))
     text += ["", "## every CAKE variant (ms)", ""]
     names = sorted({n for r in document["cases"] for n in r.get("timing", {}) if n.startswith("kmeans_assign")})
     vrows = [[r["shape"]] + [common.fmt(r.get("timing", {}).get(n, {}).get("ms"), "%.4f") for n in names]
@@ -307,7 +432,9 @@ def main(argv=None):
         return 2
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
-    cake = common.use_runtime(args.cubins) if found else None
+    args.update_kernels = [] if args.peers_only else update_kernels(args.cubins)
+    cake = common.use_runtime(args.cubins) if (found or args.update_kernels) else None
+    args.cake = cake
     peers, peer_errors = load_peers(args.peers)
     seeds = common.Seeds(args.seed)
     document = {"format": "cake-kmeans-bench v1", "meta": common.meta(torch, args, {

@@ -21,7 +21,12 @@
 //            for the first (wgmma.wait 1) and runs its epilogue while the second one's wgmmas run; then the
 //            second's epilogue.  Both groups complete inside the loop body: ptxas serialises wgmmas whose
 //            accumulators are read while a group issued in an earlier iteration is still in flight (C7514).
-//            The two consumer warpgroups fill each other's remaining gaps on the tensor cores.
+//            PP = 1 (default): the two consumers take turns issuing (named barriers turn[0..1], FA3's
+//            ping-pong), so one's epilogues run while the other's wgmmas keep the tensor cores busy;
+//            without it they issue together and then sit in their epilogues together (1.19x slower).
+//   operand  AREG = 1 (default): each consumer loads its 64 X rows into registers once per work tile
+//            (ldmatrix, HD / 16 wgmma_a fragments) and the wgmmas read only the centroids from shared
+//            memory; AREG = 0 reads X from shared memory too (needed for HD = 256: the registers run out).
 //   barriers xfull[x] (1 arrival, expect_tx BM * HD * 2) / xempty[x] (8 arrivals: every consumer warp,
 //            after its last wgmma of the work tile) for X buffer x = w % 2 of work tile w.
 //            full[s] (1 arrival, expect_tx BN * HD * 2 + BN * 4: both multicast halves and the norms) /
@@ -39,8 +44,14 @@ fn issue_tile(var acc: frag<wgmma_acc, f32, 64, BN, 16>, it: i32, xb: i32) {
   wait full[s] parity((it / S) & 1);
   acc = 0.0;
   wgmma.fence;
-  for kb in 0..HD / 64 unroll {
-    wgmma acc += xs[xb * (HD / 64) + kb][64 * math.index +: 64, :] * cs[s * (HD / 64) + kb].T;
+  if AREG == 1 {
+    for kk in 0..HD / 16 unroll {
+      wgmma acc += xa[kk] * cs[s * (HD / 64) + kk / 4][:, (kk % 4) * 16 +: 16].T;
+    }
+  } else {
+    for kb in 0..HD / 64 unroll {
+      wgmma acc += xs[xb * (HD / 64) + kb][64 * math.index +: 64, :] * cs[s * (HD / 64) + kb].T;
+    }
   }
   wgmma.commit;
 }
@@ -65,13 +76,13 @@ fn fold_tile(var best: frag<wgmma_row, f32, 64>, var bidx: frag<wgmma_row, i32, 
   best = select(better, v, best);
 }
 
-kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4>(
+kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4, AREG = 1, PP = 1>(
     X: bf16[B, N, D] tma(box=[1, BM, 64], swizzle=128B) align(16),
     C: bf16[B, K, D] tma(box=[1, BN / 2, 64], swizzle=128B) align(16),
     CN: f32[B, KP] tma(box=[1, BN]) align(16),
     L: i32[B, N] align(16),
     MinD: f32[B, N] align(16))
-  requires(D == HD, HD % 64 == 0, HD <= 256, BM == 128, BN % 32 == 0, BN <= 256, S >= 2,
+  requires(D == HD, HD % 64 == 0, HD <= 256, BM == 128, BN % 32 == 0, BN <= 256, S >= 2, AREG == 0 || AREG == 1, PP == 0 || PP == 1,
            KP == cdiv(K, 2 * BN) * 2 * BN)
   grid(num_sms / 2 * 2) threads(384) cluster(2)
 {
@@ -82,6 +93,7 @@ kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4>(
   mbarrier xempty[2] arrivals(8);
   mbarrier full[S] arrivals(1);
   mbarrier empty[S] arrivals(16);
+  barrier turn[2] id(1) threads(256);
 
   if tid.x == 0 {
     mbarrier.init xfull;
@@ -135,9 +147,13 @@ kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4>(
   role math[2] = warpgroups(1..3) regs(232) {
     var acc0: frag<wgmma_acc, f32, 64, BN, 16>;
     var acc1: frag<wgmma_acc, f32, 64, BN, 16>;
+    var xa: frag<wgmma_a, bf16, 64, BN, 16>[HD / 16];   // AREG = 1: the work tile's X rows, the A operand
     var best: frag<wgmma_row, f32, 64>;
     var bidx: frag<wgmma_row, i32, 64>;
     var w: i32 = 0;
+    if PP == 1 && math.index == 1 {
+      arrive turn[0];                    // consumer 0 issues first
+    }
     for p in first..pairs step clusters {
       let b = p / ppb;
       let m0 = ((p % ppb) * 2 + rank) * BM;
@@ -146,10 +162,22 @@ kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4>(
       best = inf;
       bidx = 0;
       wait xfull[xb] parity((w / 2) & 1);
+      if AREG == 1 {
+        for kk in 0..HD / 16 unroll {
+          ldmatrix xa[kk] <- xs[xb * (HD / 64) + kk / 4][64 * math.index + 16 * (i32(warp) % 4) + lane % 16,
+                                                        (kk % 4) * 16 + (lane / 16) * 8 +: 8];
+        }
+      }
       for t2 in 0..c_pairs {
         let t = 2 * t2;
+        if PP == 1 {
+          sync turn[math.index];           // the other consumer has issued its pair: issue ours behind it
+        }
         issue_tile(acc0, it0 + t, xb);
         issue_tile(acc1, it0 + t + 1, xb);
+        if PP == 1 {
+          arrive turn[1 - math.index];
+        }
         wgmma.wait 1;                    // acc0 is ready; acc1's wgmmas run during its epilogue
         fold_tile(best, bidx, acc0, (it0 + t) % S, t * BN);
         release_tile(it0 + t);
@@ -163,6 +191,9 @@ kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4>(
       store L[b, m0 + 64 * math.index] <- bidx;
       store MinD[b, m0 + 64 * math.index] <- best;
       w += 1;
+    }
+    if PP == 1 && math.index == 0 {
+      sync turn[0];                      // consumer 1's last arrival
     }
   }
 

@@ -262,6 +262,12 @@ std::optional<z3::expr> ExprToZ3::trBinary(const BinaryExpr &b, TranslateFailure
       auto r = tr(*b.rhs, ignored, depth + 1);
       std::optional<int64_t> c = r ? constantOf(r->simplify()) : std::nullopt;
       if (c && (rem ? *c >= 1 : *c >= 0) && *c < (int64_t(1) << 40)) return newVar("masked", 0, rem ? *c : *c + 1);
+      if (rem && r && !c) {
+        // `x % n` with n symbolic (a label modulo the cluster count K): in [0, n) whenever n > 0.
+        z3::expr v = newVar("masked", 0, std::nullopt);
+        sideConditions_.push_back(z3::implies(*r > 0, v < *r));
+        return v;
+      }
     }
     if (f.reason.empty()) f = lhsFailure;
     return std::nullopt;
