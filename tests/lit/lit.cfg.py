@@ -8,6 +8,7 @@
 #   %FileCheck    LLVM FileCheck (also plain `FileCheck`)
 #   %expect-exit  utils/expect-exit.sh: `%expect-exit N cmd...` passes iff cmd exits with status N
 #   %samples      the samples/ directory
+#   %kernels      the kernels/ directory (the workload kernels)
 #   %python       the Python interpreter running lit
 #   %s %t %S      lit's usual: this file, a per-test temporary path, this file's directory
 import os
@@ -39,6 +40,7 @@ config.substitutions.append(("%cakec", cakec))
 config.substitutions.append(("%FileCheck", filecheck))
 config.substitutions.append(("%expect-exit", os.path.join(source_root, "utils", "expect-exit.sh")))
 config.substitutions.append(("%samples", os.path.join(source_root, "samples")))
+config.substitutions.append(("%kernels", os.path.join(source_root, "kernels")))
 config.substitutions.append(("%python", sys.executable or "python3"))
 
 # Plain `FileCheck`, `not` and `count` also work in RUN lines.
