@@ -374,18 +374,18 @@ kernel k<T: type = bf16, U: type = T, BK = (128 / sizeof(T)), BN = 64>(A: T[M, B
   CHECK_FALSE(k.ctParams[2]->isType);
   CHECK(a->info().ctValues.at("BK") == 64);     // 128 / sizeof(bf16)
   CHECK(a->info().ctTypes.at("T") == "bf16");
-  CHECK(typeToString(k.params[0]->type) == "bf16[M, 64]");
-  CHECK(a->typeOf("a") == "bf16[2][64, 64]");
+  CHECK(typeToString(k.params[0]->type) == "bf16[M, BK] (global)");
+  CHECK(a->typeOf("a") == "bf16[2][64, BK] (shared)");
   CHECK(a->typeOf("af") == "frag<wgmma_a, bf16, 64, 64, 16>");
   CHECK(a->typeOf("x") == "bf16");
   // sizeof(U) became a literal (keeping the call's range); the conversion's callee is the resolved type.
-  auto *bytes = cast<LetStmt>(a->find("bytes"));
+  auto *bytes = static_cast<LetStmt *>(a->find("bytes"));
   auto *mul = dynCast<BinaryExpr>(bytes->init.get());
   REQUIRE(mul);
   auto *size = dynCast<IntLitExpr>(mul->rhs.get());
   REQUIRE(size);
   CHECK(size->value == 2);
-  auto *x = cast<LetStmt>(a->find("x"));
+  auto *x = static_cast<LetStmt *>(a->find("x"));
   CHECK(cast<CallExpr>(x->init.get())->callee == "bf16");
 
   // -D T=f16 reaches T, and U through its default; BK follows sizeof(T).
@@ -394,7 +394,7 @@ kernel k<T: type = bf16, U: type = T, BK = (128 / sizeof(T)), BN = 64>(A: T[M, B
   auto b = analyze(source, f16);
   REQUIRE_MESSAGE(b->codes().empty(), b->messages());
   CHECK(b->kernel().ctParams[1]->typeValue == "f16");
-  CHECK(typeToString(b->kernel().params[1]->type) == "f16[M, N]");
+  CHECK(typeToString(b->kernel().params[1]->type) == "f16[M, N] (global)");
   CHECK(b->typeOf("af") == "frag<wgmma_a, f16, 64, 64, 16>");
 
   // -D T=f32: BK = 32, and wgmma_a rejects f32 at the fragment (the type is checked where it is used).
