@@ -151,7 +151,7 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
     elem = types_.fragment(*kind, *dtype, *m, *n, *k);
   } else {
     elem = types_.scalarOrVectorByName(te.baseName);
-    // A type parameter in error (already reported): the dims are still analysed (a parameter's declare its
+    // A type parameter in error (already reported): the dims are still analysed (a parameter's dims declare its
     // shape variables), and the type is the error type.
     if (!elem && isBrokenTypeParam(te.baseName)) elem = types_.error();
     if (!elem) {
