@@ -360,6 +360,8 @@ void checkNamesUnique(const KernelSpec &kernel, const std::string &path) {
   };
   for (const auto &[name, unused] : kernel.ctParams)
     add(name, "compile-time param");
+  for (const auto &[name, unused] : kernel.ctTypeParams)
+    add(name, "compile-time type param");
   for (const auto &param : kernel.params)
     add(param.name, "param");
   for (const auto &var : kernel.shapeVars)
@@ -385,7 +387,10 @@ KernelSpec readKernel(const Field &field) {
       Field entry(members.items[i], ct->path() + "." + name);
       if (!isValidName(name))
         entry.fail("\"" + name + "\" is not a valid name");
-      kernel.ctParams.emplace_back(name, entry.asInt(INT64_MIN, INT64_MAX));
+      if (entry.value().isString())   // a type parameter: its scalar type name
+        kernel.ctTypeParams.emplace_back(name, readDType(entry));
+      else
+        kernel.ctParams.emplace_back(name, entry.asInt(INT64_MIN, INT64_MAX));
     }
   }
 

@@ -85,6 +85,7 @@ struct KernelSpec {
   std::string entry;     // the PTX .entry symbol
   std::string loc;
   std::vector<std::pair<std::string, int64_t>> ctParams;
+  std::vector<std::pair<std::string, cake_dtype>> ctTypeParams;   // "T": "f16" (never in expressions)
   std::vector<ParamSpec> params;
   std::vector<ShapeVarSpec> shapeVars;
   Expr grid[3];

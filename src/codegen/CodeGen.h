@@ -65,6 +65,7 @@ struct KernelManifest {
   std::string entry;
   std::string loc;
   std::vector<std::pair<std::string, int64_t>> ctParams;
+  std::vector<std::pair<std::string, std::string>> ctTypeParams;   // <T: type = ..>: name -> "f16"
   std::vector<ManifestParam> params;
   std::vector<ManifestShapeVar> shapeVars;
   std::vector<ManifestAbiSlot> abi;

@@ -107,7 +107,8 @@ void KernelLowering::fillManifest() {
   manifest_.entry = kernel_.name;
   manifest_.loc = locationText(diags_, kernel_.nameRange);
   for (const auto &ct : kernel_.ctParams)
-    if (ct->value) manifest_.ctParams.push_back({ct->name, *ct->value});
+    if (ct->isType) manifest_.ctTypeParams.push_back({ct->name, ct->typeValue});
+    else if (ct->value) manifest_.ctParams.push_back({ct->name, *ct->value});
   for (size_t i = 0; i < kernel_.params.size(); ++i) {
     const Param &p = *kernel_.params[i];
     ManifestParam mp;

@@ -68,6 +68,9 @@ std::string manifestToJson(const Manifest &m) {
     os << "      \"ct_params\": {";
     for (size_t i = 0; i < km.ctParams.size(); ++i)
       os << (i ? ", " : "") << quote(km.ctParams[i].first) << ": " << km.ctParams[i].second;
+    for (size_t i = 0; i < km.ctTypeParams.size(); ++i)   // type parameters: the type name as a string
+      os << (i || !km.ctParams.empty() ? ", " : "") << quote(km.ctTypeParams[i].first) << ": "
+         << quote(km.ctTypeParams[i].second);
     os << "},\n";
     os << "      \"params\": [";
     for (size_t i = 0; i < km.params.size(); ++i) {

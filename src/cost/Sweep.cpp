@@ -57,7 +57,9 @@ SweepParseResult parseSweep(const std::vector<std::string> &items) {
     while (true) {
       size_t comma = rest.find(',');
       std::optional<int64_t> v = parseInt(rest.substr(0, comma));
-      if (!v) return fail("'" + std::string(rest.substr(0, comma)) + "' is not an integer");
+      if (!v)
+        return fail("'" + std::string(rest.substr(0, comma)) +
+                    "' is not an integer (sweeps take integer values; a type parameter is fixed with -D, e.g. -D T=f16)");
       if (std::find(axis.values.begin(), axis.values.end(), *v) == axis.values.end()) axis.values.push_back(*v);
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);

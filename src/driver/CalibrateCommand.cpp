@@ -105,7 +105,7 @@ int runCalibrateCommand(int argc, char **argv) {
       ++skipped;
       continue;
     }
-    VariantRequest request{m.kernelFile, *source, m.defines, m.arch, false, std::nullopt};
+    VariantRequest request{m.kernelFile, *source, m.defines, m.arch, false, std::nullopt, {}};
     cost::VariantOutcome outcome = analyzeVariant(request, *prior.machine, m.shape);
     const cost::Estimate *estimate = nullptr;
     for (const cost::Estimate &e : outcome.estimates)

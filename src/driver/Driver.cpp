@@ -214,6 +214,14 @@ std::optional<std::pair<std::string, int64_t>> parseDefine(std::string_view text
   return std::make_pair(std::string(name), *value);
 }
 
+std::optional<std::pair<std::string, std::string>> parseTypeDefine(std::string_view text) {
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos) return std::nullopt;
+  std::string_view name = text.substr(0, eq), value = text.substr(eq + 1);
+  if (!isIdentifier(name) || !isIdentifier(value)) return std::nullopt;
+  return std::make_pair(std::string(name), std::string(value));
+}
+
 std::optional<std::map<std::string, int64_t>> parseShape(std::string_view text) {
   std::map<std::string, int64_t> shape;
   while (true) {
@@ -292,6 +300,7 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   SemaOptions semaOptions;
   semaOptions.archOverride = opts.arch;
   semaOptions.defines = opts.defines;
+  semaOptions.typeDefines = opts.typeDefines;
   SemaResult sema = analyzeModule(*module, semaOptions, diags);
   if (diags.hasErrors() || !sema.ok) return finish(ExitCode::InputErrors);
   if (opts.debugForceInternalError) CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error");

@@ -50,6 +50,7 @@ struct DriverOptions {
   std::string machine;                          // --machine NAME|PATH (default: by target, machines/*.json)
   bool estimateJson = false;                    // --json: the estimate as JSON on stdout
   std::map<std::string, int64_t> defines;       // -D NAME=VALUE (last one wins)
+  std::map<std::string, std::string> typeDefines; // -D NAME=TYPE (type parameters); a name is in one map only
   DiagFormat diagFormat = DiagFormat::Text;
   std::optional<unsigned> errorLimit;           // --error-limit; default 20 (unlimited under --verify-diagnostics)
   bool verifyDiagnostics = false;
@@ -65,6 +66,8 @@ EmitKind effectiveEmit(const DriverOptions &opts);
 // "NAME=VALUE" with VALUE a (possibly negative) decimal or 0x hex integer that fits in int64.
 // Returns nullopt when malformed.
 std::optional<std::pair<std::string, int64_t>> parseDefine(std::string_view text);
+// "NAME=TYPE" with TYPE an identifier (a type parameter's value, e.g. T=f16); nullopt when malformed.
+std::optional<std::pair<std::string, std::string>> parseTypeDefine(std::string_view text);
 // "M=4096,N=4096,K=64" -> map; nullopt when malformed or empty.
 std::optional<std::map<std::string, int64_t>> parseShape(std::string_view text);
 

@@ -89,6 +89,7 @@ cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::M
   SemaOptions semaOptions;
   semaOptions.archOverride = request.arch;
   semaOptions.defines = request.defines;
+  semaOptions.typeDefines = request.typeDefines;
   SemaResult sema = analyzeModule(*module, semaOptions, diags);
   if (diags.hasErrors() || !sema.ok) return reject();
   if (request.verify) {
@@ -173,7 +174,11 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
     for (size_t i; (i = nextVariant.fetch_add(1)) < variants.size();) {
       VariantRequest variantRequest = request;
       variantRequest.defines = opts.defines;
-      for (const auto &[name, value] : variants[i]) variantRequest.defines[name] = value;
+      variantRequest.typeDefines = opts.typeDefines;
+      for (const auto &[name, value] : variants[i]) {
+        variantRequest.defines[name] = value;
+        variantRequest.typeDefines.erase(name);
+      }
       cost::VariantOutcome outcome = analyzeVariant(variantRequest, *machine, opts.shape);
       outcome.defines = variants[i];
       outcome.label = cost::variantLabel(parsed.axes, variants[i]);

@@ -33,6 +33,7 @@ struct VariantRequest {
   std::optional<Arch> arch;
   bool verify = true;
   std::optional<unsigned> verifyTimeoutMs;
+  std::map<std::string, std::string> typeDefines;   // -D NAME=TYPE (type parameters)
 };
 
 // Parse + sema + (verify) + estimate of one variant on `machine`.  The outcome's reason/code say why it was

@@ -107,9 +107,16 @@ int main(int argc, char **argv) {
   if (*verifyTimeoutOpt) opts.verifyTimeoutMs = verifyTimeout;
   opts.diagFormat = format;
   for (const std::string &text : defineTexts) {
-    auto define = parseDefine(text);
-    if (!define) return code(reportUsageError(DiagKind::MalformedDefine, {text}, format, std::cout, std::cerr));
-    opts.defines[define->first] = define->second;   // the last -D for a name wins
+    // The last -D for a name wins, an integer or a type (-D T=f16, for a type parameter).
+    if (auto define = parseDefine(text)) {
+      opts.typeDefines.erase(define->first);
+      opts.defines[define->first] = define->second;
+    } else if (auto typeDefine = parseTypeDefine(text)) {
+      opts.defines.erase(typeDefine->first);
+      opts.typeDefines[typeDefine->first] = typeDefine->second;
+    } else {
+      return code(reportUsageError(DiagKind::MalformedDefine, {text}, format, std::cout, std::cerr));
+    }
   }
   if (!shapeText.empty()) {
     auto shape = parseShape(shapeText);

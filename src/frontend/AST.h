@@ -347,9 +347,15 @@ template <class T> T *dynCast(Stmt *s) { return s && isa<T>(s) ? static_cast<T *
 template <class T> const T *dynCast(const Stmt *s) { return s && isa<T>(s) ? static_cast<const T *>(s) : nullptr; }
 
 // ---------------------------------------------------------------- kernels and modules
+// <BM = 128> is an integer parameter; <T: type = bf16> a type parameter, whose default is a NameExpr naming
+// a scalar type (or an earlier type parameter).  Sema resolves a type parameter to `typeValue` and replaces
+// every use of it by that name before typing the kernel (SemaTypeParams.cpp), so no later stage sees one.
 struct CtParam : Decl {
   Ptr<Expr> defaultValue;
-  std::optional<int64_t> value;   // after defaults and -D overrides are applied by sema
+  bool isType = false;            // declared `NAME: type = ...`
+  SourceRange typeKeywordRange;   // the word `type`
+  std::optional<int64_t> value;   // integer parameters: after defaults and -D overrides are applied by sema
+  std::string typeValue;          // type parameters: the scalar type name after the default and -D
   CtParam(std::string n, SourceRange nr) : Decl(DeclKind::CtParam, std::move(n), nr) {}
 };
 

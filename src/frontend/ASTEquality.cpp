@@ -234,6 +234,7 @@ private:
     for (size_t i = 0; i < a.ctParams.size(); ++i) {
       Segment seg(*this, "ctParams[" + std::to_string(i) + "]");
       if (!same("name", a.ctParams[i]->name, b.ctParams[i]->name)) return false;
+      if (!sameFlag("isType", a.ctParams[i]->isType, b.ctParams[i]->isType)) return false;
       if (!expr("default", a.ctParams[i]->defaultValue.get(), b.ctParams[i]->defaultValue.get())) return false;
     }
     if (!sameCount("params", a.params.size(), b.params.size())) return false;

@@ -486,7 +486,7 @@ private:
       for (size_t i = 0; i < k.ctParams.size(); ++i) {
         if (i) out_ += ", ";
         out_ += k.ctParams[i]->name;
-        out_ += " = ";
+        out_ += k.ctParams[i]->isType ? ": type = " : " = ";
         if (k.ctParams[i]->defaultValue) constPrimary(*k.ctParams[i]->defaultValue);
         else out_ += "<missing>";
       }

@@ -394,6 +394,7 @@ private:
       else if (isClauseName(f->name)) why = quote(f->name) + " is a clause name";
       else if (lookupIntrinsic(f->name)) why = quote(f->name) + " is an intrinsic function";
       else if (types.scalarOrVectorByName(f->name) || f->name == "frag") why = quote(f->name) + " is a type name";
+      else if (f->name == "sizeof") why = "'sizeof' is the size of a type (sizeof(T))";
       else if (kernels.count(f->name)) why = "a kernel has that name";
       if (!why.empty()) {
         diags_.report(DiagKind::FnNameReserved, f->nameRange, f->name, why).hint("rename the fn");

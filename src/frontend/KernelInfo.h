@@ -68,6 +68,7 @@ struct TensorParamInfo {
 struct KernelInfo {
   const Kernel *kernel = nullptr;
   std::map<std::string, int64_t> ctValues;        // after defaults and -D overrides
+  std::map<std::string, std::string> ctTypes;     // type parameters: name -> scalar type name
   std::vector<const Expr *> grid;                 // grid(x[, y[, z]])
   int64_t threads = 0;                            // threads(n)
   int64_t warps() const { return threads / 32; }

@@ -340,11 +340,27 @@ bool Parser::parseCtParams(Kernel &kernel) {
   return expectClosing(TokenKind::Greater, open);
 }
 
-// ct_param = IDENT '=' const_primary ;
+// ct_param = IDENT '=' const_primary            (an integer parameter)
+//          | IDENT ':' 'type' '=' IDENT ;        (a type parameter: the default names a scalar type)
 Ptr<CtParam> Parser::parseCtParam() {
   const Token *name = expectIdent("a compile-time parameter name");
   if (!name) return nullptr;
   auto param = std::make_unique<CtParam>(std::string(name->text), name->range);
+  if (accept(TokenKind::Colon)) {
+    if (!at(TokenKind::Ident) || tok().text != "type") {
+      if (mayReport())
+        diags_.report(DiagKind::ExpectedToken, tok().range, "'type'", describe(tok()))
+            .hint("a type parameter is declared 'NAME: type = bf16'; an integer parameter has no ':' ('NAME = 128')");
+      return nullptr;
+    }
+    param->isType = true;
+    param->typeKeywordRange = consume().range;
+    if (!expect(TokenKind::Assign)) return nullptr;
+    const Token *dflt = expectIdent("a scalar type name such as bf16");
+    if (!dflt) return nullptr;
+    param->defaultValue = std::make_unique<NameExpr>(dflt->range, std::string(dflt->text));
+    return param;
+  }
   if (!expect(TokenKind::Assign)) return nullptr;
   param->defaultValue = parseConstPrimary();
   if (!param->defaultValue) return nullptr;

@@ -1,7 +1,8 @@
 // Sema driver: the passes over a module, in order.
 //
 //   1. target        the module's target / --arch (E0401)
-//   2. per kernel    (a) compile-time parameters with defaults and -D overrides
+//   2. per kernel    (a) compile-time parameters with defaults and -D overrides; then every use of a
+//                        type parameter is replaced by its type (SemaTypeParams.cpp)
 //                    (b) parameters: types, shape variables, then their attributes
 //                    (c) kernel attributes: requires, grid, threads, cluster
 //                    (d) the body: statements, declarations, roles, operations (one walk)
@@ -33,11 +34,13 @@ void Sema::analyzeKernel(Kernel &k) {
   info_ = &info;
   roleIndex_.clear();
   mbarrierDecls_.clear();
+  typeParams_.clear();
   k.shapeVars.clear();
 
   ScopeGuard kernelScope(*this, ScopeKind::Kernel);
   kernelScope_ = &kernelScope.scope();
   analyzeCtParams(k);
+  substituteTypeParams(k);
   analyzeParams(k);
   analyzeKernelAttrs(k);
   {

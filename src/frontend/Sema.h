@@ -21,6 +21,7 @@ class TypeContext;
 struct SemaOptions {
   std::optional<Arch> archOverride;               // --arch; otherwise the module's target
   std::map<std::string, int64_t> defines;         // -D NAME=VALUE (apply to every kernel that has NAME)
+  std::map<std::string, std::string> typeDefines; // -D NAME=TYPE for type parameters (a name is in one map only)
 };
 
 struct SemaResult {

@@ -98,6 +98,16 @@ public:
   void analyzeBarrier(BarrierStmt &s, const StmtContext &ctx);
   void layoutSharedMemory(Kernel &k);
   void checkUnknownDefines();
+
+  // ---------------------------------------------------------------- SemaTypeParams.cpp
+  // <T: type = bf16>: the default and -D NAME=TYPE (E0370, E0372) -> CtParam::typeValue, typeParams_.
+  void analyzeTypeParam(CtParam &ct);
+  std::optional<std::string> typeParamValue(const std::string &name, bool allowParams, std::string *why);
+  // Rewrites every use of a type parameter to its type name and sizeof(TYPE) to a literal.
+  void substituteTypeParams(Kernel &k);
+  void substituteTypeParams(Ptr<Expr> &e);
+  bool isBrokenTypeParam(const std::string &name) const;   // declared, but its value is in error
+  const Type *badSizeof(CallExpr &c);                       // E0374
   // Reports E0315 for attributes not in `allowed` and E0411 for duplicates; returns name -> attr.
   std::map<std::string, Attr *> collectAttrs(std::vector<Attr> &attrs, std::initializer_list<std::string_view> allowed,
                                              std::string_view onWhat);
@@ -171,6 +181,7 @@ public:
   bool allowTiles_ = false;             // ':' and outer slices are accepted (operation operands)
   std::map<const RoleStmt *, size_t> roleIndex_;   // RoleStmt -> info_->roles index
   std::vector<const MBarrierStmt *> mbarrierDecls_;
+  std::map<std::string, std::string> typeParams_;   // type parameter -> scalar type name ("" when in error)
   std::multimap<const Stmt *, const InlineArgCheck *> argChecks_;   // by InlineArgCheck::before
 };
 

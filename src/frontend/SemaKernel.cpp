@@ -90,11 +90,23 @@ void Sema::analyzeCtParams(Kernel &k) {
   for (auto &ctPtr : k.ctParams) {
     if (!ctPtr) continue;
     CtParam &ct = *ctPtr;
+    if (ct.isType) {
+      analyzeTypeParam(ct);
+      declare(ct);
+      continue;
+    }
     ct.type = types_.untypedInt();
     std::optional<int64_t> value;
-    if (ct.defaultValue) value = constInt(*ct.defaultValue, "the default of a compile-time parameter");
+    if (ct.defaultValue) {
+      substituteTypeParams(ct.defaultValue);   // sizeof(T) of an earlier type parameter
+      value = constInt(*ct.defaultValue, "the default of a compile-time parameter");
+    }
     auto def = opts_.defines.find(ct.name);
     if (def != opts_.defines.end()) value = def->second;
+    if (auto tdef = opts_.typeDefines.find(ct.name); tdef != opts_.typeDefines.end())
+      diags_.report(DiagKind::IntDefineIsType, ct.nameRange, ct.name, tdef->second, k.name)
+          .hint("give an integer, e.g. -D " + ct.name + "=128, or declare '" + ct.name + ": type = " + tdef->second +
+                "' to make it a type parameter");
     ct.value = value;
     if (value) info_->ctValues[ct.name] = *value;
     declare(ct);
@@ -102,7 +114,10 @@ void Sema::analyzeCtParams(Kernel &k) {
 }
 
 void Sema::checkUnknownDefines() {
-  for (const auto &[name, value] : opts_.defines) {
+  std::map<std::string, std::string> all;   // name -> value as written
+  for (const auto &[name, value] : opts_.defines) all[name] = std::to_string(value);
+  for (const auto &[name, value] : opts_.typeDefines) all[name] = value;
+  for (const auto &[name, value] : all) {
     bool used = false;
     std::vector<std::string> ctNames;
     std::string kernels;
@@ -121,7 +136,7 @@ void Sema::checkUnknownDefines() {
       if (k) { where = k->nameRange; break; }
     auto d = diags_.report(DiagKind::UnknownDefine, where, name, kernels);
     std::string best = closestName(name, ctNames);
-    if (!best.empty()) d.hint("did you mean -D " + best + "=" + std::to_string(value) + "?");
+    if (!best.empty()) d.hint("did you mean -D " + best + "=" + value + "?");
     else if (ctNames.empty()) d.hint("the kernel has no compile-time parameters; declare one as kernel " +
                                      (kernels.empty() ? std::string("k") : kernels) + "<" + name + " = ...>(...)");
   }
@@ -302,6 +317,7 @@ void Sema::analyzeKernelAttrs(Kernel &k) {
       if (r.ok() && r.value == 0) {
         std::string values;
         for (auto &[n, v] : info_->ctValues) values += (values.empty() ? "" : ", ") + n + " = " + std::to_string(v);
+        for (auto &[n, v] : info_->ctTypes) values += (values.empty() ? "" : ", ") + n + " = " + v;
         diags_.report(DiagKind::BadAttributeArgument, arg.value->range, "requires",
                       quote(text(*arg.value)) + " is false for the compile-time parameters (" + values + ")");
       }

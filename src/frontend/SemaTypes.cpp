@@ -110,6 +110,7 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
   if (te.isFrag()) {
     auto kind = parseFragKind(te.fragKind);
     auto dtype = parseScalarName(te.fragDtype);
+    if (!dtype && isBrokenTypeParam(te.fragDtype)) return types_.error();
     if (!kind)
       diags_.report(DiagKind::BadFragment, te.fragKindRange,
                     "unknown fragment kind " + quote(te.fragKind) +
@@ -150,6 +151,9 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
     elem = types_.fragment(*kind, *dtype, *m, *n, *k);
   } else {
     elem = types_.scalarOrVectorByName(te.baseName);
+    // A type parameter in error (already reported): the dims are still analysed (a parameter's dims declare its
+    // shape variables), and the type is the error type.
+    if (!elem && isBrokenTypeParam(te.baseName)) elem = types_.error();
     if (!elem) {
       auto d = diags_.report(DiagKind::UnknownType, te.baseRange, te.baseName);
       std::vector<std::string> names = {"pred", "i32", "u32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2",
@@ -164,7 +168,7 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
           if (dim) checkExpr(*dim);
       return types_.error();
     }
-    checkScalarArch(elem->scalar, te.baseRange);
+    if (!elem->isError()) checkScalarArch(elem->scalar, te.baseRange);
   }
   if (te.dimGroups.empty()) return elem;
 
@@ -209,7 +213,7 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
     }
     groups.push_back(std::move(group));
   }
-  if (!ok) return types_.error();
+  if (!ok || elem->isError()) return types_.error();
   AddressSpace space = use == TypeUse::Param ? AddressSpace::Global : use == TypeUse::Shared ? AddressSpace::Shared : AddressSpace::Register;
   const Type *t = types_.tensor(elem, space, std::move(groups));
   if (use != TypeUse::Param) {
@@ -712,6 +716,12 @@ static const Type *typeConversion(Sema &S, CallExpr &c, const Type *target) {
 static const Type *typeCall(Sema &S, CallExpr &c) {
   auto &types = S.types_;
   if (const Type *target = types.scalarOrVectorByName(c.callee)) return typeConversion(S, c, target);
+  if (c.callee == "sizeof") return S.badSizeof(c);   // a valid sizeof(TYPE) is a literal by now
+  if (S.isBrokenTypeParam(c.callee)) {
+    for (auto &a : c.args)
+      if (a) S.checkExpr(*a);
+    return types.error();
+  }
   const IntrinsicInfo *intr = lookupIntrinsic(c.callee);
   if (!intr) {
     for (auto &a : c.args)
@@ -865,7 +875,15 @@ const Type *Sema::checkExpr(Expr &e, ExprMode mode) {
       else t = types_.i32();
       break;
     }
-    case DeclKind::CtParam: t = types_.untypedInt(); break;
+    case DeclKind::CtParam:
+      if (!static_cast<CtParam *>(d)->isType) {
+        t = types_.untypedInt();
+      } else if (!isBrokenTypeParam(d->name)) {
+        diags_.report(DiagKind::TypeParamAsValue, n.range, n.name)
+            .note(d->nameRange, "type parameter " + quote(d->name) + " is declared here")
+            .hint("convert a value with " + n.name + "(x), or take the size in bytes with sizeof(" + n.name + ")");
+      }
+      break;
     case DeclKind::ShapeVar: t = types_.i32(); break;
     case DeclKind::Role: t = types_.role(); break;
     case DeclKind::Shared:

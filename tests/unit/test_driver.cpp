@@ -86,6 +86,18 @@ TEST_CASE("parseDefine rejects malformed definitions") {
   }
 }
 
+TEST_CASE("parseTypeDefine accepts NAME=TYPE (an identifier value) and nothing else") {
+  auto d = parseTypeDefine("T=f16");
+  REQUIRE(d);
+  CHECK(d->first == "T");
+  CHECK(d->second == "f16");
+  CHECK(parseTypeDefine("BM=bf16x8")->second == "bf16x8");   // sema decides whether it is a scalar type
+  for (const char *bad : {"", "T", "T=", "=f16", "T=7", "T=f 16", "T=f16,bf16", "1T=f16", "T==f16"}) {
+    INFO(bad);
+    CHECK_FALSE(parseTypeDefine(bad));
+  }
+}
+
 TEST_CASE("parseShape reads comma-separated NAME=INTEGER pairs") {
   auto s = parseShape("M=4096,N=2048,K=64");
   REQUIRE(s);

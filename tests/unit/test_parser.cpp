@@ -172,6 +172,27 @@ TEST_CASE("parser: kernel header with ct params, tensor params, attributes") {
   CHECK(k.attrs[3].args.size() == 3);
 }
 
+TEST_CASE("parser: type parameters in the ct param list") {
+  Parsed p("target sm_90a;\nkernel k<T: type = bf16, BM = 128, U: type = T>(A: T[M, BM]) { }\n");
+  REQUIRE(p.codes().empty());
+  const Kernel &k = *p.module->kernels.at(0);
+  REQUIRE(k.ctParams.size() == 3);
+  CHECK(k.ctParams[0]->isType);
+  CHECK(p.text(k.ctParams[0]->typeKeywordRange) == "type");
+  CHECK(sexpr(k.ctParams[0]->defaultValue.get()) == "bf16");
+  CHECK_FALSE(k.ctParams[1]->isType);
+  CHECK(k.ctParams[2]->isType);
+  CHECK(sexpr(k.ctParams[2]->defaultValue.get()) == "T");
+  CHECK(k.params[0]->declaredType->baseName == "T");
+
+  // ':' must be followed by 'type', and a type parameter's default is a name.
+  Parsed typed("target sm_90a;\nkernel k<BM: i32 = 4>() { }\n");
+  CHECK(typed.codes() == std::vector<std::string>{"E0201"});
+  CHECK(typed.diags.diagnostics().at(0).hint.find("'NAME: type = bf16'") != std::string::npos);
+  Parsed number("target sm_90a;\nkernel k<T: type = 7>() { }\n");
+  CHECK(number.codes() == std::vector<std::string>{"E0201"});
+}
+
 TEST_CASE("parser: types with bracket groups and fragments") {
   Parsed p(inKernel("var acc: frag<mma_c, f32, 16, 8, (K * 2)>[2][4];\n"
                     "shared a: bf16[S][BM, BK] swizzle(128B) align(1024);\n"

@@ -90,6 +90,22 @@ TEST_CASE("runtime manifest: a complete manifest is read field by field") {
   CHECK(scale.dynamicSmem.literal() == 0);
 }
 
+TEST_CASE("runtime manifest: a type parameter's value is its type name, never in expressions") {
+  ManifestSpec m = parseManifest(gemmWith("\"BK\": 64", "\"BK\": 64, \"T\": \"f16\""));
+  const KernelSpec &k = m.kernels[0];
+  CHECK(k.ctParams.size() == 3);          // the integers, as before
+  REQUIRE(k.ctTypeParams.size() == 1);
+  CHECK(k.ctTypeParams[0].first == "T");
+  CHECK(k.ctTypeParams[0].second == CAKE_DTYPE_F16);
+  CHECK(k.findCtParam("T") == nullptr);   // expressions see integers only
+  CHECK(manifestError(gemmWith("\"BK\": 64", "\"BK\": 64, \"T\": \"f17\"")).find("ct_params.T: unknown dtype 'f17'") !=
+        std::string::npos);
+  CHECK(manifestError(gemmWith("\"BK\": 64", "\"BK\": 64, \"M\": \"f16\"")).find("name 'M' is already used") !=
+        std::string::npos);
+  CHECK(manifestError(gemmWith("\"BK\": 64", "\"BK\": 64, \"T\": [1]")).find("ct_params.T: expected int") !=
+        std::string::npos);
+}
+
 TEST_CASE("runtime manifest: malformed manifests name the faulty field") {
   struct Case {
     std::string json;

@@ -352,3 +352,72 @@ TEST_CASE("sema: atomics type as the element, return the old value; red statemen
   CHECK(codesOf(inKernel("var v: f32 = 0.0;\nred.add v, 1.0;")) == Codes{"E0342"});
   CHECK(codesOf(inKernel("let m = atom.add(X[0], n);")) == Codes{"E0304"});
 }
+
+TEST_CASE("sema: type parameters are resolved from the default and -D, then substituted before typing") {
+  const std::string source = R"(target sm_90a;
+kernel k<T: type = bf16, U: type = T, BK = (128 / sizeof(T)), BN = 64>(A: T[M, BK], C: U[M, N])
+  requires(BK * sizeof(T) == 128) grid(1) threads(128) {
+  shared a: T[2][64, BK] swizzle(128B) align(1024);
+  var acc: frag<wgmma_acc, f32, 64, BN, 16> = 0.0;
+  var af: frag<wgmma_a, T, 64, BN, 16>;
+  let x: U = U(acc[0]);
+  let bytes = BN * sizeof(U);
+  store C[0, 0] <- T(acc);
+}
+)";
+  auto a = analyze(source);
+  REQUIRE_MESSAGE(a->codes().empty(), a->messages());
+  Kernel &k = a->kernel();
+  CHECK(k.ctParams[0]->isType);
+  CHECK(k.ctParams[0]->typeValue == "bf16");
+  CHECK(k.ctParams[1]->typeValue == "bf16");   // U = T follows T
+  CHECK_FALSE(k.ctParams[2]->isType);
+  CHECK(a->info().ctValues.at("BK") == 64);     // 128 / sizeof(bf16)
+  CHECK(a->info().ctTypes.at("T") == "bf16");
+  CHECK(typeToString(k.params[0]->type) == "bf16[M, BK] (global)");
+  CHECK(a->typeOf("a") == "bf16[2][64, BK] (shared)");
+  CHECK(a->typeOf("af") == "frag<wgmma_a, bf16, 64, 64, 16>");
+  CHECK(a->typeOf("x") == "bf16");
+  // sizeof(U) became a literal (keeping the call's range); the conversion's callee is the resolved type.
+  auto *bytes = static_cast<LetStmt *>(a->find("bytes"));
+  auto *mul = dynCast<BinaryExpr>(bytes->init.get());
+  REQUIRE(mul);
+  auto *size = dynCast<IntLitExpr>(mul->rhs.get());
+  REQUIRE(size);
+  CHECK(size->value == 2);
+  auto *x = static_cast<LetStmt *>(a->find("x"));
+  CHECK(cast<CallExpr>(x->init.get())->callee == "bf16");
+
+  // -D T=f16 reaches T, and U through its default; BK follows sizeof(T).
+  SemaOptions f16;
+  f16.typeDefines["T"] = "f16";
+  auto b = analyze(source, f16);
+  REQUIRE_MESSAGE(b->codes().empty(), b->messages());
+  CHECK(b->kernel().ctParams[1]->typeValue == "f16");
+  CHECK(typeToString(b->kernel().params[1]->type) == "f16[M, N] (global)");
+  CHECK(b->typeOf("af") == "frag<wgmma_a, f16, 64, 64, 16>");
+
+  // -D T=f32: BK = 32, and wgmma_a rejects f32 at the fragment (the type is checked where it is used).
+  SemaOptions f32;
+  f32.typeDefines["T"] = "f32";
+  f32.typeDefines["U"] = "f32";
+  auto c = analyze(source, f32);
+  CHECK(c->info().ctValues.at("BK") == 32);
+  CHECK(c->codes() == Codes{"E0314"});
+
+  // Wrong kinds of -D value, each once, at the parameter.
+  SemaOptions bad;
+  bad.defines["T"] = 16;
+  bad.typeDefines["BN"] = "f16";
+  bad.typeDefines["U"] = "bf16x2";
+  CHECK(codesOf("target sm_90a;\nkernel k<T: type = bf16, U: type = T, BN = 64>(A: T[M, BN], C: U[M, N]) "
+                "grid(1) threads(128) { }\n",
+                bad) == Codes{"E0370", "E0370", "E0371"});
+
+  // An f8 type below sm_89 is E0402 where it is used.
+  SemaOptions f8;
+  f8.typeDefines["T"] = "f8e4m3";
+  f8.archOverride = Arch::SM80;
+  auto e = analyze("target sm_80;\nkernel k<T: type = f16>(X: T[N]) grid(1) threads(32) { }\n", f8);
+  CHECK(e->codes() == Codes{"E0402"});
+}
