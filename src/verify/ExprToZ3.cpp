@@ -31,9 +31,13 @@ ExprToZ3::ExprToZ3(z3::context &ctx, const KernelInfo &info) : ctx_(ctx), info_(
 void ExprToZ3::bind(const Decl *decl, const z3::expr &value) {
   bound_.erase(decl);
   bound_.emplace(decl, value);
+  lets_.clear();   // a memoised let may mention decl
 }
 
-void ExprToZ3::unbind(const Decl *decl) { bound_.erase(decl); }
+void ExprToZ3::unbind(const Decl *decl) {
+  bound_.erase(decl);
+  lets_.clear();
+}
 
 z3::expr ExprToZ3::newVar(const std::string &name, int64_t lo, std::optional<int64_t> hiExclusive) {
   std::string unique = name;
@@ -195,10 +199,19 @@ std::optional<z3::expr> ExprToZ3::tr(const Expr &e, TranslateFailure &f, unsigne
       if (!let->init) return fail("let '" + d->name + "' has no initialiser", &e);
       if (std::find(inProgress_.begin(), inProgress_.end(), d) != inProgress_.end())
         return fail("let '" + d->name + "' refers to itself", &e);
+      // Memoised until the next bind()/unbind(): a let used k times is translated once, so a chain of
+      // lets that each use the previous one several times stays linear (Z3 terms share sub-terms).
+      if (auto it = lets_.find(d); it != lets_.end()) {
+        if (!it->second.value && f.reason.empty()) f = it->second.failure;
+        return it->second.value;
+      }
       inProgress_.push_back(d);
-      std::optional<z3::expr> v = tr(*let->init, f, depth + 1);
+      TranslateFailure own;
+      std::optional<z3::expr> v = tr(*let->init, own, depth + 1);
       inProgress_.pop_back();
-      return v;   // not memoised: a bound loop variable inside may change between calls
+      if (!v && f.reason.empty()) f = own;
+      lets_.emplace(d, LetTranslation{v, own});
+      return v;
     }
     case DeclKind::Var: return fail("mutable variable '" + d->name + "' is not tracked by the verifier", &e);
     case DeclKind::Builtin: {
