@@ -7,7 +7,7 @@
 //   - `e & (2^m - 1)` is e mod 2^m (exact in two's complement); `e ^ 1` flips the low bit; shifts by a
 //     constant are multiplication / floor division by a power of two; other bit operations go through
 //     64-bit bit-vectors (int2bv / bv2int), which the solver may fail on (then: Unknown with the reason);
-//   - cdiv(a, b) = (a + b - 1) / b, min / max / select are ite; integer conversions are the identity.
+//   - cdiv(a, b) = a / b + (a % b > 0) (as codegen computes it), min / max / select are ite; integer conversions are the identity.
 // Names: compile-time parameters are their constants; shape variables and scalar params are free Int
 // constants (shape variables >= 1); `let` bindings are replaced by their (translated, memoised) initialiser; loop
 // variables are free Int constants bounded by their loop unless the caller binds them (bind()); builtins

@@ -204,7 +204,7 @@ private:
       if ((n == "i32" || n == "u32" || n == "i64") && args.size() == 1) return args[0];
       if (n == "cdiv" && args.size() == 2) {
         if (args[1] == 0) return fail(why, "a division by zero");
-        return (args[0] + args[1] - 1) / args[1];
+        return args[0] / args[1] + (args[0] % args[1] > 0 ? 1 : 0);   // as codegen computes it
       }
       if (n == "min" && args.size() == 2) return std::min(args[0], args[1]);
       if (n == "max" && args.size() == 2) return std::max(args[0], args[1]);
