@@ -20,7 +20,7 @@ std::string ptxLineText(const std::string &ptx, unsigned line) {
   std::istringstream in(ptx);
   std::string text;
   for (unsigned i = 1; std::getline(in, text); ++i)
-    if (i == line) return text;
+    if (i == line) return capQuoted(text);
   return "";
 }
 
@@ -71,7 +71,7 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
     if (!any) {
       std::string text = pr.output.empty() ? "ptxas exited with status " + std::to_string(pr.exitCode) : pr.output;
       while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-      diags.report(DiagKind::PtxasError, SourceRange{}, text);
+      diags.report(DiagKind::PtxasError, SourceRange{}, capQuoted(text));
     }
     result.exitCode = 1;
     return result;

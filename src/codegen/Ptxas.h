@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cake {
@@ -40,7 +41,9 @@ std::optional<std::string> findPtxas(const std::string &explicitPath);
 PtxasResult runPtxas(const std::string &ptxasPath, const std::string &ptx, const std::string &gpuName,
                      bool verbose);
 
-// Parsers for ptxas output, exposed for unit tests.
+// Parsers for ptxas output, exposed for unit tests.  Linear time in the output, no exceptions: numbers past
+// 32 bits saturate (a line number past 32 bits becomes 0, "no line"), quoted text is capped by capQuoted.
+std::string capQuoted(std::string_view text);
 std::vector<PtxasMessage> parsePtxasMessages(const std::string &output);
 std::vector<PtxasFunctionReport> parsePtxasReport(const std::string &output);
 
