@@ -15,6 +15,7 @@
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "support/Diagnostics.h"
+#include "support/ReadFile.h"
 #include "verify/Verifier.h"
 
 #include <cctype>
@@ -77,42 +78,30 @@ bool isIdentifier(std::string_view name) {
 struct ReadResult {
   std::optional<uint32_t> file;
   ExitCode failure = ExitCode::Success;
+  std::optional<std::pair<dev_t, ino_t>> identity;   // the input's device and inode, when it has one
 };
 
 ReadResult readSourceFile(const std::string &path, SourceManager &sources, DiagnosticEngine &diags) {
   auto unreadable = [&](const std::string &why) {
     diags.report(DiagKind::CannotReadFile, SourceRange{}, path, why);
-    return ReadResult{std::nullopt, ExitCode::Environment};
+    return ReadResult{std::nullopt, ExitCode::Environment, std::nullopt};
   };
-  std::string text;
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    text = buffer.str();
-  } else {
-    std::error_code ec;
-    auto status = std::filesystem::status(path, ec);
-    if (ec) return unreadable(ec.message());
-    if (std::filesystem::is_directory(status)) return unreadable("it is a directory");
-    if (std::filesystem::is_regular_file(status)) {
-      uint64_t size = std::filesystem::file_size(path, ec);
-      if (!ec && size > kMaxSourceBytes) {
-        diags.report(DiagKind::FileTooLarge, SourceRange{}, size, kMaxSourceBytes);
-        return {std::nullopt, ExitCode::InputErrors};
-      }
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return unreadable(std::strerror(errno));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) return unreadable(std::strerror(errno));
-    text = buffer.str();
+  // Bounded for every kind of input: a regular file's size is checked before reading, standard input, FIFOs
+  // and devices (/dev/zero) are refused as soon as they pass the limit (support/ReadFile.h).
+  ReadFileResult read = readFileBounded(path, kMaxSourceBytes);
+  if (read.status == ReadFileResult::TooLarge) {
+    // A stream is stopped at the first byte past the limit: its size is not known.
+    std::string size = read.size ? std::to_string(read.size) : "more than " + std::to_string(kMaxSourceBytes);
+    diags.report(DiagKind::FileTooLarge, SourceRange{}, size, kMaxSourceBytes);
+    return {std::nullopt, ExitCode::InputErrors, std::nullopt};
   }
-  if (text.size() > kMaxSourceBytes) {
-    diags.report(DiagKind::FileTooLarge, SourceRange{}, text.size(), kMaxSourceBytes);
-    return {std::nullopt, ExitCode::InputErrors};
-  }
-  return {sources.addBuffer(path == "-" ? "<stdin>" : path, std::move(text)), ExitCode::Success};
+  if (!read.ok()) return unreadable(read.error);
+  std::string text = std::move(read.text);
+  struct stat st{};
+  std::optional<std::pair<dev_t, ino_t>> identity;
+  if ((path == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(path.c_str(), &st)) == 0 && S_ISREG(st.st_mode))
+    identity = std::make_pair(st.st_dev, st.st_ino);
+  return {sources.addBuffer(path == "-" ? "<stdin>" : path, std::move(text)), ExitCode::Success, identity};
 }
 
 // One output of the compile: a path ("-" = stdout) and its bytes.
@@ -125,6 +114,19 @@ struct OutputFailure {
   std::string path;
   std::string why;
 };
+
+// The first output that is the input file itself (same device and inode, so hard and symbolic links count),
+// or nullptr.  Checked before anything is written: `cakec k.cake -o k.cake` must not destroy the source.
+const OutputFile *outputThatIsInput(const std::vector<OutputFile> &outputs,
+                                    const std::optional<std::pair<dev_t, ino_t>> &input) {
+  if (!input) return nullptr;
+  for (const OutputFile &o : outputs) {
+    struct stat st{};
+    if (o.path != "-" && ::stat(o.path.c_str(), &st) == 0 && st.st_dev == input->first && st.st_ino == input->second)
+      return &o;
+  }
+  return nullptr;
+}
 
 bool writeAll(int fd, std::string_view contents) {
   size_t done = 0;
@@ -294,7 +296,9 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   semaOptions.defines = opts.defines;
   SemaResult sema = analyzeModule(*module, semaOptions, diags);
   if (diags.hasErrors() || !sema.ok) return finish(ExitCode::InputErrors);
-  if (opts.debugForceInternalError) CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error");
+  // (With --sweep the hook fires in the sweep's worker threads instead: EstimateCommand.cpp.)
+  if (opts.debugForceInternalError && !(opts.estimate && !opts.sweep.empty()))
+    CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error");
 
   // 4. Verify: the Z3 proof obligations (src/verify), unless --no-verify.  A failed or unproven obligation is
   //    an error.  --verify-only stops after step 4b, and so does --verify-diagnostics when no output was
@@ -336,6 +340,13 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     for (auto &[path, contents] : backend.files) outputs.push_back({path, std::move(contents)});
   }
   if (opts.verifyDiagnostics) return finish(ExitCode::Success);   // checks diagnostics only; writes nothing
+
+  // 6b. No output may be the input itself (same inode): refuse before writing anything.
+  if (const OutputFile *clash = outputThatIsInput(outputs, read.identity)) {
+    diags.report(DiagKind::OutputIsInput, SourceRange{}, clash->path)
+        .hint("choose another output name with -o");
+    return finish(ExitCode::Usage);
+  }
 
   // 7. Outputs, written only now that every stage succeeded: all of them or none.
   if (std::optional<OutputFailure> failure = writeOutputs(outputs, out)) {

@@ -33,6 +33,7 @@ struct VariantRequest {
   std::optional<Arch> arch;
   bool verify = true;
   std::optional<unsigned> verifyTimeoutMs;
+  bool debugForceInternalError = false;        // testing: raise an InternalError (in the sweep's worker thread)
 };
 
 // Parse + sema + (verify) + estimate of one variant on `machine`.  The outcome's reason/code say why it was

@@ -20,10 +20,36 @@ int usageError(const std::string &message) {
   return code(ExitCode::Usage);
 }
 
+// Runs `body` and turns anything it throws into "internal compiler error: ..." with exit code 4: an
+// InternalError (a broken invariant) or any other exception (bad_alloc, out_of_range, ...), which is still a
+// bug in cakec, never the user's.  Both the compile pipeline and `cakec calibrate` run under it.
+template <class Body> int guarded(const std::string &input, Body &&body) {
+  auto report = [&](std::string what) {
+    std::cout.flush();
+    std::cerr << "internal compiler error: " << what << "\ncakec " << cakeVersion() << " failed on '" << input
+              << "'; this is a bug in cakec, not in the input\n";
+    return code(ExitCode::Internal);
+  };
+  try {
+    return body();
+  } catch (const InternalError &e) {
+    std::string what = e.what();
+    const std::string prefix = "internal compiler error";
+    if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+    if (what.rfind(" at ", 0) == 0) what = what.substr(1);
+    return report(what);
+  } catch (const std::exception &e) {
+    return report(std::string("unexpected exception: ") + e.what());
+  } catch (...) {
+    return report("unexpected exception of unknown type");
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc > 1 && std::string_view(argv[1]) == "calibrate") return runCalibrateCommand(argc - 1, argv + 1);
+  if (argc > 1 && std::string_view(argv[1]) == "calibrate")
+    return guarded("calibrate", [&] { return runCalibrateCommand(argc - 1, argv + 1); });
   CLI::App app{"cakec: compiler for CAKE IR, a hardware-explicit schedule language for NVIDIA GPUs"};
   app.name("cakec");
   app.footer("Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
@@ -122,20 +148,5 @@ int main(int argc, char **argv) {
   if (format == DiagFormat::Json && outputToStdout && !opts.verifyDiagnostics)
     return usageError("--diagnostics-format=json writes diagnostics to stdout; give the output a file with -o FILE");
 
-  try {
-    return code(runDriver(opts, std::cout, std::cerr));
-  } catch (const InternalError &e) {
-    std::string what = e.what();
-    const std::string prefix = "internal compiler error";
-    if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
-    if (what.rfind(" at ", 0) == 0) what = what.substr(1);
-    std::cout.flush();
-    std::cerr << "internal compiler error: " << what << "\ncakec " << cakeVersion() << " failed on '"
-              << opts.inputPath << "'; this is a bug in cakec, not in the input\n";
-    return code(ExitCode::Internal);
-  } catch (const std::exception &e) {   // bad_alloc, out_of_range, ...: still a bug, never the user's
-    std::cerr << "internal compiler error: unexpected exception: " << e.what() << "\ncakec " << cakeVersion()
-              << " failed on '" << opts.inputPath << "'; this is a bug in cakec, not in the input\n";
-    return code(ExitCode::Internal);
-  }
+  return guarded(opts.inputPath, [&] { return code(runDriver(opts, std::cout, std::cerr)); });
 }
