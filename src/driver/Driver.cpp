@@ -16,6 +16,7 @@
 #include "frontend/Sema.h"
 #include "support/Diagnostics.h"
 #include "support/ReadFile.h"
+#include "support/SignalCleanup.h"
 #include "verify/Verifier.h"
 
 #include <cctype>
@@ -27,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -139,57 +141,73 @@ bool writeAll(int fd, std::string_view contents) {
   return true;
 }
 
-// Final step: writes every output or none.  Each regular file is first written to a temporary file next to
-// it; only when all temporaries are complete are they renamed over their targets, so a failure leaves no
-// partial output and keeps existing files unchanged.  Outputs that are not regular files (/dev/stdout, a
-// FIFO) are written directly, after the temporaries succeeded; "-" goes to `out`.
+// Final step: writes the outputs in order (the cubin before its manifest), all or none as far as the file
+// system allows.
+//   1. Each output that is (or will be) a regular file is written to a temporary file next to it
+//      (OUT.cakec-tmp-PID, registered for the signal handler: support/SignalCleanup.h); a failure removes
+//      them all and leaves every target unchanged.
+//   2. Then, in order, each output is put in place: a temporary is renamed over its target; an output that is
+//      not a regular file (/dev/stdout, a FIFO) is written directly; "-" goes to `out`.  A failure stops here
+//      and removes the temporaries not yet renamed, so a manifest never lands unless its cubin did.
+// The one non-atomic window left (killed between the cubin's and the manifest's rename: a new cubin beside
+// an old manifest) is caught at load time: the manifest names the SHA-256 of its cubin.
 std::optional<OutputFailure> writeOutputs(const std::vector<OutputFile> &outputs, std::ostream &out) {
-  std::vector<std::pair<const OutputFile *, std::string>> staged;   // (output, its temporary)
-  auto discardStaged = [&] {
-    for (const auto &entry : staged) ::unlink(entry.second.c_str());
+  struct Staged {
+    std::string temp;                        // "" when written directly
+    std::unique_ptr<CleanupPath> cleanup;
   };
-  auto failure = [&](const std::string &path, std::string why) {
-    discardStaged();
+  std::vector<Staged> staged(outputs.size());
+  auto discardStaged = [&](size_t from) {
+    for (size_t i = from; i < staged.size(); ++i)
+      if (!staged[i].temp.empty()) {
+        ::unlink(staged[i].temp.c_str());
+        staged[i].cleanup.reset();
+        staged[i].temp.clear();
+      }
+  };
+  auto failure = [&](size_t from, const std::string &path, std::string why) {
+    discardStaged(from);
     return std::optional<OutputFailure>(OutputFailure{path, std::move(why)});
   };
-  for (const OutputFile &o : outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputFile &o = outputs[i];
     if (o.path == "-") continue;
     struct stat st{};
-    if (::stat(o.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return failure(o.path, "it is a directory");
-    if (::stat(o.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;   // device or FIFO: written below
+    if (::stat(o.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return failure(0, o.path, "it is a directory");
+    if (::stat(o.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;   // device or FIFO: step 2
     std::string temp = o.path + ".cakec-tmp-" + std::to_string(::getpid());
-    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0666);
-    if (fd < 0) return failure(o.path, std::strerror(errno));
-    staged.emplace_back(&o, temp);
+    staged[i].cleanup = std::make_unique<CleanupPath>(temp);   // before the file exists: no window
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      staged[i].cleanup.reset();
+      return failure(0, o.path, std::strerror(errno));
+    }
+    staged[i].temp = temp;
     bool ok = writeAll(fd, o.contents);
     int savedErrno = errno;
     if (::close(fd) != 0 && ok) {
       ok = false;
       savedErrno = errno;
     }
-    if (!ok) return failure(o.path, std::strerror(savedErrno));
+    if (!ok) return failure(0, o.path, std::strerror(savedErrno));
   }
-  for (size_t i = 0; i < staged.size(); ++i) {
-    if (::rename(staged[i].second.c_str(), staged[i].first->path.c_str()) != 0) {
-      std::string why = std::strerror(errno);
-      staged.erase(staged.begin(), staged.begin() + static_cast<std::ptrdiff_t>(i));
-      return failure(staged.front().first->path, why);
-    }
-  }
-  staged.clear();
-  for (const OutputFile &o : outputs) {
-    struct stat st{};
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputFile &o = outputs[i];
     if (o.path == "-") {
       out << o.contents;
       out.flush();
-      if (!out) return failure("<stdout>", "write failed");
-    } else if (::stat(o.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-      int fd = ::open(o.path.c_str(), O_WRONLY | O_TRUNC);
-      if (fd < 0) return failure(o.path, std::strerror(errno));
+      if (!out) return failure(i, "<stdout>", "write failed");
+    } else if (!staged[i].temp.empty()) {
+      if (::rename(staged[i].temp.c_str(), o.path.c_str()) != 0) return failure(i, o.path, std::strerror(errno));
+      staged[i].cleanup.reset();
+      staged[i].temp.clear();
+    } else {
+      int fd = ::open(o.path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+      if (fd < 0) return failure(i, o.path, std::strerror(errno));
       bool ok = writeAll(fd, o.contents);
       int savedErrno = errno;
       ::close(fd);
-      if (!ok) return failure(o.path, std::strerror(savedErrno));
+      if (!ok) return failure(i, o.path, std::strerror(savedErrno));
     }
   }
   return std::nullopt;
@@ -272,6 +290,18 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     }
     if (opts.diagFormat == DiagFormat::Json) diags.renderJson(out);
     else diags.renderText(err);
+    // stdout carries JSON diagnostics, estimates and --emit output: if it could not be written (a full
+    // device, a closed pipe), the result is lost and the run failed, whatever the exit code would have been.
+    errno = 0;
+    out.flush();
+    if (!out) {
+      std::string why = errno ? std::strerror(errno) : "write failed";
+      SourceManager none;
+      DiagnosticEngine lost(none);
+      lost.report(DiagKind::CannotWriteOutput, SourceRange{}, "<stdout>", why);
+      lost.renderText(err);
+      return ExitCode::Environment;
+    }
     return code;
   };
 
@@ -333,7 +363,15 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   if (emit == EmitKind::IR) {
     outputs.push_back({opts.outputPath.empty() ? "-" : opts.outputPath, std::move(asWritten)});
   } else {
-    BackendRequest request{emit == EmitKind::Cubin, opts.inputPath, opts.outputPath, opts.ptxasPath, opts.verbose};
+    BackendRequest request;
+    request.wantCubin = emit == EmitKind::Cubin;
+    request.inputPath = opts.inputPath;
+    request.outputPath = opts.outputPath;
+    request.ptxasPath = opts.ptxasPath;
+    request.verbose = opts.verbose;
+    if (opts.ptxasTimeLimitSeconds) request.ptxasLimits.timeLimitSeconds = *opts.ptxasTimeLimitSeconds;
+    if (opts.ptxasMemoryLimitMiB) request.ptxasLimits.memoryLimitMiB = *opts.ptxasMemoryLimitMiB;
+    if (opts.ptxSizeLimitMiB) request.ptxSizeLimitBytes = uint64_t(*opts.ptxSizeLimitMiB) << 20;
     BackendResult backend = runBackend(*module, sema, request, diags);
     err << backend.statusText;
     if (backend.exitCode != 0) return finish(static_cast<ExitCode>(backend.exitCode));

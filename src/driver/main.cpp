@@ -2,7 +2,10 @@
 // and hands over to runDriver() (Driver.h) or explainDiagnostic().  An InternalError escaping the pipeline
 // is reported as "internal compiler error: ..." with exit code 4.  docs/cli.md is the user reference.
 #include "driver/CalibrateCommand.h"
+#include "codegen/Backend.h"
+#include "codegen/Ptxas.h"
 #include "driver/Driver.h"
+#include "support/SignalCleanup.h"
 
 #include <CLI/CLI.hpp>
 
@@ -48,6 +51,7 @@ template <class Body> int guarded(const std::string &input, Body &&body) {
 } // namespace
 
 int main(int argc, char **argv) {
+  installSignalCleanup();   // SIGINT/SIGTERM/SIGHUP: kill ptxas, remove temporary files, re-raise
   if (argc > 1 && std::string_view(argv[1]) == "calibrate")
     return guarded("calibrate", [&] { return runCalibrateCommand(argc - 1, argv + 1); });
   CLI::App app{"cakec: compiler for CAKE IR, a hardware-explicit schedule language for NVIDIA GPUs"};
@@ -102,6 +106,19 @@ int main(int argc, char **argv) {
                     ->check(CLI::Range(0u, 1000000u));
   auto *explain = app.add_option("--explain", explainCode, "explain a diagnostic code (E0301), or 'list'");
   app.add_option("--ptxas", opts.ptxasPath, "ptxas executable (default: $CUDA_HOME/bin, PATH, /usr/local/cuda/bin)");
+  unsigned ptxasTime = 0, ptxasMemory = 0, ptxSize = 0;
+  auto *ptxasTimeOpt = app.add_option("--ptxas-time-limit", ptxasTime,
+                                      "stop ptxas after SECONDS (default " +
+                                          std::to_string(kDefaultPtxasTimeLimitSeconds) + "; 0 = no limit)")
+                           ->check(CLI::Range(0u, 86400u));
+  auto *ptxasMemoryOpt = app.add_option("--ptxas-memory-limit", ptxasMemory,
+                                        "ptxas address-space limit in MiB (default " +
+                                            std::to_string(kDefaultPtxasMemoryLimitMiB) + "; 0 = no limit)")
+                             ->check(CLI::Range(0u, 1u << 24));
+  auto *ptxSizeOpt = app.add_option("--ptx-size-limit", ptxSize,
+                                    "largest PTX given to ptxas, in MiB (default " +
+                                        std::to_string(kDefaultPtxSizeLimitBytes >> 20) + "; 0 = no limit)")
+                         ->check(CLI::Range(0u, 1u << 20));
   app.add_flag("-v,--verbose", opts.verbose, "print registers, shared memory, stack and spills per kernel (ptxas -v)");
   app.add_flag("--verify-diagnostics", opts.verifyDiagnostics,
                "check the diagnostics against the file's expected-error/warning/note comments");
@@ -131,6 +148,9 @@ int main(int argc, char **argv) {
   if (*limit) opts.errorLimit = errorLimit;
   if (*top) opts.top = topCount;
   if (*verifyTimeoutOpt) opts.verifyTimeoutMs = verifyTimeout;
+  if (*ptxasTimeOpt) opts.ptxasTimeLimitSeconds = ptxasTime;
+  if (*ptxasMemoryOpt) opts.ptxasMemoryLimitMiB = ptxasMemory;
+  if (*ptxSizeOpt) opts.ptxSizeLimitMiB = ptxSize;
   opts.diagFormat = format;
   for (const std::string &text : defineTexts) {
     auto define = parseDefine(text);

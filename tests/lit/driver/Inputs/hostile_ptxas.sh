@@ -5,7 +5,7 @@
 #   longline   one 300,000-character error line (exit 255)
 #   nocubin    exit 0 without writing the cubin
 #   crash      killed by SIGSEGV
-#   hang       never exits (sleeps), recording its pid in $FAKE_PTXAS_PIDFILE if set
+#   hang       never exits (waits for a child sleep), writing "ITS_PID SLEEP_PID" to $FAKE_PTXAS_PIDFILE if set
 #   ok         writes a small cubin (exit 0)
 # `--version` prints a ptxas-like version banner.  Called as: hostile_ptxas.sh -arch=sm_XX FILE.ptx -o OUT [-v]
 if [ "$1" = "--version" ]; then
@@ -35,8 +35,8 @@ case "$FAKE_PTXAS_MODE" in
   crash)
     kill -SEGV $$ ;;
   hang)
-    [ -n "$FAKE_PTXAS_PIDFILE" ] && echo $$ > "$FAKE_PTXAS_PIDFILE"
     sleep 1000 &
+    [ -n "$FAKE_PTXAS_PIDFILE" ] && echo "$$ $!" > "$FAKE_PTXAS_PIDFILE.tmp" && mv "$FAKE_PTXAS_PIDFILE.tmp" "$FAKE_PTXAS_PIDFILE"
     wait ;;
   *)
     printf 'FAKECUBIN' > "$out"
