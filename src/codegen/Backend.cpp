@@ -20,7 +20,7 @@ std::string ptxLineText(const std::string &ptx, unsigned line) {
   std::istringstream in(ptx);
   std::string text;
   for (unsigned i = 1; std::getline(in, text); ++i)
-    if (i == line) return text;
+    if (i == line) return capQuoted(text);
   return "";
 }
 
@@ -45,6 +45,14 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
     result.files.push_back({out, cg.ptx});
     return result;
   }
+  // The PTX-size limit is checked before ptxas runs: ptxas time grows faster than linearly in the PTX
+  // (2.6 MB of unrolled PTX took it 48 s), so a runaway unroll is stopped here, cheaply.
+  if (request.ptxSizeLimitBytes && cg.ptx.size() > request.ptxSizeLimitBytes) {
+    diags.report(DiagKind::PtxTooLarge, SourceRange{}, cg.ptx.size(), request.ptxSizeLimitBytes)
+        .hint("unroll less (or fewer nested 'unroll' loops), or raise --ptx-size-limit");
+    result.exitCode = 1;
+    return result;
+  }
   auto ptxas = findPtxas(request.ptxasPath);
   if (!ptxas) {
     diags.report(DiagKind::PtxasNotFound, SourceRange{},
@@ -53,9 +61,31 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
     result.exitCode = 3;
     return result;
   }
-  PtxasResult pr = runPtxas(*ptxas, cg.ptx, std::string(archName(sema.arch)), /*verbose=*/true);
-  if (!pr.launched) {
+  PtxasResult pr = runPtxas(*ptxas, cg.ptx, std::string(archName(sema.arch)), /*verbose=*/true, request.ptxasLimits);
+  switch (pr.status) {
+  case PtxasResult::Status::NotStarted:
     diags.report(DiagKind::PtxasNotFound, SourceRange{}, pr.launchError);
+    result.exitCode = 3;
+    return result;
+  case PtxasResult::Status::TimedOut:
+    diags.report(DiagKind::PtxasTimedOut, SourceRange{}, request.ptxasLimits.timeLimitSeconds)
+        .hint("the kernel is probably too large (unrolling); raise the limit with --ptxas-time-limit=SECONDS");
+    result.exitCode = 1;
+    return result;
+  case PtxasResult::Status::Crashed: {
+    auto b = diags.report(DiagKind::PtxasCrashed, SourceRange{}, signalName(pr.signal));
+    if (request.ptxasLimits.memoryLimitMiB)
+      b.note(SourceRange{}, "ptxas ran with an address-space limit of " +
+                                std::to_string(request.ptxasLimits.memoryLimitMiB) +
+                                " MiB; a crash under it usually means ptxas ran out of memory");
+    b.hint("raise --ptxas-memory-limit=MIB if the kernel is large; otherwise check the ptxas installation");
+    result.exitCode = 3;
+    return result;
+  }
+  case PtxasResult::Status::Exited: break;
+  }
+  if (pr.exitCode == 0 && pr.cubinMissing) {
+    diags.report(DiagKind::PtxasNoCubin, SourceRange{}, *ptxas);
     result.exitCode = 3;
     return result;
   }
@@ -71,7 +101,7 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
     if (!any) {
       std::string text = pr.output.empty() ? "ptxas exited with status " + std::to_string(pr.exitCode) : pr.output;
       while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-      diags.report(DiagKind::PtxasError, SourceRange{}, text);
+      diags.report(DiagKind::PtxasError, SourceRange{}, capQuoted(text));
     }
     result.exitCode = 1;
     return result;
@@ -79,6 +109,9 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
   std::string out = request.outputPath.empty() ? defaultOutputPath(request.inputPath, ".cubin") : request.outputPath;
   cg.manifest.cubin = std::filesystem::path(out).filename().string();
   cg.manifest.source = request.inputPath;
+  cg.manifest.cubinSha256 = sha256Hex(pr.cubin);
+  cg.manifest.ptxasPath = *ptxas;
+  cg.manifest.ptxasVersion = ptxasVersion(*ptxas, request.ptxasLimits);
   result.files.push_back({out, pr.cubin});
   if (out != "-") result.files.push_back({out + ".json", manifestToJson(cg.manifest)});   // beside the cubin
   if (request.verbose) {

@@ -80,8 +80,14 @@ struct Manifest {
   std::string arch;
   std::string cubin;    // file name relative to the manifest
   std::string source;   // the .cake file
+  std::string cubinSha256;    // SHA-256 of the cubin's bytes, 64 lowercase hex digits ("" = not written)
+  std::string ptxasPath;      // the ptxas that assembled the cubin ("" = not written)
+  std::string ptxasVersion;   // its version ("12.4.131"; "" when unknown)
   std::vector<KernelManifest> kernels;
 };
+
+// SHA-256 of `bytes` as 64 lowercase hex digits (OpenSSL EVP).
+std::string sha256Hex(std::string_view bytes);
 
 // JSON text of the manifest (docs/manifest.md); deterministic, 2-space indented.
 std::string manifestToJson(const Manifest &m);

@@ -10,6 +10,8 @@
 
 #include <sstream>
 
+#include <openssl/evp.h>
+
 namespace cake {
 
 namespace {
@@ -49,6 +51,20 @@ std::string list(const std::vector<std::string> &items) {
 }
 } // namespace
 
+std::string sha256Hex(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1 || length != 32)
+    CAKE_INTERNAL_ERROR("OpenSSL's EVP_Digest(SHA-256) failed");
+  static const char *hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < length; ++i) {
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 15];
+  }
+  return out;
+}
+
 std::string manifestToJson(const Manifest &m) {
   std::ostringstream os;
   os << "{\n";
@@ -58,6 +74,9 @@ std::string manifestToJson(const Manifest &m) {
   os << "  \"arch\": " << quote(m.arch) << ",\n";
   os << "  \"cubin\": " << quote(m.cubin) << ",\n";
   os << "  \"source\": " << quote(m.source) << ",\n";
+  if (!m.cubinSha256.empty()) os << "  \"cubin_sha256\": " << quote(m.cubinSha256) << ",\n";
+  if (!m.ptxasPath.empty())
+    os << "  \"ptxas\": {\"path\": " << quote(m.ptxasPath) << ", \"version\": " << quote(m.ptxasVersion) << "},\n";
   os << "  \"kernels\": [";
   for (size_t k = 0; k < m.kernels.size(); ++k) {
     const KernelManifest &km = m.kernels[k];

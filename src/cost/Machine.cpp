@@ -6,6 +6,7 @@
 // by hand fails loudly instead of silently predicting with a zero bandwidth.
 #include "cost/Machine.h"
 #include "cost/Report.h"
+#include "support/ReadFile.h"
 
 #include "Json.h"   // runtime/src/Json.h: the project's small JSON reader
 
@@ -89,14 +90,6 @@ struct Reader {
   }
 };
 
-std::string readFile(const std::string &path, bool &ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::ostringstream buffer;
-  if (ok) buffer << in.rdbuf();
-  return buffer.str();
-}
-
 } // namespace
 
 MachineLoadResult parseMachine(std::string_view jsonText, const std::string &path) {
@@ -157,10 +150,11 @@ MachineLoadResult parseMachine(std::string_view jsonText, const std::string &pat
 }
 
 MachineLoadResult loadMachineFile(const std::string &path) {
-  bool ok = false;
-  std::string text = readFile(path, ok);
-  if (!ok) return {std::nullopt, "cannot read the file"};
-  return parseMachine(text, path);
+  ReadFileResult read = readFileBounded(path, kMaxMachineFileBytes);
+  if (read.status == ReadFileResult::TooLarge)
+    return {std::nullopt, "the file is larger than " + std::to_string(kMaxMachineFileBytes >> 20) + " MiB"};
+  if (!read.ok()) return {std::nullopt, "cannot read the file: " + read.error};
+  return parseMachine(read.text, path);
 }
 
 std::vector<std::string> machineSearchDirs() {
@@ -179,7 +173,8 @@ MachineLoadResult findMachine(const std::string &spec, Arch arch) {
   if (!spec.empty()) {
     for (const std::string &dir : dirs) {
       std::string path = dir + "/" + spec + ".json";
-      if (std::filesystem::exists(path)) return loadMachineFile(path);
+      std::error_code ec;
+      if (std::filesystem::exists(path, ec)) return loadMachineFile(path);
     }
     return {std::nullopt, "no machine named '" + spec + "' in " + dirs.front()};
   }

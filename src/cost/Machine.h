@@ -8,6 +8,7 @@
 #pragma once
 #include "support/Arch.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -74,6 +75,8 @@ struct MachineLoadResult {
 
 // Parses a machine description (JSON text); `path` is recorded and used in messages.
 MachineLoadResult parseMachine(std::string_view jsonText, const std::string &path);
+// Machine descriptions over 16 MiB are refused (whatever the kind of file: FIFOs and devices too).
+constexpr uint64_t kMaxMachineFileBytes = 16ull << 20;
 MachineLoadResult loadMachineFile(const std::string &path);
 // NAME or PATH (contains '/' or ends in .json) -> loaded machine; empty spec: the default for `arch`.
 MachineLoadResult findMachine(const std::string &spec, Arch arch);

@@ -7,6 +7,7 @@
 #include "cost/ShapeBinding.h"
 #include "driver/Driver.h"
 #include "driver/EstimateCommand.h"
+#include "support/ReadFile.h"
 
 #include <CLI/CLI.hpp>
 
@@ -20,21 +21,29 @@ namespace cake {
 
 namespace {
 
-std::optional<std::string> readText(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+// Measurements files and the kernel files they name are bounded like cakec's input (64 MiB, any kind of
+// file): `why` says what went wrong.
+constexpr uint64_t kMaxCalibrateInputBytes = 64ull << 20;
+std::optional<std::string> readText(const std::string &path, std::string *why = nullptr) {
+  ReadFileResult read = readFileBounded(path, kMaxCalibrateInputBytes);
+  if (read.ok()) return std::move(read.text);
+  if (why)
+    *why = read.status == ReadFileResult::TooLarge
+               ? "the file is larger than " + std::to_string(kMaxCalibrateInputBytes >> 20) + " MiB"
+               : read.error;
+  return std::nullopt;
 }
 
-// kernel_file relative to the current directory, else to the measurements file and its parents.
+// kernel_file relative to the current directory, else to the measurements file and its parents.  A name the
+// file system rejects (too long, a loop) is "not found", never an exception.
 std::optional<std::string> locate(const std::string &file, const std::string &measurementsPath) {
   namespace fs = std::filesystem;
-  if (fs::exists(file)) return file;
-  fs::path dir = fs::absolute(measurementsPath).parent_path();
+  std::error_code ec;
+  if (fs::exists(file, ec)) return file;
+  fs::path dir = fs::absolute(measurementsPath, ec).parent_path();
+  if (ec) return std::nullopt;
   for (int up = 0; up < 4 && !dir.empty(); ++up, dir = dir.parent_path())
-    if (fs::exists(dir / file)) return (dir / file).string();
+    if (fs::exists(dir / file, ec)) return (dir / file).string();
   return std::nullopt;
 }
 
@@ -57,11 +66,14 @@ int runCalibrateCommand(int argc, char **argv) {
   app.name("cakec calibrate");
   std::string input, output, machineSpec = "h200";
   unsigned holdoutEvery = 0;
+  bool forceInternalError = false;
   app.add_option("MEASUREMENTS", input, "measurements JSON (format: docs/cost-model.md)")->required();
   app.add_option("-o,--output", output, "where to write the calibrated machine description")->required();
   app.add_option("--machine", machineSpec, "prior machine description NAME or PATH (default h200)");
   app.add_option("--holdout-every", holdoutEvery, "hold every K-th measurement out of the fit and report on it")
       ->check(CLI::Range(2u, 1000u));
+  app.add_flag("--debug-force-internal-error", forceInternalError, "testing: raise an internal compiler error")
+      ->group("");   // hidden
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -69,6 +81,7 @@ int runCalibrateCommand(int argc, char **argv) {
     std::cerr << "cakec calibrate: error: " << e.what() << "\nRun with --help for more information.\n";
     return static_cast<int>(ExitCode::Usage);
   }
+  if (forceInternalError) CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error");
   SourceManager none;
   DiagnosticEngine diags(none);
   auto fail = [&](ExitCode code) {
@@ -81,9 +94,10 @@ int runCalibrateCommand(int argc, char **argv) {
     diags.report(DiagKind::MachineUnavailable, SourceRange{}, machineSpec, prior.error);
     return fail(ExitCode::InputErrors);
   }
-  std::optional<std::string> text = readText(input);
+  std::string why;
+  std::optional<std::string> text = readText(input, &why);
   if (!text) {
-    diags.report(DiagKind::CannotReadFile, SourceRange{}, input, "cannot open the file");
+    diags.report(DiagKind::CannotReadFile, SourceRange{}, input, why);
     return fail(ExitCode::Environment);
   }
   cost::MeasurementsLoad loaded = cost::parseMeasurements(*text);
@@ -99,9 +113,10 @@ int runCalibrateCommand(int argc, char **argv) {
     bool holdout = holdoutEvery && index % holdoutEvery == holdoutEvery - 1;
     ++index;
     std::optional<std::string> path = locate(m.kernelFile, input);
-    std::optional<std::string> source = path ? readText(*path) : std::nullopt;
+    std::string whyNot = "not found";
+    std::optional<std::string> source = path ? readText(*path, &whyNot) : std::nullopt;
     if (!source) {
-      std::cout << "skip  " << m.label << ": cannot read " << m.kernelFile << "\n";
+      std::cout << "skip  " << m.label << ": cannot read " << (m.kernelFile.size() > 200 ? m.kernelFile.substr(0, 200) + "..." : m.kernelFile) << " (" << whyNot << ")\n";
       ++skipped;
       continue;
     }

@@ -15,6 +15,8 @@
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "support/Diagnostics.h"
+#include "support/ReadFile.h"
+#include "support/SignalCleanup.h"
 #include "verify/Verifier.h"
 
 #include <cctype>
@@ -26,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,42 +80,30 @@ bool isIdentifier(std::string_view name) {
 struct ReadResult {
   std::optional<uint32_t> file;
   ExitCode failure = ExitCode::Success;
+  std::optional<std::pair<dev_t, ino_t>> identity;   // the input's device and inode, when it has one
 };
 
 ReadResult readSourceFile(const std::string &path, SourceManager &sources, DiagnosticEngine &diags) {
   auto unreadable = [&](const std::string &why) {
     diags.report(DiagKind::CannotReadFile, SourceRange{}, path, why);
-    return ReadResult{std::nullopt, ExitCode::Environment};
+    return ReadResult{std::nullopt, ExitCode::Environment, std::nullopt};
   };
-  std::string text;
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    text = buffer.str();
-  } else {
-    std::error_code ec;
-    auto status = std::filesystem::status(path, ec);
-    if (ec) return unreadable(ec.message());
-    if (std::filesystem::is_directory(status)) return unreadable("it is a directory");
-    if (std::filesystem::is_regular_file(status)) {
-      uint64_t size = std::filesystem::file_size(path, ec);
-      if (!ec && size > kMaxSourceBytes) {
-        diags.report(DiagKind::FileTooLarge, SourceRange{}, size, kMaxSourceBytes);
-        return {std::nullopt, ExitCode::InputErrors};
-      }
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return unreadable(std::strerror(errno));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) return unreadable(std::strerror(errno));
-    text = buffer.str();
+  // Bounded for every kind of input: a regular file's size is checked before reading, standard input, FIFOs
+  // and devices (/dev/zero) are refused as soon as they pass the limit (support/ReadFile.h).
+  ReadFileResult read = readFileBounded(path, kMaxSourceBytes);
+  if (read.status == ReadFileResult::TooLarge) {
+    // A stream is stopped at the first byte past the limit: its size is not known.
+    std::string size = read.size ? std::to_string(read.size) : "more than " + std::to_string(kMaxSourceBytes);
+    diags.report(DiagKind::FileTooLarge, SourceRange{}, size, kMaxSourceBytes);
+    return {std::nullopt, ExitCode::InputErrors, std::nullopt};
   }
-  if (text.size() > kMaxSourceBytes) {
-    diags.report(DiagKind::FileTooLarge, SourceRange{}, text.size(), kMaxSourceBytes);
-    return {std::nullopt, ExitCode::InputErrors};
-  }
-  return {sources.addBuffer(path == "-" ? "<stdin>" : path, std::move(text)), ExitCode::Success};
+  if (!read.ok()) return unreadable(read.error);
+  std::string text = std::move(read.text);
+  struct stat st{};
+  std::optional<std::pair<dev_t, ino_t>> identity;
+  if ((path == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(path.c_str(), &st)) == 0 && S_ISREG(st.st_mode))
+    identity = std::make_pair(st.st_dev, st.st_ino);
+  return {sources.addBuffer(path == "-" ? "<stdin>" : path, std::move(text)), ExitCode::Success, identity};
 }
 
 // One output of the compile: a path ("-" = stdout) and its bytes.
@@ -126,6 +117,19 @@ struct OutputFailure {
   std::string why;
 };
 
+// The first output that is the input file itself (same device and inode, so hard and symbolic links count),
+// or nullptr.  Checked before anything is written: `cakec k.cake -o k.cake` must not destroy the source.
+const OutputFile *outputThatIsInput(const std::vector<OutputFile> &outputs,
+                                    const std::optional<std::pair<dev_t, ino_t>> &input) {
+  if (!input) return nullptr;
+  for (const OutputFile &o : outputs) {
+    struct stat st{};
+    if (o.path != "-" && ::stat(o.path.c_str(), &st) == 0 && st.st_dev == input->first && st.st_ino == input->second)
+      return &o;
+  }
+  return nullptr;
+}
+
 bool writeAll(int fd, std::string_view contents) {
   size_t done = 0;
   while (done < contents.size()) {
@@ -137,57 +141,73 @@ bool writeAll(int fd, std::string_view contents) {
   return true;
 }
 
-// Final step: writes every output or none.  Each regular file is first written to a temporary file next to
-// it; only when all temporaries are complete are they renamed over their targets, so a failure leaves no
-// partial output and keeps existing files unchanged.  Outputs that are not regular files (/dev/stdout, a
-// FIFO) are written directly, after the temporaries succeeded; "-" goes to `out`.
+// Final step: writes the outputs in order (the cubin before its manifest), all or none as far as the file
+// system allows.
+//   1. Each output that is (or will be) a regular file is written to a temporary file next to it
+//      (OUT.cakec-tmp-PID, registered for the signal handler: support/SignalCleanup.h); a failure removes
+//      them all and leaves every target unchanged.
+//   2. Then, in order, each output is put in place: a temporary is renamed over its target; an output that is
+//      not a regular file (/dev/stdout, a FIFO) is written directly; "-" goes to `out`.  A failure stops here
+//      and removes the temporaries not yet renamed, so a manifest never lands unless its cubin did.
+// The one non-atomic window left (killed between the cubin's and the manifest's rename: a new cubin beside
+// an old manifest) is caught at load time: the manifest names the SHA-256 of its cubin.
 std::optional<OutputFailure> writeOutputs(const std::vector<OutputFile> &outputs, std::ostream &out) {
-  std::vector<std::pair<const OutputFile *, std::string>> staged;   // (output, its temporary)
-  auto discardStaged = [&] {
-    for (const auto &entry : staged) ::unlink(entry.second.c_str());
+  struct Staged {
+    std::string temp;                        // "" when written directly
+    std::unique_ptr<CleanupPath> cleanup;
   };
-  auto failure = [&](const std::string &path, std::string why) {
-    discardStaged();
+  std::vector<Staged> staged(outputs.size());
+  auto discardStaged = [&](size_t from) {
+    for (size_t i = from; i < staged.size(); ++i)
+      if (!staged[i].temp.empty()) {
+        ::unlink(staged[i].temp.c_str());
+        staged[i].cleanup.reset();
+        staged[i].temp.clear();
+      }
+  };
+  auto failure = [&](size_t from, const std::string &path, std::string why) {
+    discardStaged(from);
     return std::optional<OutputFailure>(OutputFailure{path, std::move(why)});
   };
-  for (const OutputFile &o : outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputFile &o = outputs[i];
     if (o.path == "-") continue;
     struct stat st{};
-    if (::stat(o.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return failure(o.path, "it is a directory");
-    if (::stat(o.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;   // device or FIFO: written below
+    if (::stat(o.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return failure(0, o.path, "it is a directory");
+    if (::stat(o.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;   // device or FIFO: step 2
     std::string temp = o.path + ".cakec-tmp-" + std::to_string(::getpid());
-    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0666);
-    if (fd < 0) return failure(o.path, std::strerror(errno));
-    staged.emplace_back(&o, temp);
+    staged[i].cleanup = std::make_unique<CleanupPath>(temp);   // before the file exists: no window
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      staged[i].cleanup.reset();
+      return failure(0, o.path, std::strerror(errno));
+    }
+    staged[i].temp = temp;
     bool ok = writeAll(fd, o.contents);
     int savedErrno = errno;
     if (::close(fd) != 0 && ok) {
       ok = false;
       savedErrno = errno;
     }
-    if (!ok) return failure(o.path, std::strerror(savedErrno));
+    if (!ok) return failure(0, o.path, std::strerror(savedErrno));
   }
-  for (size_t i = 0; i < staged.size(); ++i) {
-    if (::rename(staged[i].second.c_str(), staged[i].first->path.c_str()) != 0) {
-      std::string why = std::strerror(errno);
-      staged.erase(staged.begin(), staged.begin() + static_cast<std::ptrdiff_t>(i));
-      return failure(staged.front().first->path, why);
-    }
-  }
-  staged.clear();
-  for (const OutputFile &o : outputs) {
-    struct stat st{};
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputFile &o = outputs[i];
     if (o.path == "-") {
       out << o.contents;
       out.flush();
-      if (!out) return failure("<stdout>", "write failed");
-    } else if (::stat(o.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-      int fd = ::open(o.path.c_str(), O_WRONLY | O_TRUNC);
-      if (fd < 0) return failure(o.path, std::strerror(errno));
+      if (!out) return failure(i, "<stdout>", "write failed");
+    } else if (!staged[i].temp.empty()) {
+      if (::rename(staged[i].temp.c_str(), o.path.c_str()) != 0) return failure(i, o.path, std::strerror(errno));
+      staged[i].cleanup.reset();
+      staged[i].temp.clear();
+    } else {
+      int fd = ::open(o.path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+      if (fd < 0) return failure(i, o.path, std::strerror(errno));
       bool ok = writeAll(fd, o.contents);
       int savedErrno = errno;
       ::close(fd);
-      if (!ok) return failure(o.path, std::strerror(savedErrno));
+      if (!ok) return failure(i, o.path, std::strerror(savedErrno));
     }
   }
   return std::nullopt;
@@ -278,6 +298,18 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     }
     if (opts.diagFormat == DiagFormat::Json) diags.renderJson(out);
     else diags.renderText(err);
+    // stdout carries JSON diagnostics, estimates and --emit output: if it could not be written (a full
+    // device, a closed pipe), the result is lost and the run failed, whatever the exit code would have been.
+    errno = 0;
+    out.flush();
+    if (!out) {
+      std::string why = errno ? std::strerror(errno) : "write failed";
+      SourceManager none;
+      DiagnosticEngine lost(none);
+      lost.report(DiagKind::CannotWriteOutput, SourceRange{}, "<stdout>", why);
+      lost.renderText(err);
+      return ExitCode::Environment;
+    }
     return code;
   };
 
@@ -303,7 +335,9 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   semaOptions.typeDefines = opts.typeDefines;
   SemaResult sema = analyzeModule(*module, semaOptions, diags);
   if (diags.hasErrors() || !sema.ok) return finish(ExitCode::InputErrors);
-  if (opts.debugForceInternalError) CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error");
+  // (With --sweep the hook fires in the sweep's worker threads instead: EstimateCommand.cpp.)
+  if (opts.debugForceInternalError && !(opts.estimate && !opts.sweep.empty()))
+    CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error");
 
   // 4. Verify: the Z3 proof obligations (src/verify), unless --no-verify.  A failed or unproven obligation is
   //    an error.  --verify-only stops after step 4b, and so does --verify-diagnostics when no output was
@@ -338,13 +372,28 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   if (emit == EmitKind::IR) {
     outputs.push_back({opts.outputPath.empty() ? "-" : opts.outputPath, std::move(asWritten)});
   } else {
-    BackendRequest request{emit == EmitKind::Cubin, opts.inputPath, opts.outputPath, opts.ptxasPath, opts.verbose};
+    BackendRequest request;
+    request.wantCubin = emit == EmitKind::Cubin;
+    request.inputPath = opts.inputPath;
+    request.outputPath = opts.outputPath;
+    request.ptxasPath = opts.ptxasPath;
+    request.verbose = opts.verbose;
+    if (opts.ptxasTimeLimitSeconds) request.ptxasLimits.timeLimitSeconds = *opts.ptxasTimeLimitSeconds;
+    if (opts.ptxasMemoryLimitMiB) request.ptxasLimits.memoryLimitMiB = *opts.ptxasMemoryLimitMiB;
+    if (opts.ptxSizeLimitMiB) request.ptxSizeLimitBytes = uint64_t(*opts.ptxSizeLimitMiB) << 20;
     BackendResult backend = runBackend(*module, sema, request, diags);
     err << backend.statusText;
     if (backend.exitCode != 0) return finish(static_cast<ExitCode>(backend.exitCode));
     for (auto &[path, contents] : backend.files) outputs.push_back({path, std::move(contents)});
   }
   if (opts.verifyDiagnostics) return finish(ExitCode::Success);   // checks diagnostics only; writes nothing
+
+  // 6b. No output may be the input itself (same inode): refuse before writing anything.
+  if (const OutputFile *clash = outputThatIsInput(outputs, read.identity)) {
+    diags.report(DiagKind::OutputIsInput, SourceRange{}, clash->path)
+        .hint("choose another output name with -o");
+    return finish(ExitCode::Usage);
+  }
 
   // 7. Outputs, written only now that every stage succeeded: all of them or none.
   if (std::optional<OutputFailure> failure = writeOutputs(outputs, out)) {

@@ -57,6 +57,9 @@ struct DriverOptions {
   bool debugForceInternalError = false;         // hidden test hook: raise an ICE after sema
   std::string ptxasPath;                        // --ptxas PATH (default: search, see codegen/Ptxas.h)
   bool verbose = false;                         // -v: print the ptxas resource report per kernel
+  std::optional<unsigned> ptxasTimeLimitSeconds;  // --ptxas-time-limit (default codegen/Ptxas.h; 0: none)
+  std::optional<unsigned> ptxasMemoryLimitMiB;    // --ptxas-memory-limit (default codegen/Ptxas.h; 0: none)
+  std::optional<unsigned> ptxSizeLimitMiB;        // --ptx-size-limit (default codegen/Backend.h; 0: none)
 };
 
 // What the compile produces when neither --verify-only nor --estimate is given: --emit if present, else

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
+#include <mutex>
 #include <iostream>
 #include <set>
 #include <thread>
@@ -73,6 +75,7 @@ std::map<std::string, std::string> compileProblems(const Module &module, const S
 
 cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::Machine &machine,
                                     const std::map<std::string, int64_t> &shape) {
+  if (request.debugForceInternalError) CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error in a sweep variant");
   cost::VariantOutcome outcome;
   outcome.defines = request.defines;
   SourceManager sources;
@@ -167,22 +170,34 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
   request.arch = opts.arch;
   request.verify = !opts.noVerify;
   request.verifyTimeoutMs = opts.verifyTimeoutMs;
+  request.debugForceInternalError = opts.debugForceInternalError;
   const std::vector<std::map<std::string, int64_t>> variants = cost::expandSweep(parsed.axes);
   std::vector<cost::VariantOutcome> outcomes(variants.size());
   std::atomic<size_t> nextVariant{0};
+  // An exception in a worker (an InternalError, bad_alloc) must not escape its thread (std::terminate): the
+  // first one is kept, the other workers stop taking variants, and it is rethrown here after the join, so
+  // main reports it as an internal error (exit 4).
+  std::mutex failureMutex;
+  std::exception_ptr failure;
   auto analyzeSome = [&]() {
-    for (size_t i; (i = nextVariant.fetch_add(1)) < variants.size();) {
-      VariantRequest variantRequest = request;
-      variantRequest.defines = opts.defines;
-      variantRequest.typeDefines = opts.typeDefines;
-      for (const auto &[name, value] : variants[i]) {
-        variantRequest.defines[name] = value;
-        variantRequest.typeDefines.erase(name);
+    try {
+      for (size_t i; (i = nextVariant.fetch_add(1)) < variants.size();) {
+        VariantRequest variantRequest = request;
+        variantRequest.defines = opts.defines;
+        variantRequest.typeDefines = opts.typeDefines;
+        for (const auto &[name, value] : variants[i]) {
+          variantRequest.defines[name] = value;
+          variantRequest.typeDefines.erase(name);
+        }
+        cost::VariantOutcome outcome = analyzeVariant(variantRequest, *machine, opts.shape);
+        outcome.defines = variants[i];
+        outcome.label = cost::variantLabel(parsed.axes, variants[i]);
+        outcomes[i] = std::move(outcome);
       }
-      cost::VariantOutcome outcome = analyzeVariant(variantRequest, *machine, opts.shape);
-      outcome.defines = variants[i];
-      outcome.label = cost::variantLabel(parsed.axes, variants[i]);
-      outcomes[i] = std::move(outcome);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failureMutex);
+      if (!failure) failure = std::current_exception();
+      nextVariant.store(variants.size());
     }
   };
   size_t jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -190,6 +205,7 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
   for (size_t j = 1; j < std::min(jobs, variants.size()); ++j) helpers.emplace_back(analyzeSome);
   analyzeSome();
   for (std::thread &t : helpers) t.join();
+  if (failure) std::rethrow_exception(failure);
   if (opts.estimateJson) {
     cost::renderSweepJson(outcomes, opts.shape, opts.top, out);
   } else {

@@ -34,6 +34,7 @@ struct VariantRequest {
   bool verify = true;
   std::optional<unsigned> verifyTimeoutMs;
   std::map<std::string, std::string> typeDefines;   // -D NAME=TYPE (type parameters)
+  bool debugForceInternalError = false;        // testing: raise an InternalError (in the sweep's worker thread)
 };
 
 // Parse + sema + (verify) + estimate of one variant on `machine`.  The outcome's reason/code say why it was

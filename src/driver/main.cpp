@@ -2,7 +2,10 @@
 // and hands over to runDriver() (Driver.h) or explainDiagnostic().  An InternalError escaping the pipeline
 // is reported as "internal compiler error: ..." with exit code 4.  docs/cli.md is the user reference.
 #include "driver/CalibrateCommand.h"
+#include "codegen/Backend.h"
+#include "codegen/Ptxas.h"
 #include "driver/Driver.h"
+#include "support/SignalCleanup.h"
 
 #include <CLI/CLI.hpp>
 
@@ -20,10 +23,37 @@ int usageError(const std::string &message) {
   return code(ExitCode::Usage);
 }
 
+// Runs `body` and turns anything it throws into "internal compiler error: ..." with exit code 4: an
+// InternalError (a broken invariant) or any other exception (bad_alloc, out_of_range, ...), which is still a
+// bug in cakec, never the user's.  Both the compile pipeline and `cakec calibrate` run under it.
+template <class Body> int guarded(const std::string &input, Body &&body) {
+  auto report = [&](std::string what) {
+    std::cout.flush();
+    std::cerr << "internal compiler error: " << what << "\ncakec " << cakeVersion() << " failed on '" << input
+              << "'; this is a bug in cakec, not in the input\n";
+    return code(ExitCode::Internal);
+  };
+  try {
+    return body();
+  } catch (const InternalError &e) {
+    std::string what = e.what();
+    const std::string prefix = "internal compiler error";
+    if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+    if (what.rfind(" at ", 0) == 0) what = what.substr(1);
+    return report(what);
+  } catch (const std::exception &e) {
+    return report(std::string("unexpected exception: ") + e.what());
+  } catch (...) {
+    return report("unexpected exception of unknown type");
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc > 1 && std::string_view(argv[1]) == "calibrate") return runCalibrateCommand(argc - 1, argv + 1);
+  installSignalCleanup();   // SIGINT/SIGTERM/SIGHUP: kill ptxas, remove temporary files, re-raise
+  if (argc > 1 && std::string_view(argv[1]) == "calibrate")
+    return guarded("calibrate", [&] { return runCalibrateCommand(argc - 1, argv + 1); });
   CLI::App app{"cakec: compiler for CAKE IR, a hardware-explicit schedule language for NVIDIA GPUs"};
   app.name("cakec");
   app.footer("Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
@@ -76,6 +106,19 @@ int main(int argc, char **argv) {
                     ->check(CLI::Range(0u, 1000000u));
   auto *explain = app.add_option("--explain", explainCode, "explain a diagnostic code (E0301), or 'list'");
   app.add_option("--ptxas", opts.ptxasPath, "ptxas executable (default: $CUDA_HOME/bin, PATH, /usr/local/cuda/bin)");
+  unsigned ptxasTime = 0, ptxasMemory = 0, ptxSize = 0;
+  auto *ptxasTimeOpt = app.add_option("--ptxas-time-limit", ptxasTime,
+                                      "stop ptxas after SECONDS (default " +
+                                          std::to_string(kDefaultPtxasTimeLimitSeconds) + "; 0 = no limit)")
+                           ->check(CLI::Range(0u, 86400u));
+  auto *ptxasMemoryOpt = app.add_option("--ptxas-memory-limit", ptxasMemory,
+                                        "ptxas address-space limit in MiB (default " +
+                                            std::to_string(kDefaultPtxasMemoryLimitMiB) + "; 0 = no limit)")
+                             ->check(CLI::Range(0u, 1u << 24));
+  auto *ptxSizeOpt = app.add_option("--ptx-size-limit", ptxSize,
+                                    "largest PTX given to ptxas, in MiB (default " +
+                                        std::to_string(kDefaultPtxSizeLimitBytes >> 20) + "; 0 = no limit)")
+                         ->check(CLI::Range(0u, 1u << 20));
   app.add_flag("-v,--verbose", opts.verbose, "print registers, shared memory, stack and spills per kernel (ptxas -v)");
   app.add_flag("--verify-diagnostics", opts.verifyDiagnostics,
                "check the diagnostics against the file's expected-error/warning/note comments");
@@ -105,6 +148,9 @@ int main(int argc, char **argv) {
   if (*limit) opts.errorLimit = errorLimit;
   if (*top) opts.top = topCount;
   if (*verifyTimeoutOpt) opts.verifyTimeoutMs = verifyTimeout;
+  if (*ptxasTimeOpt) opts.ptxasTimeLimitSeconds = ptxasTime;
+  if (*ptxasMemoryOpt) opts.ptxasMemoryLimitMiB = ptxasMemory;
+  if (*ptxSizeOpt) opts.ptxSizeLimitMiB = ptxSize;
   opts.diagFormat = format;
   for (const std::string &text : defineTexts) {
     // The last -D for a name wins, an integer or a type (-D T=f16, for a type parameter).
@@ -129,20 +175,5 @@ int main(int argc, char **argv) {
   if (format == DiagFormat::Json && outputToStdout && !opts.verifyDiagnostics)
     return usageError("--diagnostics-format=json writes diagnostics to stdout; give the output a file with -o FILE");
 
-  try {
-    return code(runDriver(opts, std::cout, std::cerr));
-  } catch (const InternalError &e) {
-    std::string what = e.what();
-    const std::string prefix = "internal compiler error";
-    if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
-    if (what.rfind(" at ", 0) == 0) what = what.substr(1);
-    std::cout.flush();
-    std::cerr << "internal compiler error: " << what << "\ncakec " << cakeVersion() << " failed on '"
-              << opts.inputPath << "'; this is a bug in cakec, not in the input\n";
-    return code(ExitCode::Internal);
-  } catch (const std::exception &e) {   // bad_alloc, out_of_range, ...: still a bug, never the user's
-    std::cerr << "internal compiler error: unexpected exception: " << e.what() << "\ncakec " << cakeVersion()
-              << " failed on '" << opts.inputPath << "'; this is a bug in cakec, not in the input\n";
-    return code(ExitCode::Internal);
-  }
+  return guarded(opts.inputPath, [&] { return code(runDriver(opts, std::cout, std::cerr)); });
 }
