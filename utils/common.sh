@@ -7,7 +7,7 @@
 
 CAKE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CAKE_PACKAGES=(cmake ninja-build g++ libcli11-dev doctest-dev re2c libz3-dev llvm-14-tools clang-14
-               libclang-rt-14-dev python3)
+               libclang-rt-14-dev python3 nlohmann-json3-dev)
 CAKE_JOBS="${CAKE_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 cake_say() { printf '== %s\n' "$*"; }
@@ -49,3 +49,4 @@ cake_build() {
     return 1
   fi
 }
+
