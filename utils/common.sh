@@ -7,7 +7,8 @@
 
 CAKE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CAKE_PACKAGES=(cmake ninja-build g++ libcli11-dev doctest-dev re2c libz3-dev llvm-14-tools clang-14
-               libclang-rt-14-dev python3 nlohmann-json3-dev)
+               libclang-rt-14-dev python3 nlohmann-json3-dev
+               libssl-dev)
 CAKE_JOBS="${CAKE_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 cake_say() { printf '== %s\n' "$*"; }
