@@ -9,9 +9,11 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 venv="${1:?usage: pytest.sh VENV_DIR [pytest arguments...]}"
 shift
-if python3 -c 'import pytest' >/dev/null 2>&1; then
+# The sanitizer build preloads ASan into the tests' python (runtime/CMakeLists.txt); finding or installing
+# pytest does not need it.
+if env -u LD_PRELOAD python3 -c 'import pytest' >/dev/null 2>&1; then
   python=python3
-elif ! python=$(cake_python_venv "$venv"); then
+elif ! python=$(LD_PRELOAD= ASAN_OPTIONS= cake_python_venv "$venv"); then
   echo "SKIP: pytest is not installed and could not be installed into $venv (pip install pytest); the runtime's" \
        "Python tests did not run"
   exit 0
