@@ -15,6 +15,8 @@
 # target found a crash, timeout or leak.
 # Environment: CAKE_FUZZ_JOBS=N runs N fuzzing processes per target in parallel (default 1);
 # CAKE_FUZZ_CORPUS_DIR=DIR keeps each target's grown corpus in DIR/<target>/ (default: a temporary folder).
+# CAKE_FUZZ_TIMEOUT=S sets the per-input limit for every target (libFuzzer's -timeout counts wall-clock time:
+# a run under nice on a busy machine needs more).
 set -euo pipefail
 
 seconds="${1:-60}"
@@ -67,6 +69,7 @@ for t in "${targets[@]}"; do
   [ "$t" = manifest ] && dict="$root/tests/fuzz/manifest.dict"
   mkdir -p "$artifacts/$t" "$scratch/work-$t"
   case "$t" in verify) per_input=30 ;; cost) per_input=20 ;; *) per_input=5 ;; esac
+  per_input="${CAKE_FUZZ_TIMEOUT:-$per_input}"
   echo "fuzz: $t: seeded $(ls "$corpus" | wc -l) inputs; running ${seconds}s, ${per_input}s per input; reproducers -> $artifacts/$t/"
   parallel=()
   if [ "$jobs" -gt 1 ]; then parallel=(-jobs="$jobs" -workers="$jobs"); fi
