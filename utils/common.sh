@@ -49,3 +49,16 @@ cake_build() {
     return 1
   fi
 }
+
+# cake_python_venv DIR: a Python virtual environment in DIR with pytest (the runtime's Python tests run under
+# it), created once; reuses the system's site packages.  Prints the venv's python on success.
+cake_python_venv() {
+  local dir="$1"
+  if [ ! -x "$dir/bin/python" ]; then
+    python3 -m venv --system-site-packages "$dir" >/dev/null 2>&1 || { rm -rf "$dir"; return 1; }
+  fi
+  if ! "$dir/bin/python" -c 'import pytest' >/dev/null 2>&1; then
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'pytest>=7' >/dev/null 2>&1 || return 1
+  fi
+  echo "$dir/bin/python"
+}

@@ -171,6 +171,11 @@ int32_t cake_kernel_param_rank(const cake_kernel *kernel, size_t index) {
   return param ? param->rank() : 0;
 }
 
+int cake_kernel_param_writes(const cake_kernel *kernel, size_t index) {
+  const ParamSpec *param = paramOf(kernel, index);
+  return param && param->kind == CAKE_ARG_TENSOR && param->writes ? 1 : 0;
+}
+
 size_t cake_kernel_num_shape_vars(const cake_kernel *kernel) {
   const KernelSpec *spec = specOf(kernel);
   return spec ? spec->shapeVars.size() : 0;

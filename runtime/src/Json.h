@@ -1,6 +1,6 @@
-// A small JSON reader for launch manifests.
+// The JSON reader for launch manifests (and the cost model's machine files), on nlohmann-json.
 //
-// Recursive descent over RFC 8259 text into a tree of JsonValue.  Numbers that are written without a
+// Parses RFC 8259 text (strings must be valid UTF-8) into a tree of JsonValue.  Numbers that are written without a
 // fraction or exponent and fit in int64 are kept exact as integers; others become doubles.  Objects keep
 // their members in file order.  Nesting deeper than kMaxJsonDepth is rejected (no stack overflow on hostile
 // input), as are duplicate keys, trailing garbage and invalid escapes.  Errors carry line:column.

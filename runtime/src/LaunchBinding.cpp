@@ -216,7 +216,8 @@ private:
       value.integer = v;
       switch (param.dtype) {
       case CAKE_DTYPE_PRED:
-        value.integer = v != 0;
+        if (v != 0 && v != 1)
+          argumentError(label + ": value " + std::to_string(v) + " is not a pred (0 or 1, false or true)");
         value.slotType = AbiType::U8;
         break;
       case CAKE_DTYPE_I32:

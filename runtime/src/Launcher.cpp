@@ -82,6 +82,10 @@ LaunchInputs makeLaunchInputs(const cake_arg *args, size_t numArgs, const cake_l
                                                            "].name is NULL");
       inputs.explicitShapeVars.emplace_back(options->shape_vars[i].name, options->shape_vars[i].value);
     }
+    if (options->num_sms < 0)
+      throw LaunchError(CAKE_ERROR_INVALID_ARGUMENT, "cake_launch_options.num_sms is " +
+                                                         std::to_string(options->num_sms) +
+                                                         "; give a positive SM count, or 0 to ask the device");
     if (options->num_sms > 0) {
       int64_t numSms = options->num_sms;
       inputs.numSms = [numSms] { return numSms; };

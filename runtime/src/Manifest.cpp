@@ -236,7 +236,14 @@ ParamSpec readParam(const Field &field) {
   }
   if (kind != "tensor")
     field.required("kind").fail("unknown param kind '" + kind + "' (known: tensor scalar)");
-  field.allowOnlyKeys({"name", "kind", "dtype", "dims", "strides", "align", "tma"});
+  field.allowOnlyKeys({"name", "kind", "dtype", "dims", "strides", "align", "access", "tma"});
+  if (auto access = field.optional("access")) {
+    std::string a = access->asString();
+    if (a == "read")
+      param.writes = false;
+    else if (a != "write" && a != "read_write")
+      access->fail("unknown access '" + a + "' (known: read write read_write)");
+  }
   param.kind = CAKE_ARG_TENSOR;
   Field dims = field.required("dims");
   size_t rank = dims.arraySize(1, kMaxTensorRank);
@@ -264,6 +271,57 @@ ParamSpec readParam(const Field &field) {
     param.align = std::max<int64_t>(param.align, 16); // TMA needs a 16-byte aligned base address
   }
   return param;
+}
+
+// The TMA box of `param` evaluated with the compile-time params, and the hardware's rules on it that do not
+// depend on the launch (cuTensorMapEncodeTiled): each box dim 1..256, the inner box a multiple of 16 bytes
+// and, when swizzled, at most the swizzle span.  A bad box is the manifest's fault, reported at load.
+void checkTensorMapBox(const Field &params, size_t index, const KernelSpec &kernel, ParamSpec &param) {
+  Field box = params.item(index, param.name).required("tma").required("box");
+  TensorMapSpec &tma = *param.tma;
+  auto lookup = [&](std::string_view name) -> std::optional<int64_t> {
+    if (const int64_t *v = kernel.findCtParam(name))
+      return *v;
+    return std::nullopt;
+  };
+  tma.boxValues.clear();
+  for (size_t d = 0; d < tma.box.size(); ++d) {
+    int64_t value = 0;
+    try {
+      value = tma.box[d].evaluate(lookup);
+    } catch (const ExprEvalError &e) {
+      box.item(d).fail(e.what());
+    }
+    if (value < 1 || value > 256)
+      box.item(d).fail("TMA box dim " + std::to_string(d) + " `" + tma.box[d].text() + "` = " + std::to_string(value) +
+                       " is outside 1..256");
+    tma.boxValues.push_back(value);
+  }
+  const int64_t innerBytes = tma.boxValues.back() * static_cast<int64_t>(dtypeSize(param.dtype));
+  if (innerBytes % 16 != 0)
+    box.fail("TMA inner box dimension is " + std::to_string(innerBytes) +
+             " bytes; it must be a multiple of 16 bytes");
+  static const int64_t kSwizzleSpan[4] = {0, 32, 64, 128};
+  const int64_t span = kSwizzleSpan[static_cast<int>(tma.swizzle)];
+  if (tma.swizzle != TmaSwizzle::None && innerBytes > span)
+    box.fail("TMA inner box dimension is " + std::to_string(innerBytes) + " bytes; swizzle " + std::to_string(span) +
+             "B allows at most " + std::to_string(span) + " bytes");
+}
+
+// "cubin": a file name in the manifest's own folder.  A path (absolute, with '/', '.' or '..') could make
+// loading a manifest read any file on the machine.
+void checkCubinName(const Field &field, const std::string &name) {
+  if (name.empty())
+    field.fail("empty cubin file name");
+  if (name.find('\0') != std::string::npos)
+    field.fail("the cubin file name contains a NUL character: it is not a file name in the manifest's folder");
+  if (name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\\') != std::string::npos)
+    field.fail("\"" + name + "\" is not a file name in the manifest's folder (no '/', '\\', \".\" or \"..\"; "
+               "cakec writes the cubin beside its manifest)");
+}
+
+bool isLowerHex(const std::string &text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 void readLaunchDims(const Field &field, Expr (&out)[3]) {
@@ -482,6 +540,9 @@ KernelSpec readKernel(const Field &field) {
       for (const Expr &box : param.tma->box)
         scope.check(box, where + ".tma.box", /*constantOnly=*/true);
   }
+  for (size_t i = 0; i < kernel.params.size(); ++i)
+    if (kernel.params[i].tma)
+      checkTensorMapBox(params, i, kernel, kernel.params[i]);
   kernel.usesNumSms = scope.usesNumSms();
   return kernel;
 }
@@ -493,7 +554,7 @@ ManifestSpec parseManifest(std::string_view jsonText) {
   if (!json.ok)
     throw ManifestError("invalid JSON: " + json.error);
   Field root(json.value, "");
-  root.allowOnlyKeys({"format", "version", "generator", "arch", "cubin", "source", "kernels"});
+  root.allowOnlyKeys({"format", "version", "generator", "arch", "cubin", "cubin_sha256", "ptxas", "source", "kernels"});
   ManifestSpec manifest;
   if (root.required("format").asString() != kManifestFormat)
     root.required("format").fail("expected \"" + std::string(kManifestFormat) + "\"");
@@ -504,8 +565,19 @@ ManifestSpec parseManifest(std::string_view jsonText) {
                                   std::to_string(kManifestVersion) + ")");
   manifest.arch = root.required("arch").asString();
   manifest.cubin = root.required("cubin").asString();
-  if (manifest.cubin.empty())
-    root.required("cubin").fail("empty cubin file name");
+  checkCubinName(root.required("cubin"), manifest.cubin);
+  if (auto sha = root.optional("cubin_sha256")) {
+    manifest.cubinSha256 = sha->asString();
+    if (manifest.cubinSha256.size() != 64 || !isLowerHex(manifest.cubinSha256))
+      sha->fail("expected the SHA-256 of the cubin as 64 lowercase hex digits");
+  }
+  if (auto ptxas = root.optional("ptxas")) {
+    ptxas->allowOnlyKeys({"path", "version"});
+    if (auto path = ptxas->optional("path"))
+      manifest.ptxasPath = path->asString();
+    if (auto version = ptxas->optional("version"))
+      manifest.ptxasVersion = version->asString();
+  }
   if (auto source = root.optional("source"))
     manifest.source = source->asString();
   Field kernels = root.required("kernels");

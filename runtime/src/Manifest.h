@@ -34,6 +34,7 @@ enum class TmaOobFill : int { Zero = 0, Nan = 1 };
 
 struct TensorMapSpec {
   std::vector<Expr> box;             // box size per dim, outermost first (same order as dims)
+  std::vector<int64_t> boxValues;    // the same, evaluated at load (compile-time constants, checked)
   TmaSwizzle swizzle = TmaSwizzle::None;
   TmaL2Promotion l2Promotion = TmaL2Promotion::None;
   TmaOobFill oobFill = TmaOobFill::Zero;
@@ -48,6 +49,7 @@ struct ParamSpec {
   bool contiguous = true;            // row-major; else `strides` (in elements) applies
   std::vector<Expr> strides;
   int64_t align = 1;                 // required alignment of the base address, bytes
+  bool writes = true;                // the kernel may write it ("access" is not "read")
   std::optional<TensorMapSpec> tma;
 
   int rank() const { return static_cast<int>(dims.size()); }
@@ -105,7 +107,9 @@ struct KernelSpec {
 struct ManifestSpec {
   int version = kManifestVersion;
   std::string arch;
-  std::string cubin;     // file name, relative to the manifest's folder
+  std::string cubin;     // file name in the manifest's folder (no '/', not "." or "..")
+  std::string cubinSha256; // 64 lowercase hex digits, or empty when the manifest has no "cubin_sha256"
+  std::string ptxasPath, ptxasVersion; // "ptxas": {"path", "version"}, informational, may be empty
   std::string source;
   std::vector<KernelSpec> kernels;
 };

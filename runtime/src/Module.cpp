@@ -3,9 +3,16 @@
 
 #include "LaunchBinding.h"
 
-#include <fstream>
-#include <iterator>
-#include <sstream>
+#include "Sha256.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace cake::rt {
 
@@ -118,12 +125,52 @@ LoadedFunction &ModuleState::functionFor(const std::shared_ptr<const CudaDriver>
 
 namespace {
 
-bool readFile(const std::string &path, std::vector<unsigned char> &out) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return false;
-  out.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-  return !file.bad();
+// Reads a regular file of at most `limit` bytes.  Opens without blocking (a FIFO does not hang the open) and
+// checks the type on the open descriptor, so that a directory, a device such as /dev/zero or a FIFO is
+// refused instead of read without bound.  Throws LaunchError(IO) naming `what` and the path.
+std::vector<unsigned char> readRegularFile(const std::string &path, size_t limit, const std::string &what,
+                                           const std::string &hint = "") {
+  auto ioError = [&](const std::string &why) {
+    throw LaunchError(CAKE_ERROR_IO, "cannot read " + what + " " + path + ": " + why + hint);
+  };
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    ioError(std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    ioError(std::strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    ioError("it is a directory");
+  if (!S_ISREG(st.st_mode))
+    ioError("it is not a regular file");
+  if (static_cast<uint64_t>(st.st_size) > limit)
+    ioError("it is " + std::to_string(st.st_size) + " bytes, more than the limit of " + std::to_string(limit));
+  std::vector<unsigned char> out(static_cast<size_t>(st.st_size));
+  size_t have = 0;
+  for (;;) {
+    if (have == out.size()) {
+      if (out.size() >= limit + 1)
+        break;
+      out.resize(std::min(limit + 1, std::max<size_t>(out.size() * 2, 4096)));   // the file grew meanwhile
+    }
+    ssize_t n = ::read(fd, out.data() + have, out.size() - have);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      ioError(std::strerror(errno));
+    }
+    if (n == 0)
+      break;
+    have += static_cast<size_t>(n);
+  }
+  if (have > limit)
+    ioError("it is more than the limit of " + std::to_string(limit) + " bytes");
+  out.resize(have);
+  return out;
 }
 
 bool endsWith(const std::string &text, std::string_view suffix) {
@@ -143,25 +190,37 @@ ManifestSpec parseManifestOrThrow(std::string_view text, const std::string &orig
   }
 }
 
+// The manifest's "cubin_sha256", when it has one, against the cubin's bytes: a mismatch means the two files
+// come from different compilations (an interrupted or mixed-up output), and launching would use an ABI the
+// cubin does not have.
+void checkCubinHash(const ManifestSpec &manifest, const std::vector<unsigned char> &cubin, const std::string &cubinName,
+                    const std::string &manifestName) {
+  if (manifest.cubinSha256.empty() || cubin.empty())
+    return;
+  std::string actual = sha256Hex(cubin.data(), cubin.size());
+  if (actual != manifest.cubinSha256)
+    throw LaunchError(CAKE_ERROR_IO, "cubin " + cubinName + " does not match its manifest " + manifestName +
+                                         ": its SHA-256 is " + actual + " but the manifest's cubin_sha256 is " +
+                                         manifest.cubinSha256 +
+                                         " (the two files come from different compilations; recompile)");
+}
+
 } // namespace
 
 std::unique_ptr<ModuleState> loadModuleFromFile(const std::string &path) {
   const bool isManifest = endsWith(path, ".json");
   const std::string manifestPath = isManifest ? path : path + ".json";
-  std::vector<unsigned char> manifestBytes;
-  if (!readFile(manifestPath, manifestBytes))
-    throw LaunchError(CAKE_ERROR_IO, "cannot read launch manifest " + manifestPath +
-                                         (isManifest ? "" : " (cakec writes it beside the cubin as <cubin>.json)"));
+  std::vector<unsigned char> manifestBytes =
+      readRegularFile(manifestPath, kMaxManifestBytes, "launch manifest",
+                      isManifest ? "" : " (cakec writes it beside the cubin as <cubin>.json)");
   ManifestSpec manifest = parseManifestOrThrow(
       std::string_view(reinterpret_cast<const char *>(manifestBytes.data()), manifestBytes.size()), manifestPath);
+  // parseManifest made sure that "cubin" is a plain file name: the cubin is in the manifest's folder.
   std::string cubinPath = isManifest ? directoryOf(path) + manifest.cubin : path;
-  if (!manifest.cubin.empty() && manifest.cubin[0] == '/')
-    cubinPath = isManifest ? manifest.cubin : path;
-  std::vector<unsigned char> cubin;
-  if (!readFile(cubinPath, cubin))
-    throw LaunchError(CAKE_ERROR_IO, "cannot read cubin " + cubinPath);
+  std::vector<unsigned char> cubin = readRegularFile(cubinPath, kMaxCubinBytes, "cubin");
   if (cubin.empty())
     throw LaunchError(CAKE_ERROR_IO, "cubin " + cubinPath + " is empty");
+  checkCubinHash(manifest, cubin, cubinPath, manifestPath);
   return std::make_unique<ModuleState>(std::move(manifest), std::move(cubin), cubinPath);
 }
 
@@ -170,6 +229,7 @@ std::unique_ptr<ModuleState> loadModuleFromData(std::string_view manifestJson, c
   std::vector<unsigned char> bytes;
   if (cubin && cubinSize)
     bytes.assign(static_cast<const unsigned char *>(cubin), static_cast<const unsigned char *>(cubin) + cubinSize);
+  checkCubinHash(manifest, bytes, "<memory>", "<manifest>");
   return std::make_unique<ModuleState>(std::move(manifest), std::move(bytes), "<memory>");
 }
 

@@ -68,7 +68,13 @@ private:
   std::shared_ptr<const CudaDriver> driver_; // the driver the cubin was loaded with (for unloading)
 };
 
-// Reads `path` (cubin or manifest, see cake_module_load).  Throws LaunchError(IO / MANIFEST).
+// Largest files cake_module_load reads (a manifest is a few KiB, a cubin a few MiB).
+constexpr size_t kMaxManifestBytes = size_t{16} << 20;
+constexpr size_t kMaxCubinBytes = size_t{1} << 30;
+
+// Reads `path` (cubin or manifest, see cake_module_load): regular files only, at most the sizes above; the
+// manifest's "cubin" names a file in the manifest's folder; a "cubin_sha256" must match the cubin's bytes.
+// Throws LaunchError(IO / MANIFEST).
 std::unique_ptr<ModuleState> loadModuleFromFile(const std::string &path);
 std::unique_ptr<ModuleState> loadModuleFromData(std::string_view manifestJson, const void *cubin, size_t cubinSize);
 

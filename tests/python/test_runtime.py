@@ -1,27 +1,26 @@
-#!/usr/bin/env python3
-"""Tests of the `cake` Python package (runtime/python/cake) without a GPU.  Plain asserts, no pytest:
-    python3 tests/python/test_runtime.py
-Part 1 needs nothing.  Part 2 needs libcake_runtime.so ($CAKE_RUNTIME_LIB, else found in build*/lib; when
-CAKE_RUNTIME_LIB is set a missing library is a failure, otherwise part 2 is skipped).  Part 3 launches
+"""Tests of the `cake` Python package (runtime/python/cake) without a GPU, under pytest:
+    utils/pytest.sh VENV tests/python        (ctest does this; VENV gets pytest installed)
+Part 1 needs nothing.  Part 2 needs libcake_runtime.so (the `lib` fixture of conftest.py).  Part 3 launches
 through the fake CUDA driver ($CAKE_FAKE_CUDA_LIB, built as libcake_fake_cuda.so) and checks what reached it.
 Part 4 compiles a small kernel with cakec ($CAKE_CAKEC; skipped without it or without ptxas) and checks that
 the manifest cakec writes loads, plans and launches, and that its ABI matches the PTX entry's parameters.
-ctest runs this file with all three variables set (runtime/CMakeLists.txt)."""
+Part 5 is issue 12's hostile input: integers that would wrap, lenient conversions, hostile objects, paths
+and manifests."""
 
 import ctypes
+import hashlib
+import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
-import traceback
 import types
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
+import pytest
 
-import cake  # noqa: E402
-from cake import _args, _dtypes  # noqa: E402
+import cake
+from cake import _args, _dtypes
 
 GEMM = r"""{
   "format": "cake-manifest", "version": 1, "arch": "sm_90a", "cubin": "gemm.cubin",
@@ -131,7 +130,7 @@ def test_error_classes():
 
 # ---------------------------------------------------------------- part 2: the library, no launch
 
-def test_library_and_plans():
+def test_library_and_plans(lib):
     assert cake.runtime_version() == "0.1.0"
     assert cake.eval_expression("cdiv(M, BM) * 2", M=1000, BM=128) == 16
     expect_error(cake.CakeExpressionError, "division by zero", cake.eval_expression, "M / (BM - BM)", M=1, BM=2)
@@ -272,8 +271,8 @@ kernel axpy<T = 128>(X: f32[N], Y: f32[N], a: f32, n4: i32)
 SCALAR_PTX = {"pred": "u8", "i32": "s32", "u32": "u32", "i64": "s64", "f32": "f32", "f16": "b16", "bf16": "b16"}
 
 
-def test_cakec_end_to_end(cakec, fake_path):
-    import json
+def test_cakec_end_to_end(cakec):
+    fake_path = os.environ.get("CAKE_FAKE_CUDA_LIB")
     with tempfile.TemporaryDirectory() as folder:
         source = os.path.join(folder, "axpy.cake")
         with open(source, "w") as handle:
@@ -281,8 +280,7 @@ def test_cakec_end_to_end(cakec, fake_path):
         cubin = os.path.join(folder, "axpy.cubin")
         result = subprocess.run([cakec, source, "-o", cubin], capture_output=True, text=True)
         if result.returncode == 3:
-            print("SKIP cakec end-to-end: no ptxas (%s)" % result.stderr.strip())
-            return
+            pytest.skip("cakec end-to-end: no ptxas (%s)" % result.stderr.strip())
         assert result.returncode == 0, result.stderr
         ptx = os.path.join(folder, "axpy.ptx")
         result = subprocess.run([cakec, source, "-o", ptx], capture_output=True, text=True)
@@ -332,51 +330,191 @@ def test_cakec_end_to_end(cakec, fake_path):
             assert fake_state[7] == 1, "module_loads = %d" % fake_state[7]
 
 
-def main():
-    passed = failed = 0
+# ---------------------------------------------------------------- part 5: issue 12, hostile input
 
-    def run(test, *args):
-        nonlocal passed, failed
-        try:
-            test(*args)
-            passed += 1
-            print("PASS", test.__name__)
-        except Exception:  # noqa: BLE001 - report every failure and go on
-            failed += 1
-            print("FAIL", test.__name__)
-            traceback.print_exc()
-
-    run(test_dtypes)
-    run(test_argument_conversion)
-    run(test_error_classes)
-    library_required = bool(os.environ.get("CAKE_RUNTIME_LIB"))
-    try:
-        cake.library_path()
-        have_library = True
-    except OSError as error:
-        have_library = False
-        if library_required:
-            failed += 1
-            print("FAIL loading the library:", error)
-        else:
-            print("SKIP library tests:", error)
-    if have_library:
-        run(test_library_and_plans)
-        fake = os.environ.get("CAKE_FAKE_CUDA_LIB")
-        if fake:
-            run(test_launch_through_fake_driver, fake)
-        else:
-            print("SKIP launch tests: CAKE_FAKE_CUDA_LIB is not set")
-        cakec = os.environ.get("CAKE_CAKEC")
-        if cakec and not os.path.isfile(cakec):
-            print("SKIP cakec end-to-end test: %s is not built" % cakec)
-        elif cakec:
-            run(test_cakec_end_to_end, cakec, fake)
-        else:
-            print("SKIP cakec end-to-end test: CAKE_CAKEC is not set")
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+FLAGS = json.dumps({
+    "format": "cake-manifest", "version": 1, "arch": "sm_90", "cubin": "flags.cubin", "source": "na\u00efve.cake",
+    "kernels": [{
+        "name": "flags", "loc": "na\u00efve.cake:2:8",
+        "params": [{"name": "src", "kind": "tensor", "dtype": "f32", "dims": ["n"], "access": "read"},
+                   {"name": "dst", "kind": "tensor", "dtype": "f32", "dims": ["n"], "align": 16},
+                   {"name": "on", "kind": "scalar", "dtype": "pred"}],
+        "shape_vars": [{"name": "n", "from": {"param": 0, "dim": 0}}],
+        "launch": {"grid": ["min(cdiv(n, 128), num_sms)"], "block": [128]},
+        "requires": [{"expr": "n % 4 == 0", "loc": "na\u00efve.cake:3:12"}],
+        "abi": [{"kind": "ptr", "param": 0}, {"kind": "ptr", "param": 1}, {"kind": "shape", "var": "n"},
+                {"kind": "scalar", "param": 2}]}]}, ensure_ascii=False)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def flags_kernel():
+    return cake.load_data(FLAGS).flags
+
+
+def test_integers_that_would_wrap_are_refused(lib):
+    """Item 22: ctypes wraps integers modulo 2^64; every integer is range-checked before it gets there."""
+    kernel = flags_kernel()
+    src, dst = FakeCudaArray(A, (4096,), "<f4"), FakeCudaArray(B, (4096,), "<f4")
+    assert kernel.plan(src, dst, True, num_sms=100).grid == (32, 1, 1)
+    huge = (1 << 64) + 4096
+    expect_error(cake.CakeArgumentError, "is outside", kernel.plan, FakeCudaArray(A, (huge,), "<f4"), dst, True,
+                 num_sms=100)
+    expect_error(cake.CakeArgumentError, "is outside", kernel.plan, FakeCudaArray((1 << 64) + A, (4096,), "<f4"),
+                 dst, True, num_sms=100)
+    expect_error(cake.CakeArgumentError, "is outside", kernel.plan, (1 << 64) + A, B, True, n=4096, num_sms=100)
+    expect_error(cake.CakeArgumentError, "non-negative integer address", cake.DevicePtr, -1)
+    expect_error(cake.CakeArgumentError, "is outside", cake.DevicePtr, 1 << 64)
+    expect_error(cake.CakeArgumentError, "is outside", cake.DevicePtr, A, shape=(huge,))
+    expect_error(cake.CakeArgumentError, "shape variable n: %d is outside" % huge, kernel.plan, A, B, True, n=huge,
+                 num_sms=100)
+    expect_error(cake.CakeArgumentError, "num_sms: %d is outside" % huge, kernel.plan, src, dst, True, num_sms=huge)
+    expect_error(cake.CakeArgumentError, "eval_expression: M", cake.eval_expression, "M + 1", M=huge)
+    for stream in (-1, 1 << 64, huge):
+        expect_error(cake.CakeArgumentError, "stream: %d is outside" % stream, _args.stream_handle, stream, [])
+    expect_error(cake.CakeArgumentError, "stream.cuda_stream: -1 is outside", _args.stream_handle,
+                 types.SimpleNamespace(cuda_stream=-1), [])
+    assert _args.stream_handle((1 << 64) - 1, []) == (1 << 64) - 1
+
+
+def test_lenient_conversions_are_refused(lib):
+    """Item 23: no float or string dims, no fractional or negative num_sms, pred only 0/1, strides must match
+    the shape, and a read-only array is not passed for a tensor the kernel may write."""
+    kernel = flags_kernel()
+    dst = FakeCudaArray(B, (4096,), "<f4")
+    for dim in (4096.9, 4096.0, "4096", True):
+        expect_error(cake.CakeArgumentError, "expected an integer", kernel.plan, FakeCudaArray(A, (dim,), "<f4"),
+                     dst, True, num_sms=100)
+    expect_error(cake.CakeArgumentError, "expected an integer", cake.DevicePtr, A, shape=(4096.5,))
+    src = FakeCudaArray(A, (4096,), "<f4")
+    for num_sms in (1.5, -3, 0, "8", True):
+        expect_error(cake.CakeArgumentError, "num_sms", kernel.plan, src, dst, True, num_sms=num_sms)
+    for pred in (2, 256, -1):
+        expect_error(cake.CakeArgumentError, "argument 2 (on): value %d is not a pred" % pred, kernel.plan, src, dst,
+                     pred, num_sms=100)
+    assert kernel.plan(src, dst, 1, num_sms=100).grid == (32, 1, 1)
+    assert kernel.plan(src, dst, False, num_sms=100).grid == (32, 1, 1)
+    expect_error(cake.CakeArgumentError, "2 strides for a shape of 1 dims", kernel.plan,
+                 FakeCudaArray(A, (4096,), "<f4", strides=(4, 4)), dst, True, num_sms=100)
+    expect_error(cake.CakeArgumentError, "2 strides for a shape of 1 dims", cake.DevicePtr, A, shape=(4,), strides=(1, 1))
+    read_only_dst = FakeCudaArray(B, (4096,), "<f4")
+    read_only_dst.__cuda_array_interface__["data"] = (B, True)
+    expect_error(cake.CakeArgumentError, "argument 1 (dst): the array is read-only", kernel.plan, src, read_only_dst,
+                 True, num_sms=100)
+    read_only_src = FakeCudaArray(A, (4096,), "<f4")
+    read_only_src.__cuda_array_interface__["data"] = (A, True)
+    assert kernel.plan(read_only_src, dst, True, num_sms=100).grid == (32, 1, 1)  # "access": "read"
+    read_only_src.__cuda_array_interface__["data"] = (A, "yes")
+    expect_error(cake.CakeArgumentError, "read-only flag) must be a bool", kernel.plan, read_only_src, dst, True,
+                 num_sms=100)
+
+
+class Hostile:
+    """An array-like object whose interface misbehaves in a chosen way."""
+
+    def __init__(self, how):
+        self.how = how
+
+    @property
+    def __cuda_array_interface__(self):
+        if self.how == "raise":
+            raise RuntimeError("boom")
+        if self.how == "endless":
+            def forever():
+                while True:
+                    yield 1
+            return {"shape": forever(), "typestr": "<f4", "data": (A, False), "version": 3}
+        if self.how == "long":
+            return {"shape": (1,) * 10 ** 6, "typestr": "<f4", "data": (A, False), "version": 3}
+        if self.how == "not-a-dict":
+            return [1, 2, 3]
+        raise AssertionError(self.how)
+
+
+def test_hostile_array_objects_fail_cleanly(lib):
+    """Item 24: an exception from a hostile object is a CakeArgumentError, an endless iterator does not hang."""
+    kernel = flags_kernel()
+    dst = FakeCudaArray(B, (4096,), "<f4")
+    error = expect_error(cake.CakeArgumentError, "argument 0 (src): reading the argument raised RuntimeError: boom",
+                         kernel.plan, Hostile("raise"), dst, True, num_sms=100)
+    assert isinstance(error.__cause__, RuntimeError)
+    expect_error(cake.CakeArgumentError, "shape must be a tuple or list, got generator", kernel.plan,
+                 Hostile("endless"), dst, True, num_sms=100)
+    expect_error(cake.CakeArgumentError, "has 1000000 entries", kernel.plan, Hostile("long"), dst, True, num_sms=100)
+    expect_error(cake.CakeArgumentError, "must be a dict", kernel.plan, Hostile("not-a-dict"), dst, True, num_sms=100)
+
+    class BadStream:
+        @property
+        def cuda_stream(self):
+            raise ValueError("closed")
+
+    expect_error(cake.CakeArgumentError, "stream: reading .cuda_stream raised ValueError: closed", _args.stream_handle,
+                 BadStream(), [])
+
+    class BadFloat(float):
+        def __float__(self):
+            raise OverflowError("no")
+
+    expect_error(cake.CakeArgumentError, "raised OverflowError: no", _args.scalar_arg, BadFloat(1.0), "x")
+
+
+def write_module(folder, manifest, cubin=b"\x7fELF-not-really", name="k.cubin"):
+    with open(os.path.join(folder, name), "wb") as handle:
+        handle.write(cubin)
+    with open(os.path.join(folder, name + ".json"), "w", encoding="utf-8") as handle:
+        handle.write(manifest)
+    return os.path.join(folder, name)
+
+
+def test_hostile_paths_and_manifests(lib):
+    """Item 24 (paths, "cubin"), item 17 (cubin_sha256), item 20 (UTF-8)."""
+    manifest = json.loads(GEMM)
+    manifest["cubin"] = "k.cubin"
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_module(folder, json.dumps(manifest))
+        assert set(cake.load(path).kernels) == {"gemm", "fill"}
+        expect_error(cake.CakeArgumentError, "contains a NUL byte", cake.load, path + "\0.evil")
+        for bad in ("../../../../etc/passwd", "/dev/zero", ".."):
+            manifest["cubin"] = bad
+            write_module(folder, json.dumps(manifest), name="bad.cubin")
+            expect_error(cake.CakeManifestError, "is not a file name in the manifest's folder", cake.load,
+                         os.path.join(folder, "bad.cubin.json"))
+        manifest["cubin"] = "sub"
+        os.mkdir(os.path.join(folder, "sub"))
+        write_module(folder, json.dumps(manifest), name="dir.cubin")
+        expect_error(cake.CakeIOError, "it is a directory", cake.load, os.path.join(folder, "dir.cubin.json"))
+        os.symlink("/dev/zero", os.path.join(folder, "zero.cubin"))
+        with open(os.path.join(folder, "zero.cubin.json"), "w") as handle:
+            handle.write(GEMM)
+        expect_error(cake.CakeIOError, "it is not a regular file", cake.load, os.path.join(folder, "zero.cubin"))
+
+        cubin = b"\x7fELF-not-really"
+        manifest["cubin"] = "k.cubin"
+        manifest["cubin_sha256"] = hashlib.sha256(cubin).hexdigest()
+        manifest["ptxas"] = {"path": "/usr/local/cuda/bin/ptxas", "version": "12.4"}
+        path = write_module(folder, json.dumps(manifest), cubin)
+        assert cake.load(path).arch == "sm_90a"
+        write_module(folder, json.dumps(manifest), cubin + b"other compilation")
+        expect_error(cake.CakeIOError, "does not match its manifest", cake.load, path)
+        expect_error(cake.CakeIOError, "does not match its manifest", cake.load_data, json.dumps(manifest), b"x")
+
+    # Non-ASCII names come through; invalid UTF-8 makes the manifest invalid instead of passing raw bytes on.
+    kernel = flags_kernel()
+    expect_error(cake.CakeRequirementError, "(na\u00efve.cake:3:12) does not hold", kernel.plan,
+                 FakeCudaArray(A, (4094,), "<f4"), FakeCudaArray(B, (4094,), "<f4"), True, num_sms=100)
+    invalid = FLAGS.encode("utf-8").replace("na\u00efve".encode("utf-8"), b"na\xefve")
+    expect_error(cake.CakeManifestError, "UTF-8", cake.load_data, invalid)
+
+
+def test_misaligned_pointers_are_refused(lib, fake_path):
+    """Item 12, runtime half: a pointer less aligned than the manifest's `align` is refused before launch."""
+    os.environ["CAKE_LIBCUDA"] = fake_path
+    fake = ctypes.CDLL(fake_path)
+    fake.cake_fake_cuda_reset()
+    fake.cake_fake_cuda_state_get.restype = ctypes.POINTER(ctypes.c_int * 80)
+    module = cake.load_data(FLAGS, b"\x7fELF")
+    src = FakeCudaArray(A, (4096,), "<f4")
+    expect_error(cake.CakeArgumentError, "argument 1 (dst): device address 0x%x is not aligned to 16 bytes" % (B + 4),
+                 module.flags, src, FakeCudaArray(B + 4, (4096,), "<f4"), True)
+    expect_error(cake.CakeArgumentError, "not aligned to 16 bytes", module.flags, src, B + 8, True, n=4096)
+    assert fake.cake_fake_cuda_state_get().contents[77] == 0, "nothing was launched"  # launches: 10 ints, 256 chars, 3 ints
+    module.flags(src, FakeCudaArray(B + 16, (4096,), "<f4"), True)
+    assert fake.cake_fake_cuda_state_get().contents[77] == 1

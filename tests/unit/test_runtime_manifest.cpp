@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <unistd.h>
 #include <fstream>
 #include <memory>
@@ -250,4 +251,142 @@ TEST_CASE("runtime manifest: every one-character mutation is parsed or rejected,
     MESSAGE("first unexpected result for: " << unexpected.front());
   CHECK(parsed > 100);
   CHECK(rejected > 1000);
+}
+
+// ---- issue 12: hostile manifests and files (item 24), cubin_sha256 (item 17), TMA boxes at load (item 24)
+
+namespace {
+
+struct TempDir {
+  std::string path = "/tmp/cake_runtime_hostile_" + std::to_string(::getpid());
+  TempDir() { REQUIRE(std::system(("rm -rf " + path + " && mkdir -p " + path).c_str()) == 0); }
+  ~TempDir() { (void)std::system(("rm -rf " + path).c_str()); }
+  void write(const std::string &name, const std::string &text) const {
+    std::ofstream(path + "/" + name, std::ios::binary) << text;
+  }
+};
+
+cake_status loadFile(const std::string &path, std::string *message) {
+  char err[1024];
+  cake_module *module = nullptr;
+  cake_status status = cake_module_load(path.c_str(), &module, err, sizeof err);
+  *message = err;
+  cake_module_free(module);
+  return status;
+}
+
+// SHA-256 of "\x7f" "ELF-not-really" (sha256sum).
+const char *kCubinBytes = "\x7f" "ELF-not-really";
+const char *kCubinSha = "6a970be382101c66a28317ee845191ffdddc959a941d2381d48e7fd5bf67caea";
+
+} // namespace
+
+TEST_CASE("runtime manifest: \"cubin\" must be a file name in the manifest's folder") {
+  for (const char *bad : {"../../../../etc/passwd", "/dev/zero", "/etc/passwd", ".", "..", "sub/gemm.cubin",
+                          "a\\\\b"}) {
+    CAPTURE(bad);
+    std::string error = manifestError(gemmWith("\"cubin\": \"gemm.cubin\"", std::string("\"cubin\": \"") + bad + "\""));
+    CHECK(error.find("cubin: ") == 0);
+    CHECK(error.find("is not a file name in the manifest's folder") != std::string::npos);
+  }
+  CHECK(manifestError(gemmWith("\"cubin\": \"gemm.cubin\"", "\"cubin\": \"g\\u0000.cubin\"")).find("is not a file name") !=
+        std::string::npos);
+  CHECK(manifestError(gemmWith("\"cubin\": \"gemm.cubin\"", "\"cubin\": \"gemm v2.cubin\"")) == "no error");
+}
+
+TEST_CASE("runtime manifest: directories, devices, FIFOs and huge files are refused with CAKE_ERROR_IO") {
+  TempDir dir;
+  std::string message;
+  // The manifest path names a directory, a FIFO (must not block) or a device.
+  REQUIRE(std::system(("mkdir " + dir.path + "/d.json && mkfifo " + dir.path + "/f.json").c_str()) == 0);
+  CHECK(loadFile(dir.path + "/d.json", &message) == CAKE_ERROR_IO);
+  CHECK(message.find("cannot read launch manifest " + dir.path + "/d.json: it is a directory") != std::string::npos);
+  CHECK(loadFile(dir.path + "/f.json", &message) == CAKE_ERROR_IO);
+  CHECK(message.find("it is not a regular file") != std::string::npos);
+  // The cubin beside a good manifest is a directory, or a link to /dev/zero (never read without bound).
+  dir.write("k.cubin.json", kGemmManifest);
+  REQUIRE(std::system(("mkdir " + dir.path + "/k.cubin").c_str()) == 0);
+  CHECK(loadFile(dir.path + "/k.cubin", &message) == CAKE_ERROR_IO);
+  CHECK(message.find("cannot read cubin " + dir.path + "/k.cubin: it is a directory") != std::string::npos);
+  dir.write("z.cubin.json", kGemmManifest);
+  REQUIRE(std::system(("ln -s /dev/zero " + dir.path + "/z.cubin").c_str()) == 0);
+  CHECK(loadFile(dir.path + "/z.cubin", &message) == CAKE_ERROR_IO);
+  CHECK(message.find("cannot read cubin " + dir.path + "/z.cubin: it is not a regular file") != std::string::npos);
+  // A manifest larger than the limit (a sparse file: no disk used).
+  REQUIRE(std::system(("truncate -s 17M " + dir.path + "/big.json").c_str()) == 0);
+  CHECK(loadFile(dir.path + "/big.json", &message) == CAKE_ERROR_IO);
+  CHECK(message.find("more than the limit of 16777216") != std::string::npos);
+}
+
+TEST_CASE("runtime manifest: cubin_sha256 is checked at load, manifests without it still load") {
+  TempDir dir;
+  std::string message;
+  dir.write("gemm.cubin", kCubinBytes);
+  std::string withSha = gemmWith("\"cubin\": \"gemm.cubin\",", std::string("\"cubin\": \"gemm.cubin\", \"cubin_sha256\": \"") +
+                                                                 kCubinSha + "\", \"ptxas\": {\"path\": \"/usr/local/cuda/bin/ptxas\", \"version\": \"12.4\"},");
+  dir.write("gemm.cubin.json", withSha);
+  CHECK(loadFile(dir.path + "/gemm.cubin", &message) == CAKE_OK);
+  CHECK(loadFile(dir.path + "/gemm.cubin.json", &message) == CAKE_OK);
+  ManifestSpec spec = parseManifest(withSha);
+  CHECK(spec.cubinSha256 == kCubinSha);
+  CHECK(spec.ptxasPath == "/usr/local/cuda/bin/ptxas");
+  CHECK(spec.ptxasVersion == "12.4");
+  // A cubin from another compilation beside this manifest.
+  dir.write("gemm.cubin", std::string(kCubinBytes) + "!");
+  CHECK(loadFile(dir.path + "/gemm.cubin", &message) == CAKE_ERROR_IO);
+  CHECK(message.find("cubin " + dir.path + "/gemm.cubin does not match its manifest " + dir.path +
+                     "/gemm.cubin.json: its SHA-256 is ") != std::string::npos);
+  CHECK(message.find(std::string("but the manifest's cubin_sha256 is ") + kCubinSha) != std::string::npos);
+  // The same check for a module loaded from memory with its cubin; plan-only loads (no cubin) skip it.
+  char err[1024];
+  cake_module *module = nullptr;
+  CHECK(cake_module_load_data(withSha.data(), withSha.size(), "xx", 2, &module, err, sizeof err) == CAKE_ERROR_IO);
+  CHECK(cake_module_load_data(withSha.data(), withSha.size(), kCubinBytes, std::strlen(kCubinBytes), &module, err,
+                              sizeof err) == CAKE_OK);
+  cake_module_free(module);
+  CHECK(cake_module_load_data(withSha.data(), withSha.size(), nullptr, 0, &module, err, sizeof err) == CAKE_OK);
+  cake_module_free(module);
+  // Without the field: loads whatever the cubin is.
+  dir.write("gemm.cubin.json", kGemmManifest);
+  CHECK(loadFile(dir.path + "/gemm.cubin", &message) == CAKE_OK);
+  // Malformed values are the manifest's fault.
+  for (const char *bad : {"\"abc\"", "\"6A970BE382101C66A28317EE845191FFDDDC959A941D2381D48E7FD5BF67CAEA\"", "42"}) {
+    CAPTURE(bad);
+    std::string error = manifestError(gemmWith("\"cubin\": \"gemm.cubin\",", std::string("\"cubin\": \"gemm.cubin\", \"cubin_sha256\": ") + bad + ","));
+    CHECK(error.find("cubin_sha256: ") == 0);
+  }
+  CHECK(manifestError(gemmWith("\"cubin\": \"gemm.cubin\",", "\"cubin\": \"gemm.cubin\", \"ptxas\": {\"pth\": \"x\"},"))
+            .find("ptxas: unknown key \"pth\"") == 0);
+}
+
+TEST_CASE("runtime manifest: TMA boxes are checked at load and blamed on the manifest") {
+  struct Case {
+    const char *from, *to, *message;
+  };
+  const Case cases[] = {
+      {"\"BK\": 64", "\"BK\": 128",
+       "kernels[0] (gemm).params[0] (A).tma.box: TMA inner box dimension is 256 bytes; swizzle 128B allows at most 128 bytes"},
+      {"\"BM\": 128", "\"BM\": 300", "kernels[0] (gemm).params[0] (A).tma.box[0]: TMA box dim 0 `BM` = 300 is outside 1..256"},
+      {"\"BM\": 128", "\"BM\": 0", "kernels[0] (gemm).params[0] (A).tma.box[0]: TMA box dim 0 `BM` = 0 is outside 1..256"},
+      {"\"BK\": 64", "\"BK\": 4", "kernels[0] (gemm).params[0] (A).tma.box: TMA inner box dimension is 8 bytes; it must be a multiple of 16 bytes"},
+  };
+  for (const Case &c : cases) {
+    CAPTURE(c.to);
+    CHECK(manifestError(gemmWith(c.from, c.to)) == c.message);
+  }
+  ManifestSpec spec = parseManifest(kGemmManifest);
+  CHECK(spec.kernels[0].params[0].tma->boxValues == std::vector<int64_t>{128, 64});
+}
+
+TEST_CASE("runtime manifest: a tensor's \"access\" says whether the kernel may write it") {
+  std::string json = gemmWith("\"dims\": [\"M\", \"K\"], \"align\": 16,", "\"dims\": [\"M\", \"K\"], \"align\": 16, \"access\": \"read\",");
+  std::unique_ptr<cake_module, void (*)(cake_module *)> module(loadOrNull(json.c_str()), cake_module_free);
+  REQUIRE(module);
+  const cake_kernel *kernel = cake_module_kernel_at(module.get(), 0);
+  CHECK(cake_kernel_param_writes(kernel, 0) == 0);   // "access": "read"
+  CHECK(cake_kernel_param_writes(kernel, 2) == 1);   // no "access": the kernel may write it
+  CHECK(cake_kernel_param_writes(kernel, 3) == 0);   // a scalar
+  CHECK(cake_kernel_param_writes(kernel, 99) == 0);
+  CHECK(manifestError(gemmWith("\"dims\": [\"M\", \"K\"], \"align\": 16,", "\"dims\": [\"M\", \"K\"], \"align\": 16, \"access\": \"rw\","))
+            .find("params[0] (A).access: unknown access 'rw' (known: read write read_write)") != std::string::npos);
 }

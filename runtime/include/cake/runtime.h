@@ -75,7 +75,8 @@ typedef enum cake_arg_kind {
  *
  * Scalar: `dtype` says which field carries the value: an integer dtype (I32/U32/I64/PRED) -> `i`,
  * a float dtype (F16/BF16/F32/F64) -> `f`.  An integer may be passed to a float parameter; a float to an
- * integer parameter is an error.  Values are range-checked against the parameter's type. */
+ * integer parameter is an error.  Values are range-checked against the parameter's type (a pred takes 0 or 1
+ * only). */
 typedef struct cake_arg {
   cake_arg_kind kind;
   cake_dtype dtype;
@@ -99,7 +100,8 @@ typedef struct cake_launch_options {
   void *stream;                        /* CUstream (NULL = legacy default stream) */
   const cake_named_int *shape_vars;    /* explicit shape-variable values */
   size_t num_shape_vars;
-  int64_t num_sms;                     /* > 0: use this for `num_sms` instead of asking the device */
+  int64_t num_sms;                     /* > 0: use this for `num_sms` instead of asking the device;
+                                          0: ask the device; < 0: CAKE_ERROR_INVALID_ARGUMENT */
 } cake_launch_options;
 
 /* What a launch would do: filled by cake_kernel_plan without touching the GPU. */
@@ -121,10 +123,14 @@ CAKE_API int cake_runtime_abi_version(void);
 CAKE_API const char *cake_status_name(cake_status status);
 
 /* Loads `path`: either the cubin (its manifest is `path` + ".json") or the manifest itself (a path ending in
- * ".json"; the cubin is the manifest's "cubin" entry, relative to the manifest's folder).  Reads and checks
- * the manifest and reads the cubin into memory; the GPU is touched only at the first launch. */
+ * ".json"; the cubin is the manifest's "cubin" entry, a file name in the manifest's folder).  Reads and checks
+ * the manifest and reads the cubin into memory; the GPU is touched only at the first launch.  Both must be
+ * regular files (manifest at most 16 MiB, cubin at most 1 GiB), else CAKE_ERROR_IO.  When the manifest has a
+ * "cubin_sha256", the cubin's SHA-256 must equal it, else CAKE_ERROR_IO (the files are from different
+ * compilations). */
 CAKE_API cake_status cake_module_load(const char *path, cake_module **out, char *err, size_t err_size);
-/* Same, from a manifest text and cubin bytes already in memory (`cubin` may be NULL for plan-only use). */
+/* Same, from a manifest text and cubin bytes already in memory (`cubin` may be NULL for plan-only use; else
+ * it is checked against "cubin_sha256" as above). */
 CAKE_API cake_status cake_module_load_data(const char *manifest_json, size_t manifest_size, const void *cubin,
                                            size_t cubin_size, cake_module **out, char *err, size_t err_size);
 /* Unloads the module from every CUDA context it was loaded into (best effort) and frees it. NULL is a no-op. */
@@ -145,6 +151,9 @@ CAKE_API const char *cake_kernel_param_name(const cake_kernel *kernel, size_t in
 CAKE_API cake_arg_kind cake_kernel_param_kind(const cake_kernel *kernel, size_t index);
 CAKE_API cake_dtype cake_kernel_param_dtype(const cake_kernel *kernel, size_t index);
 CAKE_API int32_t cake_kernel_param_rank(const cake_kernel *kernel, size_t index); /* 0 for scalars */
+/* 1 if the kernel may write tensor param `index` (its manifest "access" is not "read"), else 0 (read-only
+ * tensors, scalars).  Bindings use it to refuse read-only arrays for tensors the kernel writes. */
+CAKE_API int cake_kernel_param_writes(const cake_kernel *kernel, size_t index);
 CAKE_API size_t cake_kernel_num_shape_vars(const cake_kernel *kernel);
 CAKE_API const char *cake_kernel_shape_var_name(const cake_kernel *kernel, size_t index);
 

@@ -8,7 +8,9 @@ Arguments follow the kernel's declared parameters, positionally or by name.  Ten
 objects with __cuda_array_interface__, DevicePtr(address, shape, dtype, strides) or plain int device
 addresses (then the shape comes from shape variables passed by name: kernel(pa, pb, pc, M=..., N=..., K=...)).
 Keyword-only options: stream= (int handle, torch.cuda.Stream, ...; default: torch's current stream when a
-torch tensor is passed, else the default stream) and num_sms= (override the SM count used by `num_sms`).
+torch tensor is passed, else the default stream) and num_sms= (a positive int overriding the SM count used
+by `num_sms`).  Every integer is range-checked before it reaches the library (nothing wraps modulo 2^64),
+and only ints are integers: a float or string dim, shape variable or num_sms is an error.
 
 Every check (dtypes, ranks, shapes shared through shape variables, alignment, `requires` clauses, launch
 limits) happens in libcake_runtime.so (found through $CAKE_RUNTIME_LIB, next to this package, or in the
@@ -19,7 +21,7 @@ import ctypes
 import os
 
 from . import _dtypes as dtypes
-from ._args import DevicePtr, scalar_arg, stream_handle, tensor_arg, torch_device_of
+from ._args import DevicePtr, checked_int, num_sms_value, scalar_arg, stream_handle, tensor_arg, torch_device_of
 from ._errors import (CakeArgumentError, CakeCudaError, CakeDriverUnavailable, CakeError, CakeExpressionError,
                       CakeIOError, CakeLaunchConfigError, CakeManifestError, CakeNotFoundError,
                       CakeRequirementError, error_for)
@@ -53,9 +55,16 @@ def library_path():
 def load(path):
     """Loads a cubin (its manifest is path + ".json") or a manifest (a path ending in .json)."""
     lib = load_library()
+    try:
+        encoded = os.fsencode(path)
+    except TypeError as error:
+        raise CakeArgumentError("cake.load: expected a path (str, bytes or os.PathLike), got %s"
+                                % type(path).__name__) from error
+    if b"\0" in encoded:  # C strings end at the first NUL: the library would open a different file
+        raise CakeArgumentError("cake.load: the path %r contains a NUL byte" % (path,))
     handle = ctypes.c_void_p()
     err = error_buffer()
-    _check(lib.cake_module_load(os.fsencode(path), ctypes.byref(handle), err, len(err)), err)
+    _check(lib.cake_module_load(encoded, ctypes.byref(handle), err, len(err)), err)
     return Module(lib, handle, str(path))
 
 
@@ -64,6 +73,8 @@ def load_data(manifest_json, cubin=b""):
     lib = load_library()
     if isinstance(manifest_json, str):
         manifest_json = manifest_json.encode("utf-8")
+    if not isinstance(manifest_json, bytes) or not isinstance(cubin, (bytes, type(None))):
+        raise CakeArgumentError("cake.load_data: expected the manifest as str or bytes and the cubin as bytes")
     handle = ctypes.c_void_p()
     err = error_buffer()
     _check(lib.cake_module_load_data(manifest_json, len(manifest_json), cubin or None, len(cubin),
@@ -74,7 +85,8 @@ def load_data(manifest_json, cubin=b""):
 def eval_expression(expression, **names):
     """Evaluates a manifest expression (docs/manifest.md) with integer names bound."""
     lib = load_library()
-    entries = (CakeNamedInt * max(len(names), 1))(*[CakeNamedInt(k.encode(), v) for k, v in names.items()])
+    values = [checked_int(v, "eval_expression: %s" % k) for k, v in names.items()]
+    entries = (CakeNamedInt * max(len(names), 1))(*[CakeNamedInt(k.encode(), v) for k, v in zip(names, values)])
     out = ctypes.c_int64()
     err = error_buffer()
     _check(lib.cake_eval_expression(expression.encode("utf-8"), entries, len(names), ctypes.byref(out), err,
@@ -164,6 +176,7 @@ class Kernel:
                             for i in range(count)]
         self.param_dtypes = [lib.cake_kernel_param_dtype(handle, i) for i in range(count)]
         self.param_ranks = [lib.cake_kernel_param_rank(handle, i) for i in range(count)]
+        self.param_writes = [bool(lib.cake_kernel_param_writes(handle, i)) for i in range(count)]
         self.shape_vars = [_text(lib.cake_kernel_shape_var_name(handle, i))
                            for i in range(lib.cake_kernel_num_shape_vars(handle))]
 
@@ -206,19 +219,18 @@ class Kernel:
         for i, value in enumerate(values):
             label = "argument %d (%s)" % (i, self.param_names[i])
             if self.param_kinds[i] == "tensor":
-                array[i] = tensor_arg(value, label, self.param_dtypes[i], keepalive)
+                array[i] = tensor_arg(value, label, self.param_dtypes[i], keepalive, self.param_writes[i])
             else:
                 array[i] = scalar_arg(value, label)
         named = (CakeNamedInt * max(len(shape_vars), 1))()
         for i, (key, value) in enumerate(shape_vars.items()):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise CakeArgumentError("kernel %s: shape variable %s must be an int, got %r" % (self.name, key, value))
+            value = checked_int(value, "kernel %s: shape variable %s" % (self.name, key))
             named[i] = CakeNamedInt(key.encode(), value)
         options = CakeLaunchOptions()
         options.struct_size = ctypes.sizeof(CakeLaunchOptions)
         options.shape_vars = ctypes.cast(named, ctypes.POINTER(CakeNamedInt))
         options.num_shape_vars = len(shape_vars)
-        options.num_sms = int(num_sms or 0)
+        options.num_sms = num_sms_value(num_sms)
         keepalive.append(named)
         return array, values, options, keepalive
 

@@ -83,6 +83,7 @@ _SIGNATURES = {
     "cake_kernel_param_kind": (ctypes.c_int, (_P, ctypes.c_size_t)),
     "cake_kernel_param_dtype": (ctypes.c_int, (_P, ctypes.c_size_t)),
     "cake_kernel_param_rank": (ctypes.c_int32, (_P, ctypes.c_size_t)),
+    "cake_kernel_param_writes": (ctypes.c_int, (_P, ctypes.c_size_t)),
     "cake_kernel_num_shape_vars": (ctypes.c_size_t, (_P,)),
     "cake_kernel_shape_var_name": (ctypes.c_char_p, (_P, ctypes.c_size_t)),
     "cake_kernel_plan": (ctypes.c_int, (_P, ctypes.POINTER(CakeArg), ctypes.c_size_t,
