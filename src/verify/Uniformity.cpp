@@ -52,10 +52,7 @@ Uniformity UniformityAnalysis::ofDecl(const Decl &d, unsigned depth) const {
   switch (d.declKind) {
   case DeclKind::Let: {
     auto &let = static_cast<const LetStmt &>(d);
-    if (auto it = lets_.find(&d); it != lets_.end()) return it->second;   // chains of lets stay linear
-    Uniformity u = let.init ? eval(*let.init, depth + 1) : Uniformity::Block;
-    lets_.emplace(&d, u);
-    return u;
+    return let.init ? eval(*let.init, depth + 1) : Uniformity::Block;
   }
   case DeclKind::LoopVar: {
     auto &f = static_cast<const ForStmt &>(d);
@@ -161,11 +158,7 @@ void UniformityAnalysis::visit(const Stmt &s, Uniformity control, bool &changed)
   auto raise = [&](const Decl *d, Uniformity u) {
     if (!d || d->declKind != DeclKind::Var) return;
     Uniformity &slot = vars_[d];
-    if (u > slot) {
-      slot = u;
-      changed = true;
-      lets_.clear();   // memoised lets may read d
-    }
+    if (u > slot) { slot = u; changed = true; }
   };
   switch (s.kind) {
   case StmtKind::Block:
