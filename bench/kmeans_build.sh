@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
 # bench/kmeans_build.sh: compiles the k-means kernels (kernels/kmeans/) and their -D variants for
 # bench/kmeans_bench.py, on the development machine (no GPU), into bench/out/kmeans/ (bench/build_variants.sh:
-# cubins, manifests, variants.json, the runtime library).
+# cubins, manifests, variants.json with each variant's verification status, the runtime library).
 #
-#   kmeans_assign_sm90_<dtype>_d<HD>[_bn<BN>_s<S>]   kernels/kmeans/assign_sm90.cake, -D T=<dtype> HD BN S
+#   kmeans_assign_sm90_<dtype>_d<HD>         kernels/kmeans/assign_sm90.cake, -D T=<dtype> HD (D = 256: BN = 64,
+#                                            S = 2, AREG = 0; the registers hold no X tile of 256 columns)
+#   centroid_update_<dtype>_d<HD>[_private]  kernels/kmeans/centroid_update.cake; _private: the bench uses
+#                                            centroid_accumulate_private (K <= KMAX)
 #
 # Usage: bash bench/kmeans_build.sh [--list]
 # Env: as bench/build_variants.sh (BUILD_DIR, CAKEC, RUNTIME_LIB); EXTRA_VARIANTS: more "name|source|defines"
 #      lines (experiments).
 set -u -o pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-src=kernels/kmeans/assign_sm90.cake
+assign=kernels/kmeans/assign_sm90.cake
+update=kernels/kmeans/centroid_update.cake
 
 variants() {
   for t in bf16 f16; do
-    echo "kmeans_assign_sm90_${t}_d64|$src|T=$t HD=64 BN=128 S=6"
-    echo "kmeans_assign_sm90_${t}_d128|$src|T=$t HD=128 BN=128 S=4"
-    echo "kmeans_assign_sm90_${t}_d128_bn64_s6|$src|T=$t HD=128 BN=64 S=6"
-    echo "kmeans_assign_sm90_${t}_d256|$src|T=$t HD=256 BN=64 S=2"
+    echo "kmeans_assign_sm90_${t}_d64|$assign|T=$t HD=64"
+    echo "kmeans_assign_sm90_${t}_d128|$assign|T=$t HD=128"
+    echo "kmeans_assign_sm90_${t}_d256|$assign|T=$t HD=256 BN=64 S=2 AREG=0"
+    echo "centroid_update_${t}_d64_private|$update|T=$t HD=64 RPB=32 DS=64 KMAX=256"
+    echo "centroid_update_${t}_d128_private|$update|T=$t HD=128 DS=32 KMAX=1024"
+    echo "centroid_update_${t}_d128|$update|T=$t HD=128 RPB=32"
+    echo "centroid_update_${t}_d256|$update|T=$t HD=256 RPB=8"
   done
   [ -n "${EXTRA_VARIANTS:-}" ] && printf '%s\n' "$EXTRA_VARIANTS"
 }

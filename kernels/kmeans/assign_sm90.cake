@@ -1,7 +1,8 @@
 // kmeans_assign (sm_90a): the k-means assignment step, fused distance GEMM + argmin in registers.
 //   L[b, i] = argmin_c ||X[b, i] - C[b, c]||^2 (ties: the smallest c),
 //   MinD[b, i] = CN[b, L[b, i]] - 2 X[b, i] . C[b, L[b, i]]   (add ||x||^2 for the squared distance).
-// X[B, N, D] and C[B, K, D] bf16, CN[B, KP] f32 = ||C[b, c]||^2 for c < K and +inf for K <= c < KP
+// X[B, N, D] and C[B, K, D] of element type T (bf16, the default, or f16: -D T=f16),
+// CN[B, KP] f32 = ||C[b, c]||^2 for c < K and +inf for K <= c < KP
 // (KP = cdiv(K, 2 BN) * 2 BN: the padding makes the columns past K lose every comparison, so the epilogue needs
 // no mask, and the centroid tiles come in pairs), L[B, N] i32, MinD[B, N] f32.  D == HD, a compile-time
 // multiple of 64; any N, K, B (TMA zero-fills rows past N and K; stores are masked by N).
@@ -27,9 +28,9 @@
 //   operand  AREG = 1 (default): each consumer loads its 64 X rows into registers once per work tile
 //            (ldmatrix, HD / 16 wgmma_a fragments) and the wgmmas read only the centroids from shared
 //            memory; AREG = 0 reads X from shared memory too (needed for HD = 256: the registers run out).
-//   barriers xfull[x] (1 arrival, expect_tx BM * HD * 2) / xempty[x] (8 arrivals: every consumer warp,
+//   barriers xfull[x] (1 arrival, expect_tx BM * HD * sizeof(T)) / xempty[x] (8 arrivals: every consumer warp,
 //            after its last wgmma of the work tile) for X buffer x = w % 2 of work tile w.
-//            full[s] (1 arrival, expect_tx BN * HD * 2 + BN * 4: both multicast halves and the norms) /
+//            full[s] (1 arrival, expect_tx BN * HD * sizeof(T) + BN * 4: both multicast halves and the norms) /
 //            empty[s] (16 arrivals: the consumer warps of both CTAs release stage s in both CTAs, since each
 //            producer writes half of every stage of its peer).
 //   epilog   per centroid tile, in registers:  rowargmin v, j <- cns[s][acc.col] - 2 acc  (the norms from
@@ -76,9 +77,9 @@ fn fold_tile(var best: frag<wgmma_row, f32, 64>, var bidx: frag<wgmma_row, i32, 
   best = select(better, v, best);
 }
 
-kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4, AREG = 1, PP = 1>(
-    X: bf16[B, N, D] tma(box=[1, BM, 64], swizzle=128B) align(16),
-    C: bf16[B, K, D] tma(box=[1, BN / 2, 64], swizzle=128B) align(16),
+kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 1, PP = 1>(
+    X: T[B, N, D] tma(box=[1, BM, 64], swizzle=128B) align(16),
+    C: T[B, K, D] tma(box=[1, BN / 2, 64], swizzle=128B) align(16),
     CN: f32[B, KP] tma(box=[1, BN]) align(16),
     L: i32[B, N] align(16),
     MinD: f32[B, N] align(16))
@@ -86,8 +87,8 @@ kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4, AREG = 1, PP = 1>(
            KP == cdiv(K, 2 * BN) * 2 * BN)
   grid(num_sms / 2 * 2) threads(384) cluster(2)
 {
-  shared xs: bf16[2 * (HD / 64)][BM, 64] swizzle(128B) align(1024);
-  shared cs: bf16[S * (HD / 64)][BN, 64] swizzle(128B) align(1024);
+  shared xs: T[2 * (HD / 64)][BM, 64] swizzle(128B) align(1024);
+  shared cs: T[S * (HD / 64)][BN, 64] swizzle(128B) align(1024);
   shared cns: f32[S][BN] align(128);
   mbarrier xfull[2] arrivals(1);
   mbarrier xempty[2] arrivals(8);
@@ -120,7 +121,7 @@ kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4, AREG = 1, PP = 1>(
           let m0 = ((p % ppb) * 2 + rank) * BM;
           let xb = w % 2;
           wait xempty[xb] parity(((w / 2) & 1) ^ 1);
-          arrive xfull[xb] expect_tx(BM * HD * 2);
+          arrive xfull[xb] expect_tx(BM * HD * sizeof(T));
           for kb in 0..HD / 64 unroll {
             tma.load xs[xb * (HD / 64) + kb] <- X[b, m0, kb * 64] signal(xfull[xb]);
           }
@@ -130,7 +131,7 @@ kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4, AREG = 1, PP = 1>(
               let it = w * 2 * c_pairs + t;
               let s = it % S;
               wait empty[s] parity(((it / S) & 1) ^ 1);
-              arrive full[s] expect_tx(BN * HD * 2 + BN * 4);
+              arrive full[s] expect_tx(BN * HD * sizeof(T) + BN * 4);
               tma.load cns[s] <- CN[b, t * BN] signal(full[s]);
               for kb in 0..HD / 64 unroll {
                 tma.load cs[s * (HD / 64) + kb][rank * (BN / 2) +: BN / 2, :] <- C[b, t * BN + rank * (BN / 2), kb * 64]
@@ -147,7 +148,7 @@ kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4, AREG = 1, PP = 1>(
   role math[2] = warpgroups(1..3) regs(232) {
     var acc0: frag<wgmma_acc, f32, 64, BN, 16>;
     var acc1: frag<wgmma_acc, f32, 64, BN, 16>;
-    var xa: frag<wgmma_a, bf16, 64, BN, 16>[HD / 16];   // AREG = 1: the work tile's X rows, the A operand
+    var xa: frag<wgmma_a, T, 64, BN, 16>[HD / 16];   // AREG = 1: the work tile's X rows, the A operand
     var best: frag<wgmma_row, f32, 64>;
     var bidx: frag<wgmma_row, i32, 64>;
     var w: i32 = 0;

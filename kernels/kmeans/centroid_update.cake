@@ -3,7 +3,7 @@
 //                        L[b, i] = k (f32 / i32 atomics into buffers the caller has zeroed);
 //   centroid_finalize:   New[b, k, :] = Sums[b, k, :] / Counts[b, k], or Old[b, k, :] when the cluster is
 //                        empty (an empty cluster keeps its centroid).
-// X[B, N, D] and Old / New [B, K, D] bf16; L[B, N] i32 labels in [0, K) (kmeans_assign's output; a label
+// X[B, N, D] and Old / New [B, K, D] of element type T (bf16, the default, or f16); L[B, N] i32 labels in [0, K) (kmeans_assign's output; a label
 // outside it is taken modulo K, so a bad label cannot write out of bounds).  D == HD, a multiple of 8.
 //
 // Schedule
@@ -14,8 +14,8 @@
 //   finalize    cdiv(K, RPB) x B blocks of the same shape, 8 elements of one centroid per thread.
 target sm_90a;
 
-kernel centroid_accumulate<HD = 128, RPB = 16>(
-    X: bf16[B, N, D] align(16),
+kernel centroid_accumulate<T: type = bf16, HD = 128, RPB = 16>(
+    X: T[B, N, D] align(16),
     L: i32[B, N],
     Sums: f32[B, K, D],
     Counts: i32[B, K])
@@ -42,8 +42,8 @@ kernel centroid_accumulate<HD = 128, RPB = 16>(
 // grid_dim.x-th group of rows into a shared [KMAX, DS] f32 array with shared-memory atomics, then adds its non-zero partial sums
 // to Sums with one global reduction each; the counts come from the blocks of slice 0.  The hot centroids of
 // clustered data then contend in shared memory, not in L2.  K <= KMAX (KMAX * DS * 4 bytes of shared).
-kernel centroid_accumulate_private<HD = 128, DS = 32, KMAX = 1024, TPB = 512>(
-    X: bf16[B, N, D] align(16),
+kernel centroid_accumulate_private<T: type = bf16, HD = 128, DS = 32, KMAX = 1024, TPB = 512>(
+    X: T[B, N, D] align(16),
     L: i32[B, N],
     Sums: f32[B, K, D],
     Counts: i32[B, K])
@@ -91,11 +91,11 @@ kernel centroid_accumulate_private<HD = 128, DS = 32, KMAX = 1024, TPB = 512>(
   }
 }
 
-kernel centroid_finalize<HD = 128, RPB = 16>(
+kernel centroid_finalize<T: type = bf16, HD = 128, RPB = 16>(
     Sums: f32[B, K, D] align(16),
     Counts: i32[B, K],
-    Old: bf16[B, K, D] align(16),
-    New: bf16[B, K, D] align(16))
+    Old: T[B, K, D] align(16),
+    New: T[B, K, D] align(16))
   requires(D == HD, HD % 8 == 0, HD <= 256, RPB * HD / 8 <= 1024)
   grid(cdiv(K, RPB), B) threads(RPB * HD / 8)
 {
@@ -109,12 +109,10 @@ kernel centroid_finalize<HD = 128, RPB = 16>(
       let s0 = Sums[b, k, c +: 4];
       let s1 = Sums[b, k, c + 4 +: 4];
       let inv = 1.0 / f32(n);
-      var m: f32x8;
       for e in 0..4 unroll {
-        m[e] = s0[e] * inv;
-        m[e + 4] = s1[e] * inv;
+        New[b, k, c + e] = T(s0[e] * inv);
+        New[b, k, c + 4 + e] = T(s1[e] * inv);
       }
-      New[b, k, c +: 8] = bf16x8(m);
     } else {
       New[b, k, c +: 8] = Old[b, k, c +: 8];
     }
