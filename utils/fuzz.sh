@@ -10,7 +10,7 @@
 #   manifest                 tests/fuzz/corpus/manifest/*.json, with tests/fuzz/manifest.dict
 # Time limit per input (-timeout): 5 s for frontend and manifest; 30 s for verify and 20 s for cost, whose
 # inputs run the whole front end and then Z3 or the work counting under the sanitizers' 3-5x slowdown (the
-# native budget is 5 s per input, issue 12).  Crash reproducers go to $CAKE_FUZZ_ARTIFACTS/<target>/ (default /tmp/fuzz-crashes/).  Each target's figures
+# native budget is 5 s per input).  Crash reproducers go to $CAKE_FUZZ_ARTIFACTS/<target>/ (default /tmp/fuzz-crashes/).  Each target's figures
 # (executions, coverage, corpus size) are printed as one "fuzz: <target>: ..." line.  Exits non-zero when any
 # target found a crash, timeout or leak.
 # Environment: CAKE_FUZZ_JOBS=N runs N fuzzing processes per target in parallel (default 1);
