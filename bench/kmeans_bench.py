@@ -167,6 +167,8 @@ def load_peers(peers_dir):
     try:
         from flashlib.primitives.kmeans.triton.update import triton_centroid_update_sorted_euclid as fl_update
         found["update:flashlib"] = lambda x, labels, old: fl_update(x, labels, old)
+        from flashlib.primitives.kmeans.triton.kmeans import _euclid_iter as fl_iter
+        found["lloyd:flashlib"] = lambda x, xsq, c: fl_iter(x, c)[0]
     except Exception as error:  # noqa: BLE001
         errors["update:flashlib"] = "%s: %s" % (type(error).__name__, error)
     try:
@@ -174,6 +176,8 @@ def load_peers(peers_dir):
         found["flash-kmeans"] = lambda x, c, cn, xsq: fk_assign(x, c, xsq, c_sq=cn)
         from flash_kmeans.centroid_update_triton import triton_centroid_update_sorted_euclid as fk_update
         found["update:flash-kmeans"] = lambda x, labels, old: fk_update(x, labels, old)
+        from flash_kmeans.kmeans_triton_impl import _euclid_iter as fk_iter
+        found["lloyd:flash-kmeans"] = lambda x, xsq, c: fk_iter(x, xsq, c)[0]
     except Exception as error:  # noqa: BLE001
         errors["flash-kmeans"] = "%s: %s" % (type(error).__name__, error)
     return found, errors
@@ -210,15 +214,18 @@ def update_usable(manifest, shape):
     return int(ct.get("HD", -1)) == shape.d and dt == shape.dtype
 
 
-def cake_update_candidate(torch, cake, path, manifest):
-    """update(x, labels, old) -> new centroids: zero the f32 sums and i32 counts, accumulate, finalize (all
-    timed: the peers allocate and fill their buffers inside their call as well)."""
+def cake_update_candidates(torch, cake, path, manifest):
+    """{name: update(x, labels, old) -> new centroids} of one centroid_update cubin: the sorted pipeline of
+    cake.kmeans (zeroed sums and counts, histogram, offsets, scatter, segmented sums, finalize) and the atomic
+    accumulation (centroid_accumulate, or centroid_accumulate_private for a _private build) + finalize; every
+    step timed (the peers allocate and fill their buffers inside their call as well)."""
+    name = os.path.basename(path)[:-len(".cubin")]
     module = cake.load(path)
-    private = "PRIVATE" in os.path.basename(path).upper() and "centroid_accumulate_private" in module.kernels
+    private = "PRIVATE" in name.upper() and "centroid_accumulate_private" in module.kernels
     accumulate = "centroid_accumulate_private" if private else "centroid_accumulate"
     acc, fin = module.kernels[accumulate], module.kernels["centroid_finalize"]
 
-    def run(x, labels, old, new=None):
+    def atomic(x, labels, old, new=None):
         b, k, d = old.shape
         sums = torch.zeros((b, k, d), dtype=torch.float32, device=x.device)
         counts = torch.zeros((b, k), dtype=torch.int32, device=x.device)
@@ -227,7 +234,12 @@ def cake_update_candidate(torch, cake, path, manifest):
         acc(*kernel_args(manifest, accumulate, bufs))
         fin(*kernel_args(manifest, "centroid_finalize", bufs))
         return new
-    return run
+    out = {name + (":private" if private else ":atomic"): atomic}
+    if not private:
+        from cake import kmeans as cake_kmeans
+        library = cake_kmeans.Kernels(os.path.dirname(path))
+        out[name + ":sorted"] = lambda x, labels, old: library.centroid_update(x, labels, old)[0]
+    return out
 
 
 def update_reference(torch, x, labels, old):
@@ -282,6 +294,40 @@ def run_update(torch, shape, kernels, peers, seeds, flusher, args, x, labels, c)
     return rec
 
 
+def run_lloyd(torch, shape, cubins, peers, flusher, args, x, xsq, c):
+    """One Lloyd iteration (assignment, update, the largest centroid shift) of CAKE (cake.kmeans) and of the
+    peers' own iteration functions, from the same centroids.  Check: CAKE's new centroids are the update of
+    its own labels (float64 reference; its labels are checked by the assignment section)."""
+    from cake import kmeans as cake_kmeans
+    rec = {"checks": {}, "timing": {}}
+    fns = {}
+    try:
+        library = cake_kmeans.Kernels(cubins)
+
+        def cake_iter(x, xsq, c):
+            labels, _ = library.assign(x, c)
+            new, _ = library.centroid_update(x, labels, c)
+            (new.float() - c.float()).norm(dim=-1).amax()
+            return new, labels
+        new, labels = cake_iter(x, xsq, c)
+        ref, counts = update_reference(torch, x, labels, c)
+        rec["checks"]["cake"] = check_update(torch, new, ref, counts, c)
+        fns["cake"] = lambda: cake_iter(x, xsq, c)
+        del ref, counts
+    except Exception as error:  # noqa: BLE001
+        rec["checks"]["cake"] = {"ok": False, "error": "%s: %s" % (type(error).__name__, error)}
+    for name, fn in peers.items():
+        if name.startswith("lloyd:"):
+            try:
+                fn(x, xsq, c)
+                fns[name] = (lambda fn=fn: fn(x, xsq, c))
+            except Exception as error:  # noqa: BLE001
+                rec["checks"][name] = {"ok": False, "error": "%s: %s" % (type(error).__name__, error)}
+    if shape.timed and not args.no_timing and fns:
+        rec["timing"] = common.time_interleaved(torch, fns, flusher, args.rounds, args.iters)
+    return rec
+
+
 # =========================================================================================== one shape
 def run_shape(torch, shape, kernels, peers, seeds, flusher, args):
     record = {"shape": shape.label, "dims": {"B": shape.b, "N": shape.n, "K": shape.k, "D": shape.d,
@@ -321,13 +367,18 @@ def run_shape(torch, shape, kernels, peers, seeds, flusher, args):
             common.add_rates(t, shape.flops, shape.nbytes)
             t["floor_fraction"] = t["tflops"] / FLOOR_TFLOPS if t.get("tflops") else None
     record["seeds"] = used
-    updates = {n: cake_update_candidate(torch, args.cake, p, m) for n, p, m in args.update_kernels
-               if update_usable(m, shape)}
+    updates = {}
+    for _, path, manifest in args.update_kernels:
+        if update_usable(manifest, shape):
+            updates.update(cake_update_candidates(torch, args.cake, path, manifest))
     ref_labels, _ = zip(*[single.reference(torch, x[i], c[i], cn[i]) for i in range(shape.b)])
     record["update"] = run_update(torch, shape, updates, peers, seeds, flusher, args, x,
                                   torch.stack(ref_labels).to(torch.int32), c)
+    if kernels and updates:
+        record["lloyd"] = run_lloyd(torch, shape, args.cubins, peers, flusher, args, x, xsq, c)
     cake_ok = all(record["checks"][n]["ok"] for n in kernels) and all(
-        record["update"]["checks"][n]["ok"] for n in updates)
+        record["update"]["checks"][n]["ok"] for n in updates) and record.get("lloyd", {}).get(
+        "checks", {}).get("cake", {"ok": True})["ok"]
     below = any(t.get("below_floor") for t in record["timing"].values())
     record["status"] = "below-floor" if below else ("ok" if cake_ok else "wrong")
     if not kernels:
@@ -386,6 +437,20 @@ def markdown(document):
                       ratio("update:flashlib"), ratio("update:flash-kmeans"), checks])
     text.append(common.table(["shape", "CAKE kernel", "CAKE ms", "flashlib ms", "flash-kmeans ms", "x flashlib",
                               "x flash-kmeans", "checks"], urows))
+    text += ["", "## one Lloyd iteration (assignment + update + centroid shift, same starting centroids)", ""]
+    lrows = []
+    for r in document["cases"]:
+        t = (r.get("lloyd") or {}).get("timing", {})
+        if "cake" not in t:
+            continue
+        ratio = lambda peer: ("%.3f" % (t[peer]["ms"] / t["cake"]["ms"])) if peer in t else "-"
+        lrows.append([r["shape"], common.fmt(t["cake"]["ms"], "%.4f"),
+                      common.fmt(t.get("lloyd:flashlib", {}).get("ms"), "%.4f"),
+                      common.fmt(t.get("lloyd:flash-kmeans", {}).get("ms"), "%.4f"),
+                      ratio("lloyd:flashlib"), ratio("lloyd:flash-kmeans"),
+                      "ok" if r["lloyd"]["checks"].get("cake", {}).get("ok") else "WRONG"])
+    text.append(common.table(["shape", "CAKE ms", "flashlib ms", "flash-kmeans ms", "x flashlib", "x flash-kmeans",
+                              "CAKE update of its labels"], lrows))
     text += ["", "## every CAKE variant (ms)", ""]
     names = sorted({n for r in document["cases"] for n in r.get("timing", {}) if n.startswith("kmeans_assign")})
     vrows = [[r["shape"]] + [common.fmt(r.get("timing", {}).get(n, {}).get("ms"), "%.4f") for n in names]

@@ -21,6 +21,7 @@ variants() {
     echo "kmeans_assign_sm90_${t}_d64|$assign|T=$t HD=64"
     echo "kmeans_assign_sm90_${t}_d128|$assign|T=$t HD=128"
     echo "kmeans_assign_sm90_${t}_d256|$assign|T=$t HD=256 BN=64 S=2 AREG=0"
+    echo "centroid_update_${t}_d64|$update|T=$t HD=64 RPB=32"
     echo "centroid_update_${t}_d64_private|$update|T=$t HD=64 RPB=32 DS=64 KMAX=256"
     echo "centroid_update_${t}_d128_private|$update|T=$t HD=128 DS=32 KMAX=1024"
     echo "centroid_update_${t}_d128|$update|T=$t HD=128 RPB=32"

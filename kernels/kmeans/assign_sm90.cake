@@ -39,6 +39,41 @@
 //            tile's rows (masked by N).
 target sm_90a;
 
+// Producer: this CTA's BM rows of X from row m0 of batch b into X buffer w % 2 (work tile number w).
+fn load_rows(b: i32, m0: i32, w: i32) {
+  let xb = w % 2;
+  wait xempty[xb] parity(((w / 2) & 1) ^ 1);
+  arrive xfull[xb] expect_tx(BM * HD * sizeof(T));
+  for kb in 0..HD / 64 unroll {
+    tma.load xs[xb * (HD / 64) + kb] <- X[b, m0, kb * 64] signal(xfull[xb]);
+  }
+}
+
+// Producer: centroid tile t of batch b (centroid tile number `it` of this CTA) into ring stage it % S: its
+// BN norms, and this CTA's half of its rows multicast into both CTAs of the cluster.
+fn load_tile(b: i32, t: i32, it: i32) {
+  let s = it % S;
+  wait empty[s] parity(((it / S) & 1) ^ 1);
+  arrive full[s] expect_tx(BN * HD * sizeof(T) + BN * 4);
+  tma.load cns[s] <- CN[b, t * BN] signal(full[s]);
+  for kb in 0..HD / 64 unroll {
+    tma.load cs[s * (HD / 64) + kb][rank * (BN / 2) +: BN / 2, :] <- C[b, t * BN + rank * (BN / 2), kb * 64]
+        signal(full[s]) multicast(3);
+  }
+}
+
+// Consumer: wait for work tile w's X rows; AREG = 1 loads this consumer's 64 rows into the A fragments xa.
+fn take_rows(w: i32) {
+  let xb = w % 2;
+  wait xfull[xb] parity((w / 2) & 1);
+  if AREG == 1 {
+    for kk in 0..HD / 16 unroll {
+      ldmatrix xa[kk] <- xs[xb * (HD / 64) + kk / 4][64 * math.index + 16 * (i32(warp) % 4) + lane % 16,
+                                                    (kk % 4) * 16 + (lane / 16) * 8 +: 8];
+    }
+  }
+}
+
 // The wgmmas of centroid tile number `it` (ring stage it % S) against X buffer xb into acc.
 fn issue_tile(var acc: frag<wgmma_acc, f32, 64, BN, 16>, it: i32, xb: i32) {
   let s = it % S;
@@ -119,24 +154,10 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
         for p in first..pairs step clusters {
           let b = p / ppb;
           let m0 = ((p % ppb) * 2 + rank) * BM;
-          let xb = w % 2;
-          wait xempty[xb] parity(((w / 2) & 1) ^ 1);
-          arrive xfull[xb] expect_tx(BM * HD * sizeof(T));
-          for kb in 0..HD / 64 unroll {
-            tma.load xs[xb * (HD / 64) + kb] <- X[b, m0, kb * 64] signal(xfull[xb]);
-          }
+          load_rows(b, m0, w);
           for t2 in 0..c_pairs {
             for h in 0..2 unroll {
-              let t = 2 * t2 + h;
-              let it = w * 2 * c_pairs + t;
-              let s = it % S;
-              wait empty[s] parity(((it / S) & 1) ^ 1);
-              arrive full[s] expect_tx(BN * HD * sizeof(T) + BN * 4);
-              tma.load cns[s] <- CN[b, t * BN] signal(full[s]);
-              for kb in 0..HD / 64 unroll {
-                tma.load cs[s * (HD / 64) + kb][rank * (BN / 2) +: BN / 2, :] <- C[b, t * BN + rank * (BN / 2), kb * 64]
-                    signal(full[s]) multicast(3);
-              }
+              load_tile(b, 2 * t2 + h, w * 2 * c_pairs + 2 * t2 + h);
             }
           }
           w += 1;
@@ -162,13 +183,7 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
       let it0 = w * 2 * c_pairs;
       best = inf;
       bidx = 0;
-      wait xfull[xb] parity((w / 2) & 1);
-      if AREG == 1 {
-        for kk in 0..HD / 16 unroll {
-          ldmatrix xa[kk] <- xs[xb * (HD / 64) + kk / 4][64 * math.index + 16 * (i32(warp) % 4) + lane % 16,
-                                                        (kk % 4) * 16 + (lane / 16) * 8 +: 8];
-        }
-      }
+      take_rows(w);
       for t2 in 0..c_pairs {
         let t = 2 * t2;
         if PP == 1 {

@@ -1,0 +1,150 @@
+"""k-means on torch tensors with the CAKE kernels of kernels/kmeans/ (assign_sm90.cake, centroid_update.cake).
+
+    from cake import kmeans
+    lib = kmeans.Kernels("bench/out/kmeans")                # the cubins of bench/kmeans_build.sh
+    labels, mind = lib.assign(x, c)                          # x [B, N, D], c [B, K, D] bf16/fp16 on the GPU
+    new, counts = lib.centroid_update(x, labels, c)          # means of the assigned points (empty: old kept)
+    c, labels, iters = lib.kmeans(x, k=1024, iters=10)       # Lloyd's iterations from a k-means++ start
+
+A Kernels object holds the cubins of one folder, named as bench/kmeans_build.sh names them:
+kmeans_assign_sm90_<bf16|f16>_d<D>.cubin and centroid_update_<bf16|f16>_d<D>.cubin (each with its manifest).
+Inputs may also be unbatched ([N, D] and [K, D]); outputs follow.  Every call launches on torch's current
+stream and allocates its outputs and work buffers through torch's caching allocator.
+"""
+
+import json
+import os
+
+import torch
+
+from . import load
+
+_TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
+
+
+def _batched(t, rank):
+    return (t.unsqueeze(0), True) if t.dim() == rank - 1 else (t, False)
+
+
+class Kernels:
+    """The k-means kernels of one folder of cubins; each module is loaded on first use."""
+
+    def __init__(self, folder=None):
+        self.folder = folder or os.environ.get("CAKE_KMEANS_CUBINS", "")
+        if not self.folder or not os.path.isdir(self.folder):
+            raise FileNotFoundError("cake.kmeans: no cubin folder (give one, or set $CAKE_KMEANS_CUBINS): %r"
+                                    % self.folder)
+        self._modules = {}
+
+    def _module(self, stem, dtype, d):
+        if dtype not in _TYPE_NAMES:
+            raise TypeError("cake.kmeans: element type %s (bf16 or fp16 expected)" % dtype)
+        name = "%s_%s_d%d" % (stem, _TYPE_NAMES[dtype], d)
+        if name not in self._modules:
+            path = os.path.join(self.folder, name + ".cubin")
+            if not os.path.isfile(path):
+                raise FileNotFoundError("cake.kmeans: %s: no kernel for D = %d, %s (build it with "
+                                        "bench/kmeans_build.sh)" % (path, d, dtype))
+            with open(path + ".json", encoding="utf-8") as f:
+                manifest = json.load(f)
+            ct = {kernel["name"]: kernel.get("ct_params", {}) for kernel in manifest.get("kernels", [])}
+            self._modules[name] = (load(path).kernels, ct)
+        return self._modules[name]
+
+    # ------------------------------------------------------------------------------------- assignment
+    def assign(self, x, c, c_sq=None, labels=None, mind=None):
+        """(labels i32 [B, N], mind f32 [B, N]): the nearest centroid of every point, ties to the smaller
+        index, and ||c||^2 - 2 <x, c> of it (the squared distance without ||x||^2).  c_sq: ||c||^2 f32 [B, K]
+        if the caller has it."""
+        (x, squeeze), (c, _) = _batched(x, 3), _batched(c, 3)
+        b, n, d = x.shape
+        k = c.shape[1]
+        kernels, ct = self._module("kmeans_assign_sm90", x.dtype, d)
+        kernel = kernels["kmeans_assign"]
+        bn = int(ct["kmeans_assign"]["BN"])
+        kp = -(-k // (2 * bn)) * 2 * bn
+        norms = torch.full((b, kp), float("inf"), dtype=torch.float32, device=x.device)
+        if c_sq is None:
+            norms[:, :k] = (c.float() * c.float()).sum(-1)
+        else:
+            norms[:, :k] = c_sq.reshape(b, k)
+        labels = torch.empty((b, n), dtype=torch.int32, device=x.device) if labels is None else labels.view(b, n)
+        mind = torch.empty((b, n), dtype=torch.float32, device=x.device) if mind is None else mind.view(b, n)
+        kernel(X=x, C=c, CN=norms, L=labels, MinD=mind)
+        return (labels[0], mind[0]) if squeeze else (labels, mind)
+
+    # ------------------------------------------------------------------------------------- update
+    def centroid_update(self, x, labels, old, new=None):
+        """(new [B, K, D] of x's dtype, counts i32 [B, K]): the mean of the points of each cluster; a cluster
+        without points keeps its old centroid.  Counting sort of the labels, segmented sums, finalize
+        (kernels/kmeans/centroid_update.cake); K above the sort's bin count uses global atomics instead."""
+        (x, squeeze), (old, _) = _batched(x, 3), _batched(old, 3)
+        b, n, d = x.shape
+        k = old.shape[1]
+        labels = labels.view(b, n)
+        kernels, ct = self._module("centroid_update", x.dtype, d)
+        work = torch.zeros(b * k * d + b * k, dtype=torch.int32, device=x.device)
+        sums = work[:b * k * d].view(torch.float32).view(b, k, d)
+        counts = work[b * k * d:].view(b, k)
+        new = torch.empty_like(old) if new is None else new.view(b, k, d)
+        if k <= int(ct["label_histogram"]["BINS"]):
+            cursor = torch.empty((b, k), dtype=torch.int32, device=x.device)
+            order = torch.empty((b, n), dtype=torch.int32, device=x.device)
+            sorted_labels = torch.empty((b, n), dtype=torch.int32, device=x.device)
+            kernels["label_histogram"](L=labels, Counts=counts)
+            kernels["label_offsets"](Counts=counts, Cursor=cursor)
+            kernels["label_scatter"](L=labels, Cursor=cursor, P=order, SL=sorted_labels)
+            kernels["segment_sums"](X=x, P=order, SL=sorted_labels, Sums=sums)
+        else:
+            kernels["centroid_accumulate"](X=x, L=labels, Sums=sums, Counts=counts)
+        kernels["centroid_finalize"](Sums=sums, Counts=counts, Old=old, New=new)
+        return (new[0], counts[0]) if squeeze else (new, counts)
+
+    # ------------------------------------------------------------------------------------- Lloyd
+    def kmeans(self, x, k, iters=25, tol=1e-4, init="k-means++", seed=0):
+        """(centroids [B, K, D], labels i32 [B, N], iterations run): Lloyd's algorithm from `init`
+        ("k-means++" or "random" points of x, or a tensor [B, K, D]); stops after `iters` iterations or when
+        no centroid moved by more than tol (relative to the largest centroid norm)."""
+        (x, squeeze) = _batched(x, 3)
+        c = initial_centroids(x, k, init, seed)
+        labels = None
+        done = 0
+        for done in range(1, iters + 1):
+            labels, _ = self.assign(x, c)
+            new, _ = self.centroid_update(x, labels, c)
+            shift = (new.float() - c.float()).norm(dim=-1).amax()
+            scale = c.float().norm(dim=-1).amax().clamp_min(1e-12)
+            c = new
+            if float(shift) <= tol * float(scale):
+                break
+        if labels is None:
+            labels, _ = self.assign(x, c)
+        return (c[0], labels[0], done) if squeeze else (c, labels, done)
+
+
+def initial_centroids(x, k, init="k-means++", seed=0):
+    """[B, K, D] of x's dtype: k distinct points of each batch of x [B, N, D], chosen at random ("random") or
+    by k-means++ (each next centroid drawn with probability proportional to its squared distance to the
+    nearest one chosen so far), or `init` itself when it is a tensor."""
+    if isinstance(init, torch.Tensor):
+        return init.view(x.shape[0], k, x.shape[2]).to(x.dtype)
+    b, n, d = x.shape
+    if k > n:
+        raise ValueError("cake.kmeans: k = %d centroids from %d points" % (k, n))
+    gen = torch.Generator(device=x.device).manual_seed(seed)
+    if init == "random":
+        idx = torch.stack([torch.randperm(n, generator=gen, device=x.device)[:k] for _ in range(b)])
+        return torch.gather(x, 1, idx.unsqueeze(-1).expand(b, k, d))
+    if init != "k-means++":
+        raise ValueError("cake.kmeans: init %r (k-means++, random or a tensor)" % (init,))
+    xf = x.float()
+    chosen = torch.empty((b, k), dtype=torch.long, device=x.device)
+    chosen[:, 0] = torch.randint(0, n, (b,), generator=gen, device=x.device)
+    best = torch.full((b, n), float("inf"), device=x.device)
+    for j in range(1, k):
+        last = torch.gather(xf, 1, chosen[:, j - 1].view(b, 1, 1).expand(b, 1, d))
+        best = torch.minimum(best, ((xf - last) ** 2).sum(-1))
+        weights = best.clamp_min(0)
+        weights = torch.where(weights.sum(-1, keepdim=True) > 0, weights, torch.ones_like(weights))
+        chosen[:, j] = torch.multinomial(weights, 1, generator=gen).squeeze(1)
+    return torch.gather(x, 1, chosen.unsqueeze(-1).expand(b, k, d))
