@@ -238,7 +238,10 @@ def cake_update_candidates(torch, cake, path, manifest):
     if not private:
         from cake import kmeans as cake_kmeans
         library = cake_kmeans.Kernels(os.path.dirname(path))
-        out[name + ":sorted"] = lambda x, labels, old: library.centroid_update(x, labels, old)[0]
+        base = "centroid_update_%s_d%d" % (manifest_dtype(manifest).replace("fp16", "f16"),
+                                           int(common.ct_params(manifest)["HD"]))
+        variant = name[len(base):] if name.startswith(base) else ""
+        out[name + ":sorted"] = lambda x, labels, old: library.centroid_update(x, labels, old, variant=variant)[0]
     return out
 
 

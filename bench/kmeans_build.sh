@@ -4,7 +4,10 @@
 # cubins, manifests, variants.json with each variant's verification status, the runtime library).
 #
 #   kmeans_assign_sm90_<dtype>_d<HD>         kernels/kmeans/assign_sm90.cake, -D T=<dtype> HD (D = 256: BN = 64,
-#                                            S = 2, AREG = 0; the registers hold no X tile of 256 columns)
+#                                            S = 2, AREG = 0; the registers hold no X tile of 256 columns;
+#                                            D = 64: QUAD = 0, measured faster there)
+#   knn_sm90_<dtype>_d<HD>                   the same file for knn_topk / knn_merge: AREG = 0 (the top-k lists
+#                                            need the registers that X would take)
 #   centroid_update_<dtype>_d<HD>[_private]  kernels/kmeans/centroid_update.cake; _private: the bench uses
 #                                            centroid_accumulate_private (K <= KMAX)
 #
@@ -18,15 +21,24 @@ update=kernels/kmeans/centroid_update.cake
 
 variants() {
   for t in bf16 f16; do
-    echo "kmeans_assign_sm90_${t}_d64|$assign|T=$t HD=64"
+    echo "kmeans_assign_sm90_${t}_d64|$assign|T=$t HD=64 QUAD=0"
     echo "kmeans_assign_sm90_${t}_d128|$assign|T=$t HD=128"
     echo "kmeans_assign_sm90_${t}_d256|$assign|T=$t HD=256 BN=64 S=2 AREG=0"
+    echo "knn_sm90_${t}_d64|$assign|T=$t HD=64 AREG=0"
+    echo "knn_sm90_${t}_d128|$assign|T=$t HD=128 AREG=0"
+    echo "knn_sm90_${t}_d256|$assign|T=$t HD=256 BN=64 S=2 AREG=0"
     echo "centroid_update_${t}_d64|$update|T=$t HD=64 RPB=32"
     echo "centroid_update_${t}_d64_private|$update|T=$t HD=64 RPB=32 DS=64 KMAX=256"
     echo "centroid_update_${t}_d128_private|$update|T=$t HD=128 DS=32 KMAX=1024"
     echo "centroid_update_${t}_d128|$update|T=$t HD=128 RPB=32"
     echo "centroid_update_${t}_d256|$update|T=$t HD=256 RPB=8"
   done
+  echo "knn_sm90_bf16_d128_areg1|$assign|T=bf16 HD=128 AREG=1"
+  # measured alternatives (bench/results/): the per-tile quad argmin, other segment_sums pieces
+  echo "kmeans_assign_sm90_bf16_d128_quad0|$assign|T=bf16 HD=128 QUAD=0"
+  echo "kmeans_assign_sm90_f16_d64_quad1|$assign|T=f16 HD=64 QUAD=1"
+  echo "centroid_update_bf16_d128_r64|$update|T=bf16 HD=128 RPB=32 R=64"
+  echo "centroid_update_f16_d128_r64|$update|T=f16 HD=128 RPB=32 R=64"
   [ -n "${EXTRA_VARIANTS:-}" ] && printf '%s\n' "$EXTRA_VARIANTS"
 }
 

@@ -112,7 +112,48 @@ fn fold_tile(var best: frag<wgmma_row, f32, 64>, var bidx: frag<wgmma_row, i32, 
   best = select(better, v, best);
 }
 
-kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 1, PP = 1>(
+// QUAD = 1: the thread's own running minimum of each of its two rows (bv[r], its column bi[r]) over its
+// BN / 4 columns of the tile - no shuffles per tile; the quad's four threads are merged once per work tile
+// (merge_quad).  The norms come as pairs of adjacent columns (one 8-byte shared load each).
+fn fold_tile_thread(var bv: f32[2], var bi: i32[2], var acc: frag<wgmma_acc, f32, 64, BN, 16>, s: i32, c0: i32) {
+  for r in 0..2 unroll {
+    var tv: f32[BN / 8];
+    var ti: i32[BN / 8];
+    for j in 0..BN / 8 unroll {
+      let nrm = cns[s][(i32(lane) % 4) * 2 + 8 * j +: 2];
+      let left = fma(-2.0, acc[4 * j + 2 * r], nrm[0]);
+      let right = fma(-2.0, acc[4 * j + 2 * r + 1], nrm[1]);
+      let take = right < left;                         // a tie keeps the smaller column
+      tv[j] = select(take, right, left);
+      ti[j] = select(take, 8 * j + 1, 8 * j);
+    }
+    for l in 1..6 unroll {
+      for j in 0..(BN / 8) >> l unroll {
+        let take = tv[2 * j + 1] < tv[2 * j];
+        tv[j] = select(take, tv[2 * j + 1], tv[2 * j]);
+        ti[j] = select(take, ti[2 * j + 1], ti[2 * j]);
+      }
+    }
+    let better = tv[0] < bv[r];                        // strict: an earlier tile keeps a tie
+    bv[r] = select(better, tv[0], bv[r]);
+    bi[r] = select(better, c0 + (i32(lane) % 4) * 2 + ti[0], bi[r]);
+  }
+}
+
+// The quad's four running minima of each row -> the row's (ties: the smallest column), in every lane.
+fn merge_quad(var bv: f32[2], var bi: i32[2]) {
+  for r in 0..2 unroll {
+    for d in 0..2 unroll {
+      let ov = shfl.xor(bv[r], 1 << d);
+      let oi = shfl.xor(bi[r], 1 << d);
+      let take = ov < bv[r] || (ov == bv[r] && oi < bi[r]);
+      bv[r] = select(take, ov, bv[r]);
+      bi[r] = select(take, oi, bi[r]);
+    }
+  }
+}
+
+kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 1, PP = 1, QUAD = 1>(
     X: T[B, N, D] tma(box=[1, BM, 64], swizzle=128B) align(16),
     C: T[B, K, D] tma(box=[1, BN / 2, 64], swizzle=128B) align(16),
     CN: f32[B, KP] tma(box=[1, BN]) align(16),
@@ -172,6 +213,8 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
     var xa: frag<wgmma_a, T, 64, BN, 16>[HD / 16];   // AREG = 1: the work tile's X rows, the A operand
     var best: frag<wgmma_row, f32, 64>;
     var bidx: frag<wgmma_row, i32, 64>;
+    var bv: f32[2];                      // QUAD = 1: the thread's running minima of its two rows
+    var bi: i32[2];
     var w: i32 = 0;
     if PP == 1 && math.index == 1 {
       arrive turn[0];                    // consumer 0 issues first
@@ -183,6 +226,10 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
       let it0 = w * 2 * c_pairs;
       best = inf;
       bidx = 0;
+      for r in 0..2 unroll {
+        bv[r] = inf;
+        bi[r] = 0;
+      }
       take_rows(w);
       for t2 in 0..c_pairs {
         let t = 2 * t2;
@@ -195,17 +242,38 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
           arrive turn[1 - math.index];
         }
         wgmma.wait 1;                    // acc0 is ready; acc1's wgmmas run during its epilogue
-        fold_tile(best, bidx, acc0, (it0 + t) % S, t * BN);
+        if QUAD == 1 {
+          fold_tile_thread(bv, bi, acc0, (it0 + t) % S, t * BN);
+        } else {
+          fold_tile(best, bidx, acc0, (it0 + t) % S, t * BN);
+        }
         release_tile(it0 + t);
         wgmma.wait 0;
-        fold_tile(best, bidx, acc1, (it0 + t + 1) % S, (t + 1) * BN);
+        if QUAD == 1 {
+          fold_tile_thread(bv, bi, acc1, (it0 + t + 1) % S, (t + 1) * BN);
+        } else {
+          fold_tile(best, bidx, acc1, (it0 + t + 1) % S, (t + 1) * BN);
+        }
         release_tile(it0 + t + 1);
       }
       elect {
         arrive xempty[xb];
       }
-      store L[b, m0 + 64 * math.index] <- bidx;
-      store MinD[b, m0 + 64 * math.index] <- best;
+      if QUAD == 1 {
+        merge_quad(bv, bi);
+        let row = m0 + 64 * math.index + 16 * (i32(warp) % 4) + i32(lane) / 4;
+        if lane % 4 == 0 {
+          for r in 0..2 unroll {
+            if row + 8 * r < N {
+              L[b, row + 8 * r] = bi[r];
+              MinD[b, row + 8 * r] = bv[r];
+            }
+          }
+        }
+      } else {
+        store L[b, m0 + 64 * math.index] <- bidx;
+        store MinD[b, m0 + 64 * math.index] <- best;
+      }
       w += 1;
     }
     if PP == 1 && math.index == 0 {
@@ -214,4 +282,315 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
   }
 
   cluster.sync;
+}
+
+// (v, j) enters the sorted list (dv, di) of the KK best (score, index) pairs, ascending; the last one drops
+// out.  LEX = 1: a tie in score goes to the smaller index; LEX = 0: after the equal scores already there
+// (the same order when the caller offers indices in ascending order, and cheaper).
+fn list_insert(var dv: f32[KK], var di: i32[KK], v: f32, j: i32, LEX: i32) {
+  var sv: f32 = v;
+  var si: i32 = j;
+  for e in 0..KK unroll {
+    let ov = dv[e];
+    let oi = di[e];
+    let before = sv < ov || (LEX == 1 && sv == ov && si < oi);
+    dv[e] = select(before, sv, ov);
+    di[e] = select(before, si, oi);
+    sv = select(before, ov, sv);
+    si = select(before, oi, si);
+  }
+}
+
+// Row r (0 or 1: the thread's rows 16 w + g and 16 w + g + 8) of the score tile CN - 2 acc (the norms in
+// ring stage s) whose columns start at c0:
+// the thread's BN / 4 scores of that row that beat both its list's last entry and the row bound `ub` enter
+// the list, smallest first.  The common case (none does, once the lists have filled) costs a minimum over
+// the scores and one compare; otherwise a loop (at most KK times) extracts the smallest remaining score with
+// a balanced tree and inserts it (one copy of the insertion per call keeps the kernel's code small).
+// ub: an upper bound of the row's KK-th best score: the quad's four threads each hold at least
+// cdiv(KK, 4) scores <= the largest of their cdiv(KK, 4)-th entries, so at least KK of the row's scores are
+// <= it and a score above it cannot be among the row's KK best (whatever list it would have entered).
+fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<wgmma_acc, f32, 64, BN, 16>,
+                  s: i32, r: i32, c0: i32) {
+  var rs: f32[BN / 4];                    // rs[2 j + h]: the score of column c0 + 2 q + 8 j + h
+  for j in 0..BN / 8 unroll {
+    for h in 0..2 unroll {
+      rs[2 * j + h] = cns[s][(i32(lane) % 4) * 2 + 8 * j + h] - 2.0 * acc[4 * j + 2 * r + h];
+    }
+  }
+  var m: f32[4];
+  for h in 0..4 unroll {
+    m[h] = min(rs[h], rs[h + 4]);
+  }
+  for e in 8..BN / 4 unroll {
+    m[e % 4] = min(m[e % 4], rs[e]);
+  }
+  if min(min(m[0], m[1]), min(m[2], m[3])) < min(ub, dv[KK - 1]) {
+    var count: i32 = 0;
+    for e in 0..BN / 4 unroll {
+      count += select(rs[e] < min(ub, dv[KK - 1]), 1, 0);
+    }
+    let col = c0 + (i32(lane) % 4) * 2;
+    for n in 0..min(count, KK) {
+      var tv: f32[BN / 8];
+      var ti: i32[BN / 8];
+      for e in 0..BN / 8 unroll {
+        let right = rs[2 * e + 1] < rs[2 * e];      // a tie keeps the left one: the smaller column
+        tv[e] = select(right, rs[2 * e + 1], rs[2 * e]);
+        ti[e] = select(right, 2 * e + 1, 2 * e);
+      }
+      for l in 1..6 unroll {
+        for e in 0..(BN / 8) >> l unroll {
+          let right = tv[2 * e + 1] < tv[2 * e];
+          tv[e] = select(right, tv[2 * e + 1], tv[2 * e]);
+          ti[e] = select(right, ti[2 * e + 1], ti[2 * e]);
+        }
+      }
+      if tv[0] < min(ub, dv[KK - 1]) {
+        list_insert(dv, di, tv[0], col + 8 * (ti[0] / 2) + ti[0] % 2, 0);
+      }
+      for e in 0..BN / 4 unroll {
+        rs[e] = select(e == ti[0], inf, rs[e]);
+      }
+    }
+  }
+  let own = dv[(KK + 3) / 4 - 1];
+  let pair = max(own, shfl.xor(own, 1));
+  ub = min(ub, max(pair, shfl.xor(pair, 2)));
+}
+
+// knn_topk: the KK nearest rows of C (the corpus) to every row of X (the queries), batched, in two steps.
+//   knn_topk   PD[b, i, 4 s + q, :] / PI[...] = the KK best (score, index) pairs, ascending, of query row i
+//              among corpus tiles of split s seen by lane q of its quad (a thread keeps its own list of the
+//              columns it holds, so the quad needs no shuffles; the union of the four lists holds the row's
+//              KK best); score = CN[b, c] - 2 X[b, i] . C[b, c].
+//   knn_merge  the LP = 4 * splits lists of each query row -> its KK best, sorted, as distances.
+// CN[b, c] = ||C[b, c]||^2 for the squared L2 distance, 0 for the inner product (the scores are then
+// -2 <x, c>), for c < K; +inf for K <= c < KP, with KP = cdiv(cdiv(K, 2 BN), LP / 4) * (LP / 4) * 2 BN:
+// every split covers the same number of centroid tile pairs, and the padded columns never enter a list.
+// A list that saw fewer than KK columns ends with (+inf, -1) entries.
+//
+// Schedule: kmeans_assign's (producer, ring, multicast, two accumulators, ping-pong), over work units
+// (row pair p, split s) instead of row pairs; the epilogue offers each row's scores to the thread's list
+// only when the row's minimum beats the list's last entry (after the first tiles, rarely).
+kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 1, PP = 1, KK = 10>(
+    X: T[B, N, D] tma(box=[1, BM, 64], swizzle=128B) align(16),
+    C: T[B, K, D] tma(box=[1, BN / 2, 64], swizzle=128B) align(16),
+    CN: f32[B, KP] tma(box=[1, BN]) align(16),
+    PD: f32[B, N, LP, KK],
+    PI: i32[B, N, LP, KK])
+  requires(D == HD, HD % 64 == 0, HD <= 256, BM == 128, BN % 32 == 0, BN <= 256, S >= 2, AREG == 0 || AREG == 1,
+           PP == 0 || PP == 1, KK >= 1, KK <= 32, LP % 4 == 0, LP > 0,
+           KP == cdiv(cdiv(K, 2 * BN), LP / 4) * (LP / 4) * 2 * BN)
+  grid(num_sms / 2 * 2) threads(384) cluster(2)
+{
+  shared xs: T[2 * (HD / 64)][BM, 64] swizzle(128B) align(1024);
+  shared cs: T[S * (HD / 64)][BN, 64] swizzle(128B) align(1024);
+  shared cns: f32[S][BN] align(128);
+  mbarrier xfull[2] arrivals(1);
+  mbarrier xempty[2] arrivals(8);
+  mbarrier full[S] arrivals(1);
+  mbarrier empty[S] arrivals(16);
+  barrier turn[2] id(1) threads(256);
+
+  if tid.x == 0 {
+    mbarrier.init xfull;
+    mbarrier.init xempty;
+    mbarrier.init full;
+    mbarrier.init empty;
+    fence.mbarrier_init;
+  }
+  cluster.sync;
+
+  let rank = i32(cluster.rank);
+  let ppb = cdiv(N, 2 * BM);
+  let splits = LP / 4;
+  let units = B * ppb * splits;
+  let pps = KP / (2 * BN) / splits;        // centroid tile pairs per split
+  let first = i32(block.x) / 2;
+  let clusters = i32(grid_dim.x) / 2;
+
+  role load = warpgroup(0) regs(40) {
+    if load.warp == 0 {
+      elect {
+        var w: i32 = 0;
+        for u in first..units step clusters {
+          let p = u / splits;
+          let b = p / ppb;
+          let m0 = ((p % ppb) * 2 + rank) * BM;
+          let t0 = 2 * (u % splits) * pps;
+          load_rows(b, m0, w);
+          for t2 in 0..pps {
+            for h in 0..2 unroll {
+              load_tile(b, t0 + 2 * t2 + h, w * 2 * pps + 2 * t2 + h);
+            }
+          }
+          w += 1;
+        }
+      }
+    }
+  }
+
+  role math[2] = warpgroups(1..3) regs(232) {
+    var acc0: frag<wgmma_acc, f32, 64, BN, 16>;
+    var acc1: frag<wgmma_acc, f32, 64, BN, 16>;
+    var xa: frag<wgmma_a, T, 64, BN, 16>[HD / 16];   // AREG = 1: the work unit's X rows, the A operand
+    var dv0: f32[KK];
+    var di0: i32[KK];
+    var dv1: f32[KK];
+    var di1: i32[KK];
+    var ub0: f32;
+    var ub1: f32;
+    var w: i32 = 0;
+    if PP == 1 && math.index == 1 {
+      arrive turn[0];                    // consumer 0 issues first
+    }
+    for u in first..units step clusters {
+      let p = u / splits;
+      let sp = u % splits;
+      let b = p / ppb;
+      let m0 = ((p % ppb) * 2 + rank) * BM;
+      let xb = w % 2;
+      let it0 = w * 2 * pps;
+      let t0 = 2 * sp * pps;
+      for e in 0..KK unroll {
+        dv0[e] = inf;
+        di0[e] = -1;
+        dv1[e] = inf;
+        di1[e] = -1;
+      }
+      ub0 = inf;
+      ub1 = inf;
+      take_rows(w);
+      for t2 in 0..pps {
+        let t = 2 * t2;
+        if PP == 1 {
+          sync turn[math.index];
+        }
+        issue_tile(acc0, it0 + t, xb);
+        issue_tile(acc1, it0 + t + 1, xb);
+        if PP == 1 {
+          arrive turn[1 - math.index];
+        }
+        wgmma.wait 1;
+        list_offer_row(dv0, di0, ub0, acc0, (it0 + t) % S, 0, (t0 + t) * BN);
+        list_offer_row(dv1, di1, ub1, acc0, (it0 + t) % S, 1, (t0 + t) * BN);
+        release_tile(it0 + t);
+        wgmma.wait 0;
+        list_offer_row(dv0, di0, ub0, acc1, (it0 + t + 1) % S, 0, (t0 + t + 1) * BN);
+        list_offer_row(dv1, di1, ub1, acc1, (it0 + t + 1) % S, 1, (t0 + t + 1) * BN);
+        release_tile(it0 + t + 1);
+      }
+      elect {
+        arrive xempty[xb];
+      }
+      let row = m0 + 64 * math.index + 16 * (i32(warp) % 4) + i32(lane) / 4;
+      let list = 4 * sp + i32(lane) % 4;
+      for e in 0..KK unroll {
+        if row < N {
+          PD[b, row, list, e] = dv0[e];
+          PI[b, row, list, e] = di0[e];
+        }
+        if row + 8 < N {
+          PD[b, row + 8, list, e] = dv1[e];
+          PI[b, row + 8, list, e] = di1[e];
+        }
+      }
+      w += 1;
+    }
+    if PP == 1 && math.index == 0 {
+      sync turn[0];
+    }
+  }
+
+  cluster.sync;
+}
+
+// One warp per query row (b, i): lane l merges lists l, l + 32, ... of PD / PI into its own sorted list, then
+// KK rounds of a warp-wide minimum of the lanes' heads (the winning lane drops its head) give the row's KK
+// best, ascending: OD[b, i, e] = scale * score + QN[b, i] (scale 1 and QN = ||x||^2 give squared L2
+// distances; scale -0.5 and QN = 0 give the inner product), OI[b, i, e] its column (-1 past K: OD = +inf).
+kernel knn_merge<KK = 10, WPB = 4>(
+    PD: f32[B, N, LP, KK],
+    PI: i32[B, N, LP, KK],
+    QN: f32[B, N],
+    OD: f32[B, N, KK],
+    OI: i32[B, N, KK],
+    scale: f32)
+  requires(KK >= 1, KK <= 32)
+  grid(cdiv(N, WPB), B) threads(32 * WPB)
+{
+  let i = i32(block.x) * WPB + i32(warp);
+  let b = i32(block.y);
+  if i < N {
+    var dv: f32[KK];
+    var di: i32[KK];
+    for e in 0..KK unroll {
+      dv[e] = inf;
+      di[e] = -1;
+    }
+    for l in i32(lane)..LP step 32 {
+      for e in 0..KK unroll {
+        let v = PD[b, i, l, e];
+        let j = PI[b, i, l, e];
+        if v < dv[KK - 1] || (v == dv[KK - 1] && j < di[KK - 1]) {
+          list_insert(dv, di, v, j, 1);
+        }
+      }
+    }
+    let qn = QN[b, i];
+    for e in 0..KK unroll {
+      var bv: f32 = dv[0];
+      var bi: i32 = di[0];
+      for d in 0..5 unroll {
+        let ov = shfl.xor(bv, 1 << d);
+        let oi = shfl.xor(bi, 1 << d);
+        let take = ov < bv || (ov == bv && oi < bi);
+        bv = select(take, ov, bv);
+        bi = select(take, oi, bi);
+      }
+      if dv[0] == bv && di[0] == bi {
+        for f in 0..KK - 1 unroll {
+          dv[f] = dv[f + 1];
+          di[f] = di[f + 1];
+        }
+        dv[KK - 1] = inf;
+        di[KK - 1] = -1;
+      }
+      if lane == 0 {
+        OD[b, i, e] = select(bi >= 0, scale * bv + qn, inf);
+        OI[b, i, e] = bi;
+      }
+    }
+  }
+}
+
+// NP[b, i] = scale * ||X[b, i]||^2 for i < N and +inf for N <= i < NP's length: the padded norms CN of
+// kmeans_assign / knn_topk (scale 1; scale 0 gives knn_topk's inner-product zeros) and the query norms of
+// knn_merge.  HD / 8 threads per row, one 16-byte load each, then shuffles within the row's lanes.
+kernel row_norms<T: type = bf16, HD = 128, RPB = 16>(
+    X: T[B, N, D] align(16),
+    NP: f32[B, NPAD],
+    scale: f32)
+  requires(D == HD, HD % 8 == 0, HD <= 256, 32 % (HD / 8) == 0, RPB * HD / 8 <= 1024, RPB * HD % 256 == 0)
+  grid(cdiv(NPAD, RPB), B) threads(RPB * HD / 8)
+{
+  let t = i32(tid.x);
+  let r = i32(block.x) * RPB + t / (HD / 8);
+  let b = i32(block.y);
+  var sum: f32 = 0.0;
+  if r < N {
+    let v = f32x8(X[b, r, (t % (HD / 8)) * 8 +: 8]);
+    for e in 0..8 unroll {
+      sum = fma(v[e], v[e], sum);
+    }
+  }
+  for l in 0..5 unroll {
+    if (1 << l) < HD / 8 {
+      sum += shfl.xor(sum, 1 << l);
+    }
+  }
+  if t % (HD / 8) == 0 && r < NPAD {
+    NP[b, r] = select(r < N, scale * sum, inf);
+  }
 }

@@ -15,9 +15,9 @@
 //                     in the sorted order);
 //   label_scatter     every point i of batch b gets a position in its cluster's range (a block reserves the
 //                     range of its points of cluster k with one atomic on Cursor[b, k], then hands positions
-//                     out in shared memory): P[b, pos] = i, SL[b, pos] = its label;
+//                     out in shared memory): PS[b, pos] = (i, its label), one 8-byte store;
 //   segment_sums      the sorted positions in pieces of R: each worker (HD / 8 lanes, 8 elements per lane)
-//                     sums the rows X[b, P[b, pos], :] of its piece run by run (a run is one label) and adds
+//                     sums the rows X[b, PS[b, pos, 0], :] of its piece run by run (a run is one label) and adds
 //                     each run's sum to Sums[b, label, :] with one reduction per element; a piece crosses
 //                     few runs, so the reductions do not meet on hot clusters.
 //
@@ -219,8 +219,7 @@ kernel label_offsets<LOG = 10>(
 kernel label_scatter<BINS = 4096, TPB = 512, PPT = 32>(
     L: i32[B, N],
     Cursor: i32[B, K],
-    P: i32[B, N],
-    SL: i32[B, N])
+    PS: i32[B, N, 2] align(8))
   requires(K > 0, K <= BINS, N > 0, N <= 1073741824)
   grid(min(cdiv(N, TPB), max(cdiv(N, TPB * PPT), cdiv(2 * num_sms, B))), B) threads(TPB)
 {
@@ -243,8 +242,10 @@ kernel label_scatter<BINS = 4096, TPB = 512, PPT = 32>(
     if t + j * TPB < len {
       let k = i32(u32(ks[j]) % u32(K));
       let pos = i32(u32(atom.add(cnt[k], 1)) % u32(N));
-      P[b, pos] = lo + t + j * TPB;
-      SL[b, pos] = k;
+      var entry: i32x2;
+      entry[0] = lo + t + j * TPB;
+      entry[1] = k;
+      PS[b, pos, 0 +: 2] = entry;
     }
   }
 }
@@ -272,10 +273,9 @@ fn start_run(var acc: f32x8, var cur: i32, k: i32) {
 // Worker w (HD / 8 consecutive threads) sums the sorted positions w * R .. w * R + R - 1 in groups of RG:
 // a group of one label (the usual case: the labels are sorted) is summed without a branch; a group that
 // starts a new run flushes the open one first; a group with several labels or past N goes row by row.
-kernel segment_sums<T: type = bf16, HD = 128, R = 64, RG = 8, TPB = 256>(
+kernel segment_sums<T: type = bf16, HD = 128, R = 128, RG = 8, TPB = 256>(
     X: T[B, N, D] align(16),
-    P: i32[B, N],
-    SL: i32[B, N],
+    PS: i32[B, N, 2] align(8),
     Sums: f32[B, K, D])
   requires(D == HD, HD % 8 == 0, HD <= 256, 32 % (HD / 8) == 0, R % RG == 0, RG <= HD / 8, K > 0, N > 0,
            N <= 1073741824)
@@ -290,8 +290,9 @@ kernel segment_sums<T: type = bf16, HD = 128, R = 64, RG = 8, TPB = 256>(
   for q in 0..R / RG {
     let base = first + q * RG;
     let mine = min(base + i32(lane) % (HD / 8), N - 1);      // lane r of the worker reads row r's entries
-    let p_mine = P[b, mine];
-    let k_mine = SL[b, mine];
+    let entry = PS[b, mine, 0 +: 2];
+    let p_mine = entry[0];
+    let k_mine = entry[1];
     var ps: i32[RG];
     var ks: i32[RG];
     for r in 0..RG unroll {

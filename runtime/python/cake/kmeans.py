@@ -1,13 +1,16 @@
-"""k-means on torch tensors with the CAKE kernels of kernels/kmeans/ (assign_sm90.cake, centroid_update.cake).
+"""k-means and KNN on torch tensors with the CAKE kernels of kernels/kmeans/ (assign_sm90.cake,
+centroid_update.cake).
 
     from cake import kmeans
     lib = kmeans.Kernels("bench/out/kmeans")                # the cubins of bench/kmeans_build.sh
     labels, mind = lib.assign(x, c)                          # x [B, N, D], c [B, K, D] bf16/fp16 on the GPU
     new, counts = lib.centroid_update(x, labels, c)          # means of the assigned points (empty: old kept)
     c, labels, iters = lib.kmeans(x, k=1024, iters=10)       # Lloyd's iterations from a k-means++ start
+    dist, idx = lib.knn(queries, corpus, k=10)               # the 10 nearest corpus rows, sorted
 
 A Kernels object holds the cubins of one folder, named as bench/kmeans_build.sh names them:
-kmeans_assign_sm90_<bf16|f16>_d<D>.cubin and centroid_update_<bf16|f16>_d<D>.cubin (each with its manifest).
+kmeans_assign_sm90_<bf16|f16>_d<D>.cubin, knn_sm90_<bf16|f16>_d<D>.cubin (both from assign_sm90.cake, with
+the parameters each is tuned with) and centroid_update_<bf16|f16>_d<D>.cubin (each with its manifest).
 Inputs may also be unbatched ([N, D] and [K, D]); outputs follow.  Every call launches on torch's current
 stream and allocates its outputs and work buffers through torch's caching allocator.
 """
@@ -36,10 +39,10 @@ class Kernels:
                                     % self.folder)
         self._modules = {}
 
-    def _module(self, stem, dtype, d):
+    def _module(self, stem, dtype, d, variant=""):
         if dtype not in _TYPE_NAMES:
             raise TypeError("cake.kmeans: element type %s (bf16 or fp16 expected)" % dtype)
-        name = "%s_%s_d%d" % (stem, _TYPE_NAMES[dtype], d)
+        name = "%s_%s_d%d%s" % (stem, _TYPE_NAMES[dtype], d, variant)
         if name not in self._modules:
             path = os.path.join(self.folder, name + ".cubin")
             if not os.path.isfile(path):
@@ -63,10 +66,11 @@ class Kernels:
         kernel = kernels["kmeans_assign"]
         bn = int(ct["kmeans_assign"]["BN"])
         kp = -(-k // (2 * bn)) * 2 * bn
-        norms = torch.full((b, kp), float("inf"), dtype=torch.float32, device=x.device)
         if c_sq is None:
-            norms[:, :k] = (c.float() * c.float()).sum(-1)
+            norms = torch.empty((b, kp), dtype=torch.float32, device=x.device)
+            kernels["row_norms"](X=c, NP=norms, scale=1.0)
         else:
+            norms = torch.full((b, kp), float("inf"), dtype=torch.float32, device=x.device)
             norms[:, :k] = c_sq.reshape(b, k)
         labels = torch.empty((b, n), dtype=torch.int32, device=x.device) if labels is None else labels.view(b, n)
         mind = torch.empty((b, n), dtype=torch.float32, device=x.device) if mind is None else mind.view(b, n)
@@ -74,31 +78,68 @@ class Kernels:
         return (labels[0], mind[0]) if squeeze else (labels, mind)
 
     # ------------------------------------------------------------------------------------- update
-    def centroid_update(self, x, labels, old, new=None):
+    def centroid_update(self, x, labels, old, new=None, variant=""):
         """(new [B, K, D] of x's dtype, counts i32 [B, K]): the mean of the points of each cluster; a cluster
         without points keeps its old centroid.  Counting sort of the labels, segmented sums, finalize
-        (kernels/kmeans/centroid_update.cake); K above the sort's bin count uses global atomics instead."""
+        (kernels/kmeans/centroid_update.cake); K above the sort's bin count uses global atomics instead.
+        variant: a suffix of the cubin name (another build of centroid_update)."""
         (x, squeeze), (old, _) = _batched(x, 3), _batched(old, 3)
         b, n, d = x.shape
         k = old.shape[1]
         labels = labels.view(b, n)
-        kernels, ct = self._module("centroid_update", x.dtype, d)
+        kernels, ct = self._module("centroid_update", x.dtype, d, variant)
         work = torch.zeros(b * k * d + b * k, dtype=torch.int32, device=x.device)
         sums = work[:b * k * d].view(torch.float32).view(b, k, d)
         counts = work[b * k * d:].view(b, k)
         new = torch.empty_like(old) if new is None else new.view(b, k, d)
         if k <= int(ct["label_histogram"]["BINS"]):
             cursor = torch.empty((b, k), dtype=torch.int32, device=x.device)
-            order = torch.empty((b, n), dtype=torch.int32, device=x.device)
-            sorted_labels = torch.empty((b, n), dtype=torch.int32, device=x.device)
+            order = torch.empty((b, n, 2), dtype=torch.int32, device=x.device)     # (point, label) sorted
             kernels["label_histogram"](L=labels, Counts=counts)
             kernels["label_offsets"](Counts=counts, Cursor=cursor)
-            kernels["label_scatter"](L=labels, Cursor=cursor, P=order, SL=sorted_labels)
-            kernels["segment_sums"](X=x, P=order, SL=sorted_labels, Sums=sums)
+            kernels["label_scatter"](L=labels, Cursor=cursor, PS=order)
+            kernels["segment_sums"](X=x, PS=order, Sums=sums)
         else:
             kernels["centroid_accumulate"](X=x, L=labels, Sums=sums, Counts=counts)
         kernels["centroid_finalize"](Sums=sums, Counts=counts, Old=old, New=new)
         return (new[0], counts[0]) if squeeze else (new, counts)
+
+    # ------------------------------------------------------------------------------------- KNN
+    def knn(self, queries, corpus, k=10, metric="l2", splits=None, variant=""):
+        """(dist f32 [B, Q, k], idx i32 [B, Q, k]): the k nearest rows of corpus [B, M, D] to every row of
+        queries [B, Q, D], sorted ascending by (distance, index).  metric "l2": squared L2 distances; "ip":
+        the k largest inner products (dist holds the inner products, descending).  k is at most the kernel's
+        KK (10 in the default build); rows past M come back as (+inf, -1) when M < k.  splits: how many
+        pieces the corpus is cut into (default: about one work unit per cluster of two SMs when Q is small).
+        variant: a suffix of the cubin name (another build of knn_sm90)."""
+        (x, squeeze), (c, _) = _batched(queries, 3), _batched(corpus, 3)
+        b, n, d = x.shape
+        m = c.shape[1]
+        kernels, ct = self._module("knn_sm90", x.dtype, d, variant)
+        kk, bn = int(ct["knn_topk"]["KK"]), int(ct["knn_topk"]["BN"])
+        if not 1 <= k <= kk:
+            raise ValueError("cake.kmeans.knn: k = %d (this build supports 1..%d)" % (k, kk))
+        if metric not in ("l2", "ip"):
+            raise ValueError("cake.kmeans.knn: metric %r (l2 or ip)" % (metric,))
+        pairs = -(-m // (2 * bn))
+        if splits is None:
+            row_pairs = b * -(-n // 256)
+            clusters = torch.cuda.get_device_properties(x.device).multi_processor_count // 2
+            splits = max(1, min(pairs, clusters // row_pairs))
+        kp = -(-pairs // splits) * splits * 2 * bn
+        scale = 1.0 if metric == "l2" else 0.0
+        norms = torch.empty((b, kp), dtype=torch.float32, device=x.device)
+        kernels["row_norms"](X=c, NP=norms, scale=scale)
+        qn = torch.empty((b, n), dtype=torch.float32, device=x.device)
+        kernels["row_norms"](X=x, NP=qn, scale=scale)
+        pd = torch.empty((b, n, 4 * splits, kk), dtype=torch.float32, device=x.device)
+        pi = torch.empty((b, n, 4 * splits, kk), dtype=torch.int32, device=x.device)
+        dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
+        idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
+        kernels["knn_topk"](X=x, C=c, CN=norms, PD=pd, PI=pi)
+        kernels["knn_merge"](PD=pd, PI=pi, QN=qn, OD=dist, OI=idx, scale=1.0 if metric == "l2" else -0.5)
+        dist, idx = dist[..., :k], idx[..., :k]
+        return (dist[0], idx[0]) if squeeze else (dist, idx)
 
     # ------------------------------------------------------------------------------------- Lloyd
     def kmeans(self, x, k, iters=25, tol=1e-4, init="k-means++", seed=0):
