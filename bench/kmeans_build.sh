@@ -6,7 +6,8 @@
 #   kmeans_assign_sm90_<dtype>_d<HD>         kernels/kmeans/assign_sm90.cake, -D T=<dtype> HD (D = 256: BN = 64,
 #                                            S = 2, AREG = 0; the registers hold no X tile of 256 columns;
 #                                            D = 64: QUAD = 0, measured faster there)
-#   knn_sm90_<dtype>_d<HD>                   the same file for knn_topk / knn_merge: AREG = 0 (the top-k lists
+#   knn_sm90_<dtype>_d<HD>[_k16|_k32]        the same file for knn_topk / knn_merge (KK = 10, 16, 32 neighbours;
+#                                            KK = 32: BN = 64 for the registers); AREG = 0 (the top-k lists
 #                                            need the registers that X would take)
 #   centroid_update_<dtype>_d<HD>[_private]  kernels/kmeans/centroid_update.cake; _private: the bench uses
 #                                            centroid_accumulate_private (K <= KMAX)
@@ -24,9 +25,13 @@ variants() {
     echo "kmeans_assign_sm90_${t}_d64|$assign|T=$t HD=64 QUAD=0"
     echo "kmeans_assign_sm90_${t}_d128|$assign|T=$t HD=128"
     echo "kmeans_assign_sm90_${t}_d256|$assign|T=$t HD=256 BN=64 S=2 AREG=0"
-    echo "knn_sm90_${t}_d64|$assign|T=$t HD=64 AREG=0"
-    echo "knn_sm90_${t}_d128|$assign|T=$t HD=128 AREG=0"
+    echo "knn_sm90_${t}_d64|$assign|T=$t HD=64"
+    echo "knn_sm90_${t}_d128|$assign|T=$t HD=128"
     echo "knn_sm90_${t}_d256|$assign|T=$t HD=256 BN=64 S=2 AREG=0"
+    for d in 64 128; do
+      echo "knn_sm90_${t}_d${d}_k16|$assign|T=$t HD=$d KK=16"
+      echo "knn_sm90_${t}_d${d}_k32|$assign|T=$t HD=$d KK=32 BN=64"
+    done
     echo "centroid_update_${t}_d64|$update|T=$t HD=64 RPB=32"
     echo "centroid_update_${t}_d64_private|$update|T=$t HD=64 RPB=32 DS=64 KMAX=256"
     echo "centroid_update_${t}_d128_private|$update|T=$t HD=128 DS=32 KMAX=1024"

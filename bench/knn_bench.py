@@ -33,9 +33,9 @@ TORCH_BYTES_MAX = 24 << 30               # torch's full distance matrix (f32 Q x
 
 
 class Shape:
-    def __init__(self, q, m, d, timed=True):
-        self.q, self.m, self.d, self.timed = q, m, d, timed
-        self.label = "%dx%dx%d bf16" % (q, m, d)
+    def __init__(self, q, m, d, timed=True, k=K_NEIGHBOURS):
+        self.q, self.m, self.d, self.timed, self.k = q, m, d, timed, k
+        self.label = "%dx%dx%d bf16" % (q, m, d) + ("" if k == K_NEIGHBOURS else " k=%d" % k)
         self.flops = 2.0 * q * m * d
         self.nbytes = 2.0 * (q + m) * d
 
@@ -43,7 +43,8 @@ class Shape:
 def shapes():
     return [Shape(1024, 50000, 64), Shape(4096, 100000, 64), Shape(65536, 65536, 128), Shape(16384, 1000000, 128),
             # ragged, correctness only
-            Shape(1000, 12345, 128, False), Shape(77, 3001, 256, False), Shape(300, 7, 64, False), Shape(129, 1000, 64, False)]
+            Shape(1000, 12345, 128, False), Shape(77, 3001, 256, False), Shape(300, 7, 64, False), Shape(129, 1000, 64, False),
+            Shape(4096, 100000, 64, True, k=16), Shape(2048, 30000, 128, False, k=32), Shape(500, 20, 64, False, k=32)]
 
 
 def make_inputs(torch, shape, seeds):
@@ -119,9 +120,9 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
     cands = {}
     if library is not None:
         cands["cake"] = lambda x, c, k: library.knn(x, c, k)
-        for name in sorted(os.listdir(args.cubins)):         # other builds: knn_sm90_bf16_d<D>_<variant>.cubin
+        for name in sorted(os.listdir(args.cubins)) if shape.k == K_NEIGHBOURS else []:   # other KK = 10 builds
             stem = "knn_sm90_bf16_d%d_" % shape.d
-            if name.startswith(stem) and name.endswith(".cubin"):
+            if name.startswith(stem) and name.endswith(".cubin") and "_k" not in name[len(stem) - 1:]:
                 variant = name[len(stem) - 1:-len(".cubin")]
                 cands["cake" + variant.replace("_", ":", 1)] = (
                     lambda x, c, k, variant=variant: library.knn(x, c, k, variant=variant))
@@ -134,7 +135,7 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
             x, c, seed = make_inputs(torch, shape, seeds)
             guard = common.InputGuard({"X": x, "C": c})
             try:
-                out = fn(x, c, K_NEIGHBOURS)
+                out = fn(x, c, shape.k)
                 torch.cuda.synchronize()
                 dist, idx = out if isinstance(out, tuple) else (None, out)
                 gen = torch.Generator(device=common.DEVICE).manual_seed(seed)
@@ -147,7 +148,7 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
             results.append(rec)
         record["checks"][name] = {"ok": all(r["ok"] for r in results), "runs": results}
         if all("error" not in r for r in results):          # timed even when not exact (torch's bf16 GEMM)
-            fns[name] = (lambda fn=fn, x=x, c=c: fn(x, c, K_NEIGHBOURS))
+            fns[name] = (lambda fn=fn, x=x, c=c: fn(x, c, shape.k))
     if shape.timed and not args.no_timing and fns:
         record["timing"] = common.time_interleaved(torch, fns, flusher, args.rounds, args.iters)
         for t in record["timing"].values():
@@ -160,7 +161,7 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
 
 def markdown(document):
     m = document["meta"]
-    text = ["# KNN (k = %d, squared L2, bf16): CAKE vs flashlib flash_knn_triton / torch (same process)" % K_NEIGHBOURS,
+    text = ["# KNN (k = %d unless the shape says, squared L2, bf16): CAKE vs flashlib flash_knn_triton / torch (same process)" % K_NEIGHBOURS,
             "", "- command: `%s`" % m.get("command"),
             "- date: %s; device: %s; torch %s" % (m.get("date"), (m.get("device") or {}).get("name"),
                                                  (m.get("device") or {}).get("torch")),

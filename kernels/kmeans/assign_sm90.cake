@@ -373,7 +373,7 @@ fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<w
 // Schedule: kmeans_assign's (producer, ring, multicast, two accumulators, ping-pong), over work units
 // (row pair p, split s) instead of row pairs; the epilogue offers each row's scores to the thread's list
 // only when the row's minimum beats the list's last entry (after the first tiles, rarely).
-kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 1, PP = 1, KK = 10>(
+kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, PP = 1, KK = 10>(
     X: T[B, N, D] tma(box=[1, BM, 64], swizzle=128B) align(16),
     C: T[B, K, D] tma(box=[1, BN / 2, 64], swizzle=128B) align(16),
     CN: f32[B, KP] tma(box=[1, BN]) align(16),

@@ -105,16 +105,29 @@ class Kernels:
         return (new[0], counts[0]) if squeeze else (new, counts)
 
     # ------------------------------------------------------------------------------------- KNN
-    def knn(self, queries, corpus, k=10, metric="l2", splits=None, variant=""):
+    def knn(self, queries, corpus, k=10, metric="l2", splits=None, variant=None):
         """(dist f32 [B, Q, k], idx i32 [B, Q, k]): the k nearest rows of corpus [B, M, D] to every row of
         queries [B, Q, D], sorted ascending by (distance, index).  metric "l2": squared L2 distances; "ip":
         the k largest inner products (dist holds the inner products, descending).  k is at most the kernel's
-        KK (10 in the default build); rows past M come back as (+inf, -1) when M < k.  splits: how many
+        KK (10, 16 or 32 in the builds of bench/kmeans_build.sh); rows past M come back as (+inf, -1) when M < k.  splits: how many
         pieces the corpus is cut into (default: about one work unit per cluster of two SMs when Q is small).
-        variant: a suffix of the cubin name (another build of knn_sm90)."""
+        variant: a suffix of the cubin name (another build of knn_sm90); by default the first of the builds
+        "", "_k16", "_k32" (KK = 10, 16, 32) that holds k."""
         (x, squeeze), (c, _) = _batched(queries, 3), _batched(corpus, 3)
         b, n, d = x.shape
         m = c.shape[1]
+        if variant is None or variant == "":
+            variant = None
+            for candidate in ("", "_k16", "_k32"):
+                name = "knn_sm90_%s_d%d%s.cubin" % (_TYPE_NAMES.get(x.dtype, "?"), d, candidate)
+                if os.path.isfile(os.path.join(self.folder, name)):
+                    kernels, ct = self._module("knn_sm90", x.dtype, d, candidate)
+                    if int(ct["knn_topk"]["KK"]) >= k:
+                        variant = candidate
+                        break
+            if variant is None:
+                raise ValueError("cake.kmeans.knn: k = %d: no knn_sm90 build for D = %d, %s holds it (KK = 10, "
+                                 "16, 32 are built; k <= 32)" % (k, d, x.dtype))
         kernels, ct = self._module("knn_sm90", x.dtype, d, variant)
         kk, bn = int(ct["knn_topk"]["KK"]), int(ct["knn_topk"]["BN"])
         if not 1 <= k <= kk:
