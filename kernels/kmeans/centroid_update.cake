@@ -64,7 +64,7 @@ kernel centroid_accumulate_private<T: type = bf16, HD = 128, DS = 32, KMAX = 102
     L: i32[B, N],
     Sums: f32[B, K, D],
     Counts: i32[B, K])
-  requires(D == HD, HD % DS == 0, DS % 8 == 0, K > 0, K <= KMAX, TPB % (DS / 8) == 0)
+  requires(D == HD, HD % DS == 0, DS % 8 == 0, K > 0, K <= KMAX, TPB % (DS / 8) == 0, N <= 1073741824)
   grid(max(1, 2 * num_sms / (HD / DS * B)), HD / DS, B) threads(TPB)
 {
   shared part: f32[KMAX, DS];
@@ -136,10 +136,10 @@ kernel centroid_finalize<T: type = bf16, HD = 128, RPB = 16>(
   }
 }
 
-// The labels of this block's chunk of batch b: blocks per batch G = grid_dim.x, chunk = cdiv(N, G) points
-// (the grid makes it at most TPB * PPT); thread t holds points lo + t + j * TPB, j < PPT, in ks[j] (loaded
-// together, past the chunk clamped to a valid row) and counts the valid ones into cnt (zeroed first).
-fn count_chunk(var ks: i32[PPT], shared cnt: i32[BINS], lo: i32, len: i32) {
+// The labels of this block's chunk of batch b, points lo .. lo + TPB * PPT - 1 (lo = block.x * TPB * PPT):
+// thread t holds points lo + t + j * TPB, j < PPT, in ks[j] (loaded together, past N clamped to a valid
+// row) and counts the ones below N into cnt (zeroed first).
+fn count_chunk(var ks: i32[PPT], shared cnt: i32[BINS], lo: i32) {
   for e in i32(tid.x)..K step TPB {
     cnt[e] = 0;
   }
@@ -148,7 +148,7 @@ fn count_chunk(var ks: i32[PPT], shared cnt: i32[BINS], lo: i32, len: i32) {
     ks[j] = L[b, min(lo + i32(tid.x) + j * TPB, N - 1)];
   }
   for j in 0..PPT unroll {
-    if i32(tid.x) + j * TPB < len {
+    if lo + i32(tid.x) + j * TPB < N {
       red.add cnt[i32(u32(ks[j]) % u32(K))], 1;
     }
   }
@@ -156,18 +156,17 @@ fn count_chunk(var ks: i32[PPT], shared cnt: i32[BINS], lo: i32, len: i32) {
 }
 
 // Counts[b, k] += the number of points with label k in this block's chunk (one reduction per non-zero bin).
-kernel label_histogram<BINS = 4096, TPB = 512, PPT = 32>(
+kernel label_histogram<BINS = 4096, TPB = 512, PPT = 16>(
     L: i32[B, N],
     Counts: i32[B, K])
   requires(K > 0, K <= BINS, N > 0, N <= 1073741824)
-  grid(min(cdiv(N, TPB), max(cdiv(N, TPB * PPT), cdiv(2 * num_sms, B))), B) threads(TPB)
+  grid(cdiv(N, TPB * PPT), B) threads(TPB)
 {
   shared cnt: i32[BINS];
   let b = i32(block.y);
-  let ch = cdiv(N, i32(grid_dim.x));
-  let lo = i32(block.x) * ch;
+  let lo = i32(block.x) * (TPB * PPT);
   var ks: i32[PPT];
-  count_chunk(ks, cnt, lo, min(ch, N - lo));
+  count_chunk(ks, cnt, lo);
   for e in i32(tid.x)..K step TPB {
     let n = cnt[e];
     if n != 0 {
@@ -213,24 +212,22 @@ kernel label_offsets<LOG = 10>(
   }
 }
 
-// The chunks of label_histogram (same grid).  The block's histogram of its chunk reserves, per non-zero bin,
+// The chunks of label_histogram.  The block's histogram of its chunk reserves, per non-zero bin,
 // a range of the cluster's positions (atom.add on Cursor); its threads then take positions from that range
 // one at a time with shared-memory atomics.
-kernel label_scatter<BINS = 4096, TPB = 512, PPT = 32>(
+kernel label_scatter<BINS = 4096, TPB = 512, PPT = 16>(
     L: i32[B, N],
     Cursor: i32[B, K],
     PS: i32[B, N, 2] align(8))
   requires(K > 0, K <= BINS, N > 0, N <= 1073741824)
-  grid(min(cdiv(N, TPB), max(cdiv(N, TPB * PPT), cdiv(2 * num_sms, B))), B) threads(TPB)
+  grid(cdiv(N, TPB * PPT), B) threads(TPB)
 {
   shared cnt: i32[BINS];
   let t = i32(tid.x);
   let b = i32(block.y);
-  let ch = cdiv(N, i32(grid_dim.x));
-  let lo = i32(block.x) * ch;
-  let len = min(ch, N - lo);
+  let lo = i32(block.x) * (TPB * PPT);
   var ks: i32[PPT];
-  count_chunk(ks, cnt, lo, len);
+  count_chunk(ks, cnt, lo);
   for e in t..K step TPB {
     let n = cnt[e];
     if n != 0 {
@@ -239,7 +236,7 @@ kernel label_scatter<BINS = 4096, TPB = 512, PPT = 32>(
   }
   syncthreads;
   for j in 0..PPT unroll {
-    if t + j * TPB < len {
+    if lo + t + j * TPB < N {
       let k = i32(u32(ks[j]) % u32(K));
       let pos = i32(u32(atom.add(cnt[k], 1)) % u32(N));
       var entry: i32x2;

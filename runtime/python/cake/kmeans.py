@@ -202,3 +202,150 @@ def initial_centroids(x, k, init="k-means++", seed=0):
         weights = torch.where(weights.sum(-1, keepdim=True) > 0, weights, torch.ones_like(weights))
         chosen[:, j] = torch.multinomial(weights, 1, generator=gen).squeeze(1)
     return torch.gather(x, 1, chosen.unsqueeze(-1).expand(b, k, d))
+
+
+# ============================================================================================ torch operators
+# cake::kmeans_assign, cake::centroid_update, cake::knn and cake::kmeans: torch.library custom operators, so
+# that torch.compile(fullgraph=True) traces through them (their fake implementations give the output shapes).
+# On CUDA tensors they run the CAKE kernels of default_kernels(); on CPU tensors a float32 torch reference
+# with the same contract (the oracle the GPU results are compared with, and what fake tensors describe).
+
+_DEFAULT = {}
+
+
+def default_kernels():
+    """The Kernels of $CAKE_KMEANS_CUBINS (loaded once)."""
+    folder = os.environ.get("CAKE_KMEANS_CUBINS", "")
+    if folder not in _DEFAULT:
+        _DEFAULT[folder] = Kernels(folder)
+    return _DEFAULT[folder]
+
+
+def _scores(x, c):
+    """float32 ||c||^2 - 2 <x, c> [B, N, K] (x [B, N, D], c [B, K, D])."""
+    xf, cf = x.float(), c.float()
+    return (cf * cf).sum(-1).unsqueeze(1) - 2.0 * torch.bmm(xf, cf.transpose(1, 2))
+
+
+def _assign_reference(x, c):
+    (x, squeeze), (c, _) = _batched(x, 3), _batched(c, 3)
+    mind, labels = _scores(x, c).min(dim=-1)          # the first minimum: ties go to the smaller index
+    labels = labels.to(torch.int32)
+    return (labels[0], mind[0]) if squeeze else (labels, mind)
+
+
+def _update_reference(x, labels, old):
+    (x, squeeze), (old, _) = _batched(x, 3), _batched(old, 3)
+    b, n, d = x.shape
+    k = old.shape[1]
+    lab = labels.reshape(b, n).long() % k
+    sums = torch.zeros((b, k, d), dtype=torch.float32, device=x.device)
+    sums.scatter_add_(1, lab.unsqueeze(-1).expand(b, n, d), x.float())
+    counts = torch.zeros((b, k), dtype=torch.int32, device=x.device)
+    counts.scatter_add_(1, lab, torch.ones_like(lab, dtype=torch.int32))
+    mean = sums / counts.clamp_min(1).unsqueeze(-1).float()
+    new = torch.where(counts.unsqueeze(-1) > 0, mean.to(old.dtype), old)
+    return (new[0], counts[0]) if squeeze else (new, counts)
+
+
+def _knn_reference(queries, corpus, k, metric):
+    (x, squeeze), (c, _) = _batched(queries, 3), _batched(corpus, 3)
+    b, n, _ = x.shape
+    m = c.shape[1]
+    if metric == "l2":
+        score = _scores(x, c)
+        shift = (x.float() * x.float()).sum(-1, keepdim=True)
+    else:
+        score = -torch.bmm(x.float(), c.float().transpose(1, 2))
+        shift = None
+    order = torch.sort(score, dim=-1, stable=True)       # ties: the smaller index first
+    take = min(k, m)
+    dist, idx = order.values[..., :take], order.indices[..., :take].to(torch.int32)
+    dist = dist + shift if shift is not None else -dist
+    if take < k:
+        dist = torch.cat([dist, torch.full((b, n, k - take), float("inf"), device=x.device)], -1)
+        idx = torch.cat([idx, torch.full((b, n, k - take), -1, dtype=torch.int32, device=x.device)], -1)
+    return (dist[0], idx[0]) if squeeze else (dist, idx)
+
+
+@torch.library.custom_op("cake::kmeans_assign", mutates_args=(), device_types="cuda")
+def kmeans_assign(x: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(labels i32, mind f32) of Kernels.assign; x [B, N, D] or [N, D], c [B, K, D] or [K, D]."""
+    return default_kernels().assign(x, c)
+
+
+@torch.library.custom_op("cake::centroid_update", mutates_args=(), device_types="cuda")
+def centroid_update(x: torch.Tensor, labels: torch.Tensor, old: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(new centroids, counts i32) of Kernels.centroid_update."""
+    return default_kernels().centroid_update(x, labels, old)
+
+
+@torch.library.custom_op("cake::knn", mutates_args=(), device_types="cuda")
+def knn(queries: torch.Tensor, corpus: torch.Tensor, k: int = 10, metric: str = "l2") -> tuple[torch.Tensor,
+                                                                                               torch.Tensor]:
+    """(dist f32, idx i32) [.., Q, k] of Kernels.knn."""
+    return default_kernels().knn(queries, corpus, k, metric)
+
+
+@torch.library.custom_op("cake::kmeans", mutates_args=(), device_types="cuda")
+def kmeans(x: torch.Tensor, k: int, iters: int = 25, tol: float = 1e-4, init: str = "k-means++",
+           seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(centroids, labels i32, iterations run as an int64 scalar tensor) of Kernels.kmeans."""
+    c, labels, done = default_kernels().kmeans(x, k, iters, tol, init, seed)
+    return c, labels, torch.tensor(done, dtype=torch.int64)
+
+
+@kmeans_assign.register_kernel("cpu")
+def _kmeans_assign_cpu(x, c):
+    return _assign_reference(x, c)
+
+
+@centroid_update.register_kernel("cpu")
+def _centroid_update_cpu(x, labels, old):
+    return _update_reference(x, labels, old)
+
+
+@knn.register_kernel("cpu")
+def _knn_cpu(queries, corpus, k=10, metric="l2"):
+    return _knn_reference(queries, corpus, k, metric)
+
+
+@kmeans.register_kernel("cpu")
+def _kmeans_cpu(x, k, iters=25, tol=1e-4, init="k-means++", seed=0):
+    (xb, squeeze) = _batched(x, 3)
+    c = initial_centroids(xb, k, init, seed)
+    labels, done = None, 0
+    for done in range(1, iters + 1):
+        labels, _ = _assign_reference(xb, c)
+        new, _ = _update_reference(xb, labels, c)
+        moved = float((new.float() - c.float()).norm(dim=-1).amax())
+        scale = float(c.float().norm(dim=-1).amax().clamp_min(1e-12))
+        c = new
+        if moved <= tol * scale:
+            break
+    if labels is None:
+        labels, _ = _assign_reference(xb, c)
+    out = (c[0], labels[0]) if squeeze else (c, labels)
+    return out[0], out[1], torch.tensor(done, dtype=torch.int64)
+
+
+@kmeans_assign.register_fake
+def _kmeans_assign_fake(x, c):
+    return x.new_empty(x.shape[:-1], dtype=torch.int32), x.new_empty(x.shape[:-1], dtype=torch.float32)
+
+
+@centroid_update.register_fake
+def _centroid_update_fake(x, labels, old):
+    return torch.empty_like(old), old.new_empty(old.shape[:-1], dtype=torch.int32)
+
+
+@knn.register_fake
+def _knn_fake(queries, corpus, k=10, metric="l2"):
+    shape = queries.shape[:-1] + (k,)
+    return queries.new_empty(shape, dtype=torch.float32), queries.new_empty(shape, dtype=torch.int32)
+
+
+@kmeans.register_fake
+def _kmeans_fake(x, k, iters=25, tol=1e-4, init="k-means++", seed=0):
+    return (x.new_empty(x.shape[:-2] + (k, x.shape[-1])), x.new_empty(x.shape[:-1], dtype=torch.int32),
+            x.new_empty((), dtype=torch.int64))
