@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/build_variants.sh: compiles a list of kernel variants for the H200 benches, on the development machine
-# (no GPU).  Reads lines "name|source.cake|DEF=V DEF=V" (source relative to the repository root) on stdin and
+# (no GPU).  Reads lines "name|source.cake|DEF=V DEF=V" (source relative to the repository root; a word
+# starting with "--" is a cakec option, e.g. --arch=sm_90) on stdin and
 # writes into OUT_DIR (emptied first):
 #
 #   OUT_DIR/<name>.cubin + .cubin.json   every variant whose source exists;
@@ -36,7 +37,7 @@ while IFS='|' read -r name src defs; do
     st=missing detail="$src does not exist"
   else
     args=()
-    for d in $defs; do args+=(-D "$d"); done
+    for d in $defs; do case $d in --*) args+=("$d") ;; *) args+=(-D "$d") ;; esac; done
     st=ok
     log=$("$cakec" -v "${args[@]}" "$src" -o "$out/$name.cubin" 2>&1)
     rc=$?

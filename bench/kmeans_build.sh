@@ -6,6 +6,10 @@
 #   kmeans_assign_sm90_<dtype>_d<HD>         kernels/kmeans/assign_sm90.cake, -D T=<dtype> HD (D = 256: BN = 64,
 #                                            S = 2, AREG = 0; the registers hold no X tile of 256 columns;
 #                                            D = 64: QUAD = 0, measured faster there)
+#   kmeans_assign_sm80_<dtype>_d<HD>         kernels/kmeans/assign_sm80.cake (mma.sync; D = 256: BN = 32, S = 2 for
+#                                            sm_80's shared memory), built with --arch=sm_90 to be timed on the
+#                                            H200 (a cubin runs only on its own architecture family: for an
+#                                            Ampere GPU, build it without --arch)
 #   knn_sm90_<dtype>_d<HD>[_k16|_k32]        the same file for knn_topk / knn_merge (KK = 10, 16, 32 neighbours;
 #                                            KK = 32: BN = 64 for the registers); AREG = 0 (the top-k lists
 #                                            need the registers that X would take)
@@ -18,6 +22,7 @@
 set -u -o pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 assign=kernels/kmeans/assign_sm90.cake
+assign80=kernels/kmeans/assign_sm80.cake
 update=kernels/kmeans/centroid_update.cake
 
 variants() {
@@ -25,6 +30,9 @@ variants() {
     echo "kmeans_assign_sm90_${t}_d64|$assign|T=$t HD=64 QUAD=0"
     echo "kmeans_assign_sm90_${t}_d128|$assign|T=$t HD=128"
     echo "kmeans_assign_sm90_${t}_d256|$assign|T=$t HD=256 BN=64 S=2 AREG=0"
+    echo "kmeans_assign_sm80_${t}_d64|$assign80|T=$t HD=64 --arch=sm_90"
+    echo "kmeans_assign_sm80_${t}_d128|$assign80|T=$t HD=128 --arch=sm_90"
+    echo "kmeans_assign_sm80_${t}_d256|$assign80|T=$t HD=256 BN=32 S=2 --arch=sm_90"
     echo "knn_sm90_${t}_d64|$assign|T=$t HD=64"
     echo "knn_sm90_${t}_d128|$assign|T=$t HD=128"
     echo "knn_sm90_${t}_d256|$assign|T=$t HD=256 BN=64 S=2 AREG=0"

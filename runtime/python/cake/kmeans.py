@@ -10,7 +10,9 @@ centroid_update.cake).
 
 A Kernels object holds the cubins of one folder, named as bench/kmeans_build.sh names them:
 kmeans_assign_sm90_<bf16|f16>_d<D>.cubin, knn_sm90_<bf16|f16>_d<D>.cubin (both from assign_sm90.cake, with
-the parameters each is tuned with) and centroid_update_<bf16|f16>_d<D>.cubin (each with its manifest).
+the parameters each is tuned with), kmeans_assign_sm80_<bf16|f16>_d<D>.cubin (assign_sm80.cake: the
+assignment on GPUs before sm_90; KNN and the norms kernel are sm_90 only) and
+centroid_update_<bf16|f16>_d<D>.cubin (each with its manifest).
 Inputs may also be unbatched ([N, D] and [K, D]); outputs follow.  Every call launches on torch's current
 stream and allocates its outputs and work buffers through torch's caching allocator.
 """
@@ -62,13 +64,21 @@ class Kernels:
         (x, squeeze), (c, _) = _batched(x, 3), _batched(c, 3)
         b, n, d = x.shape
         k = c.shape[1]
-        kernels, ct = self._module("kmeans_assign_sm90", x.dtype, d)
-        kernel = kernels["kmeans_assign"]
-        bn = int(ct["kmeans_assign"]["BN"])
+        if torch.cuda.get_device_capability(x.device)[0] >= 9:
+            kernels, ct = self._module("kmeans_assign_sm90", x.dtype, d)
+            name = "kmeans_assign"
+        else:
+            kernels, ct = self._module("kmeans_assign_sm80", x.dtype, d)
+            name = "kmeans_assign_sm80"
+        kernel = kernels[name]
+        bn = int(ct[name]["BN"])
         kp = -(-k // (2 * bn)) * 2 * bn
-        if c_sq is None:
+        if c_sq is None and "row_norms" in kernels:
             norms = torch.empty((b, kp), dtype=torch.float32, device=x.device)
             kernels["row_norms"](X=c, NP=norms, scale=1.0)
+        elif c_sq is None:                                  # the sm_80 build has no norms kernel
+            norms = torch.full((b, kp), float("inf"), dtype=torch.float32, device=x.device)
+            norms[:, :k] = (c.float() * c.float()).sum(-1)
         else:
             norms = torch.full((b, kp), float("inf"), dtype=torch.float32, device=x.device)
             norms[:, :k] = c_sq.reshape(b, k)
