@@ -1,4 +1,9 @@
-// kmeans_assign (sm_90a): the k-means assignment step, fused distance GEMM + argmin in registers.
+// The fused distance GEMM kernels of k-means and KNN on sm_90a (docs/kernels.md):
+//   kmeans_assign  the assignment step (below);
+//   knn_topk, knn_merge  the KK nearest corpus rows of every query (their comment, further down);
+//   row_norms      the padded norms CN both take.
+//
+// kmeans_assign: the k-means assignment step, fused distance GEMM + argmin in registers.
 //   L[b, i] = argmin_c ||X[b, i] - C[b, c]||^2 (ties: the smallest c),
 //   MinD[b, i] = CN[b, L[b, i]] - 2 X[b, i] . C[b, L[b, i]]   (add ||x||^2 for the squared distance).
 // X[B, N, D] and C[B, K, D] of element type T (bf16, the default, or f16: -D T=f16),
@@ -33,10 +38,12 @@
 //            full[s] (1 arrival, expect_tx BN * HD * sizeof(T) + BN * 4: both multicast halves and the norms) /
 //            empty[s] (16 arrivals: the consumer warps of both CTAs release stage s in both CTAs, since each
 //            producer writes half of every stage of its peer).
-//   epilog   per centroid tile, in registers:  rowargmin v, j <- cns[s][acc.col] - 2 acc  (the norms from
-//            shared memory: one load per distinct column), then the running best / its index per row
-//            (strict <: an earlier tile keeps a tie).  After the last tile: store L and MinD for the work
-//            tile's rows (masked by N).
+//   epilog   per centroid tile, in registers, QUAD = 1 (default): each thread folds its BN / 4 scores of each
+//            of its two rows, CN - 2 acc (norms as pairs of adjacent columns from shared memory), into its
+//            own running minimum and column (balanced trees; strict <: an earlier tile keeps a tie); after
+//            the last tile the quad's four minima are merged with two shuffles (ties: the smaller column)
+//            and stored, masked by N.  QUAD = 0: rowargmin v, j <- cns[s][acc.col] - 2 acc per tile (the
+//            quad merged every tile; faster for HD = 64, where a work tile has few centroid tiles).
 target sm_90a;
 
 // Producer: this CTA's BM rows of X from row m0 of batch b into X buffer w % 2 (work tile number w).
