@@ -23,6 +23,7 @@ import os
 import statistics
 import sys
 import time
+import traceback
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH_DIR)
@@ -287,3 +288,22 @@ def table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def run_cases(torch, document, cases, run_one, budget_s):
+    """Appends run_one(case) for every case to document["cases"] (a case past the time budget is "skipped",
+    an exception an "error" record with its traceback), printing one line per case with its timings."""
+    deadline = time.time() + budget_s
+    for case in cases:
+        if time.time() > deadline:
+            document["cases"].append({"shape": case.label, "status": "skipped", "error": "time budget used up"})
+            continue
+        try:
+            record = run_one(case)
+        except Exception as error:  # noqa: BLE001
+            record = {"shape": case.label, "status": "error", "error": "%s: %s" % (type(error).__name__, error),
+                      "traceback": traceback.format_exc(limit=6)}
+        document["cases"].append(record)
+        print("%-28s %-10s %s" % (case.label, record["status"], ", ".join(
+            "%s %.4f ms" % (n, t["ms"]) for n, t in record.get("timing", {}).items())), flush=True)
+        torch.cuda.empty_cache()

@@ -25,8 +25,6 @@ Exit: 0 all correct, 1 otherwise, 2 nothing could run."""
 import argparse
 import os
 import sys
-import time
-import traceback
 import types
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -510,21 +508,10 @@ def main(argv=None):
         "kernels": [{"name": n, "ct_params": common.ct_params(m), "dtype": manifest_dtype(m)} for n, _, m in found],
         "build": common.read_variants(args.cubins)}), "cases": []}
     flusher = common.L2Flusher(torch)
-    deadline = time.time() + args.budget
-    for shape in chosen:
-        if time.time() > deadline:
-            document["cases"].append({"shape": shape.label, "status": "skipped", "error": "time budget used up"})
-            continue
-        try:
-            kernels = {n: cake_candidate(cake, p, m, shape) for n, p, m in found if usable(m, shape)}
-            record = run_shape(torch, shape, kernels, peers, seeds, flusher, args)
-        except Exception as error:  # noqa: BLE001
-            record = {"shape": shape.label, "status": "error", "error": "%s: %s" % (type(error).__name__, error),
-                      "traceback": traceback.format_exc(limit=6)}
-        document["cases"].append(record)
-        print("%-28s %-10s %s" % (shape.label, record["status"], ", ".join(
-            "%s %.4f ms" % (n, t["ms"]) for n, t in record.get("timing", {}).items())), flush=True)
-        torch.cuda.empty_cache()
+    def one(shape):
+        kernels = {n: cake_candidate(cake, p, m, shape) for n, p, m in found if usable(m, shape)}
+        return run_shape(torch, shape, kernels, peers, seeds, flusher, args)
+    common.run_cases(torch, document, chosen, one, args.budget)
     text = markdown(document)
     common.write(args.out, "kmeans", document, text)
     print(text)

@@ -19,8 +19,6 @@ Exit: 0 all correct, 1 otherwise, 2 nothing could run."""
 import argparse
 import os
 import sys
-import time
-import traceback
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -33,9 +31,10 @@ TORCH_BYTES_MAX = 24 << 30               # torch's full distance matrix (f32 Q x
 
 
 class Shape:
-    def __init__(self, q, m, d, timed=True, k=K_NEIGHBOURS):
-        self.q, self.m, self.d, self.timed, self.k = q, m, d, timed, k
-        self.label = "%dx%dx%d bf16" % (q, m, d) + ("" if k == K_NEIGHBOURS else " k=%d" % k)
+    def __init__(self, q, m, d, timed=True, k=K_NEIGHBOURS, metric="l2"):
+        self.q, self.m, self.d, self.timed, self.k, self.metric = q, m, d, timed, k, metric
+        self.label = "%dx%dx%d bf16" % (q, m, d) + ("" if k == K_NEIGHBOURS else " k=%d" % k) + (
+            "" if metric == "l2" else " " + metric)
         self.flops = 2.0 * q * m * d
         self.nbytes = 2.0 * (q + m) * d
 
@@ -44,7 +43,9 @@ def shapes():
     return [Shape(1024, 50000, 64), Shape(4096, 100000, 64), Shape(65536, 65536, 128), Shape(16384, 1000000, 128),
             # ragged, correctness only
             Shape(1000, 12345, 128, False), Shape(77, 3001, 256, False), Shape(300, 7, 64, False), Shape(129, 1000, 64, False),
-            Shape(4096, 100000, 64, True, k=16), Shape(2048, 30000, 128, False, k=32), Shape(500, 20, 64, False, k=32)]
+            Shape(4096, 100000, 64, True, k=16), Shape(2048, 30000, 128, False, k=32), Shape(500, 20, 64, False, k=32),
+            Shape(1, 1000000, 128, False), Shape(5, 10000000, 64, False),
+            Shape(3000, 50000, 128, False, metric="ip"), Shape(17, 333, 256, False, k=16, metric="ip")]
 
 
 def make_inputs(torch, shape, seeds):
@@ -62,10 +63,16 @@ def make_inputs(torch, shape, seeds):
     return x.to(torch.bfloat16), c.to(torch.bfloat16), seed
 
 
-def check(torch, x, c, idx, dist, rows):
-    """recall@k modulo ties and distance accuracy on the query rows `rows` (dist None: indices only)."""
+def check(torch, x, c, idx, dist, rows, metric="l2"):
+    """recall@k modulo ties and distance accuracy on the query rows `rows` (dist None: indices only).  metric
+    "ip": the reference is the negated inner product (smallest first) and CAKE's dist the inner product."""
     xf, cf = x[rows].float(), c.float()
-    ref = (xf * xf).sum(1, keepdim=True) + (cf * cf).sum(1).unsqueeze(0) - 2.0 * xf @ cf.t()
+    if metric == "ip":
+        ref = -(xf @ cf.t())
+        if dist is not None:
+            dist = -dist
+    else:
+        ref = (xf * xf).sum(1, keepdim=True) + (cf * cf).sum(1).unsqueeze(0) - 2.0 * xf @ cf.t()
     k = min(idx.shape[1], c.shape[0])            # past M the lists end with (+inf, -1)
     if k < idx.shape[1]:
         tail = idx[rows][:, k:]
@@ -119,15 +126,15 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
     fns = {}
     cands = {}
     if library is not None:
-        cands["cake"] = lambda x, c, k: library.knn(x, c, k)
+        cands["cake"] = lambda x, c, k: library.knn(x, c, k, shape.metric)
         for name in sorted(os.listdir(args.cubins)) if shape.k == K_NEIGHBOURS else []:   # other KK = 10 builds
             stem = "knn_sm90_bf16_d%d_" % shape.d
             if name.startswith(stem) and name.endswith(".cubin") and "_k" not in name[len(stem) - 1:]:
                 variant = name[len(stem) - 1:-len(".cubin")]
                 cands["cake" + variant.replace("_", ":", 1)] = (
                     lambda x, c, k, variant=variant: library.knn(x, c, k, variant=variant))
-    all_peers = dict(peers)
-    if shape.q * shape.m * 4 * 2 <= TORCH_BYTES_MAX:
+    all_peers = dict(peers) if shape.metric == "l2" else {}       # flashlib's KNN and torch's: L2 only
+    if shape.q * shape.m * 4 * 2 <= TORCH_BYTES_MAX and shape.metric == "l2":
         all_peers["torch"] = torch_knn(torch)
     for name, fn in list(cands.items()) + list(all_peers.items()):
         results = []
@@ -140,7 +147,7 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
                 dist, idx = out if isinstance(out, tuple) else (None, out)
                 gen = torch.Generator(device=common.DEVICE).manual_seed(seed)
                 rows = torch.randperm(shape.q, generator=gen, device=common.DEVICE)[:SAMPLE_ROWS].sort().values
-                rec = check(torch, x, c, idx, dist, rows)
+                rec = check(torch, x, c, idx, dist, rows, shape.metric)
                 rec.update(seed=seed, inputs_changed=guard.changed())
                 rec["ok"] = rec["ok"] and not rec["inputs_changed"]
             except Exception as error:  # noqa: BLE001
@@ -221,20 +228,8 @@ def main(argv=None):
     document = {"format": "cake-knn-bench v1", "meta": common.meta(torch, args, {
         "rounds": args.rounds, "iters": args.iters, "peer_errors": peer_errors, "k": K_NEIGHBOURS}), "cases": []}
     flusher = common.L2Flusher(torch)
-    deadline = time.time() + args.budget
-    for shape in chosen:
-        if time.time() > deadline:
-            document["cases"].append({"shape": shape.label, "status": "skipped", "error": "time budget used up"})
-            continue
-        try:
-            record = run_shape(torch, shape, library, peers, seeds, flusher, args)
-        except Exception as error:  # noqa: BLE001
-            record = {"shape": shape.label, "status": "error", "error": "%s: %s" % (type(error).__name__, error),
-                      "traceback": traceback.format_exc(limit=6)}
-        document["cases"].append(record)
-        print("%-24s %-8s %s" % (shape.label, record["status"], ", ".join(
-            "%s %.4f ms" % (n, t["ms"]) for n, t in record.get("timing", {}).items())), flush=True)
-        torch.cuda.empty_cache()
+    common.run_cases(torch, document, chosen,
+                     lambda shape: run_shape(torch, shape, library, peers, seeds, flusher, args), args.budget)
     text = markdown(document)
     common.write(args.out, "knn", document, text)
     print(text)

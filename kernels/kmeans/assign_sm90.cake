@@ -524,7 +524,7 @@ kernel knn_merge<KK = 10, WPB = 4>(
     OD: f32[B, N, KK],
     OI: i32[B, N, KK],
     scale: f32)
-  requires(KK >= 1, KK <= 32)
+  requires(KK >= 1, KK <= 32, LP > 0, LP <= 65536)
   grid(cdiv(N, WPB), B) threads(32 * WPB)
 {
   let i = i32(block.x) * WPB + i32(warp);
