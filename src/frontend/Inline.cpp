@@ -34,6 +34,7 @@
 #include "frontend/Intrinsics.h"
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
+#include "support/EditDistance.h"
 
 #include <map>
 #include <set>
@@ -381,6 +382,20 @@ private:
     return it == fns_.end() ? nullptr : it->second;
   }
 
+  // The declared fn whose name is nearest to `name` (at most a third of its letters differ), or "".
+  std::string closestFn(const std::string &name) const {
+    std::string best;
+    size_t bestDistance = name.size() / 3 + 1;
+    for (const auto &[fnName, decl] : fns_) {
+      size_t d = editDistance(name, fnName);
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = fnName;
+      }
+    }
+    return best;
+  }
+
   // ---- 1. the table
   void buildTable() {
     BuiltinTable builtins;
@@ -525,6 +540,12 @@ private:
         call(*cs->call, *fn, out, depth);
       } else {
         const std::string &c = cs->call->callee;
+        if (c.rfind("atom.", 0) != 0 && !lookupIntrinsic(c)) {   // no fn, no intrinsic: a misspelt fn?
+          auto d = diags_.report(DiagKind::UnknownFunction, cs->range, c);
+          if (std::string near = closestFn(c); !near.empty()) d.hint("did you mean the fn '" + near + "'?");
+          error();
+          return;
+        }
         auto d = diags_.report(DiagKind::NotAnAssignment, cs->range);
         if (c.rfind("atom.", 0) == 0 && c != "atom.exch" && c != "atom.cas")
           d.hint("without a result, write the reduction 'red." + c.substr(5) + " T[i], v;'");
