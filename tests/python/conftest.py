@@ -6,6 +6,7 @@
     cakec      the compiler ($CAKE_CAKEC); tests that need it are skipped without it
 ctest sets all three (runtime/CMakeLists.txt, through utils/pytest.sh)."""
 
+import ctypes
 import os
 import sys
 
@@ -14,7 +15,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
 
-import cake  # noqa: E402
+import cakeir as cake  # noqa: E402
 
 
 @pytest.fixture
@@ -44,3 +45,33 @@ def cakec(lib):
     if not os.path.isfile(path):
         pytest.skip("%s is not built" % path)
     return path
+
+
+class FakeCudaState(ctypes.Structure):
+    """cake_fake_cuda_state (runtime/testing/FakeCuda.h), field for field."""
+    _fields_ = [
+        ("sm_count", ctypes.c_int), ("cc_major", ctypes.c_int), ("cc_minor", ctypes.c_int),
+        ("max_smem_optin", ctypes.c_int), ("fail_module_load", ctypes.c_int), ("no_context", ctypes.c_int),
+        ("init_calls", ctypes.c_int), ("module_loads", ctypes.c_int), ("module_unloads", ctypes.c_int),
+        ("primary_ctx_retains", ctypes.c_int), ("last_function_name", ctypes.c_char * 256),
+        ("set_attribute_calls", ctypes.c_int), ("last_attribute", ctypes.c_int),
+        ("last_attribute_value", ctypes.c_int), ("launches", ctypes.c_int), ("grid", ctypes.c_uint * 3),
+        ("block", ctypes.c_uint * 3), ("cluster", ctypes.c_uint * 3), ("shared_mem_bytes", ctypes.c_uint),
+        ("stream", ctypes.c_void_p), ("num_attrs", ctypes.c_uint), ("num_params", ctypes.c_uint),
+        ("params", (ctypes.c_ubyte * 128) * 16), ("tensor_map_encodes", ctypes.c_int),
+        ("tm_data_type", ctypes.c_int), ("tm_rank", ctypes.c_int), ("tm_swizzle", ctypes.c_int),
+        ("tm_interleave", ctypes.c_int), ("tm_l2", ctypes.c_int), ("tm_oob", ctypes.c_int),
+        ("tm_address", ctypes.c_uint64), ("tm_dims", ctypes.c_uint64 * 5), ("tm_strides", ctypes.c_uint64 * 4),
+        ("tm_box", ctypes.c_uint32 * 5), ("tm_elem_strides", ctypes.c_uint32 * 5),
+    ]
+
+
+@pytest.fixture
+def fake_cuda(fake_path):
+    """The fake driver, reset, made the runtime's driver ($CAKE_LIBCUDA); its FakeCudaState."""
+    os.environ["CAKE_LIBCUDA"] = fake_path
+    fake = ctypes.CDLL(fake_path)  # the same handle the runtime dlopens
+    fake.cake_fake_cuda_reset()
+    fake.cake_fake_cuda_state_get.restype = ctypes.POINTER(FakeCudaState)
+    cake.driver_check()
+    return fake.cake_fake_cuda_state_get().contents

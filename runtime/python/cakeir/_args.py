@@ -240,15 +240,35 @@ def torch_device_of(args):
     return contextlib.nullcontext()
 
 
+def interface_stream(value, label):
+    """The CUstream named by a __cuda_array_interface__ v3 "stream" entry: 1 is the legacy default stream
+    (CU_STREAM_LEGACY), 2 the per-thread default stream (CU_STREAM_PER_THREAD), anything else a stream
+    handle; 0 is refused (the protocol forbids it as ambiguous)."""
+    value = checked_int(value, label, 0, UINT64_MAX, "a stream handle")
+    if value == 0:
+        raise CakeArgumentError("%s is 0, which the protocol does not allow (1: legacy default stream, 2: "
+                                "per-thread default stream)" % label)
+    return value
+
+
 def stream_handle(stream, args):
     """The CUstream to launch on: an int, an object with .cuda_stream (torch) or .ptr (cupy), or None:
-    then torch's current stream on the device of the first torch tensor argument, else the default stream.
+    then torch's current stream on the device of the first torch tensor argument, else the stream named by
+    the first argument whose __cuda_array_interface__ has a "stream" (v3), else the legacy default stream.
     A handle is an int in 0..2^64-1 (-1 is not a stream)."""
     if stream is None:
         for arg in args:
             if is_torch_tensor(arg):
                 torch = sys.modules["torch"]
                 return checked_address(torch.cuda.current_stream(arg.device).cuda_stream, "stream")
+        for index, arg in enumerate(args):
+            try:
+                interface = None if is_int(arg) else getattr(arg, "__cuda_array_interface__", None)
+            except Exception as error:  # noqa: BLE001 - a hostile object may raise anything
+                raise CakeArgumentError("argument %d: reading __cuda_array_interface__ raised %s: %s"
+                                        % (index, type(error).__name__, error)) from error
+            if isinstance(interface, dict) and interface.get("stream") is not None:
+                return interface_stream(interface["stream"], "argument %d: __cuda_array_interface__ stream" % index)
         return None
     if isinstance(stream, bool):
         raise CakeArgumentError("stream: expected an int handle or a stream object, got bool")
