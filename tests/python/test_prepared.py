@@ -48,12 +48,15 @@ class FakeTorch(types.ModuleType):
             def data_ptr(self):
                 return self._ptr
 
+            def get_device(self):
+                return self.device.index
+
         class Guard:
             def __init__(self, device):
                 self.device = device
 
             def __enter__(self):
-                fake.guards.append(self.device.index)
+                fake.guards.append(self.device)
 
             def __exit__(self, *exc):
                 return False
@@ -62,7 +65,8 @@ class FakeTorch(types.ModuleType):
         self._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda index: fake.raw_stream + index,
                                         _cuda_getDevice=lambda: fake.current_device)
         self.cuda = types.SimpleNamespace(device=Guard,
-                                          current_stream=lambda d: types.SimpleNamespace(cuda_stream=fake.raw_stream))
+                                          current_stream=lambda d: types.SimpleNamespace(
+            cuda_stream=fake.raw_stream + (d if isinstance(d, int) else d.index)))
 
 
 @pytest.fixture

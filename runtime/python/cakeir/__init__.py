@@ -263,24 +263,36 @@ class Kernel:
         _check(status, err)
 
     def _call_prepared(self, args: Tuple[Any, ...], stream: Any) -> bool:
-        """The prepared-launch path for torch tensors and Python scalars passed positionally: the launch is
-        bound once per (dtype, shape, strides, device) of every tensor and value of every scalar, then each
-        call passes only the addresses (cake_launch_prepared).  False when the arguments are of another kind
-        (the general path then handles them)."""
+        """The prepared-launch path for torch tensors, DevicePtrs with a shape and Python scalars passed
+        positionally: the launch is bound once per (dtype, shape, strides, device) of every tensor and value
+        of every scalar, then each call passes only the addresses (cake_launch_prepared).  False when the
+        arguments are of another kind (the general path then handles them)."""
+        if len(args) != len(self._tensor_params):
+            return False
         torch = sys.modules.get("torch")
         tensor_type = getattr(torch, "Tensor", None)
-        if not isinstance(tensor_type, type) or len(args) != len(self._tensor_params):
-            return False
+        if not isinstance(tensor_type, type):
+            tensor_type = DevicePtr
+        get_device = getattr(tensor_type, "get_device", None)  # an int: cheaper than .device
         key = []
         addresses = []
         device = None
         for value, is_tensor in zip(args, self._tensor_params):
             if is_tensor:
+                if type(value) is DevicePtr:
+                    if value.shape is None:
+                        return False
+                    key.append((DevicePtr, value.shape, value.dtype, value.strides))
+                    addresses.append(value.ptr)
+                    continue
                 if not isinstance(value, tensor_type):
                     return False
+                index = value.get_device() if get_device is not None else getattr(value.device, "index", None)
+                if type(index) is not int:
+                    return False
                 if device is None:
-                    device = value.device
-                key.append((value.dtype, value.shape, value.stride(), value.device))
+                    device = index
+                key.append((value.dtype, value.shape, value.stride(), index))
                 addresses.append(value.data_ptr())
             else:
                 kind = type(value)
@@ -288,13 +300,14 @@ class Kernel:
                     return False
                 key.append((kind, value))
                 addresses.append(0)
-        if device is None:
-            return False
         prepared = self._prepared.get(tuple(key))
-        with _device_guard(torch, device):
+        with _NO_GUARD if device is None else _device_guard(torch, device):
             if prepared is None:
                 prepared = self._prepare_launch(args, tuple(key))
-            handle = _current_stream(torch, device) if stream is None else stream_handle(stream, args)
+            if stream is not None:
+                handle = stream_handle(stream, args)
+            else:
+                handle = None if device is None else _current_stream(torch, device)
             err = thread_error_buffer()
             status = self._lib.cake_launch_prepared(prepared.handle, self._address_array(*addresses), len(addresses),
                                                     handle, err, len(err))
@@ -349,18 +362,18 @@ class _PreparedLaunch:
             self.handle = None
 
 
-def _current_stream(torch: Any, device: Any) -> int:
-    """torch's current stream on `device` as an int handle (its raw-stream query when torch has one)."""
+def _current_stream(torch: Any, device: int) -> int:
+    """torch's current stream on CUDA device `device` as an int handle (its raw-stream query when it has one)."""
     raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
     if raw is not None:
-        return raw(device.index)
+        return raw(device)
     return checked_address(torch.cuda.current_stream(device).cuda_stream, "stream")
 
 
-def _device_guard(torch: Any, device: Any) -> Any:
-    """torch's device guard for `device`, skipped when that device is already current."""
+def _device_guard(torch: Any, device: int) -> Any:
+    """torch's device guard for CUDA device `device`, skipped when that device is already current."""
     current = getattr(getattr(torch, "_C", None), "_cuda_getDevice", None)
-    if current is not None and getattr(device, "index", None) == current():
+    if current is not None and device == current():
         return _NO_GUARD
     return torch.cuda.device(device)
 
