@@ -51,7 +51,8 @@ cake_build() {
 }
 
 # cake_python_venv DIR: a Python virtual environment in DIR with pytest (the runtime's Python tests run under
-# it), created once; reuses the system's site packages.  Prints the venv's python on success.
+# it) and, when it installs, mypy; created once; reuses the system's site packages.  Prints the venv's python
+# on success.
 cake_python_venv() {
   local dir="$1"
   if [ ! -x "$dir/bin/python" ]; then
@@ -59,6 +60,10 @@ cake_python_venv() {
   fi
   if ! "$dir/bin/python" -c 'import pytest' >/dev/null 2>&1; then
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'pytest>=7' >/dev/null 2>&1 || return 1
+  fi
+  # mypy checks the Python package's type hints (tests/python/test_typing.py); optional: skipped without it.
+  if ! "$dir/bin/python" -c 'import mypy' >/dev/null 2>&1; then
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'mypy>=1' >/dev/null 2>&1 || true
   fi
   echo "$dir/bin/python"
 }

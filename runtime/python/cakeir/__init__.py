@@ -88,7 +88,7 @@ def load_data(manifest_json: Union[str, bytes], cubin: Optional[bytes] = b"") ->
         raise CakeArgumentError("cakeir.load_data: expected the manifest as str or bytes and the cubin as bytes")
     handle = ctypes.c_void_p()
     err = error_buffer()
-    _check(lib.cake_module_load_data(manifest_json, len(manifest_json), cubin or None, len(cubin),
+    _check(lib.cake_module_load_data(manifest_json, len(manifest_json), cubin or None, len(cubin or b""),
                                      ctypes.byref(handle), err, len(err)), err)
     return Module(lib, handle, "<memory>")
 
@@ -270,13 +270,13 @@ class Kernel:
         if len(args) != len(self._tensor_params):
             return False
         torch = sys.modules.get("torch")
-        tensor_type = getattr(torch, "Tensor", None)
+        tensor_type: Any = getattr(torch, "Tensor", None)
         if not isinstance(tensor_type, type):
             tensor_type = DevicePtr
         get_device = getattr(tensor_type, "get_device", None)  # an int: cheaper than .device
-        key = []
-        addresses = []
-        device = None
+        key: List[Any] = []
+        addresses: List[int] = []
+        device: Optional[int] = None
         for value, is_tensor in zip(args, self._tensor_params):
             if is_tensor:
                 if type(value) is DevicePtr:
@@ -354,7 +354,7 @@ class _PreparedLaunch:
 
     def __init__(self, lib: Any, handle: ctypes.c_void_p) -> None:
         self.lib = lib
-        self.handle = handle
+        self.handle: Optional[ctypes.c_void_p] = handle
 
     def __del__(self) -> None:
         if self.handle and getattr(self.lib, "cake_prepared_launch_free", None) is not None:
@@ -382,8 +382,8 @@ class _NoGuard:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, *exc: Any) -> bool:
-        return False
+    def __exit__(self, *exc: Any) -> None:
+        return None
 
 
 _NO_GUARD = _NoGuard()
