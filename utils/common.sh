@@ -7,7 +7,7 @@
 
 CAKE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CAKE_PACKAGES=(cmake ninja-build g++ libcli11-dev doctest-dev re2c libz3-dev llvm-14-tools clang-14
-               libclang-rt-14-dev python3 libssl-dev nlohmann-json3-dev)
+               libclang-rt-14-dev python3 python3-venv libssl-dev nlohmann-json3-dev ccache)
 CAKE_JOBS="${CAKE_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 cake_say() { printf '== %s\n' "$*"; }
@@ -38,7 +38,15 @@ cake_build() {
   local dir="$1"
   shift
   mkdir -p "$dir"
-  if ! cmake -S "$CAKE_ROOT" -B "$dir" -G Ninja -DCAKE_WERROR="${CAKE_WERROR:-OFF}" "$@" >"$dir/configure.log" 2>&1; then
+  # Through ccache when it is installed, with paths relative to the repository, so that the wheel build of
+  # the test suite (tests/python/test_wheel.py, <repo>/build-wheel) is served this build's objects.
+  local launcher=()
+  if command -v ccache >/dev/null && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$CAKE_ROOT}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+  fi
+  if ! cmake -S "$CAKE_ROOT" -B "$dir" -G Ninja -DCAKE_WERROR="${CAKE_WERROR:-OFF}" "${launcher[@]}" "$@" \
+      >"$dir/configure.log" 2>&1; then
     echo "error: cmake configure of $dir failed; last lines of $dir/configure.log:" >&2
     tail -n 40 "$dir/configure.log" >&2
     return 1
