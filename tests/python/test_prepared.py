@@ -23,6 +23,9 @@ class Device:
     def __hash__(self):
         return hash(("cuda", self.index))
 
+    def __str__(self):
+        return "cpu" if self.index < 0 else "cuda:%d" % self.index
+
 
 class FakeTorch(types.ModuleType):
     """Just what the runtime reads: Tensor (dtype, shape, stride(), device, data_ptr(), is_cuda),
@@ -36,7 +39,7 @@ class FakeTorch(types.ModuleType):
         class Tensor:
             def __init__(self, ptr, shape, dtype, device=0):
                 self._ptr, self.shape, self.dtype = ptr, tuple(shape), dtype
-                self.device, self.is_cuda = Device(device), True
+                self.device, self.is_cuda = Device(device), device >= 0
 
             def stride(self):
                 strides, running = [], 1
@@ -110,6 +113,9 @@ def test_prepared_launch_binds_once_and_encodes_tensor_maps_once(fake_cuda, torc
     assert len(gemm._prepared) == 2 and list(fake_cuda.grid) == [4, 2, 1]
     gemm(*args(), 0.5)
     assert len(gemm._prepared) == 3
+    gemm(*args(), 0.0)
+    gemm(*args(), -0.0)  # equal to 0.0 but other bits: its own prepared launch
+    assert len(gemm._prepared) == 5 and bytes(fake_cuda.params[6][:4]) == b"\x00\x00\x00\x80"
     expect_error(cakeir.CakeArgumentError, "dim 0 is 256 but the kernel expects `M` = 512", gemm,
                  T(A, (512, 512), "torch.bfloat16"), T(B, (512, 512), "torch.bfloat16"),
                  T(C, (256, 512), "torch.float32"), 1.0)
@@ -128,6 +134,8 @@ def test_prepared_launch_binds_once_and_encodes_tensor_maps_once(fake_cuda, torc
     gemm(T(A, (256, 512), "torch.bfloat16", 1), T(B, (512, 512), "torch.bfloat16", 1),
          T(C, (256, 512), "torch.float32", 1), 1.0)
     assert torch.guards == [1] and fake_cuda.stream == 0xABC1
+    expect_error(cakeir.CakeArgumentError, "argument 0 (A): tensor is on cpu", gemm,
+                 T(A, (256, 512), "torch.bfloat16", -1), *args()[1:], 1.0)
     # Keyword arguments and other argument kinds take the general path (nothing prepared).
     count = len(gemm._prepared)
     gemm(*args()[:2], C=args()[2], alpha=1.0)

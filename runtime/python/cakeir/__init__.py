@@ -288,7 +288,7 @@ class Kernel:
                 if not isinstance(value, tensor_type):
                     return False
                 index = value.get_device() if get_device is not None else getattr(value.device, "index", None)
-                if type(index) is not int:
+                if type(index) is not int or index < 0:  # -1: not a CUDA tensor (the general path says so)
                     return False
                 if device is None:
                     device = index
@@ -298,7 +298,7 @@ class Kernel:
                 kind = type(value)
                 if kind is not int and kind is not float and kind is not bool:
                     return False
-                key.append((kind, value))
+                key.append((kind, value.hex() if kind is float else value))  # hex: -0.0 is not 0.0
                 addresses.append(0)
         prepared = self._prepared.get(tuple(key))
         with _NO_GUARD if device is None else _device_guard(torch, device):
