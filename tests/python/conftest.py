@@ -1,10 +1,11 @@
-"""pytest fixtures for the runtime's Python tests (tests/python/test_runtime.py).
+"""pytest fixtures for the Python tests of the package cakeir (tests/python/test_*.py).
 
     lib        the loaded libcake_runtime.so: $CAKE_RUNTIME_LIB, else found in build*/lib; when
                CAKE_RUNTIME_LIB is set a library that does not load is a failure, otherwise the test is skipped
     fake_path  the fake CUDA driver library ($CAKE_FAKE_CUDA_LIB); tests that need it are skipped without it
+    fake_cuda  the fake driver made the runtime's driver ($CAKE_LIBCUDA), reset: its FakeCudaState
     cakec      the compiler ($CAKE_CAKEC); tests that need it are skipped without it
-ctest sets all three (runtime/CMakeLists.txt, through utils/pytest.sh)."""
+ctest sets the environment (runtime/CMakeLists.txt, through utils/pytest.sh)."""
 
 import ctypes
 import os
