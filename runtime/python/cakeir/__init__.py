@@ -269,7 +269,7 @@ class Kernel:
         arguments are of another kind (the general path then handles them)."""
         if len(args) != len(self._tensor_params):
             return False
-        torch = sys.modules.get("torch")
+        torch: Any = sys.modules.get("torch")
         tensor_type: Any = getattr(torch, "Tensor", None)
         if not isinstance(tensor_type, type):
             tensor_type = DevicePtr
@@ -300,20 +300,36 @@ class Kernel:
                     return False
                 key.append((kind, value.hex() if kind is float else value))  # hex: -0.0 is not 0.0
                 addresses.append(0)
-        prepared = self._prepared.get(tuple(key))
-        with _NO_GUARD if device is None else _device_guard(torch, device):
-            if prepared is None:
-                prepared = self._prepare_launch(args, tuple(key))
-            if stream is not None:
-                handle = stream_handle(stream, args)
-            else:
-                handle = None if device is None else _current_stream(torch, device)
-            err = thread_error_buffer()
-            status = self._lib.cake_launch_prepared(prepared.handle, self._address_array(*addresses), len(addresses),
-                                                    handle, err, len(err))
+        key_tuple = tuple(key)
+        prepared = self._prepared.get(key_tuple)
+        hooks = _torch_hooks(torch) if device is not None else _NO_HOOKS
+        guard = device is not None and (hooks[1] is None or hooks[1]() != device)
+        if prepared is None or guard:
+            # the first call with this signature, or the tensors' device is not the current one (then under
+            # torch's device guard, which makes that device's primary context current)
+            with torch.cuda.device(device) if guard else _NO_GUARD:
+                if prepared is None:
+                    prepared = self._prepare_launch(args, key_tuple)
+                status, err = self._launch_prepared(prepared, addresses, stream, args, torch, device, hooks)
+        else:
+            status, err = self._launch_prepared(prepared, addresses, stream, args, torch, device, hooks)
         if status != OK:
             raise error_for(status, err.value.decode("utf-8", "replace"))
         return True
+
+    def _launch_prepared(self, prepared: "_PreparedLaunch", addresses: List[int], stream: Any, args: Tuple[Any, ...],
+                         torch: Any, device: Optional[int], hooks: Tuple[Any, Any]) -> Tuple[int, Any]:
+        if stream is not None:
+            handle = stream_handle(stream, args)
+        elif device is None:
+            handle = None
+        elif hooks[0] is not None:
+            handle = hooks[0](device)
+        else:
+            handle = checked_address(torch.cuda.current_stream(device).cuda_stream, "stream")
+        err = thread_error_buffer()
+        return self._lib.cake_launch_prepared(prepared.handle, self._address_array(*addresses), len(addresses),
+                                              handle, err, len(err)), err
 
     def _prepare_launch(self, args: Tuple[Any, ...], key: Any) -> "_PreparedLaunch":
         array, values, options, keepalive = self._prepare(args, {}, None)
@@ -362,20 +378,20 @@ class _PreparedLaunch:
             self.handle = None
 
 
-def _current_stream(torch: Any, device: int) -> int:
-    """torch's current stream on CUDA device `device` as an int handle (its raw-stream query when it has one)."""
-    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device)
-    return checked_address(torch.cuda.current_stream(device).cuda_stream, "stream")
+_NO_HOOKS: Tuple[Any, Any] = (None, None)
+_hooks_of: Dict[int, Tuple[Any, Tuple[Any, Any]]] = {}
 
 
-def _device_guard(torch: Any, device: int) -> Any:
-    """torch's device guard for CUDA device `device`, skipped when that device is already current."""
-    current = getattr(getattr(torch, "_C", None), "_cuda_getDevice", None)
-    if current is not None and device == current():
-        return _NO_GUARD
-    return torch.cuda.device(device)
+def _torch_hooks(torch: Any) -> Tuple[Any, Any]:
+    """(raw current-stream query, current-device query) of this torch module: torch._C's functions when it has
+    them (the fast way to ask), else None (then torch.cuda.current_stream and the device guard are used)."""
+    cached = _hooks_of.get(id(torch))
+    if cached is not None and cached[0] is torch:
+        return cached[1]
+    c = getattr(torch, "_C", None)
+    hooks = (getattr(c, "_cuda_getCurrentRawStream", None), getattr(c, "_cuda_getDevice", None))
+    _hooks_of[id(torch)] = (torch, hooks)
+    return hooks
 
 
 class _NoGuard:
