@@ -4,7 +4,8 @@
                CAKE_RUNTIME_LIB is set a library that does not load is a failure, otherwise the test is skipped
     fake_path  the fake CUDA driver library ($CAKE_FAKE_CUDA_LIB); tests that need it are skipped without it
     fake_cuda  the fake driver made the runtime's driver ($CAKE_LIBCUDA), reset: its FakeCudaState
-    cakec      the compiler ($CAKE_CAKEC); tests that need it are skipped without it
+    cakec      the compiler ($CAKE_CAKEC; with LD_PRELOAD set, a wrapper that runs it without); tests that
+               need it are skipped without it
 ctest sets the environment (runtime/CMakeLists.txt, through utils/pytest.sh)."""
 
 import ctypes
@@ -38,9 +39,24 @@ def fake_path(lib):
     return path
 
 
-@pytest.fixture
-def cakec(lib):
+@pytest.fixture(scope="session")
+def _cakec_path(tmp_path_factory):
     path = os.environ.get("CAKE_CAKEC")
+    if not path or not os.path.isfile(path):
+        return path
+    if not os.environ.get("LD_PRELOAD"):
+        return path
+    # The sanitizer build preloads ASan into python (runtime/CMakeLists.txt); cakec carries its own, and the
+    # ptxas it runs must not get it (ASan's address-space reservation makes ptxas abort under cakec's limit).
+    wrapper = tmp_path_factory.mktemp("cakec") / "cakec"
+    wrapper.write_text("#!/bin/sh\nunset LD_PRELOAD\nexec '%s' \"$@\"\n" % path)
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+@pytest.fixture
+def cakec(lib, _cakec_path):
+    path = _cakec_path
     if not path:
         pytest.skip("CAKE_CAKEC is not set")
     if not os.path.isfile(path):
