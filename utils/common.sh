@@ -7,7 +7,7 @@
 
 CAKE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CAKE_PACKAGES=(cmake ninja-build g++ libcli11-dev doctest-dev re2c libz3-dev llvm-14-tools clang-14
-               libclang-rt-14-dev python3 libssl-dev nlohmann-json3-dev)
+               libclang-rt-14-dev python3 python3-venv libssl-dev nlohmann-json3-dev ccache)
 CAKE_JOBS="${CAKE_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 cake_say() { printf '== %s\n' "$*"; }
@@ -38,7 +38,15 @@ cake_build() {
   local dir="$1"
   shift
   mkdir -p "$dir"
-  if ! cmake -S "$CAKE_ROOT" -B "$dir" -G Ninja -DCAKE_WERROR="${CAKE_WERROR:-OFF}" "$@" >"$dir/configure.log" 2>&1; then
+  # Through ccache when it is installed, with paths relative to the repository, so that the wheel build of
+  # the test suite (tests/python/test_wheel.py, <repo>/build-wheel) is served this build's objects.
+  local launcher=()
+  if command -v ccache >/dev/null && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$CAKE_ROOT}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+  fi
+  if ! cmake -S "$CAKE_ROOT" -B "$dir" -G Ninja -DCAKE_WERROR="${CAKE_WERROR:-OFF}" "${launcher[@]}" "$@" \
+      >"$dir/configure.log" 2>&1; then
     echo "error: cmake configure of $dir failed; last lines of $dir/configure.log:" >&2
     tail -n 40 "$dir/configure.log" >&2
     return 1
@@ -51,7 +59,8 @@ cake_build() {
 }
 
 # cake_python_venv DIR: a Python virtual environment in DIR with pytest (the runtime's Python tests run under
-# it), created once; reuses the system's site packages.  Prints the venv's python on success.
+# it) and, when it installs, mypy; created once; reuses the system's site packages.  Prints the venv's python
+# on success.
 cake_python_venv() {
   local dir="$1"
   if [ ! -x "$dir/bin/python" ]; then
@@ -59,6 +68,10 @@ cake_python_venv() {
   fi
   if ! "$dir/bin/python" -c 'import pytest' >/dev/null 2>&1; then
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'pytest>=7' >/dev/null 2>&1 || return 1
+  fi
+  # mypy checks the Python package's type hints (tests/python/test_typing.py); optional: skipped without it.
+  if ! "$dir/bin/python" -c 'import mypy' >/dev/null 2>&1; then
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'mypy>=1' >/dev/null 2>&1 || true
   fi
   echo "$dir/bin/python"
 }

@@ -12,6 +12,10 @@
 
 using namespace cake::rt;
 
+struct cake_prepared_launch {
+  std::unique_ptr<PreparedLaunch> launch;
+};
+
 namespace {
 
 void writeError(char *err, size_t errSize, const std::string &message) {
@@ -222,6 +226,44 @@ cake_status cake_launch(const cake_kernel *kernel, const cake_arg *args, size_t 
     launchKernel(load.driver, *kernel->module, kernel->index, args, num_args, options);
   });
 }
+
+cake_status cake_launch_prepare(const cake_kernel *kernel, const cake_arg *args, size_t num_args,
+                                const cake_launch_options *options, cake_prepared_launch **out, char *err,
+                                size_t err_size) {
+  return guarded(err, err_size, [&] {
+    if (!specOf(kernel) || !out)
+      misuse("cake_launch_prepare: kernel and out must not be NULL");
+    *out = nullptr;
+    CudaDriverLoad load = sharedCudaDriver();
+    if (!load.driver) { // as cake_launch: argument errors first, so that they read the same everywhere
+      LaunchInputs inputs = makeLaunchInputs(args, num_args, options, nullptr);
+      if (inputs.numSms || !specOf(kernel)->usesNumSms)
+        bindLaunch(*specOf(kernel), inputs);
+      throw LaunchError(CAKE_ERROR_DRIVER_UNAVAILABLE, load.error);
+    }
+    auto prepared = std::make_unique<cake_prepared_launch>();
+    prepared->launch = prepareLaunch(load.driver, *kernel->module, kernel->index, args, num_args, options);
+    *out = prepared.release();
+  });
+}
+
+cake_status cake_launch_prepared(cake_prepared_launch *prepared, const uint64_t *data, size_t num_data, void *stream,
+                                 char *err, size_t err_size) {
+  return guarded(err, err_size, [&] {
+    if (!prepared)
+      misuse("cake_launch_prepared: prepared must not be NULL");
+    launchPrepared(*prepared->launch, data, num_data, static_cast<CuStream>(stream));
+  });
+}
+
+uint64_t cake_prepared_launch_tensor_map_encodes(const cake_prepared_launch *prepared) {
+  if (!prepared)
+    return 0;
+  std::lock_guard<std::mutex> lock(prepared->launch->mutex);
+  return prepared->launch->tensorMapEncodes;
+}
+
+void cake_prepared_launch_free(cake_prepared_launch *prepared) { delete prepared; }
 
 const char *cake_dtype_name(cake_dtype dtype) { return dtypeName(dtype).data(); }
 

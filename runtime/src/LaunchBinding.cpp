@@ -43,6 +43,31 @@ std::string argLabel(const KernelSpec &kernel, size_t index) {
   return "argument " + std::to_string(index) + " (" + kernel.params[index].name + ")";
 }
 
+std::string hex(uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+} // namespace
+
+void checkTensorAddress(const KernelSpec &kernel, size_t index, uint64_t data, bool nonEmpty) {
+  const ParamSpec &param = kernel.params[index];
+  if (nonEmpty && data == 0)
+    throw LaunchError(CAKE_ERROR_ARGUMENT, argLabel(kernel, index) + ": device address is null");
+  if (data % static_cast<uint64_t>(param.align) != 0)
+    throw LaunchError(CAKE_ERROR_ARGUMENT, argLabel(kernel, index) + ": device address " + hex(data) +
+                                               " is not aligned to " + std::to_string(param.align) + " bytes");
+}
+
+void checkTensorMapAddress(const KernelSpec &kernel, size_t index, uint64_t data) {
+  if (data % 16 != 0)
+    throw LaunchError(CAKE_ERROR_ARGUMENT,
+                      argLabel(kernel, index) + ": TMA needs a 16-byte aligned address, got " + hex(data));
+}
+
+namespace {
+
 std::string kernelLabel(const KernelSpec &kernel) { return "kernel " + kernel.name; }
 
 std::string listInts(const std::vector<int64_t> &values) {
@@ -332,6 +357,7 @@ private:
 
   // ---- 4. every dim and stride against the manifest; alignment; null pointers
   void checkTensors() {
+    out_.nonEmptyTensor.assign(kernel_.params.size(), 0);
     for (size_t i = 0; i < kernel_.params.size(); ++i) {
       const ParamSpec &param = kernel_.params[i];
       if (param.kind != CAKE_ARG_TENSOR)
@@ -376,12 +402,9 @@ private:
                             "; strides " + listInts(view.strides));
           }
         }
-        if (view.data == 0)
-          argumentError(label + ": device address is null");
       }
-      if (view.data % static_cast<uint64_t>(param.align) != 0)
-        argumentError(label + ": device address " + hex(view.data) + " is not aligned to " +
-                      std::to_string(param.align) + " bytes");
+      out_.nonEmptyTensor[i] = !empty;
+      checkTensorAddress(kernel_, i, view.data, !empty);
     }
   }
 
@@ -392,12 +415,6 @@ private:
       return " (" + std::string(name) + " from " + shapeVarSources_[var] + ")";
     std::string values = describeValues(expr);
     return values.empty() || expr.literal() ? "" : " (" + values + ")";
-  }
-
-  static std::string hex(uint64_t value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
-    return buffer;
   }
 
   // ---- 5. requires clauses
@@ -516,8 +533,7 @@ private:
         argumentError(label + " inner box dimension is " + std::to_string(innerBoxBytes) + " bytes; swizzle " +
                       std::to_string(kSwizzleSpan[request.swizzle]) + "B allows at most " +
                       std::to_string(kSwizzleSpan[request.swizzle]) + " bytes");
-      if (view.data % 16 != 0)
-        argumentError(label + " needs a 16-byte aligned address, got " + hex(view.data));
+      checkTensorMapAddress(kernel_, i, view.data);
       out_.tensorMaps.push_back(request);
     }
   }

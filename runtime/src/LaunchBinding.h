@@ -60,6 +60,7 @@ struct BoundLaunch {
   std::vector<int64_t> shapeVarValues;
   std::vector<TensorMapRequest> tensorMaps;
   std::vector<AbiValue> abi;
+  std::vector<char> nonEmptyTensor; // per param: a tensor with no zero dim (its address must not be null)
 };
 
 struct LaunchInputs {
@@ -71,6 +72,12 @@ struct LaunchInputs {
 };
 
 BoundLaunch bindLaunch(const KernelSpec &kernel, const LaunchInputs &inputs);
+
+// The checks of a launch that depend on a tensor's address alone (bindLaunch runs them too; a prepared
+// launch runs them for each new address): not null when the tensor is not empty, aligned to the
+// parameter's `align`; a TMA tensor's address 16-byte aligned.  Throw LaunchError(CAKE_ERROR_ARGUMENT).
+void checkTensorAddress(const KernelSpec &kernel, size_t index, uint64_t data, bool nonEmpty);
+void checkTensorMapAddress(const KernelSpec &kernel, size_t index, uint64_t data);
 
 // Scalar conversions used for f16 / bf16 scalar params (round to nearest even), exposed for tests.
 uint16_t floatToHalfBits(float value);

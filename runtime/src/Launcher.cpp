@@ -2,6 +2,7 @@
 // primary context of device 0 is made current (what the CUDA runtime and PyTorch use as well).
 #include "Launcher.h"
 
+#include <cstring>
 #include <vector>
 
 namespace cake::rt {
@@ -98,43 +99,118 @@ LaunchInputs makeLaunchInputs(const cake_arg *args, size_t numArgs, const cake_l
   return inputs;
 }
 
-void launchKernel(const std::shared_ptr<const CudaDriver> &driver, ModuleState &module, size_t index,
-                  const cake_arg *args, size_t numArgs, const cake_launch_options *options) {
-  const CudaDriverApi &api = driver->api;
-  const KernelSpec &kernel = module.manifest().kernels[index];
-  CuContext context = currentContext(*driver);
-  BoundLaunch bound = bindLaunch(kernel, makeLaunchInputs(args, numArgs, options, driver));
-  if (bound.empty)
-    return; // a grid dimension is 0 (empty problem): nothing to run
+std::unique_ptr<PreparedLaunch> prepareLaunch(const std::shared_ptr<const CudaDriver> &driver, ModuleState &module,
+                                              size_t index, const cake_arg *args, size_t numArgs,
+                                              const cake_launch_options *options) {
+  currentContext(*driver); // a context is current before num_sms is asked of the device
+  auto prepared = std::make_unique<PreparedLaunch>();
+  prepared->driver = driver;
+  prepared->module = &module;
+  prepared->index = index;
+  prepared->bound = bindLaunch(module.manifest().kernels[index], makeLaunchInputs(args, numArgs, options, driver));
+  prepared->data.assign(numArgs, 0);
+  for (size_t i = 0; i < numArgs; ++i)
+    if (args[i].kind == CAKE_ARG_TENSOR)
+      prepared->data[i] = args[i].data;
+  return prepared;
+}
 
-  // Tensor maps: 128-byte aligned storage (CuTensorMap) that outlives the launch call.
-  std::vector<CuTensorMap> tensorMaps(bound.tensorMaps.size());
-  for (size_t m = 0; m < bound.tensorMaps.size(); ++m) {
-    const TensorMapRequest &r = bound.tensorMaps[m];
-    CuResult result = api.cuTensorMapEncodeTiled(
-        &tensorMaps[m], r.dataType, r.rank, reinterpret_cast<void *>(r.globalAddress), r.globalDim.data(),
+namespace {
+
+// The tensor maps for the TMA addresses in `data`: a kept set, or a new set encoded now (front of the list).
+const std::vector<CuTensorMap> &tensorMapsFor(PreparedLaunch &p, const KernelSpec &kernel, const uint64_t *data) {
+  const std::vector<TensorMapRequest> &requests = p.bound.tensorMaps;
+  for (auto it = p.mapSets.begin(); it != p.mapSets.end(); ++it) {
+    bool same = true;
+    for (size_t m = 0; m < requests.size() && same; ++m)
+      same = it->addresses[m] == data[requests[m].param];
+    if (!same)
+      continue;
+    if (it != p.mapSets.begin())
+      p.mapSets.splice(p.mapSets.begin(), p.mapSets, it);
+    return p.mapSets.front().maps;
+  }
+  PreparedLaunch::TensorMapSet set;
+  set.maps.resize(requests.size());
+  for (size_t m = 0; m < requests.size(); ++m) {
+    const TensorMapRequest &r = requests[m];
+    const uint64_t address = data[r.param];
+    set.addresses.push_back(address);
+    ++p.tensorMapEncodes;
+    CuResult result = p.driver->api.cuTensorMapEncodeTiled(
+        &set.maps[m], r.dataType, r.rank, reinterpret_cast<void *>(address), r.globalDim.data(),
         r.globalStrides.data(), r.boxDim.data(), r.elementStrides.data(), r.interleave, r.swizzle, r.l2Promotion,
         r.oobFill);
     if (result != kCudaSuccess)
       throw LaunchError(CAKE_ERROR_CUDA, "kernel " + kernel.name + ": TMA descriptor for " +
                                              kernel.params[r.param].name + ": " +
-                                             driver->describe("cuTensorMapEncodeTiled", result));
+                                             p.driver->describe("cuTensorMapEncodeTiled", result));
   }
-  std::vector<void *> kernelParams;
-  kernelParams.reserve(bound.abi.size());
-  for (AbiValue &value : bound.abi)
-    kernelParams.push_back(value.kind == AbiKind::TensorMap ? static_cast<void *>(&tensorMaps[value.tensorMap])
-                                                            : static_cast<void *>(value.bytes));
+  p.mapSets.push_front(std::move(set));
+  if (p.mapSets.size() > PreparedLaunch::kMaxTensorMapSets)
+    p.mapSets.pop_back();
+  return p.mapSets.front().maps;
+}
+
+} // namespace
+
+void launchPrepared(PreparedLaunch &p, const uint64_t *data, size_t numData, CuStream stream) {
+  const CudaDriverApi &api = p.driver->api;
+  ModuleState &module = *p.module;
+  const KernelSpec &kernel = module.manifest().kernels[p.index];
+  const BoundLaunch &bound = p.bound;
+  if (numData != kernel.params.size())
+    throw LaunchError(CAKE_ERROR_INVALID_ARGUMENT, "kernel " + kernel.name + ": a prepared launch takes " +
+                                                       std::to_string(kernel.params.size()) + " addresses, got " +
+                                                       std::to_string(numData));
+  if (numData && !data)
+    throw LaunchError(CAKE_ERROR_INVALID_ARGUMENT, "kernel " + kernel.name + ": addresses are NULL");
+  for (size_t i = 0; i < numData; ++i)
+    if (kernel.params[i].kind == CAKE_ARG_TENSOR)
+      checkTensorAddress(kernel, i, data[i], bound.nonEmptyTensor[i]);
+  if (bound.empty)
+    return; // a grid dimension is 0 (empty problem): nothing to run
+  for (const TensorMapRequest &r : bound.tensorMaps)
+    checkTensorMapAddress(kernel, static_cast<size_t>(r.param), data[r.param]);
+  CuContext context = currentContext(*p.driver);
+
+  // Entry parameters: the bound bytes, with each pointer slot's address from `data`.
+  constexpr size_t kInline = 32;
+  AbiValue inlineAbi[kInline];
+  void *inlineParams[kInline];
+  std::vector<AbiValue> heapAbi;
+  std::vector<void *> heapParams;
+  const size_t count = bound.abi.size();
+  AbiValue *abi = inlineAbi;
+  void **kernelParams = inlineParams;
+  if (count > kInline) {
+    heapAbi.resize(count);
+    heapParams.resize(count);
+    abi = heapAbi.data();
+    kernelParams = heapParams.data();
+  }
+  std::lock_guard<std::mutex> preparedLock(p.mutex); // the maps stay put until the launch has copied them
+  const std::vector<CuTensorMap> *maps = bound.tensorMaps.empty() ? nullptr : &tensorMapsFor(p, kernel, data);
+  for (size_t slot = 0; slot < count; ++slot) {
+    abi[slot] = bound.abi[slot];
+    if (abi[slot].kind == AbiKind::Pointer) {
+      const uint64_t address = data[kernel.abi[slot].param];
+      std::memcpy(abi[slot].bytes, &address, sizeof address);
+    }
+    kernelParams[slot] = abi[slot].kind == AbiKind::TensorMap
+                             ? const_cast<CuTensorMap *>(&(*maps)[abi[slot].tensorMap])
+                             : static_cast<void *>(abi[slot].bytes);
+  }
 
   std::lock_guard<std::mutex> lock(module.mutex());
-  LoadedFunction &function = module.functionFor(driver, context, index);
-  ensureDynamicSmem(*driver, function, bound.dynamicSmem, kernel);
+  LoadedFunction &function = module.functionFor(p.driver, context, p.index);
+  ensureDynamicSmem(*p.driver, function, bound.dynamicSmem, kernel);
   const uint32_t clusterSize = bound.cluster[0] * bound.cluster[1] * bound.cluster[2];
   if (clusterSize > 8 && !function.nonPortableClusterSet) {
     CuResult result = api.cuFuncSetAttribute(function.function, kCuFuncAttributeNonPortableClusterSizeAllowed, 1);
     if (result != kCudaSuccess)
       throw LaunchError(CAKE_ERROR_CUDA, "kernel " + kernel.name + ": cluster of " + std::to_string(clusterSize) +
-                                             " blocks: " + driver->describe("cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)", result));
+                                             " blocks: " + p.driver->describe("cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)", result));
     function.nonPortableClusterSet = true;
   }
 
@@ -149,14 +225,21 @@ void launchKernel(const std::shared_ptr<const CudaDriver> &driver, ModuleState &
   config.blockDimY = bound.block[1];
   config.blockDimZ = bound.block[2];
   config.sharedMemBytes = bound.dynamicSmem;
-  config.hStream = options ? static_cast<CuStream>(options->stream) : nullptr;
+  config.hStream = stream;
   if (kernel.hasCluster) {
     config.attrs = &clusterAttribute;
     config.numAttrs = 1;
   }
-  CuResult result = api.cuLaunchKernelEx(&config, function.function, kernelParams.data(), nullptr);
+  CuResult result = api.cuLaunchKernelEx(&config, function.function, kernelParams, nullptr);
   if (result != kCudaSuccess)
-    throw LaunchError(CAKE_ERROR_CUDA, "kernel " + kernel.name + ": " + driver->describe("cuLaunchKernelEx", result));
+    throw LaunchError(CAKE_ERROR_CUDA, "kernel " + kernel.name + ": " + p.driver->describe("cuLaunchKernelEx", result));
+}
+
+void launchKernel(const std::shared_ptr<const CudaDriver> &driver, ModuleState &module, size_t index,
+                  const cake_arg *args, size_t numArgs, const cake_launch_options *options) {
+  std::unique_ptr<PreparedLaunch> prepared = prepareLaunch(driver, module, index, args, numArgs, options);
+  launchPrepared(*prepared, prepared->data.data(), prepared->data.size(),
+                 options ? static_cast<CuStream>(options->stream) : nullptr);
 }
 
 } // namespace cake::rt

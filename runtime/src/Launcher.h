@@ -5,7 +5,10 @@
 #include "LaunchBinding.h"
 #include "Module.h"
 
+#include <list>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 namespace cake::rt {
 
@@ -14,7 +17,39 @@ namespace cake::rt {
 LaunchInputs makeLaunchInputs(const cake_arg *args, size_t numArgs, const cake_launch_options *options,
                               const std::shared_ptr<const CudaDriver> &driver);
 
-// Checks the arguments and launches kernel `index` of `module` on options->stream.  Throws LaunchError.
+// A launch bound once (every check that does not depend on a tensor's address, the launch configuration,
+// the bytes of every entry parameter) and launched many times with new addresses.  TMA descriptors are
+// encoded per set of TMA tensor addresses and the last kMaxTensorMapSets sets are kept, so repeated calls
+// with the same tensors encode nothing.  launchPrepared may be called from several threads at once.
+struct PreparedLaunch {
+  static constexpr size_t kMaxTensorMapSets = 8;
+  struct TensorMapSet {
+    std::vector<uint64_t> addresses;   // one per bound.tensorMaps entry
+    std::vector<CuTensorMap> maps;
+  };
+
+  std::shared_ptr<const CudaDriver> driver;
+  ModuleState *module = nullptr;
+  size_t index = 0;
+  BoundLaunch bound;
+  std::vector<uint64_t> data;          // per param: the address bound at prepare time (0 for scalars)
+  std::mutex mutex;                    // guards mapSets (and the maps while a launch reads them)
+  std::list<TensorMapSet> mapSets;     // most recently used first
+  uint64_t tensorMapEncodes = 0;       // cuTensorMapEncodeTiled calls made for this launch (for tests)
+};
+
+// Binds kernel `index` of `module` to `args` (all of cake_launch's checks; num_sms is read now).
+std::unique_ptr<PreparedLaunch> prepareLaunch(const std::shared_ptr<const CudaDriver> &driver, ModuleState &module,
+                                              size_t index, const cake_arg *args, size_t numArgs,
+                                              const cake_launch_options *options);
+
+// Launches `prepared` on `stream` with the tensor addresses data[0 .. numData-1] (one per kernel param;
+// scalars' entries are ignored; numData must be the number of params).  Checks each address as bindLaunch
+// does.  Throws LaunchError.
+void launchPrepared(PreparedLaunch &prepared, const uint64_t *data, size_t numData, CuStream stream);
+
+// Checks the arguments and launches kernel `index` of `module` on options->stream (prepareLaunch, then
+// launchPrepared with the arguments' own addresses).  Throws LaunchError.
 void launchKernel(const std::shared_ptr<const CudaDriver> &driver, ModuleState &module, size_t index,
                   const cake_arg *args, size_t numArgs, const cake_launch_options *options);
 

@@ -109,6 +109,7 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
   std::string out = request.outputPath.empty() ? defaultOutputPath(request.inputPath, ".cubin") : request.outputPath;
   cg.manifest.cubin = std::filesystem::path(out).filename().string();
   cg.manifest.source = request.inputPath;
+  cg.manifest.generator = request.generator;
   cg.manifest.cubinSha256 = sha256Hex(pr.cubin);
   cg.manifest.ptxasPath = *ptxas;
   cg.manifest.ptxasVersion = ptxasVersion(*ptxas, request.ptxasLimits);

@@ -29,6 +29,7 @@ constexpr uint64_t kDefaultPtxSizeLimitBytes = 8ull << 20;
 struct BackendRequest {
   bool wantCubin = true;       // false: PTX only
   std::string inputPath;       // the .cake file (for default output names and the manifest)
+  std::string generator = "cakec";   // the manifest's "generator": the compiler and its version
   std::string outputPath;      // "" = default (<input stem>.ptx|.cubin), "-" = stdout (PTX only)
   std::string ptxasPath;       // --ptxas; "" = search
   bool verbose = false;        // -v

@@ -77,6 +77,7 @@ struct KernelManifest {
 };
 
 struct Manifest {
+  std::string generator = "cakec";   // "cakec 0.1.0"
   std::string arch;
   std::string cubin;    // file name relative to the manifest
   std::string source;   // the .cake file

@@ -70,7 +70,7 @@ std::string manifestToJson(const Manifest &m) {
   os << "{\n";
   os << "  \"format\": \"cake-manifest\",\n";
   os << "  \"version\": 1,\n";
-  os << "  \"generator\": \"cakec\",\n";
+  os << "  \"generator\": " << quote(m.generator) << ",\n";
   os << "  \"arch\": " << quote(m.arch) << ",\n";
   os << "  \"cubin\": " << quote(m.cubin) << ",\n";
   os << "  \"source\": " << quote(m.source) << ",\n";

@@ -375,6 +375,7 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     BackendRequest request;
     request.wantCubin = emit == EmitKind::Cubin;
     request.inputPath = opts.inputPath;
+    request.generator = "cakec " + std::string(cakeVersion());
     request.outputPath = opts.outputPath;
     request.ptxasPath = opts.ptxasPath;
     request.verbose = opts.verbose;

@@ -19,8 +19,8 @@ import types
 
 import pytest
 
-import cake
-from cake import _args, _dtypes
+import cakeir as cake
+from cakeir import _args, _dtypes
 
 GEMM = r"""{
   "format": "cake-manifest", "version": 1, "arch": "sm_90a", "cubin": "gemm.cubin",
@@ -237,6 +237,7 @@ def test_launch_through_fake_driver(fake_path):
     torch.Tensor = Tensor
     torch.cuda = types.SimpleNamespace(current_stream=lambda device: types.SimpleNamespace(cuda_stream=0x5678),
                                        device=DeviceGuard)
+    real_torch = sys.modules.get("torch")
     sys.modules["torch"] = torch
     try:
         module.gemm(Tensor(A, (256, 512), "torch.bfloat16"), Tensor(B, (512, 512), "torch.bfloat16"),
@@ -250,6 +251,8 @@ def test_launch_through_fake_driver(fake_path):
                      Tensor(A, (256, 512), "torch.bfloat16"), Tensor(B, (512, 512), "torch.bfloat16"), cpu, 1.0)
     finally:
         del sys.modules["torch"]
+        if real_torch is not None:
+            sys.modules["torch"] = real_torch
     del module
 
 

@@ -250,3 +250,59 @@ TEST_CASE("runtime driver: cake_launch through the C API with CAKE_LIBCUDA point
   cake_module_free(module);
   CHECK(fake->module_unloads == 1);
 }
+
+TEST_CASE("runtime driver: a prepared launch binds once, takes new addresses and keeps tensor maps per address set") {
+  cake_fake_cuda_state *fake = fakeState();
+  auto driver = fakeDriver();
+  auto state = loadModuleFromData(kGemmManifest, "\x7f" "ELF", 4);
+  GemmArgs g;
+  std::unique_ptr<PreparedLaunch> prepared = prepareLaunch(driver, *state, 0, g.args.data(), g.args.size(), nullptr);
+  CHECK(fake->launches == 0); // preparing launches nothing
+  auto pointerParam = [&](int index) {
+    uint64_t value;
+    std::memcpy(&value, fake->params[index], 8);
+    return value;
+  };
+  const uint64_t first[4] = {kA, kB, kC, 0};
+  int stream = 0;
+  launchPrepared(*prepared, first, 4, reinterpret_cast<CuStream>(&stream));
+  launchPrepared(*prepared, first, 4, nullptr);
+  CHECK(fake->launches == 2);
+  CHECK(fake->tensor_map_encodes == 2); // A and B, once
+  CHECK(prepared->tensorMapEncodes == 2);
+  CHECK(fake->stream == nullptr);
+  const uint64_t moved[4] = {kA + 0x1000, kB, kC + 0x2000, 0};
+  launchPrepared(*prepared, moved, 4, nullptr);
+  CHECK(pointerParam(0) == kA + 0x1000);
+  CHECK(pointerParam(2) == kC + 0x2000);
+  CHECK(pointerParam(7) == kA + 0x1000); // the fake's tensor map holds its address
+  CHECK(fake->tensor_map_encodes == 4);
+  launchPrepared(*prepared, first, 4, nullptr); // still kept: nothing encoded
+  CHECK(fake->tensor_map_encodes == 4);
+  CHECK(pointerParam(7) == kA);
+  CHECK(fake->grid[0] == 2);
+  float alpha;
+  std::memcpy(&alpha, fake->params[6], 4);
+  CHECK(alpha == 0.5f);
+  // Nine address sets: the oldest is dropped and encoded again when it comes back.
+  for (uint64_t i = 1; i <= PreparedLaunch::kMaxTensorMapSets; ++i) {
+    const uint64_t set[4] = {kA + i * 0x10000, kB, kC, 0};
+    launchPrepared(*prepared, set, 4, nullptr);
+  }
+  const int encodes = fake->tensor_map_encodes;
+  launchPrepared(*prepared, first, 4, nullptr);
+  CHECK(fake->tensor_map_encodes == encodes + 2);
+  // Address checks read as bindLaunch's; nothing is launched.
+  const int launches = fake->launches;
+  const uint64_t misaligned[4] = {kA, kB + 8, kC, 0};
+  CHECK_THROWS_WITH(launchPrepared(*prepared, misaligned, 4, nullptr),
+                    "argument 1 (B): device address 0x7f0000100008 is not aligned to 16 bytes");
+  const uint64_t null[4] = {kA, kB, 0, 0};
+  CHECK_THROWS_WITH(launchPrepared(*prepared, null, 4, nullptr), "argument 2 (C): device address is null");
+  CHECK_THROWS_WITH(launchPrepared(*prepared, first, 3, nullptr),
+                    "kernel gemm: a prepared launch takes 4 addresses, got 3");
+  CHECK(fake->launches == launches);
+  prepared.reset();
+  state.reset();
+  CHECK(fake->module_unloads == 1);
+}

@@ -167,6 +167,27 @@ CAKE_API cake_status cake_kernel_plan(const cake_kernel *kernel, const cake_arg 
 CAKE_API cake_status cake_launch(const cake_kernel *kernel, const cake_arg *args, size_t num_args,
                                  const cake_launch_options *options, char *err, size_t err_size);
 
+/* Prepared launches, for calling one kernel many times with arguments of the same shapes: cake_launch_prepare
+ * does everything of cake_launch that does not depend on the tensors' device addresses - every check
+ * (kinds, dtypes, ranks, shapes, strides, scalars, shape variables, `requires`, launch limits, TMA rules),
+ * the launch configuration, the bytes of every entry parameter, num_sms from the current device - and
+ * checks the addresses given.  cake_launch_prepared then launches with new addresses: it checks only what
+ * depends on them (null, alignment), encodes the TMA descriptors only for a set of TMA addresses it has not
+ * seen among the last 8, loads the module into the current context on first use, and launches on `stream`.
+ * An error of either reads exactly as cake_launch's would.  A prepared launch may be used from several
+ * threads at once and stays valid until cake_prepared_launch_free (before cake_module_free). */
+typedef struct cake_prepared_launch cake_prepared_launch;
+CAKE_API cake_status cake_launch_prepare(const cake_kernel *kernel, const cake_arg *args, size_t num_args,
+                                         const cake_launch_options *options, cake_prepared_launch **out, char *err,
+                                         size_t err_size);
+/* data[i]: the device address for kernel param i (the entries of scalar params are ignored); num_data must
+ * be the kernel's number of params.  stream: a CUstream (NULL = legacy default stream). */
+CAKE_API cake_status cake_launch_prepared(cake_prepared_launch *prepared, const uint64_t *data, size_t num_data,
+                                          void *stream, char *err, size_t err_size);
+/* TMA descriptors encoded by this prepared launch so far (cuTensorMapEncodeTiled calls); for tests and tools. */
+CAKE_API uint64_t cake_prepared_launch_tensor_map_encodes(const cake_prepared_launch *prepared);
+CAKE_API void cake_prepared_launch_free(cake_prepared_launch *prepared); /* NULL is a no-op */
+
 /* Names for dtypes ("bf16") and back (CAKE_DTYPE_INVALID if unknown); bytes per element (0 if invalid). */
 CAKE_API const char *cake_dtype_name(cake_dtype dtype);
 CAKE_API cake_dtype cake_dtype_from_name(const char *name);

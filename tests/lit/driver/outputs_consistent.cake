@@ -7,6 +7,7 @@
 // RUN: sha256sum %t.dir/k.cubin | cut -c1-64 > %t.dir/sum
 // RUN: grep -o '"cubin_sha256": "[0-9a-f]*"' %t.dir/k.cubin.json | cut -d'"' -f4 | cmp - %t.dir/sum
 // RUN: %FileCheck %s --check-prefix=MANIFEST < %t.dir/k.cubin.json
+// MANIFEST: "generator": "cakec {{[0-9]+\.[0-9]+\.[0-9]+}}",
 // MANIFEST: "cubin_sha256": "{{[0-9a-f]+}}",
 // MANIFEST-NEXT: "ptxas": {"path": "/{{.*}}ptxas", "version": "{{[0-9]+\.[0-9]+(\.[0-9]+)?}}"},
 // RUN: %cakec %s -o %t.dir/f.cubin --ptxas %S/Inputs/hostile_ptxas.sh && %FileCheck %s --check-prefix=FAKE < %t.dir/f.cubin.json

@@ -9,10 +9,13 @@ dims, strides, shape variables and integer scalars -2^63 .. 2^63 - 1, and only r
 strides must be tuples or lists of at most MAX_RANK entries, and an exception raised while reading a
 hostile object becomes a CakeArgumentError naming the argument."""
 
+from __future__ import annotations
+
 import contextlib
 import ctypes
 import numbers
 import sys
+from typing import Optional, Sequence, Union
 
 from . import _dtypes
 from ._errors import CakeArgumentError, CakeError
@@ -58,7 +61,8 @@ class DevicePtr:
     Without a shape, the kernel's manifest supplies it from shape variables passed as keyword arguments:
     kernel(DevicePtr(a_ptr), ..., M=4096, K=512).  A plain int is the same as DevicePtr(int)."""
 
-    def __init__(self, ptr, shape=None, dtype=None, strides=None):
+    def __init__(self, ptr: int, shape: Optional[Sequence[int]] = None, dtype: Union[str, int, None] = None,
+                 strides: Optional[Sequence[int]] = None) -> None:
         if not is_int(ptr) or ptr < 0:
             raise CakeArgumentError("DevicePtr needs a non-negative integer address, got %r" % (ptr,))
         self.ptr = checked_address(ptr, "DevicePtr")
@@ -66,7 +70,7 @@ class DevicePtr:
             raise CakeArgumentError("DevicePtr: strides given without a shape")
         self.shape = None if shape is None else checked_ints(shape, "DevicePtr", "shape")
         self.strides = None if strides is None else checked_ints(strides, "DevicePtr", "strides")
-        if self.strides is not None and len(self.strides) != len(self.shape):
+        if self.strides is not None and self.shape is not None and len(self.strides) != len(self.shape):
             raise CakeArgumentError("DevicePtr: %d strides for a shape of %d dims"
                                     % (len(self.strides), len(self.shape)))
         if dtype is not None and not is_int(dtype) and not isinstance(dtype, str):
@@ -75,7 +79,7 @@ class DevicePtr:
         if self.dtype is not None and self.dtype not in _dtypes.NAMES:
             raise CakeArgumentError("DevicePtr: unknown dtype %r" % (dtype,))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "DevicePtr(0x%x, shape=%r, dtype=%s, strides=%r)" % (
             self.ptr, self.shape, None if self.dtype is None else _dtypes.name(self.dtype), self.strides)
 
@@ -240,15 +244,35 @@ def torch_device_of(args):
     return contextlib.nullcontext()
 
 
+def interface_stream(value, label):
+    """The CUstream named by a __cuda_array_interface__ v3 "stream" entry: 1 is the legacy default stream
+    (CU_STREAM_LEGACY), 2 the per-thread default stream (CU_STREAM_PER_THREAD), anything else a stream
+    handle; 0 is refused (the protocol forbids it as ambiguous)."""
+    value = checked_int(value, label, 0, UINT64_MAX, "a stream handle")
+    if value == 0:
+        raise CakeArgumentError("%s is 0, which the protocol does not allow (1: legacy default stream, 2: "
+                                "per-thread default stream)" % label)
+    return value
+
+
 def stream_handle(stream, args):
     """The CUstream to launch on: an int, an object with .cuda_stream (torch) or .ptr (cupy), or None:
-    then torch's current stream on the device of the first torch tensor argument, else the default stream.
+    then torch's current stream on the device of the first torch tensor argument, else the stream named by
+    the first argument whose __cuda_array_interface__ has a "stream" (v3), else the legacy default stream.
     A handle is an int in 0..2^64-1 (-1 is not a stream)."""
     if stream is None:
         for arg in args:
             if is_torch_tensor(arg):
                 torch = sys.modules["torch"]
                 return checked_address(torch.cuda.current_stream(arg.device).cuda_stream, "stream")
+        for index, arg in enumerate(args):
+            try:
+                interface = None if is_int(arg) else getattr(arg, "__cuda_array_interface__", None)
+            except Exception as error:  # noqa: BLE001 - a hostile object may raise anything
+                raise CakeArgumentError("argument %d: reading __cuda_array_interface__ raised %s: %s"
+                                        % (index, type(error).__name__, error)) from error
+            if isinstance(interface, dict) and interface.get("stream") is not None:
+                return interface_stream(interface["stream"], "argument %d: __cuda_array_interface__ stream" % index)
         return None
     if isinstance(stream, bool):
         raise CakeArgumentError("stream: expected an int handle or a stream object, got bool")

@@ -1,8 +1,9 @@
 """ctypes binding of libcake_runtime.so (runtime/include/cake/runtime.h).
 
-The library is found, in order, at: $CAKE_RUNTIME_LIB (a file); next to this package (cake/ or its parent
-folder, where an install puts it); <repo>/build*/lib/ of the source tree this package lives in (newest
-first).  The binding is created on first use, so importing `cake` never fails for want of the library."""
+The library is found, in order, at: $CAKE_RUNTIME_LIB (a file); cakeir/lib/ inside this package (where the
+wheel puts it); next to this package (cakeir/ or its parent folder); <repo>/build*/lib/ of the source tree
+this package lives in (newest first).  The binding is created on first use, so importing `cakeir` never
+fails for want of the library."""
 
 import ctypes
 import glob
@@ -90,6 +91,11 @@ _SIGNATURES = {
                                         ctypes.POINTER(CakeLaunchOptions), ctypes.POINTER(CakeLaunchPlan)) + _ERR),
     "cake_launch": (ctypes.c_int, (_P, ctypes.POINTER(CakeArg), ctypes.c_size_t,
                                    ctypes.POINTER(CakeLaunchOptions)) + _ERR),
+    "cake_launch_prepare": (ctypes.c_int, (_P, ctypes.POINTER(CakeArg), ctypes.c_size_t,
+                                           ctypes.POINTER(CakeLaunchOptions), ctypes.POINTER(_P)) + _ERR),
+    "cake_launch_prepared": (ctypes.c_int, (_P, ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t, _P) + _ERR),
+    "cake_prepared_launch_tensor_map_encodes": (ctypes.c_uint64, (_P,)),
+    "cake_prepared_launch_free": (None, (_P,)),
     "cake_eval_expression": (ctypes.c_int, (ctypes.c_char_p, ctypes.POINTER(CakeNamedInt), ctypes.c_size_t,
                                             ctypes.POINTER(ctypes.c_int64)) + _ERR),
     "cake_driver_check": (ctypes.c_int, _ERR),
@@ -106,9 +112,10 @@ def candidate_paths():
     if env:
         paths.append(env)
     here = os.path.dirname(os.path.abspath(__file__))
+    paths.append(os.path.join(here, "lib", LIBRARY_NAME))
     paths.append(os.path.join(here, LIBRARY_NAME))
     paths.append(os.path.join(os.path.dirname(here), LIBRARY_NAME))
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(here)))  # runtime/python/cake -> repo root
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(here)))  # runtime/python/cakeir -> repo root
     built = glob.glob(os.path.join(repo, "build*", "lib", LIBRARY_NAME))
     built.sort(key=lambda p: os.path.getmtime(p), reverse=True)
     paths.extend(built)
@@ -148,3 +155,14 @@ def load_library():
 
 def error_buffer():
     return ctypes.create_string_buffer(4096)
+
+
+_buffers = threading.local()
+
+
+def thread_error_buffer():
+    """This thread's error buffer (the prepared-launch path reuses it instead of allocating one per call)."""
+    buffer = getattr(_buffers, "buffer", None)
+    if buffer is None:
+        buffer = _buffers.buffer = ctypes.create_string_buffer(4096)
+    return buffer
