@@ -214,7 +214,7 @@ def update_usable(manifest, shape):
 
 def cake_update_candidates(torch, cake, path, manifest):
     """{name: update(x, labels, old) -> new centroids} of one centroid_update cubin: the sorted pipeline of
-    cake.kmeans (zeroed sums and counts, histogram, offsets, scatter, segmented sums, finalize) and the atomic
+    cakeir.kmeans (zeroed sums and counts, histogram, offsets, scatter, segmented sums, finalize) and the atomic
     accumulation (centroid_accumulate, or centroid_accumulate_private for a _private build) + finalize; every
     step timed (the peers allocate and fill their buffers inside their call as well)."""
     name = os.path.basename(path)[:-len(".cubin")]
@@ -234,7 +234,7 @@ def cake_update_candidates(torch, cake, path, manifest):
         return new
     out = {name + (":private" if private else ":atomic"): atomic}
     if not private:
-        from cake import kmeans as cake_kmeans
+        from cakeir import kmeans as cake_kmeans
         library = cake_kmeans.Kernels(os.path.dirname(path))
         base = "centroid_update_%s_d%d" % (manifest_dtype(manifest).replace("fp16", "f16"),
                                            int(common.ct_params(manifest)["HD"]))
@@ -296,10 +296,10 @@ def run_update(torch, shape, kernels, peers, seeds, flusher, args, x, labels, c)
 
 
 def run_lloyd(torch, shape, cubins, peers, flusher, args, x, xsq, c):
-    """One Lloyd iteration (assignment, update, the largest centroid shift) of CAKE (cake.kmeans) and of the
+    """One Lloyd iteration (assignment, update, the largest centroid shift) of CAKE (cakeir.kmeans) and of the
     peers' own iteration functions, from the same centroids.  Check: CAKE's new centroids are the update of
     its own labels (float64 reference; its labels are checked by the assignment section)."""
-    from cake import kmeans as cake_kmeans
+    from cakeir import kmeans as cake_kmeans
     rec = {"checks": {}, "timing": {}}
     fns = {}
     try:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Brute-force KNN on the H200: CAKE (cake.kmeans.knn: kernels/kmeans/assign_sm90.cake's knn_topk + knn_merge,
+"""Brute-force KNN on the H200: CAKE (cakeir.kmeans.knn: kernels/kmeans/assign_sm90.cake's knn_topk + knn_merge,
 built by bench/kmeans_build.sh) against flashlib's flash_knn_triton and torch, in the same process.
 
     bash bench/kmeans_build.sh                               # development machine: bench/out/kmeans/
@@ -221,7 +221,7 @@ def main(argv=None):
     library = None
     if not args.peers_only:
         common.use_runtime(args.cubins)
-        from cake import kmeans as cake_kmeans
+        from cakeir import kmeans as cake_kmeans
         library = cake_kmeans.Kernels(args.cubins)
     peers, peer_errors = load_peers(args.peers)
     seeds = common.Seeds(args.seed)

@@ -1,4 +1,4 @@
-"""cake.kmeans: the k-means / KNN operators' contracts through their CPU implementations (the float32 references
+"""cakeir.kmeans: the k-means / KNN operators' contracts through their CPU implementations (the float32 references
 the GPU kernels are measured against: bench/kmeans_bench.py, bench/knn_bench.py), torch.compile(fullgraph=True)
 and fake tensors through the custom operators, and the cubin lookup's errors.
 
@@ -7,9 +7,9 @@ Needs torch (CPU is enough); skipped when torch cannot be imported."""
 import pytest
 
 torch = pytest.importorskip("torch", reason="torch is not importable (put a torch install on PYTHONPATH to run "
-                                            "the cake.kmeans tests)")
+                                            "the cakeir.kmeans tests)")
 
-from cake import kmeans as km  # noqa: E402
+from cakeir import kmeans as km  # noqa: E402
 
 
 def brute_scores(x, c):

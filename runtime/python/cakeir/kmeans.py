@@ -1,7 +1,7 @@
 """k-means and KNN on torch tensors with the CAKE kernels of kernels/kmeans/ (assign_sm90.cake,
 centroid_update.cake).
 
-    from cake import kmeans
+    from cakeir import kmeans
     lib = kmeans.Kernels("bench/out/kmeans")                # the cubins of bench/kmeans_build.sh
     labels, mind = lib.assign(x, c)                          # x [B, N, D], c [B, K, D] bf16/fp16 on the GPU
     new, counts = lib.centroid_update(x, labels, c)          # means of the assigned points (empty: old kept)
@@ -37,18 +37,18 @@ class Kernels:
     def __init__(self, folder=None):
         self.folder = folder or os.environ.get("CAKE_KMEANS_CUBINS", "")
         if not self.folder or not os.path.isdir(self.folder):
-            raise FileNotFoundError("cake.kmeans: no cubin folder (give one, or set $CAKE_KMEANS_CUBINS): %r"
+            raise FileNotFoundError("cakeir.kmeans: no cubin folder (give one, or set $CAKE_KMEANS_CUBINS): %r"
                                     % self.folder)
         self._modules = {}
 
     def _module(self, stem, dtype, d, variant=""):
         if dtype not in _TYPE_NAMES:
-            raise TypeError("cake.kmeans: element type %s (bf16 or fp16 expected)" % dtype)
+            raise TypeError("cakeir.kmeans: element type %s (bf16 or fp16 expected)" % dtype)
         name = "%s_%s_d%d%s" % (stem, _TYPE_NAMES[dtype], d, variant)
         if name not in self._modules:
             path = os.path.join(self.folder, name + ".cubin")
             if not os.path.isfile(path):
-                raise FileNotFoundError("cake.kmeans: %s: no kernel for D = %d, %s (build it with "
+                raise FileNotFoundError("cakeir.kmeans: %s: no kernel for D = %d, %s (build it with "
                                         "bench/kmeans_build.sh)" % (path, d, dtype))
             with open(path + ".json", encoding="utf-8") as f:
                 manifest = json.load(f)
@@ -64,7 +64,7 @@ class Kernels:
         (x, squeeze), (c, _) = _batched(x, 3), _batched(c, 3)
         b, n, d = x.shape
         k = c.shape[1]
-        if torch.cuda.get_device_capability(x.device)[0] >= 9:
+        if x.device.type != "cuda" or torch.cuda.get_device_capability(x.device)[0] >= 9:
             kernels, ct = self._module("kmeans_assign_sm90", x.dtype, d)
             name = "kmeans_assign"
         else:
@@ -136,14 +136,14 @@ class Kernels:
                         variant = candidate
                         break
             if variant is None:
-                raise ValueError("cake.kmeans.knn: k = %d: no knn_sm90 build for D = %d, %s holds it (KK = 10, "
+                raise ValueError("cakeir.kmeans.knn: k = %d: no knn_sm90 build for D = %d, %s holds it (KK = 10, "
                                  "16, 32 are built; k <= 32)" % (k, d, x.dtype))
         kernels, ct = self._module("knn_sm90", x.dtype, d, variant)
         kk, bn = int(ct["knn_topk"]["KK"]), int(ct["knn_topk"]["BN"])
         if not 1 <= k <= kk:
-            raise ValueError("cake.kmeans.knn: k = %d (this build supports 1..%d)" % (k, kk))
+            raise ValueError("cakeir.kmeans.knn: k = %d (this build supports 1..%d)" % (k, kk))
         if metric not in ("l2", "ip"):
-            raise ValueError("cake.kmeans.knn: metric %r (l2 or ip)" % (metric,))
+            raise ValueError("cakeir.kmeans.knn: metric %r (l2 or ip)" % (metric,))
         pairs = -(-m // (2 * bn))
         if splits is None:
             row_pairs = b * -(-n // 256)
@@ -194,13 +194,13 @@ def initial_centroids(x, k, init="k-means++", seed=0):
         return init.view(x.shape[0], k, x.shape[2]).to(x.dtype)
     b, n, d = x.shape
     if k > n:
-        raise ValueError("cake.kmeans: k = %d centroids from %d points" % (k, n))
+        raise ValueError("cakeir.kmeans: k = %d centroids from %d points" % (k, n))
     gen = torch.Generator(device=x.device).manual_seed(seed)
     if init == "random":
         idx = torch.stack([torch.randperm(n, generator=gen, device=x.device)[:k] for _ in range(b)])
         return torch.gather(x, 1, idx.unsqueeze(-1).expand(b, k, d))
     if init != "k-means++":
-        raise ValueError("cake.kmeans: init %r (k-means++, random or a tensor)" % (init,))
+        raise ValueError("cakeir.kmeans: init %r (k-means++, random or a tensor)" % (init,))
     xf = x.float()
     chosen = torch.empty((b, k), dtype=torch.long, device=x.device)
     chosen[:, 0] = torch.randint(0, n, (b,), generator=gen, device=x.device)
@@ -215,7 +215,7 @@ def initial_centroids(x, k, init="k-means++", seed=0):
 
 
 # ============================================================================================ torch operators
-# cake::kmeans_assign, cake::centroid_update, cake::knn and cake::kmeans: torch.library custom operators, so
+# cakeir::kmeans_assign, cakeir::centroid_update, cakeir::knn and cakeir::kmeans: torch.library custom operators, so
 # that torch.compile(fullgraph=True) traces through them (their fake implementations give the output shapes).
 # On CUDA tensors they run the CAKE kernels of default_kernels(); on CPU tensors a float32 torch reference
 # with the same contract (the oracle the GPU results are compared with, and what fake tensors describe).
@@ -278,26 +278,26 @@ def _knn_reference(queries, corpus, k, metric):
     return (dist[0], idx[0]) if squeeze else (dist, idx)
 
 
-@torch.library.custom_op("cake::kmeans_assign", mutates_args=(), device_types="cuda")
+@torch.library.custom_op("cakeir::kmeans_assign", mutates_args=(), device_types="cuda")
 def kmeans_assign(x: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(labels i32, mind f32) of Kernels.assign; x [B, N, D] or [N, D], c [B, K, D] or [K, D]."""
     return default_kernels().assign(x, c)
 
 
-@torch.library.custom_op("cake::centroid_update", mutates_args=(), device_types="cuda")
+@torch.library.custom_op("cakeir::centroid_update", mutates_args=(), device_types="cuda")
 def centroid_update(x: torch.Tensor, labels: torch.Tensor, old: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(new centroids, counts i32) of Kernels.centroid_update."""
     return default_kernels().centroid_update(x, labels, old)
 
 
-@torch.library.custom_op("cake::knn", mutates_args=(), device_types="cuda")
+@torch.library.custom_op("cakeir::knn", mutates_args=(), device_types="cuda")
 def knn(queries: torch.Tensor, corpus: torch.Tensor, k: int = 10, metric: str = "l2") -> tuple[torch.Tensor,
                                                                                                torch.Tensor]:
     """(dist f32, idx i32) [.., Q, k] of Kernels.knn."""
     return default_kernels().knn(queries, corpus, k, metric)
 
 
-@torch.library.custom_op("cake::kmeans", mutates_args=(), device_types="cuda")
+@torch.library.custom_op("cakeir::kmeans", mutates_args=(), device_types="cuda")
 def kmeans(x: torch.Tensor, k: int, iters: int = 25, tol: float = 1e-4, init: str = "k-means++",
            seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(centroids, labels i32, iterations run as an int64 scalar tensor) of Kernels.kmeans."""
