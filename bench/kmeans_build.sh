@@ -36,6 +36,8 @@ variants() {
     echo "knn_sm90_${t}_d64|$assign|T=$t HD=64"
     echo "knn_sm90_${t}_d128|$assign|T=$t HD=128"
     echo "knn_sm90_${t}_d256|$assign|T=$t HD=256 BN=64 S=2 AREG=0"
+    echo "knn_sm90_${t}_d256_k16|$assign|T=$t HD=256 BN=64 S=2 AREG=0 KK=16"
+    echo "knn_sm90_${t}_d256_k32|$assign|T=$t HD=256 BN=64 S=2 AREG=0 KK=32"
     for d in 64 128; do
       echo "knn_sm90_${t}_d${d}_k16|$assign|T=$t HD=$d KK=16"
       echo "knn_sm90_${t}_d${d}_k32|$assign|T=$t HD=$d KK=32 BN=64"

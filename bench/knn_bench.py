@@ -132,7 +132,7 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
             if name.startswith(stem) and name.endswith(".cubin") and "_k" not in name[len(stem) - 1:]:
                 variant = name[len(stem) - 1:-len(".cubin")]
                 cands["cake" + variant.replace("_", ":", 1)] = (
-                    lambda x, c, k, variant=variant: library.knn(x, c, k, variant=variant))
+                    lambda x, c, k, variant=variant: library.knn(x, c, k, shape.metric, variant=variant))
     all_peers = dict(peers) if shape.metric == "l2" else {}       # flashlib's KNN and torch's: L2 only
     if shape.q * shape.m * 4 * 2 <= TORCH_BYTES_MAX and shape.metric == "l2":
         all_peers["torch"] = torch_knn(torch)
