@@ -11,7 +11,8 @@ flashlib returns the indices only; CAKE returns distances and indices (both sort
 Check (fresh seeded inputs per check: half the queries near corpus points, exact duplicate corpus rows, so
 ties occur): on a sample of query rows, the float32 reference distances of every corpus row; recall@k modulo
 ties (a returned index counts when its reference distance is within the tie tolerance of the reference k-th
-distance; tolerance 2^-12 (||x||^2 + max ||c||^2)), indices distinct, CAKE's distances within the tolerance
+distance; tolerance 2^-12 (||x||^2 + max ||c||^2)), ties between exact duplicate rows to the smaller index,
+indices distinct, CAKE's distances within the tolerance
 of the reference distance of the index it returned, sorted ascending.  Inputs untouched, outputs poisoned.
 Timing: bench/fragment_samples_common.py (interleaved, L2 flushed, median); TFLOP/s = 2 Q M D / time.
 Exit: 0 all correct, 1 otherwise, 2 nothing could run."""
@@ -60,12 +61,17 @@ def make_inputs(torch, shape, seeds):
     noise = torch.randn((shape.q, shape.d), generator=gen, device=common.DEVICE)
     near = torch.rand((shape.q, 1), generator=gen, device=common.DEVICE) < 0.5
     x = torch.where(near, c[owner] + 0.05 * noise, noise)
-    return x.to(torch.bfloat16), c.to(torch.bfloat16), seed
+    c = c.to(torch.bfloat16)
+    first, second = torch.minimum(src, dst), torch.maximum(src, dst)
+    same = (c[first] == c[second]).all(1) & (first != second)      # exact duplicate pairs (first < second)
+    return x.to(torch.bfloat16), c, (first[same], second[same]), seed
 
 
-def check(torch, x, c, idx, dist, rows, metric="l2"):
+def check(torch, x, c, idx, dist, rows, metric="l2", dups=None):
     """recall@k modulo ties and distance accuracy on the query rows `rows` (dist None: indices only).  metric
-    "ip": the reference is the negated inner product (smallest first) and CAKE's dist the inner product."""
+    "ip": the reference is the negated inner product (smallest first) and CAKE's dist the inner product.
+    dups: exact duplicate corpus pairs (first, second), first < second: their scores are bit-equal, so a list
+    holding `second` must hold `first` too (ties go to the smaller index)."""
     xf, cf = x[rows].float(), c.float()
     if metric == "ip":
         ref = -(xf @ cf.t())
@@ -87,12 +93,19 @@ def check(torch, x, c, idx, dist, rows, metric="l2"):
     hit = valid & (got_ref <= kth + tol)
     distinct = all(len(set(r)) == len(r) for r in got.tolist())
     out = {"rows_checked": len(rows), "recall": float(hit.float().mean().item()), "distinct": distinct}
+    if dups is not None and len(dups[0]):
+        partner = torch.full((c.shape[0],), -1, dtype=torch.long, device=got.device)
+        partner[dups[1]] = dups[0]
+        p = partner[got.clamp(0, c.shape[0] - 1)]                    # the smaller twin of each returned index
+        need = valid & (p >= 0)
+        present = (p.unsqueeze(2) == got.unsqueeze(1)).any(2)
+        out["tie_order_violations"] = int((need & ~present).sum().item())
     if dist is not None:
         d = dist[rows]
         out["max_dist_err_over_tol"] = float(((d - got_ref).abs() / tol).max().item())
         out["sorted"] = bool((d[:, 1:] >= d[:, :-1]).all().item())
     out["ok"] = out["recall"] == 1.0 and distinct and out.get("max_dist_err_over_tol", 0.0) <= 1.0 and \
-        out.get("sorted", True)
+        out.get("sorted", True) and out.get("tie_order_violations", 0) == 0
     return out
 
 
@@ -139,7 +152,7 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
     for name, fn in list(cands.items()) + list(all_peers.items()):
         results = []
         for _ in range(2):                        # two checks, fresh inputs each
-            x, c, seed = make_inputs(torch, shape, seeds)
+            x, c, dups, seed = make_inputs(torch, shape, seeds)
             guard = common.InputGuard({"X": x, "C": c})
             try:
                 out = fn(x, c, shape.k)
@@ -147,7 +160,7 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
                 dist, idx = out if isinstance(out, tuple) else (None, out)
                 gen = torch.Generator(device=common.DEVICE).manual_seed(seed)
                 rows = torch.randperm(shape.q, generator=gen, device=common.DEVICE)[:SAMPLE_ROWS].sort().values
-                rec = check(torch, x, c, idx, dist, rows, shape.metric)
+                rec = check(torch, x, c, idx, dist, rows, shape.metric, dups)
                 rec.update(seed=seed, inputs_changed=guard.changed())
                 rec["ok"] = rec["ok"] and not rec["inputs_changed"]
             except Exception as error:  # noqa: BLE001

@@ -310,13 +310,14 @@ fn list_insert(var dv: f32[KK], var di: i32[KK], v: f32, j: i32, LEX: i32) {
 
 // Row r (0 or 1: the thread's rows 16 w + g and 16 w + g + 8) of the score tile CN - 2 acc (the norms in
 // ring stage s) whose columns start at c0:
-// the thread's BN / 4 scores of that row that beat both its list's last entry and the row bound `ub` enter
-// the list, smallest first.  The common case (none does, once the lists have filled) costs a minimum over
+// the thread's BN / 4 scores of that row that beat its list's last entry and do not exceed the row bound
+// `ub` enter the list, smallest first.  The common case (none does, once the lists have filled) costs a minimum over
 // the scores and one compare; otherwise a loop (at most KK times) extracts the smallest remaining score with
 // a balanced tree and inserts it (one copy of the insertion per call keeps the kernel's code small).
 // ub: an upper bound of the row's KK-th best score: the quad's four threads each hold at least
 // cdiv(KK, 4) scores <= the largest of their cdiv(KK, 4)-th entries, so at least KK of the row's scores are
-// <= it and a score above it cannot be among the row's KK best (whatever list it would have entered).
+// <= it and a score above it cannot be among the row's KK best (whatever list it would have entered; a
+// score equal to it can, on a tie broken by the index, so it is offered).
 fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<wgmma_acc, f32, 64, BN, 16>,
                   s: i32, r: i32, c0: i32) {
   var rs: f32[BN / 4];                    // rs[2 j + h]: the score of column c0 + 2 q + 8 j + h
@@ -332,10 +333,11 @@ fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<w
   for e in 8..BN / 4 unroll {
     m[e % 4] = min(m[e % 4], rs[e]);
   }
-  if min(min(m[0], m[1]), min(m[2], m[3])) < min(ub, dv[KK - 1]) {
+  let lowest = min(min(m[0], m[1]), min(m[2], m[3]));
+  if lowest < dv[KK - 1] && lowest <= ub {
     var count: i32 = 0;
     for e in 0..BN / 4 unroll {
-      count += select(rs[e] < min(ub, dv[KK - 1]), 1, 0);
+      count += select(rs[e] < dv[KK - 1] && rs[e] <= ub, 1, 0);
     }
     let col = c0 + (i32(lane) % 4) * 2;
     for n in 0..min(count, KK) {
@@ -353,7 +355,7 @@ fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<w
           ti[e] = select(right, ti[2 * e + 1], ti[2 * e]);
         }
       }
-      if tv[0] < min(ub, dv[KK - 1]) {
+      if tv[0] < dv[KK - 1] && tv[0] <= ub {
         list_insert(dv, di, tv[0], col + 8 * (ti[0] / 2) + ti[0] % 2, 0);
       }
       for e in 0..BN / 4 unroll {
