@@ -47,7 +47,9 @@ kernel centroid_accumulate_private<T: type = bf16, HD = 128, DS = 32, KMAX = 102
     L: i32[B, N],
     Sums: f32[B, K, D],
     Counts: i32[B, K])
-  requires(D == HD, HD % DS == 0, DS % 8 == 0, K > 0, K <= KMAX, TPB % (DS / 8) == 0)
+  // N bound: the grid-stride step (at most 2 * 1024 blocks of TPB / (DS / 8) rows) added to the last i stays in i32
+  requires(D == HD, HD % DS == 0, DS % 8 == 0, K > 0, K <= KMAX, TPB % (DS / 8) == 0,
+           N <= 2147483647 - 2048 * (TPB / (DS / 8)))
   grid(max(1, 2 * num_sms / (HD / DS * B)), HD / DS, B) threads(TPB)
 {
   shared part: f32[KMAX, DS];

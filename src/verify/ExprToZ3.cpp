@@ -114,7 +114,14 @@ z3::expr ExprToZ3::declVar(const Decl *decl) {
   switch (decl->declKind) {
   case DeclKind::ShapeVar: v = newVar(decl->name, 1, kI32Max + 1); break;
   case DeclKind::LoopVar: {
-    v = newVar(decl->name, INT32_MIN, std::nullopt);
+    // The PTX loop runs while v < upper, and upper is a value of the loop's type, so v stays below that
+    // type's maximum even where the bound itself cannot be translated (the bound's own wrap-around is
+    // checked where it is computed, E0670). i64 loop variables keep no such bound.
+    const Type *t = decl->type;
+    std::optional<int64_t> below;
+    if (t && t->kind == TypeKind::Scalar && t->scalar == ScalarKind::I32) below = kI32Max;
+    if (isUnsignedType(t)) below = (int64_t(1) << 32) - 1;
+    v = newVar(decl->name, isUnsignedType(t) ? 0 : INT32_MIN, below);
     auto *loop = static_cast<const ForStmt *>(decl);
     bound_.emplace(decl, v);   // bounds may not mention the variable itself, but guard recursion anyway
     TranslateFailure ignored;
@@ -382,6 +389,9 @@ std::optional<z3::expr> ExprToZ3::trCall(const CallExpr &c, TranslateFailure &f,
   const std::string &n = c.callee;
   if ((n == "i32" || n == "u32" || n == "i64") && args.size() == 1) return args[0];
   if (n == "cdiv" && args.size() == 2) {   // a / b + (a % b > 0): codegen's rounded-up quotient (b > 0)
+    // That is ceil(a / b) for every a when b > 0, which for a constant b is one floor division
+    // ((a + b - 1) div b: SMT-LIB div is the floor for a positive divisor), far easier for the solver.
+    if (auto b = constantOf(args[1]); b && *b > 0) return (args[0] + ctx_.int_val(*b - 1)) / ctx_.int_val(*b);
     bool u = isUnsignedType(c.type);
     return divide(args[0], args[1], u) + z3::ite(remainder(args[0], args[1], u) > 0, ctx_.int_val(1), ctx_.int_val(0));
   }

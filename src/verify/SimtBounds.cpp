@@ -581,6 +581,11 @@ private:
     std::optional<z3::expr> step = f.step ? ctx_.toZ3(*f.step) : std::optional<z3::expr>(ctx_.z3().int_val(1));
     if (!step || step->is_bool()) return;
     const int64_t n = std::max<int64_t>(f.unrollCount, 1);   // unroll(N) advances N steps at a time
+    // A step of 1: the variable is below the bound, a value of its type, so v + 1 cannot pass the maximum.
+    if (n == 1 && (!f.step || (dynCast<IntLitExpr>(f.step.get()) && cast<IntLitExpr>(f.step.get())->value == 1))) {
+      ctx_.recordProven();
+      return;
+    }
     std::string stepText = f.step ? nodeText(*f.step) : "1";
     std::string label = f.name + " + " + (n > 1 ? std::to_string(n) + " * " : "") +
                         (f.step && !dynCast<IntLitExpr>(f.step.get()) && !dynCast<NameExpr>(f.step.get()) ? "(" + stepText + ")" : stepText);
