@@ -2,6 +2,7 @@
 // the error limit, and the text and JSON renderers.  (A lit test, tests/lit/driver/json_diagnostics.cake,
 // also feeds cakec's JSON output to Python's json parser.)
 #include "support/Diagnostics.h"
+#include "support/JsonText.h"
 
 #include <doctest/doctest.h>
 
@@ -212,4 +213,11 @@ TEST_CASE("JSON rendering: fields, escaping, empty list") {
                 "\"column\":0,\"end_line\":0,\"end_column\":0,\"message\":\"NUL byte in source\",\"notes\":[],"
                 "\"fixits\":[],\"hint\":\"\"}\n"
                 "]\n");
+}
+
+TEST_CASE("jsonQuote: the one string escaper of every JSON cakec writes") {
+  CHECK(jsonQuote("plain") == "\"plain\"");
+  CHECK(jsonQuote("a\"b\\c\nd\te\x01") == "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
+  CHECK(jsonQuote("na\xc3\xafve.cake") == "\"na\xc3\xafve.cake\"");   // UTF-8 as is
+  CHECK(jsonQuote("bad\xff.cake") == "\"bad\xef\xbf\xbd.cake\"");      // invalid UTF-8: U+FFFD
 }
