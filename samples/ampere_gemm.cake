@@ -86,7 +86,7 @@ kernel ampere_gemm<BM = 128, BN = 256, BK = 64, WM = 64, WN = 64, S = 3>(
   let wn = warp % (BN / WN);
   let kt_count = cdiv(K, BK);     // k-tiles; the last one is partial when K % BK != 0
   let kt_full = K / BK;           // whole k-tiles
-  let interior = m0 + BM <= M && n0 + BN <= N;   // the block's C tile lies inside C: no row/column masks
+  let interior = m0 <= M - BM && n0 <= N - BN;   // the block's C tile lies inside C: no row/column masks
 
   var acc: frag<mma_c, f32, 16, 8, 16>[WM / 16][WN / 8] = 0.0;
   var af: frag<mma_a, bf16, 16, 8, 16>[2][WM / 16];   // [buffer][i]

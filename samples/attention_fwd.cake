@@ -61,7 +61,7 @@ kernel attention_fwd<BM = 128, BN = 128, HD = 128, S = 2, CAUSAL = 0>(
   let q0 = i32(block.x) * BM;
   let b = i32(block.y) / H;
   let h = i32(block.y) % H;
-  let n_tiles = cdiv(min(T, q0 + BM * CAUSAL + T * (1 - CAUSAL)), BN);
+  let n_tiles = cdiv(q0 + min(T - q0, BM * CAUSAL + T * (1 - CAUSAL)), BN);
 
   role load = warpgroup(0) regs(24) {
     if load.warp == 0 {

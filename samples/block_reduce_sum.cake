@@ -35,7 +35,7 @@ kernel block_reduce_sum<THREADS = 256, ITEMS = 4>(X: f32[N] align(16), Partial: 
   var acc: f32 = 0.0;
   for it in 0..ITEMS unroll {
     let i = base + (it * THREADS + t) * 4;
-    if i + 4 <= N {
+    if i <= N - 4 {
       let v = X[i +: 4];                       // f32x4, 16-byte vector load
       acc += (v[0] + v[1]) + (v[2] + v[3]);
     } else {

@@ -55,10 +55,10 @@ kernel simt_gemm<BM = 128, BN = 128, BK = 8, TM = 8, TN = 8>(
     }
   }
 
-  let interior = m0 + BM <= M && n0 + BN <= N;   // the block's C tile lies inside C
+  let interior = m0 <= M - BM && n0 <= N - BN;   // the block's C tile lies inside C
   for kt in 0..cdiv(K, BK) {
     let k0 = kt * BK;
-    let whole = interior && k0 + BK <= K;         // no element of this k-tile's A / B tiles is outside A / B
+    let whole = interior && k0 <= K - BK;         // no element of this k-tile's A / B tiles is outside A / B
 
     // global -> shared.  A: BM*BK/4 vectors, BK/4 per row; B: BK*BN/4 vectors, BN/4 per row.  Vectors
     // outside A / B (edge tiles only; K % 4 == N % 4 == 0, so a vector is wholly inside or outside) are zeros.

@@ -8,7 +8,9 @@
 //           with one 16-byte store.  align(16) on the params makes every vector 16-byte aligned (i is a
 //           multiple of 8 elements = 16 bytes).
 //   tail    when N is not a multiple of 8 the last thread whose vector straddles N falls back to scalar
-//           loads/stores for elements i..N-1; threads whose vector starts at or past N do nothing.
+//           loads/stores for elements i..N-1; threads whose vector starts at or past N do nothing.  The
+//           test is i <= N - 8, not i + 8 <= N: i32 arithmetic wraps, and for N in (2^31 - 2048, 2^31 - 1]
+//           the last thread's i + 8 would pass 2^31 and the test with it (the verifier proves no wrap).
 //   cost    purely memory bound: 6 bytes moved per element; no shared memory, no synchronization.
 target sm_80;
 
@@ -17,7 +19,7 @@ kernel vector_add<THREADS = 256>(A: bf16[N] align(16), B: bf16[N] align(16), C: 
   grid(cdiv(N, THREADS * 8)) threads(THREADS)
 {
   let i = (i32(block.x) * THREADS + i32(tid.x)) * 8;   // first element of this thread's vector
-  if i + 8 <= N {
+  if i <= N - 8 {                                        // i + 8 <= N would wrap in i32 for N near 2^31
     let a = A[i +: 8];                                   // bf16x8, 16-byte vector load
     let b = B[i +: 8];
     let sum = f32x8(a) + f32x8(b);                       // widen, add in f32

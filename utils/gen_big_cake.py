@@ -136,7 +136,7 @@ class SimtKernel:
         ]
         self.lines = []
         self.indent = 1
-        self.open("if i + 8 <= N")
+        self.open("if i <= N - 8")   # not i + 8 <= N: that wraps in i32 for N near 2^31 (E0670)
         self.body()
         self.close()
         out += self.lines

@@ -56,6 +56,7 @@ struct GlobalTensor {
   // c is one mad.wide.s32 (LowerMemory.cpp); an empty value elsewhere.
   std::vector<std::pair<Value, int64_t>> stride32;
   bool readOnly = false;            // never written by the kernel: loads may use ld.global.nc
+  size_t param = 0;                 // index in the manifest's params
 };
 
 // A shared array in the dynamic buffer.
@@ -379,6 +380,8 @@ private:
 public:
   // Unroll and size limits.
   bool chargeInstructions(size_t n, SourceRange where);
+  // A vector access of `bytes` to global tensor g: the manifest's align covers it (the runtime checks it).
+  void requireAlignment(const GlobalTensor *g, int64_t bytes);
 };
 
 } // namespace cake::codegen

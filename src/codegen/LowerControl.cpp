@@ -17,6 +17,10 @@
 //   a && b                  when b reads memory it is evaluated only if a holds (a branch), else and.pred.
 #include "codegen/KernelLowering.h"
 
+#include "frontend/ConstEval.h"
+
+#include <algorithm>
+
 namespace cake::codegen {
 
 namespace {
@@ -36,6 +40,43 @@ bool readsMemoryOrShuffles(const Expr &e) {
     return readsMemoryOrShuffles(*b->lhs) || readsMemoryOrShuffles(*b->rhs);
   }
   default: return false;
+  }
+}
+// A lower bound on the statements lowering `s` charges (lowerStmt charges one per statement, once per
+// unrolled iteration), saturating at `cap`: unrolled loops with constant bounds multiply, an `if` counts
+// its cheaper side, bounds that are not constants count no iterations.  Lets the outermost unrolled loop
+// refuse a nest that would exceed the budget before materialising any of it.
+size_t unrolledStatements(const Stmt &s, size_t cap) {
+  auto add = [cap](size_t a, size_t b) { return a > cap - std::min(cap, b) ? cap : a + b; };
+  switch (s.kind) {
+  case StmtKind::Block: {
+    size_t n = 1;
+    for (const auto &c : cast<BlockStmt>(&s)->stmts)
+      if (c && (n = add(n, unrolledStatements(*c, cap))) >= cap) return cap;
+    return n;
+  }
+  case StmtKind::If: {
+    auto &i = *cast<IfStmt>(&s);
+    size_t t = i.thenBody ? unrolledStatements(*i.thenBody, cap) : 0;
+    size_t e = i.elseBody ? unrolledStatements(*i.elseBody, cap) : 0;
+    return add(1, std::min(t, e));
+  }
+  case StmtKind::Role: return add(1, cast<RoleStmt>(&s)->body ? unrolledStatements(*cast<RoleStmt>(&s)->body, cap) : 0);
+  case StmtKind::Elect: return add(1, cast<ElectStmt>(&s)->body ? unrolledStatements(*cast<ElectStmt>(&s)->body, cap) : 0);
+  case StmtKind::For: {
+    auto &f = *cast<ForStmt>(&s);
+    size_t body = f.body ? unrolledStatements(*f.body, cap) : 0;
+    if (!f.unroll) return add(1, body);
+    ConstEvaluator ce;
+    auto lo = f.lower ? ce.evaluate(*f.lower).optional() : std::nullopt;
+    auto hi = f.upper ? ce.evaluate(*f.upper).optional() : std::nullopt;
+    auto st = f.step ? ce.evaluate(*f.step).optional() : std::optional<int64_t>(1);
+    if (!lo || !hi || !st || *st <= 0 || *hi <= *lo) return 1;
+    uint64_t trips = (static_cast<uint64_t>(*hi - *lo) + static_cast<uint64_t>(*st) - 1) / static_cast<uint64_t>(*st);
+    if (body > 0 && trips > cap / body) return cap;
+    return add(1, static_cast<size_t>(trips) * body);
+  }
+  default: return 1;
   }
 }
 } // namespace
@@ -117,6 +158,13 @@ void KernelLowering::lowerFor(const ForStmt &s) {
     if (trips > 4096) {
       diags_.report(DiagKind::CannotUnroll, s.range, std::to_string(trips) + " iterations (the limit is 4096)");
       return;
+    }
+    if (unrollDepth_ == 0 && s.body) {   // the whole nest, before any of it is lowered
+      size_t body = unrolledStatements(*s.body, instructionBudget_ + 1);
+      if (body > 0 && static_cast<size_t>(trips) > instructionBudget_ / body) {
+        chargeInstructions(instructionBudget_ + 1, s.range);   // reports E0704 once
+        return;
+      }
     }
     ++unrollDepth_;
     for (int64_t i = *clo; i < *chi; i += *cstep) {

@@ -34,6 +34,7 @@ void KernelLowering::lowerCpAsync(const OpStmt &s) {
                   "cp.async of " + std::to_string(bytes) + " bytes (4, 8 or 16 bytes, equal on both sides)");
     return;
   }
+  requireAlignment(src->global, bytes);
   std::string opcode = bytes == 16 ? "cp.async.cg.shared.global " : "cp.async.ca.shared.global ";
   const Clause *valid = nullptr;
   for (const auto &c : s.clauses)

@@ -149,9 +149,17 @@ Value KernelLowering::intrinsicOnValues(const std::string &c, const std::vector<
   }
   if (c == "cdiv") {
     if (!need(2)) return placeholder(ValueType::scalar(Scalar::I32));
-    // (a + b - 1) / b
-    Value bm1 = binaryOp(BinaryOp::Sub, args[1], Value::ofConst(Scalar::IntLit, ConstScalar::ofInt(1)), where);
-    return binaryOp(BinaryOp::Div, binaryOp(BinaryOp::Add, args[0], bm1, where), args[1], where);
+    // a / b + (a % b > 0), for b > 0: the rounded-up quotient without the a + b - 1 that wraps near 2^31
+    // (constant arguments fold).
+    if (auto a = constInt(args[0]), b = constInt(args[1]); a && b && *b > 0) {
+      int64_t q = *a / *b + (*a % *b > 0 ? 1 : 0);
+      return Value::ofConst(Scalar::IntLit, ConstScalar::ofInt(q));
+    }
+    Value zero = Value::ofConst(Scalar::IntLit, ConstScalar::ofInt(0));
+    Value q = binaryOp(BinaryOp::Div, args[0], args[1], where);
+    Value r = binaryOp(BinaryOp::Rem, args[0], args[1], where);
+    Value up = selectValue(binaryOp(BinaryOp::Gt, r, zero, where), Value::ofConst(Scalar::IntLit, ConstScalar::ofInt(1)), zero);
+    return binaryOp(BinaryOp::Add, q, up, where);
   }
   if (c == "shfl.xor" || c == "shfl.down" || c == "shfl.up" || c == "shfl.idx") {
     if (!need(2)) return placeholder(ValueType::scalar(Scalar::F32));

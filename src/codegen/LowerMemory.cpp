@@ -95,8 +95,8 @@ std::string KernelLowering::smemBase() {
 }
 
 void KernelLowering::setupGlobalTensor(const Param &p, size_t paramIndex) {
-  (void)paramIndex;
   GlobalTensor g;
+  g.param = paramIndex;
   auto vt = parseValueTypeName(p.declaredType->baseName);
   if (!vt || !vt->isScalar()) {
     diags_.report(DiagKind::CodegenUnsupportedForm, p.nameRange, "a tensor of element type '" + p.declaredType->baseName + "'");
@@ -348,6 +348,12 @@ std::vector<std::pair<size_t, size_t>> accessGroups(size_t regs, unsigned regByt
 std::string vecSuffix(size_t n) { return n == 4 ? ".v4" : n == 2 ? ".v2" : ""; }
 } // namespace
 
+void KernelLowering::requireAlignment(const GlobalTensor *g, int64_t bytes) {
+  if (!g || g->param >= manifest_.params.size()) return;
+  int64_t &align = manifest_.params[g->param].align;
+  align = std::max(align, std::min<int64_t>(bytes, 16));
+}
+
 Value KernelLowering::load(const MemRef &m) {
   ValueType t = m.lanes == 1 ? ValueType::scalar(m.elem) : ValueType::vector(m.elem, m.lanes);
   auto st = storageOf(t);
@@ -370,6 +376,7 @@ Value KernelLowering::load(const MemRef &m) {
       for (size_t i = 0; i < n; ++i) dst += (i ? ", " : "") + v.regs[first + i];
       dst += "}";
     }
+    if (n > 1 || regBytes > elemBytes(m.elem)) requireAlignment(m.global, static_cast<int64_t>(n * regBytes));
     out_.inst(space + vecSuffix(n) + "." + ty + " " + dst + ", " + a.str());
   }
   return v;
@@ -409,6 +416,7 @@ void KernelLowering::store(const MemRef &m, const Value &v0) {
       for (size_t i = 0; i < n; ++i) src += (i ? ", " : "") + regs[first + i];
       src += "}";
     }
+    if (n > 1 || regBytes > elemBytes(m.elem)) requireAlignment(m.global, static_cast<int64_t>(n * regBytes));
     out_.inst(space + vecSuffix(n) + "." + ty + " " + a.str() + ", " + src);
   }
 }

@@ -33,31 +33,44 @@
 #include "frontend/ConstEval.h"
 #include "frontend/Ops.h"
 
+#include <unordered_map>
+
 namespace cake::codegen {
 
-// True when the integer expression is a multiple of k for every value of its names: literals and
-// compile-time constants, products with a multiple, sums / differences of multiples, shifts by log2(k) or
-// more, and `let` names bound to such expressions.
-bool provablyMultipleOf(const Expr &e, int64_t k, unsigned depth) {
+namespace {
+using MultipleMemo = std::unordered_map<const Decl *, bool>;   // lets decided in one query (chains stay linear)
+bool multipleOf(const Expr &e, int64_t k, unsigned depth, MultipleMemo &memo) {
   if (depth > 32) return false;
   if (auto c = ConstEvaluator().evaluate(e).optional()) return *c % k == 0;
   if (const auto *b = dynCast<BinaryExpr>(&e)) {
     switch (b->op) {
-    case BinaryOp::Mul: return provablyMultipleOf(*b->lhs, k, depth + 1) || provablyMultipleOf(*b->rhs, k, depth + 1);
+    case BinaryOp::Mul: return multipleOf(*b->lhs, k, depth + 1, memo) || multipleOf(*b->rhs, k, depth + 1, memo);
     case BinaryOp::Add: case BinaryOp::Sub:
-      return provablyMultipleOf(*b->lhs, k, depth + 1) && provablyMultipleOf(*b->rhs, k, depth + 1);
+      return multipleOf(*b->lhs, k, depth + 1, memo) && multipleOf(*b->rhs, k, depth + 1, memo);
     case BinaryOp::Shl: {
       auto sh = ConstEvaluator().evaluate(*b->rhs).optional();
-      return (sh && *sh >= 0 && *sh < 62 && (int64_t{1} << *sh) % k == 0) || provablyMultipleOf(*b->lhs, k, depth + 1);
+      return (sh && *sh >= 0 && *sh < 62 && (int64_t{1} << *sh) % k == 0) || multipleOf(*b->lhs, k, depth + 1, memo);
     }
     default: return false;
     }
   }
   if (const auto *n = dynCast<NameExpr>(&e); n && n->decl && n->decl->declKind == DeclKind::Let) {
     const auto *let = static_cast<const LetStmt *>(n->decl);
-    return let->init && provablyMultipleOf(*let->init, k, depth + 1);
+    if (auto it = memo.find(let); it != memo.end()) return it->second;
+    bool multiple = let->init && multipleOf(*let->init, k, depth + 1, memo);
+    memo.emplace(let, multiple);
+    return multiple;
   }
   return false;
+}
+} // namespace
+
+// True when the integer expression is a multiple of k for every value of its names: literals and
+// compile-time constants, products with a multiple, sums / differences of multiples, shifts by log2(k) or
+// more, and `let` names bound to such expressions.
+bool provablyMultipleOf(const Expr &e, int64_t k, unsigned depth) {
+  MultipleMemo memo;
+  return multipleOf(e, k, depth, memo);
 }
 
 bool KernelLowering::isWgmmaFragmentStore(const OpStmt &s) const {

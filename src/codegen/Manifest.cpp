@@ -7,6 +7,7 @@
 // Expressions are strings in the manifest's expression language (C operators, cdiv/min/max), which is the
 // CAKE expression syntax printed by ASTPrinter.  Keys are written in a fixed order: deterministic output.
 #include "codegen/CodeGen.h"
+#include "support/JsonText.h"
 
 #include <sstream>
 
@@ -15,27 +16,7 @@
 namespace cake {
 
 namespace {
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    default:
-      if (c < 0x20) {
-        static const char *hex = "0123456789abcdef";
-        out += "\\u00";
-        out += hex[c >> 4];
-        out += hex[c & 15];
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
-  }
-  return out + "\"";
-}
+std::string quote(std::string_view s) { return jsonQuote(s); }
 
 // An expression: a JSON integer when it is a plain decimal literal, else a string.
 std::string expr(const std::string &text) {

@@ -1,5 +1,6 @@
 // Text and JSON rendering of estimates (see Report.h).
 #include "cost/Report.h"
+#include "support/JsonText.h"
 
 #include "cost/ShapeBinding.h"
 
@@ -31,16 +32,7 @@ std::string formatCount(double n, const char *unit) {
 
 std::string formatBytes(double b) { return formatCount(b, "B"); }
 
-std::string jsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (c == '\n') out += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
-    else out += c;
-  }
-  return out + "\"";
-}
+std::string jsonString(std::string_view s) { return jsonQuote(s); }
 
 std::string jsonNumber(double v) {
   if (!std::isfinite(v)) return "null";

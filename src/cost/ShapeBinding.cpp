@@ -4,13 +4,15 @@
 #include "cost/LaneValue.h"
 #include "frontend/Builtins.h"
 
+#include <unordered_map>
 #include <set>
 
 namespace cake::cost {
 
 namespace {
 
-std::optional<int64_t> eval(const Expr &e, const ShapeBinding &b, unsigned depth);
+using LetMemo = std::unordered_map<const Decl *, std::optional<int64_t>>;   // lets evaluated in one query
+std::optional<int64_t> eval(const Expr &e, const ShapeBinding &b, unsigned depth, LetMemo &memo);
 
 
 std::optional<int64_t> apply(IntOp op, int64_t a, int64_t b) {
@@ -19,7 +21,7 @@ std::optional<int64_t> apply(IntOp op, int64_t a, int64_t b) {
   return r.scalar;
 }
 
-std::optional<int64_t> eval(const Expr &e, const ShapeBinding &b, unsigned depth) {
+std::optional<int64_t> eval(const Expr &e, const ShapeBinding &b, unsigned depth, LetMemo &memo) {
   if (depth > 256) return std::nullopt;
   switch (e.kind) {
   case ExprKind::IntLit: return static_cast<int64_t>(cast<IntLitExpr>(&e)->value);
@@ -36,7 +38,10 @@ std::optional<int64_t> eval(const Expr &e, const ShapeBinding &b, unsigned depth
     }
     case DeclKind::Let: {
       auto *let = static_cast<const LetStmt *>(n->decl);
-      return let->init ? eval(*let->init, b, depth + 1) : std::nullopt;
+      if (auto it = memo.find(let); it != memo.end()) return it->second;   // each let once: chains stay linear
+      std::optional<int64_t> v = let->init ? eval(*let->init, b, depth + 1, memo) : std::nullopt;
+      memo.emplace(let, v);
+      return v;
     }
     case DeclKind::Builtin:
       if (builtinValueOf(e) == BuiltinValue::NumSms) return b.numSms;
@@ -46,7 +51,7 @@ std::optional<int64_t> eval(const Expr &e, const ShapeBinding &b, unsigned depth
   }
   case ExprKind::Unary: {
     auto *u = cast<UnaryExpr>(&e);
-    auto v = eval(*u->operand, b, depth + 1);
+    auto v = eval(*u->operand, b, depth + 1, memo);
     if (!v) return std::nullopt;
     if (u->op == UnaryOp::Neg) return apply(IntOp::Sub, 0, *v);
     if (u->op == UnaryOp::Not) return *v == 0 ? 1 : 0;
@@ -54,8 +59,8 @@ std::optional<int64_t> eval(const Expr &e, const ShapeBinding &b, unsigned depth
   }
   case ExprKind::Binary: {
     auto *bin = cast<BinaryExpr>(&e);
-    auto l = eval(*bin->lhs, b, depth + 1);
-    auto r = eval(*bin->rhs, b, depth + 1);
+    auto l = eval(*bin->lhs, b, depth + 1, memo);
+    auto r = eval(*bin->rhs, b, depth + 1, memo);
     auto op = intOpOf(bin->op);
     if (!l || !r || !op) return std::nullopt;
     return apply(*op, *l, *r);
@@ -64,7 +69,7 @@ std::optional<int64_t> eval(const Expr &e, const ShapeBinding &b, unsigned depth
     auto *c = cast<CallExpr>(&e);
     std::vector<int64_t> args;
     for (const auto &a : c->args) {
-      auto v = eval(*a, b, depth + 1);
+      auto v = eval(*a, b, depth + 1, memo);
       if (!v) return std::nullopt;
       args.push_back(*v);
     }
@@ -85,7 +90,10 @@ std::optional<int64_t> eval(const Expr &e, const ShapeBinding &b, unsigned depth
 
 } // namespace
 
-std::optional<int64_t> evaluateUniform(const Expr &e, const ShapeBinding &binding) { return eval(e, binding, 0); }
+std::optional<int64_t> evaluateUniform(const Expr &e, const ShapeBinding &binding) {
+  LetMemo memo;
+  return eval(e, binding, 0, memo);
+}
 
 std::optional<ShapeBinding> bindShape(const Kernel &kernel, const KernelInfo &info,
                                       const std::map<std::string, int64_t> &shape, int64_t numSms,

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <exception>
 #include <mutex>
 #include <iostream>
@@ -117,6 +119,15 @@ cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::M
 
 ExitCode runEstimate(const DriverOptions &opts, const Module &module, const SemaResult &sema,
                      const SourceManager &sources, uint32_t file, DiagnosticEngine &diags, std::ostream &out) {
+  // Shape variables are i32 at run time (the runtime refuses larger dims): a shape outside 0..2^31-1
+  // cannot be launched, so it gets no prediction.
+  bool shapeOk = true;
+  for (const auto &[name, value] : opts.shape)
+    if (value < 0 || value > INT32_MAX) {
+      diags.report(DiagKind::EstimateShapeOutOfRange, SourceRange{}, name, value);
+      shapeOk = false;
+    }
+  if (!shapeOk) return ExitCode::InputErrors;
   std::optional<cost::Machine> machine = resolveMachine(opts, sema.arch, diags);
   if (!machine) return ExitCode::InputErrors;
 

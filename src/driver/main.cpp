@@ -18,7 +18,30 @@ namespace {
 
 int code(ExitCode c) { return static_cast<int>(c); }
 
+// --diagnostics-format=json asked for anywhere on the command line (looked up before parsing, so that a
+// command-line error is reported on stdout as the one JSON document the caller parses).
+bool gJsonDiagnostics = false;
+
+bool jsonRequested(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--diagnostics-format=json" || (a == "--diagnostics-format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json"))
+      return true;
+  }
+  return false;
+}
+
+// One diagnostic without a location as the JSON array on stdout.
+void jsonDiagnostic(DiagKind kind, const std::string &message) {
+  SourceManager none;
+  DiagnosticEngine diags(none);
+  diags.report(kind, SourceRange{}, message);
+  diags.renderJson(std::cout);
+  std::cout.flush();
+}
+
 int usageError(const std::string &message) {
+  if (gJsonDiagnostics) jsonDiagnostic(DiagKind::CommandLineError, message);
   std::cerr << "cakec: error: " << message << "\nRun with --help for more information.\n";
   return code(ExitCode::Usage);
 }
@@ -29,6 +52,7 @@ int usageError(const std::string &message) {
 template <class Body> int guarded(const std::string &input, Body &&body) {
   auto report = [&](std::string what) {
     std::cout.flush();
+    if (gJsonDiagnostics) jsonDiagnostic(DiagKind::InternalCompilerError, what);
     std::cerr << "internal compiler error: " << what << "\ncakec " << cakeVersion() << " failed on '" << input
               << "'; this is a bug in cakec, not in the input\n";
     return code(ExitCode::Internal);
@@ -52,6 +76,7 @@ template <class Body> int guarded(const std::string &input, Body &&body) {
 
 int main(int argc, char **argv) {
   installSignalCleanup();   // SIGINT/SIGTERM/SIGHUP: kill ptxas, remove temporary files, re-raise
+  gJsonDiagnostics = jsonRequested(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "calibrate")
     return guarded("calibrate", [&] { return runCalibrateCommand(argc - 1, argv + 1); });
   CLI::App app{"cakec: compiler for CAKE IR, a hardware-explicit schedule language for NVIDIA GPUs"};
@@ -174,6 +199,9 @@ int main(int argc, char **argv) {
                         (opts.outputPath == "-" || (opts.outputPath.empty() && effectiveEmit(opts) == EmitKind::IR));
   if (format == DiagFormat::Json && outputToStdout && !opts.verifyDiagnostics)
     return usageError("--diagnostics-format=json writes diagnostics to stdout; give the output a file with -o FILE");
+  if (format == DiagFormat::Json && opts.estimate && opts.estimateJson && !opts.verifyDiagnostics)
+    return usageError("--estimate --json and --diagnostics-format=json both write a JSON document to stdout; "
+                      "use one (with --estimate --json alone, diagnostics go to stderr as text)");
 
   return guarded(opts.inputPath, [&] { return code(runDriver(opts, std::cout, std::cerr)); });
 }

@@ -13,6 +13,15 @@ ConstResult okValue(int64_t v) { return {ConstResult::Ok, v, nullptr}; }
 ConstResult fail(ConstResult::Status s, const Expr &e) { return {s, 0, &e}; }
 } // namespace
 
+ConstResult ConstEvaluator::evaluate(const Expr &e) const {
+  LetMemo memo;
+  LetMemo *outer = lets_;   // the bind hook may evaluate with this evaluator again
+  lets_ = &memo;
+  ConstResult r = eval(e, 0);
+  lets_ = outer;
+  return r;
+}
+
 ConstResult ConstEvaluator::eval(const Expr &e, unsigned depth) const {
   if (depth > options_.maxDepth) return fail(ConstResult::NotConstant, e);
   if (options_.bind && (e.kind == ExprKind::Name || e.kind == ExprKind::Member))
@@ -35,7 +44,11 @@ ConstResult ConstEvaluator::eval(const Expr &e, unsigned depth) const {
     if (d->declKind == DeclKind::Let) {
       auto *let = static_cast<const LetStmt *>(d);
       if (!let->init) return fail(ConstResult::NotConstant, e);
+      if (lets_)
+        if (auto it = lets_->find(d); it != lets_->end())
+          return it->second.status == ConstResult::NotConstant ? fail(ConstResult::NotConstant, e) : it->second;
       ConstResult r = eval(*let->init, depth + 1);
+      if (lets_) lets_->emplace(d, r);
       if (r.status == ConstResult::NotConstant) return fail(ConstResult::NotConstant, e);
       return r;
     }

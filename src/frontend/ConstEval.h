@@ -1,7 +1,7 @@
 // Compile-time integer evaluation of CAKE expressions.
 //
 // Evaluates integer literals, compile-time parameters (CtParam::value), immutable `let` bindings whose
-// initialiser is itself constant, unary/binary integer arithmetic, comparisons and the intrinsics cdiv,
+// initialiser is itself constant (each let once per evaluation), unary/binary integer arithmetic, comparisons and the intrinsics cdiv,
 // min and max, in 64-bit signed arithmetic.  Every operation is checked: overflow (including shifts by
 // 64 or more and INT64_MIN / -1) and division or remainder by zero stop the evaluation and report which
 // sub-expression caused it, so sema can point there.  The evaluator reads NameExpr::decl, so names must be
@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <unordered_map>
 
 namespace cake {
 
@@ -54,9 +55,13 @@ class ConstEvaluator {
 public:
   explicit ConstEvaluator(unsigned maxDepth = 512) { options_.maxDepth = maxDepth; }
   explicit ConstEvaluator(ConstEvalOptions options) : options_(std::move(options)) {}
-  ConstResult evaluate(const Expr &e) const { return eval(e, 0); }
+  ConstResult evaluate(const Expr &e) const;
 
 private:
+  // Lets evaluated so far in one evaluate() call: a let used k times is evaluated once, so chains of lets
+  // that each use the previous one several times stay linear.  Per call, since `bind` may differ.
+  using LetMemo = std::unordered_map<const Decl *, ConstResult>;
+  mutable LetMemo *lets_ = nullptr;
   ConstResult eval(const Expr &e, unsigned depth) const;
   ConstResult evalCall(const CallExpr &c, unsigned depth) const;
   ConstEvalOptions options_;

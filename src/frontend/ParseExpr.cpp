@@ -5,10 +5,11 @@
 // exactly the same language and builds the same left-leaning trees as ten nested loops would, with one
 // C++ frame per precedence change instead of ten per operand.
 //
-// Nesting: each parseExpr, each unary/binary/postfix operator and each bracket counts one level in depth_
-// (restored when the construct ends), so the depth of every expression tree is bounded by kMaxNesting
-// plus a small constant; `((((...` or `- - - ... x` or a 100,000-term sum stops with E0207 instead of
-// exhausting the stack here or in a later recursive walk of the tree.
+// Nesting: each parseExpr, each unary/postfix operator, each bracket and the first operator of a binary
+// chain count one level in depth_; the further operators of a flat chain count in chain_ (both restored
+// when the construct ends), so the depth of every expression tree is bounded by kMaxNesting +
+// kMaxChainOperators plus a small constant; `((((...` or `- - - ... x` stops with E0207 and a 100,000-term
+// sum with E0813 instead of exhausting the stack here or in a later recursive walk of the tree.
 #include "frontend/ParserImpl.h"
 
 namespace cake {
@@ -101,9 +102,13 @@ Ptr<Expr> Parser::parseExpr() {
 Ptr<Expr> Parser::parseBinaryRhs(int minPrecedence, Ptr<Expr> lhs, size_t lhsStart) {
   DepthScope scope(*this);
   BinaryOp op;
+  bool first = true;
   for (int precedence; (precedence = binaryPrecedence(tok().kind, &op)) >= minPrecedence && precedence > 0;) {
     consume();
-    if (!deeper()) return nullptr;
+    // The first operator is a level of nesting; the ones after it continue the same flat chain, counted
+    // against kMaxChainOperators (a 255-term sum is not "nesting deeper than 256 levels").
+    if (!(first ? deeper() : longerChain())) return nullptr;
+    first = false;
     size_t rhsStart = pos_;
     Ptr<Expr> rhs = parseUnary();
     if (!rhs) return nullptr;

@@ -166,6 +166,16 @@ bool Parser::deeper() {
   return false;
 }
 
+bool Parser::longerChain() {
+  if (++chain_ <= kMaxChainOperators) return true;
+  if (!stop_) {
+    diags_.report(DiagKind::ExpressionChainTooLong, tok().range, kMaxChainOperators)
+        .hint("cakec stops parsing here; split the expression into partial sums with let");
+    stop_ = true;
+  }
+  return false;
+}
+
 // ---------------------------------------------------------------- module and kernels
 
 // module = target_decl { kernel | fn_decl } ;

@@ -55,11 +55,16 @@ private:
 
   // ---- nesting (Parser.cpp)
   bool deeper();   // one more level; false (after E0207) past kMaxNesting
+  bool longerChain();   // one more operator of a flat binary chain; false (after E0813) past kMaxChainOperators
   struct DepthScope {
-    explicit DepthScope(Parser &p) : parser(p), saved(p.depth_) {}
-    ~DepthScope() { parser.depth_ = saved; }
+    explicit DepthScope(Parser &p) : parser(p), saved(p.depth_), savedChain(p.chain_) {}
+    ~DepthScope() {
+      parser.depth_ = saved;
+      parser.chain_ = savedChain;
+    }
     Parser &parser;
     unsigned saved;
+    unsigned savedChain;
   };
 
   // ---- module, kernels, params, attributes, types (Parser.cpp)
@@ -119,6 +124,7 @@ private:
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   unsigned depth_ = 0;
+  unsigned chain_ = 0;   // operators of flat binary chains on the path from the root (a tree-depth budget)
   bool stop_ = false;          // nesting limit or error limit hit: unwind and return what was built
   bool inFn_ = false;          // inside an fn body (return may carry a value)
   bool synchronized_ = false;  // a failed statement already skipped to its end (no recovery needed)

@@ -13,6 +13,8 @@
 // walk (failed sub-expressions carry the error type) except at the diagnostics engine's error limit.
 #include "frontend/SemaImpl.h"
 
+#include <map>
+
 namespace cake {
 
 Sema::Sema(Module &m, const SemaOptions &opts, DiagnosticEngine &diags, SemaResult &result)
@@ -20,6 +22,17 @@ Sema::Sema(Module &m, const SemaOptions &opts, DiagnosticEngine &diags, SemaResu
 
 void Sema::run() {
   analyzeTarget();
+  // Kernel names are PTX .entry names and manifest keys: two kernels of one name would be two '.entry k'
+  // that only ptxas rejects (and --verify-only accepted).
+  std::map<std::string, const Kernel *> kernelNames;
+  for (auto &k : module_.kernels) {
+    if (!k) continue;
+    auto [it, inserted] = kernelNames.emplace(k->name, k.get());
+    if (!inserted)
+      diags_.report(DiagKind::Redefinition, k->nameRange, k->name)
+          .note(it->second->nameRange, "previous declaration of kernel '" + k->name + "' is here")
+          .hint("kernel names are PTX entry points and must be unique in a file; rename one");
+  }
   for (auto &k : module_.kernels) {
     if (!k || diags_.limitReached()) continue;
     analyzeKernel(*k);

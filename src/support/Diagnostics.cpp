@@ -8,7 +8,7 @@
 //   hint: ...
 // Notes: a diagnostic located in a copy of an inlined fn body (an expansion, see SourceManager.h) is
 // rendered with one extra note per call site it was inlined through, after its own notes.
-// JSON form: one array; each element {code, kind, severity, file, line, column, end_line, end_column,
+// JSON form (nlohmann-json): one array; each element {code, kind, severity, file, line, column, end_line, end_column,
 // message, notes[{file,line,column,end_line,end_column,message}], fixits[{...,replacement}], hint}.
 #include "support/Diagnostics.h"
 
@@ -17,6 +17,8 @@
 #include <climits>
 #include <ostream>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 namespace cake {
 
@@ -35,28 +37,6 @@ const char *severityName(Severity s) {
   case Severity::Fatal: return "fatal error";
   }
   return "error";
-}
-
-void jsonString(std::ostream &os, std::string_view s) {
-  os << '"';
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"': os << "\\\""; break;
-    case '\\': os << "\\\\"; break;
-    case '\n': os << "\\n"; break;
-    case '\r': os << "\\r"; break;
-    case '\t': os << "\\t"; break;
-    default:
-      if (c < 0x20 || c >= 0x7f) {
-        // Non-ASCII bytes are escaped one by one so the output is valid JSON even for invalid UTF-8.
-        static const char *hex = "0123456789abcdef";
-        os << "\\u00" << hex[c >> 4] << hex[c & 15];
-      } else {
-        os << c;
-      }
-    }
-  }
-  os << '"';
 }
 
 // Printable form of a source line: tabs stay, other control bytes and non-ASCII bytes become '?', so a
@@ -181,17 +161,28 @@ void renderSnippet(std::ostream &os, const SourceManager &sm, SourceRange r) {
   os << '\n';
 }
 
-void jsonRange(std::ostream &os, const SourceManager &sm, SourceRange r) {
+// The location fields of a diagnostic, note or fix-it, in key order.
+void jsonRange(nlohmann::ordered_json &j, const SourceManager &sm, SourceRange r) {
   if (!r.valid()) {
-    os << "\"file\":null,\"line\":0,\"column\":0,\"end_line\":0,\"end_column\":0";
+    j["file"] = nullptr;
+    j["line"] = 0;
+    j["column"] = 0;
+    j["end_line"] = 0;
+    j["end_column"] = 0;
     return;
   }
   LineCol b = sm.lineCol(r.begin);
   LineCol e = sm.lineCol(SourceLoc{r.begin.file, std::max(r.end, r.begin.offset)});
-  os << "\"file\":";
-  jsonString(os, sm.name(r.begin.file));
-  os << ",\"line\":" << b.line << ",\"column\":" << b.column << ",\"end_line\":" << e.line
-     << ",\"end_column\":" << e.column;
+  j["file"] = std::string(sm.name(r.begin.file));
+  j["line"] = b.line;
+  j["column"] = b.column;
+  j["end_line"] = e.line;
+  j["end_column"] = e.column;
+}
+
+// JSON text of `j`: UTF-8 as is, invalid UTF-8 bytes replaced by U+FFFD, so the output is always valid JSON.
+std::string dumpJson(const nlohmann::ordered_json &j) {
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 } // namespace
 
@@ -227,36 +218,34 @@ void DiagnosticEngine::renderText(std::ostream &os, bool color) const {
 }
 
 void DiagnosticEngine::renderJson(std::ostream &os) const {
+  // One array, one element per line (written with nlohmann-json, so every string is escaped correctly).
   os << "[";
   bool first = true;
   for (const Diagnostic &d : diags_) {
     const DiagKindInfo &info = diagInfo(d.kind);
-    os << (first ? "\n" : ",\n") << "  {\"code\":\"" << info.code << "\",\"kind\":\"" << info.name
-       << "\",\"severity\":\"" << severityName(d.severity) << "\",";
+    nlohmann::ordered_json j;
+    j["code"] = std::string(info.code);
+    j["kind"] = std::string(info.name);
+    j["severity"] = severityName(d.severity);
+    jsonRange(j, sm_, d.range);
+    j["message"] = d.message;
+    j["notes"] = nlohmann::ordered_json::array();
+    for (const DiagNote &n : notesOf(d)) {
+      nlohmann::ordered_json note;
+      jsonRange(note, sm_, n.range);
+      note["message"] = n.message;
+      j["notes"].push_back(std::move(note));
+    }
+    j["fixits"] = nlohmann::ordered_json::array();
+    for (const FixIt &f : d.fixits) {
+      nlohmann::ordered_json fix;
+      jsonRange(fix, sm_, f.range);
+      fix["replacement"] = f.replacement;
+      j["fixits"].push_back(std::move(fix));
+    }
+    j["hint"] = d.hint;
+    os << (first ? "\n  " : ",\n  ") << dumpJson(j);
     first = false;
-    jsonRange(os, sm_, d.range);
-    os << ",\"message\":";
-    jsonString(os, d.message);
-    os << ",\"notes\":[";
-    std::vector<DiagNote> notes = notesOf(d);
-    for (size_t i = 0; i < notes.size(); ++i) {
-      os << (i ? "," : "") << "{";
-      jsonRange(os, sm_, notes[i].range);
-      os << ",\"message\":";
-      jsonString(os, notes[i].message);
-      os << "}";
-    }
-    os << "],\"fixits\":[";
-    for (size_t i = 0; i < d.fixits.size(); ++i) {
-      os << (i ? "," : "") << "{";
-      jsonRange(os, sm_, d.fixits[i].range);
-      os << ",\"replacement\":";
-      jsonString(os, d.fixits[i].replacement);
-      os << "}";
-    }
-    os << "],\"hint\":";
-    jsonString(os, d.hint);
-    os << "}";
   }
   os << (first ? "]\n" : "\n]\n");
 }

@@ -636,9 +636,11 @@ private:
           continue;
         }
         if (r == z3::unknown || a.inexact || g.inexact) {
+          std::string why = r == z3::unknown ? s.reason_unknown() : "";
           ctx_.reportUnproven(a.range, "that the " + a.what + " is ordered with the " + g.what,
-                              r == z3::unknown ? "the solver gave up (" + s.reason_unknown() + ")"
-                                               : "an enclosing condition or loop bound could not be modelled");
+                              r == z3::unknown ? "the solver gave up (" + why + ")"
+                                               : "an enclosing condition or loop bound could not be modelled",
+                              r == z3::unknown && VerifyContext::isLimitReason(why));
           reported.insert(a.op);
           continue;
         }

@@ -367,6 +367,7 @@ void verifyCpAsyncGroups(VerifyContext &ctx) {
   // Shapes in increasing order of size.
   std::vector<std::pair<std::map<const Decl *, int64_t>, std::string>> shapes;
   std::vector<std::pair<const Decl *, z3::expr>> vars;
+  bool solverLimit = false;   // the search for shapes ran out of its resource limit (not: none exists)
   for (auto &sv : k.shapeVars) vars.push_back({sv.get(), ctx.translator().declVar(sv.get())});
   if (vars.empty()) {
     shapes.push_back({{}, "the compile-time values"});
@@ -374,7 +375,7 @@ void verifyCpAsyncGroups(VerifyContext &ctx) {
     z3::expr sum = ctx.z3().int_val(0);
     for (auto &[d, v] : vars) sum = sum + v;
     std::optional<int64_t> previous;
-    for (int i = 0; i < kShapes; ++i) {
+    for (int i = 0; i < kShapes && !solverLimit; ++i) {
       try {
         z3::optimize opt(ctx.z3());
         ctx.configureOptimize(opt);   // deterministic resource limit, not Z3's wall-clock timer
@@ -382,8 +383,23 @@ void verifyCpAsyncGroups(VerifyContext &ctx) {
         for (auto &[d, v] : vars) opt.add(v <= 1 << 20);
         if (previous) opt.add(sum > ctx.z3().int_val(*previous));
         opt.minimize(sum);
-        if (opt.check() != z3::sat) break;
-        z3::model m = opt.get_model();
+        z3::check_result cr = opt.check();
+        std::optional<z3::model> found;
+        if (cr == z3::sat) found = opt.get_model();
+        if (cr == z3::unknown) {
+          // The optimiser gave up (it says only "unknown"): is there any shape at all, within the same limit?
+          z3::solver any(ctx.z3());
+          ctx.configureSolver(any);
+          any.add(ctx.assumptions());
+          for (auto &[d, v] : vars) any.add(v <= 1 << 20);
+          if (previous) any.add(sum > ctx.z3().int_val(*previous));
+          z3::check_result ar = any.check();
+          if (ar == z3::sat) found = any.get_model();
+          if (ar == z3::unknown) solverLimit = VerifyContext::isLimitReason(any.reason_unknown());
+          i = kShapes;   // no smallest shapes to enumerate: this one (if any) is the last
+        }
+        if (!found) break;
+        z3::model m = *found;
         std::map<const Decl *, int64_t> env;
         std::string text;
         bool ok = true;
@@ -397,7 +413,8 @@ void verifyCpAsyncGroups(VerifyContext &ctx) {
         if (!ok || !m.eval(sum, true).is_numeral_i64(s)) break;
         previous = s;
         shapes.push_back({std::move(env), text});
-      } catch (const z3::exception &) {
+      } catch (const z3::exception &e) {
+        solverLimit = VerifyContext::isLimitReason(e.msg());
         break;
       }
     }
@@ -413,7 +430,8 @@ void verifyCpAsyncGroups(VerifyContext &ctx) {
   if (completed == 0) {
     ctx.reportUnproven(k.nameRange, "that every cp.async.wait and tma.store.wait covers the shared accesses after it",
                        shapes.empty() ? "no shape satisfying requires(...) could be found"
-                                      : "the simulation of the smallest shapes exceeded its step limit");
+                                      : "the simulation of the smallest shapes exceeded its step limit",
+                       shapes.empty() && solverLimit);
     return;
   }
   if (reported.empty() && proven > 0) ctx.recordProven();

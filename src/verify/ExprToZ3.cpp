@@ -31,9 +31,13 @@ ExprToZ3::ExprToZ3(z3::context &ctx, const KernelInfo &info) : ctx_(ctx), info_(
 void ExprToZ3::bind(const Decl *decl, const z3::expr &value) {
   bound_.erase(decl);
   bound_.emplace(decl, value);
+  lets_.clear();   // a memoised let may mention decl
 }
 
-void ExprToZ3::unbind(const Decl *decl) { bound_.erase(decl); }
+void ExprToZ3::unbind(const Decl *decl) {
+  bound_.erase(decl);
+  lets_.clear();
+}
 
 z3::expr ExprToZ3::newVar(const std::string &name, int64_t lo, std::optional<int64_t> hiExclusive) {
   std::string unique = name;
@@ -110,7 +114,14 @@ z3::expr ExprToZ3::declVar(const Decl *decl) {
   switch (decl->declKind) {
   case DeclKind::ShapeVar: v = newVar(decl->name, 1, kI32Max + 1); break;
   case DeclKind::LoopVar: {
-    v = newVar(decl->name, INT32_MIN, std::nullopt);
+    // The PTX loop runs while v < upper, and upper is a value of the loop's type, so v stays below that
+    // type's maximum even where the bound itself cannot be translated (the bound's own wrap-around is
+    // checked where it is computed, E0670). i64 loop variables keep no such bound.
+    const Type *t = decl->type;
+    std::optional<int64_t> below;
+    if (t && t->kind == TypeKind::Scalar && t->scalar == ScalarKind::I32) below = kI32Max;
+    if (isUnsignedType(t)) below = (int64_t(1) << 32) - 1;
+    v = newVar(decl->name, isUnsignedType(t) ? 0 : INT32_MIN, below);
     auto *loop = static_cast<const ForStmt *>(decl);
     bound_.emplace(decl, v);   // bounds may not mention the variable itself, but guard recursion anyway
     TranslateFailure ignored;
@@ -197,10 +208,19 @@ std::optional<z3::expr> ExprToZ3::tr(const Expr &e, TranslateFailure &f, unsigne
       if (!let->init) return fail("let '" + d->name + "' has no initialiser", &e);
       if (std::find(inProgress_.begin(), inProgress_.end(), d) != inProgress_.end())
         return fail("let '" + d->name + "' refers to itself", &e);
+      // Memoised until the next bind()/unbind(): a let used k times is translated once, so a chain of
+      // lets that each use the previous one several times stays linear (Z3 terms share sub-terms).
+      if (auto it = lets_.find(d); it != lets_.end()) {
+        if (!it->second.value && f.reason.empty()) f = it->second.failure;
+        return it->second.value;
+      }
       inProgress_.push_back(d);
-      std::optional<z3::expr> v = tr(*let->init, f, depth + 1);
+      TranslateFailure own;
+      std::optional<z3::expr> v = tr(*let->init, own, depth + 1);
       inProgress_.pop_back();
-      return v;   // not memoised: a bound loop variable inside may change between calls
+      if (!v && f.reason.empty()) f = own;
+      lets_.emplace(d, LetTranslation{v, own});
+      return v;
     }
     case DeclKind::Var: return fail("mutable variable '" + d->name + "' is not tracked by the verifier", &e);
     case DeclKind::Builtin: {
@@ -319,6 +339,17 @@ std::optional<z3::expr> ExprToZ3::trBinary(const BinaryExpr &b, TranslateFailure
     if (lc && *lc == 1) return *r + 1 - 2 * z3::mod(*r, ctx_.int_val(2));
     break;
   }
+  // A shift by a non-constant amount: a case split over the amounts 0..31 (multiplication / floor division
+  // by a constant each, which the solver decides far more easily than bit-vectors), bit-vectors beyond.
+  std::optional<z3::expr> shiftCases;
+  if ((b.op == BinaryOp::Shl || b.op == BinaryOp::Shr) && !rc && !boolOperands) {
+    for (int k = 31; k >= 0; --k) {
+      z3::expr p = ctx_.int_val(int64_t(1) << k);
+      z3::expr v = b.op == BinaryOp::Shl ? *l * p : *l / p;   // Int `/` is floor for p > 0: arithmetic shift
+      if (b.op == BinaryOp::Shr && isUnsigned) v = *l / p;
+      shiftCases = shiftCases ? z3::ite(*r == k, v, *shiftCases) : v;
+    }
+  }
   // General bit operations: through 64-bit two's-complement bit-vectors.
   z3::expr lb = z3::int2bv(64, *l), rb = z3::int2bv(64, *r);
   z3::expr res = lb;
@@ -332,8 +363,13 @@ std::optional<z3::expr> ExprToZ3::trBinary(const BinaryExpr &b, TranslateFailure
   }
   // bv2int is unsigned; reinterpret as signed.
   z3::expr asUnsigned = z3::bv2int(res, false);
-  return z3::ite(asUnsigned >= ctx_.int_val("9223372036854775808"), asUnsigned - ctx_.int_val("18446744073709551616"),
-                 asUnsigned);
+  z3::expr general = z3::ite(asUnsigned >= ctx_.int_val("9223372036854775808"),
+                             asUnsigned - ctx_.int_val("18446744073709551616"), asUnsigned);
+  if (shiftCases) {
+    // shiftCases holds the k = 0 case as its innermost else; amounts outside 0..31 take the bit-vectors.
+    return z3::ite(*r >= 0 && *r <= 31, *shiftCases, general);
+  }
+  return general;
 }
 
 std::optional<z3::expr> ExprToZ3::trCall(const CallExpr &c, TranslateFailure &f, unsigned depth) {
@@ -352,8 +388,13 @@ std::optional<z3::expr> ExprToZ3::trCall(const CallExpr &c, TranslateFailure &f,
   }
   const std::string &n = c.callee;
   if ((n == "i32" || n == "u32" || n == "i64") && args.size() == 1) return args[0];
-  if (n == "cdiv" && args.size() == 2)
-    return divide(args[0] + args[1] - 1, args[1], isUnsignedType(c.type));
+  if (n == "cdiv" && args.size() == 2) {   // a / b + (a % b > 0): codegen's rounded-up quotient (b > 0)
+    // That is ceil(a / b) for every a when b > 0, which for a constant b is one floor division
+    // ((a + b - 1) div b: SMT-LIB div is the floor for a positive divisor), far easier for the solver.
+    if (auto b = constantOf(args[1]); b && *b > 0) return (args[0] + ctx_.int_val(*b - 1)) / ctx_.int_val(*b);
+    bool u = isUnsignedType(c.type);
+    return divide(args[0], args[1], u) + z3::ite(remainder(args[0], args[1], u) > 0, ctx_.int_val(1), ctx_.int_val(0));
+  }
   if (n == "min" && args.size() == 2) return z3::ite(args[0] <= args[1], args[0], args[1]);
   if (n == "max" && args.size() == 2) return z3::ite(args[0] >= args[1], args[0], args[1]);
   if (n == "abs" && args.size() == 1) return z3::ite(args[0] >= 0, args[0], -args[0]);

@@ -7,9 +7,9 @@
 //   - `e & (2^m - 1)` is e mod 2^m (exact in two's complement); `e ^ 1` flips the low bit; shifts by a
 //     constant are multiplication / floor division by a power of two; other bit operations go through
 //     64-bit bit-vectors (int2bv / bv2int), which the solver may fail on (then: Unknown with the reason);
-//   - cdiv(a, b) = (a + b - 1) / b, min / max / select are ite; integer conversions are the identity.
+//   - cdiv(a, b) = a / b + (a % b > 0) (as codegen computes it), min / max / select are ite; integer conversions are the identity.
 // Names: compile-time parameters are their constants; shape variables and scalar params are free Int
-// constants (shape variables >= 1); `let` bindings are replaced by their (translated) initialiser; loop
+// constants (shape variables >= 1); `let` bindings are replaced by their (translated, memoised) initialiser; loop
 // variables are free Int constants bounded by their loop unless the caller binds them (bind()); builtins
 // (tid.x, lane, block.y, ROLE.index, cluster.rank, ...) are free Int constants bounded by the launch.
 // Every bound of a free constant is collected in sideConditions(); a proof must assume them.
@@ -75,6 +75,11 @@ private:
   std::vector<z3::expr> sideConditions_;
   std::vector<std::pair<std::string, z3::expr>> freeVars_;
   std::vector<const Decl *> inProgress_;             // lets being translated (cycle guard)
+  struct LetTranslation {
+    std::optional<z3::expr> value;
+    TranslateFailure failure;   // why value is nullopt
+  };
+  std::map<const Decl *, LetTranslation> lets_;      // memoised lets; cleared by bind() / unbind()
 };
 
 } // namespace cake

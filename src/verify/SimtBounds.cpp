@@ -1,4 +1,5 @@
-// Verifier family: SIMT global and shared accesses in bounds (E0652; E0601 when undecided).
+// Verifier family: SIMT global and shared accesses in bounds (E0652), aligned (E0671), computed without
+// 32-bit wrap-around (E0670); E0601 when undecided.
 //
 // Algorithm: walk the kernel body keeping the path condition - the conditions of the enclosing `if`s (negated
 // in `else`, and negated for the rest of a block after `if c { ... return; }`), plus the launch facts: inside role R, tid.x lies in R's threads and R.index / R.warp / R.thread /
@@ -15,6 +16,17 @@
 // tensor edge) and wgmma operands are not SIMT accesses and are skipped; register arrays are codegen's
 // (constant indices, E0703).  A zero-filling `cp.async D <- S valid(c)` reads S only where c holds: its source
 // is checked with c added to the path condition (the copy is in bounds exactly when c implies it is).
+//
+// Vector alignment (E0671): every vector access (X[i +: n], cp.async, ldmatrix rows) is proven aligned to its
+// size, 16 bytes at most, from the declared base alignment and the byte offset of its index (checkAlignment).
+//
+// Wrap-around (E0670): the translator's integers are mathematical, the GPU's i32 / u32 are modulo 2^32, so
+// the proofs above hold for the GPU only while no intermediate value leaves its type.  At every index start,
+// if condition, and loop bound (through the lets they use), each +, -, *, /, <<, negation and i32 / u32
+// conversion is proven inside its type's range under the path condition (cdiv is computed as
+// a / b + (a % b > 0), which cannot wrap), and so is a loop variable plus its step (N steps for unroll(N)):
+// the increment after the last iteration, which would otherwise wrap and pass `v < upper` again.  One query per site (the conjunction); on a
+// refutation the first node out of range in the counterexample is reported, once per node.
 #include "verify/Families.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
@@ -23,9 +35,14 @@
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
 
+#include <set>
+#include <unordered_set>
+
 namespace cake {
 
 namespace {
+
+constexpr unsigned kWrapBudgetShare = 10;   // a wrap-around query gets --verify-timeout / 10
 
 class BoundsChecker {
 public:
@@ -43,6 +60,7 @@ private:
   unsigned untranslatedConds_ = 0;
   const RoleStmt *role_ = nullptr;
   const Expr *zeroFillCond_ = nullptr;   // while checking the source of `cp.async ... valid(c)`: c
+  std::set<const Expr *> wrapReported_;  // nodes already reported as wrapping (E0670)
 
   // warp / lane / ROLE.* as functions of tid.x.
   void linkThreadBuiltins(const RoleStmt *role) {
@@ -87,6 +105,7 @@ private:
     unsigned dropped = untranslatedConds_;
     if (cond) {
       scanExpr(*cond, "load");
+      checkWrap(*cond, "condition");
       if (auto c = ctx_.toZ3(*cond); c && c->is_bool()) path_.push_back(holds ? *c : !*c);
       else ++untranslatedConds_;
     }
@@ -121,7 +140,11 @@ private:
     case StmtKind::For: {
       auto &f = *cast<ForStmt>(&s);
       for (const Expr *e : {f.lower.get(), f.upper.get(), f.step.get()})
-        if (e) scanExpr(*e, "load");
+        if (e) {
+          scanExpr(*e, "load");
+          checkWrap(*e, "loop bound");
+        }
+      checkLoopIncrement(f);
       if (f.body) runBlock(*f.body);
       break;
     }
@@ -219,6 +242,7 @@ private:
       }
       scanExpr(*ix.base, how);
       checkIndex(ix, how, {});
+      checkAlignment(ix, how);
       break;
     }
     default: break;
@@ -252,6 +276,7 @@ private:
       }
       if (i < extent.size()) len = extent[i];
       std::string obligation = "that " + what + " stays inside dimension " + std::to_string(i) + " ('" + dims[i].text + "')";
+      checkWrap(*it.start, "index");
       TranslateFailure failure;
       auto start = ctx_.toZ3(*it.start, &failure);
       if (!start) {
@@ -278,6 +303,294 @@ private:
       }
       reportOutOfBounds(ix, it, i, what, dims[i], *start, lenZ, *dim, r);
     }
+  }
+
+  // ---------------------------------------------------------------- vector alignment (E0671)
+  // A vector access of B bytes is one (or, past 16 bytes, several) ld/st.v2/v4 or cp.async instructions whose
+  // first needs an address aligned to A = min(16, the largest power of two <= B).  The address is the
+  // tensor's base plus sum(index_k * pitch_k) * elementBytes over all dims (row-major pitches, or stride(..);
+  // shared arrays: the allocation's offset from the block's shared window, whose swizzle and column blocks
+  // keep every 16-byte granule whole).  Proven per term first (pitch * bytes a multiple of A, or the term
+  // itself), then for the whole sum, which gives the counterexample.
+  void checkAlignment(const IndexExpr &ix, const std::string &how) {
+    const Type *vt = ix.type;
+    if (!vt || !vt->isVector() || vt->width < 2) return;
+    std::vector<const IndexExpr *> chain;   // outermost bracket group first
+    const Expr *cur = &ix;
+    while (auto *x = dynCast<IndexExpr>(cur)) {
+      chain.insert(chain.begin(), x);
+      cur = x->base.get();
+    }
+    auto *root = dynCast<NameExpr>(cur);
+    if (!root || !root->decl || !root->type || !root->type->isTensor()) return;
+    const Type *tt = root->type;
+    if (tt->space == AddressSpace::Register) return;
+    int64_t elemBytes = tt->element ? tt->element->sizeInBytes().value_or(0) : 0;
+    if (elemBytes <= 0) return;
+    int64_t bytes = elemBytes * vt->width, align = 1;
+    while (align * 2 <= std::min<int64_t>(bytes, 16)) align *= 2;
+    if (align <= elemBytes) return;   // element alignment is the base's own
+    std::vector<const IndexItem *> items;
+    for (const IndexExpr *x : chain)
+      for (const IndexItem &it : x->items) items.push_back(&it);
+    std::vector<TensorDim> dims = tt->allDims();
+    if (items.size() != dims.size()) return;
+    for (const IndexItem *it : items)
+      if (!it->start) return;
+
+    z3::context &z = ctx_.z3();
+    std::string what = (how == "access" ? std::string("access") : how) + " '" + sourceText(ctx_.diags(), ix.range) + "'";
+    std::string obligation = "that " + what + " is " + std::to_string(align) + "-byte aligned";
+    std::string size = std::to_string(bytes) + "-byte vector access";
+    // The base.
+    int64_t baseOffset = 0;
+    if (root->decl->declKind == DeclKind::Param) {
+      auto ti = ctx_.info().tensorParams.find(static_cast<const Param *>(root->decl));
+      int64_t declared = ti == ctx_.info().tensorParams.end() ? 0 : ti->second.alignment;
+      if (declared < align) {
+        ctx_.reportFailure(DiagKind::MisalignedVectorAccess, ix.range, what,
+                           declared ? "'" + root->decl->name + "' is declared align(" + std::to_string(declared) +
+                                          "), below the " + std::to_string(align) + " bytes a " + size + " needs"
+                                    : "the base of '" + root->decl->name + "' is not declared aligned; a " + size +
+                                          " needs " + std::to_string(align) + " bytes")
+            .note(root->decl->nameRange, "'" + root->decl->name + "' is declared here")
+            .hint("add align(" + std::to_string(align) + ") to '" + root->decl->name +
+                  "' (the manifest records it and the runtime refuses a less aligned pointer)");
+        return;
+      }
+    } else if (root->decl->declKind == DeclKind::Shared) {
+      const SharedAllocation *a = ctx_.info().sharedOf(static_cast<const SharedStmt *>(root->decl));
+      if (!a) return;
+      baseOffset = a->offset;
+    } else {
+      return;
+    }
+    // Pitches in elements.
+    std::vector<std::optional<z3::expr>> pitch(dims.size());
+    const TensorParamInfo *tpi = nullptr;
+    if (root->decl->declKind == DeclKind::Param)
+      if (auto ti = ctx_.info().tensorParams.find(static_cast<const Param *>(root->decl)); ti != ctx_.info().tensorParams.end())
+        tpi = &ti->second;
+    std::optional<z3::expr> run = z.int_val(1);
+    for (size_t k = dims.size(); k-- > 0;) {
+      pitch[k] = run;
+      if (tpi && !tpi->strides.empty() && k < tpi->strides.size() && tpi->strides[k]) pitch[k] = ctx_.toZ3(*tpi->strides[k]);
+      if (!run) continue;
+      if (dims[k].value) run = *run * z.int_val(*dims[k].value);
+      else if (dims[k].expr) {
+        auto d = ctx_.toZ3(*dims[k].expr);
+        run = d ? std::optional<z3::expr>(*run * *d) : std::nullopt;
+      } else {
+        run.reset();
+      }
+    }
+    z3::expr A = z.int_val(align), eb = z.int_val(elemBytes);
+    z3::expr offset = z.int_val(baseOffset);
+    bool termsProven = baseOffset % align == 0;
+    for (size_t k = 0; k < items.size(); ++k) {
+      TranslateFailure failure;
+      auto idx = ctx_.toZ3(*items[k]->start, &failure);
+      if (!idx || !pitch[k]) {
+        ctx_.reportUnproven(items[k]->start->range, obligation,
+                            !idx ? failure.reason : "the pitch of dimension " + std::to_string(k) + " cannot be expressed");
+        return;
+      }
+      z3::expr term = *idx * *pitch[k] * eb;
+      offset = offset + term;
+      if (!termsProven) continue;
+      int64_t pc = 0;
+      bool constPitch = pitch[k]->simplify().is_numeral_i64(pc);
+      ProofResult r = constPitch ? ctx_.proveForAll(z3::mod(*idx * z.int_val(pc * elemBytes), A) == 0, path_)
+                                 : ctx_.proveForAll(z3::mod(*pitch[k] * eb, A) == 0, path_);
+      if (!r.proven() && !constPitch) r = ctx_.proveForAll(z3::mod(term, A) == 0, path_);
+      termsProven = r.proven();
+    }
+    if (termsProven) { ctx_.recordProven(); return; }
+    ProofResult r = ctx_.proveForAll(z3::mod(offset, A) == 0, path_);
+    if (r.proven()) { ctx_.recordProven(); return; }
+    if (!r.refuted()) { ctx_.reportUnproven(ix.range, obligation, r.reason, r.timedOut); return; }
+    if (untranslatedConds_ > 0) {
+      ctx_.reportUnproven(ix.range, obligation,
+                          "an enclosing condition could not be modelled (it reads memory or a mutable variable); "
+                          "without it the access can be misaligned (" + r.counterexampleText() + ")");
+      return;
+    }
+    int64_t off = 0;
+    std::string detail = "its byte offset is not always a multiple of " + std::to_string(align) + " (a " + size + ")";
+    try {
+      if (r.model && r.model->eval(offset, true).is_numeral_i64(off))
+        detail = "its byte offset from the " + std::string(root->decl->declKind == DeclKind::Shared ? "shared window" : "base") +
+                 " can be " + std::to_string(off) + ", not a multiple of " + std::to_string(align) + " (a " + size + ")";
+    } catch (const z3::exception &) {
+    }
+    ctx_.reportFailure(DiagKind::MisalignedVectorAccess, ix.range, what, detail)
+        .note(ix.range, "counterexample: " + r.counterexampleText())
+        .hint("make the start a multiple of " + std::to_string(align / elemBytes) + " elements and every row pitch a multiple of " +
+              std::to_string(align) + " bytes (e.g. requires(K % " + std::to_string(align / elemBytes) + " == 0))");
+  }
+
+  // ---------------------------------------------------------------- wrap-around (E0670)
+  struct Narrow {
+    const Expr *node;    // the operation whose 32-bit (or 64-bit) result must stay in range
+    z3::expr value;      // its mathematical value
+    int64_t lo, hi;      // the range of its type
+    const char *type;
+    std::string label = {};   // the text in the message (default: the node's source text)
+    SourceRange at = {};      // where to report (default: the node's range)
+  };
+
+  static bool rangeOf(const Type *t, int64_t &lo, int64_t &hi, const char *&name) {
+    if (!t || t->kind != TypeKind::Scalar) return false;
+    switch (t->scalar) {
+    case ScalarKind::I32: lo = INT32_MIN, hi = INT32_MAX, name = "i32"; return true;
+    case ScalarKind::U32: lo = 0, hi = UINT32_MAX, name = "u32"; return true;
+    case ScalarKind::I64: lo = INT64_MIN, hi = INT64_MAX, name = "i64"; return true;
+    default: return false;
+    }
+  }
+
+  // The operations of e that can leave their type, innermost first, through lets (each let once).
+  void collectNarrow(const Expr &e, std::vector<Narrow> &out, std::unordered_set<const Decl *> &seen, unsigned depth) {
+    if (depth > 256) return;
+    int64_t lo = 0, hi = 0;
+    const char *type = nullptr;
+    auto add = [&](const Expr &node, const z3::expr *value) {
+      if (!rangeOf(node.type, lo, hi, type)) return;
+      std::optional<z3::expr> v;
+      if (value) v = *value;
+      else v = ctx_.toZ3(node);
+      if (!v || v->is_bool()) return;
+      int64_t c = 0;
+      if (v->simplify().is_numeral_i64(c) && c >= lo && c <= hi) return;   // a constant in range
+      out.push_back({&node, *v, lo, hi, type});
+    };
+    switch (e.kind) {
+    case ExprKind::Name: {
+      const Decl *d = cast<NameExpr>(&e)->decl;
+      if (d && d->declKind == DeclKind::Let && seen.insert(d).second)
+        if (auto &init = static_cast<const LetStmt *>(d)->init) collectNarrow(*init, out, seen, depth + 1);
+      return;
+    }
+    case ExprKind::Unary: {
+      auto &u = *cast<UnaryExpr>(&e);
+      collectNarrow(*u.operand, out, seen, depth + 1);
+      if (u.op == UnaryOp::Neg) add(e, nullptr);
+      return;
+    }
+    case ExprKind::Binary: {
+      auto &b = *cast<BinaryExpr>(&e);
+      collectNarrow(*b.lhs, out, seen, depth + 1);
+      collectNarrow(*b.rhs, out, seen, depth + 1);
+      if (b.op == BinaryOp::Add || b.op == BinaryOp::Sub || b.op == BinaryOp::Mul || b.op == BinaryOp::Shl ||
+          b.op == BinaryOp::Div)   // Div: INT32_MIN / -1
+        add(e, nullptr);
+      return;
+    }
+    case ExprKind::Call: {
+      auto &c = *cast<CallExpr>(&e);
+      for (auto &a : c.args)
+        if (a) collectNarrow(*a, out, seen, depth + 1);
+      if (c.args.size() == 1 && (c.callee == "i32" || c.callee == "u32" || c.callee == "i64") && c.args[0] &&
+          c.args[0]->type && c.args[0]->type->isInteger())
+        add(e, nullptr);   // a conversion keeps the value only if it fits the target type
+      return;
+    }
+    default: return;   // literals, builtins, loads (an index inside a load is its own site)
+    }
+  }
+
+  std::string nodeText(const Expr &e) { return sourceText(ctx_.diags(), e.range); }
+
+  void checkNarrow(const std::vector<Narrow> &nodes, const std::string &site) {
+    z3::context &z = ctx_.z3();
+    std::vector<const Narrow *> open;
+    for (const Narrow &n : nodes)
+      if (!wrapReported_.count(n.node)) open.push_back(&n);
+    if (open.empty()) return;
+    z3::expr claim = z.bool_val(true);
+    for (const Narrow *n : open) claim = claim && n->value >= z.int_val(n->lo) && n->value <= z.int_val(n->hi);
+    std::string obligation = "that the " + site + " computes the same value in 32-bit arithmetic";
+    // A share of the limit: this is asked at every site (unknown is a warning, E0672, below).
+    ProofResult r = ctx_.proveForAllWithin(claim, path_, std::max(1u, ctx_.timeoutMs() / kWrapBudgetShare));
+    if (r.proven()) { ctx_.recordProven(); return; }
+    const Narrow &first = *open.front();
+    if (!r.refuted()) {
+      ctx_.diags().report(DiagKind::IntegerWrapUnproven, first.at.valid() ? first.at : first.node->range, "the " + site,
+                          r.timedOut ? "the solver ran out of its share of the limit" : r.reason);
+      for (const Narrow *n : open) wrapReported_.insert(n->node);
+      return;
+    }
+    // The first node out of range in the counterexample (innermost first).
+    const Narrow *bad = nullptr;
+    int64_t v = 0;
+    std::string valueText;
+    for (const Narrow *n : open) {
+      if (!r.model) break;
+      z3::expr x = r.model->eval(n->value, true);
+      std::string text = x.is_numeral() ? x.get_decimal_string(0) : "";
+      bool inRange = true;
+      if (x.is_numeral_i64(v)) inRange = v >= n->lo && v <= n->hi;
+      else if (!text.empty()) inRange = false;   // past 64 bits
+      if (!inRange) {
+        bad = n;
+        valueText = text;
+        break;
+      }
+    }
+    if (!bad) bad = &first;
+    wrapReported_.insert(bad->node);
+    const SourceRange at = bad->at.valid() ? bad->at : bad->node->range;
+    const std::string text = bad->label.empty() ? nodeText(*bad->node) : bad->label;
+    if (untranslatedConds_ > 0) {
+      ctx_.reportUnproven(at, obligation,
+                          "an enclosing condition could not be modelled (it reads memory or a mutable variable); "
+                          "without it '" + text + "' can leave " + bad->type + " (" + r.counterexampleText() + ")");
+      return;
+    }
+    const bool above = valueText.empty() || valueText[0] != '-';
+    std::string detail = valueText.empty()
+        ? "it can leave the range of " + std::string(bad->type)
+        : std::string("as ") + bad->type + " it can reach " + valueText + ", " +
+              (above ? "past " + std::to_string(bad->hi) : "below " + std::to_string(bad->lo)) +
+              " (the GPU computes it modulo 2^" + (std::string(bad->type) == "i64" ? "64" : "32") + ")";
+    auto d = ctx_.reportFailure(DiagKind::IntegerWrap, at, text, detail);
+    d.note(at, "counterexample: " + r.counterexampleText());
+    if (!bad->label.empty()) {
+      d.hint("bound the loop so that its variable plus the step stays in " + std::string(bad->type) +
+             " (e.g. requires(...) on the shapes its bound is computed from)");
+      return;
+    }
+    d.hint("rearrange it so that it stays in range (e.g. 'N - i >= 8' instead of 'i + 8 <= N'), compute it in i64 "
+           "(i64(x)), or bound the shape with requires(...)");
+  }
+
+  void checkWrap(const Expr &e, const std::string &site) {
+    std::vector<Narrow> nodes;
+    std::unordered_set<const Decl *> seen;
+    collectNarrow(e, nodes, seen, 0);
+    checkNarrow(nodes, site + " '" + nodeText(e) + "'");
+  }
+
+  // The loop variable of the last iteration plus the step must not wrap (else `v < upper` holds again).
+  void checkLoopIncrement(const ForStmt &f) {
+    int64_t lo = 0, hi = 0;
+    const char *type = nullptr;
+    if (f.unroll || !rangeOf(static_cast<const Decl &>(f).type, lo, hi, type) || !f.upper) return;   // unrolled: no increment
+    ExprToZ3 &t = ctx_.translator();
+    z3::expr v = t.declVar(&f);
+    std::optional<z3::expr> step = f.step ? ctx_.toZ3(*f.step) : std::optional<z3::expr>(ctx_.z3().int_val(1));
+    if (!step || step->is_bool()) return;
+    const int64_t n = std::max<int64_t>(f.unrollCount, 1);   // unroll(N) advances N steps at a time
+    // A step of 1: the variable is below the bound, a value of its type, so v + 1 cannot pass the maximum.
+    if (n == 1 && (!f.step || (dynCast<IntLitExpr>(f.step.get()) && cast<IntLitExpr>(f.step.get())->value == 1))) {
+      ctx_.recordProven();
+      return;
+    }
+    std::string stepText = f.step ? nodeText(*f.step) : "1";
+    std::string label = f.name + " + " + (n > 1 ? std::to_string(n) + " * " : "") +
+                        (f.step && !dynCast<IntLitExpr>(f.step.get()) && !dynCast<NameExpr>(f.step.get()) ? "(" + stepText + ")" : stepText);
+    Narrow inc{f.upper.get(), v + ctx_.z3().int_val(n) * *step, lo, hi, type, label, static_cast<const Decl &>(f).nameRange};
+    checkNarrow({inc}, "increment of loop '" + f.name + "' ('" + label + "' after the last iteration)");
   }
 
   void reportOutOfBounds(const IndexExpr &ix, const IndexItem &it, size_t i, const std::string &what,

@@ -34,6 +34,8 @@
 #include "verify/SyncSimulator.h"
 #include "verify/VerifyContext.h"
 
+#include <unordered_map>
+#include <unordered_set>
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -55,33 +57,40 @@ struct SyncLoop {
   std::vector<const Expr *> exprs;   // sync-relevant expressions inside (directly or nested)
 };
 
-bool mentions(const Expr *e, DeclKind kind, unsigned depth = 0) {
+// `seen`: the lets already searched in this query (each once, so chains of lets stay linear).
+bool mentionsIn(const Expr *e, DeclKind kind, unsigned depth, std::unordered_set<const Decl *> &seen) {
   if (!e || depth > 64) return false;
   switch (e->kind) {
   case ExprKind::Name: {
     const Decl *d = cast<NameExpr>(e)->decl;
     if (!d) return false;
     if (d->declKind == kind) return true;
-    if (d->declKind == DeclKind::Let) return mentions(static_cast<const LetStmt *>(d)->init.get(), kind, depth + 1);
+    if (d->declKind == DeclKind::Let)
+      return seen.insert(d).second && mentionsIn(static_cast<const LetStmt *>(d)->init.get(), kind, depth + 1, seen);
     return false;
   }
-  case ExprKind::Unary: return mentions(cast<UnaryExpr>(e)->operand.get(), kind, depth + 1);
+  case ExprKind::Unary: return mentionsIn(cast<UnaryExpr>(e)->operand.get(), kind, depth + 1, seen);
   case ExprKind::Binary:
-    return mentions(cast<BinaryExpr>(e)->lhs.get(), kind, depth + 1) || mentions(cast<BinaryExpr>(e)->rhs.get(), kind, depth + 1);
+    return mentionsIn(cast<BinaryExpr>(e)->lhs.get(), kind, depth + 1, seen) || mentionsIn(cast<BinaryExpr>(e)->rhs.get(), kind, depth + 1, seen);
   case ExprKind::Call:
     for (const Ptr<Expr> &a : cast<CallExpr>(e)->args)
-      if (mentions(a.get(), kind, depth + 1)) return true;
+      if (mentionsIn(a.get(), kind, depth + 1, seen)) return true;
     return false;
-  case ExprKind::Member: return mentions(cast<MemberExpr>(e)->base.get(), kind, depth + 1);
+  case ExprKind::Member: return mentionsIn(cast<MemberExpr>(e)->base.get(), kind, depth + 1, seen);
   case ExprKind::Index: {
     auto *ix = cast<IndexExpr>(e);
-    if (mentions(ix->base.get(), kind, depth + 1)) return true;
+    if (mentionsIn(ix->base.get(), kind, depth + 1, seen)) return true;
     for (const IndexItem &it : ix->items)
-      if (mentions(it.start.get(), kind, depth + 1)) return true;
+      if (mentionsIn(it.start.get(), kind, depth + 1, seen)) return true;
     return false;
   }
   default: return false;
   }
+}
+
+bool mentions(const Expr *e, DeclKind kind) {
+  std::unordered_set<const Decl *> seen;
+  return mentionsIn(e, kind, 0, seen);
 }
 
 // The period of an expression over loop variables / counters read off its shape, as a hint for the
@@ -100,26 +109,32 @@ std::optional<int64_t> literalValue(const Expr *e) {
   }
   return std::nullopt;
 }
-std::optional<ShapePeriod> shapePeriod(const Expr *e, unsigned depth) {
+using ShapePeriodMemo = std::unordered_map<const Decl *, std::optional<ShapePeriod>>;   // per let, per query
+std::optional<ShapePeriod> shapePeriodIn(const Expr *e, unsigned depth, ShapePeriodMemo &memo) {
   if (!e || depth > 64) return std::nullopt;
   switch (e->kind) {
   case ExprKind::IntLit: return ShapePeriod{};
   case ExprKind::Name: {
     const Decl *d = cast<NameExpr>(e)->decl;
     if (!d) return std::nullopt;
-    if (d->declKind == DeclKind::Let) return shapePeriod(static_cast<const LetStmt *>(d)->init.get(), depth + 1);
+    if (d->declKind == DeclKind::Let) {
+      if (auto it = memo.find(d); it != memo.end()) return it->second;
+      std::optional<ShapePeriod> p = shapePeriodIn(static_cast<const LetStmt *>(d)->init.get(), depth + 1, memo);
+      memo.emplace(d, p);
+      return p;
+    }
     if (d->declKind == DeclKind::LoopVar || d->declKind == DeclKind::Var) return ShapePeriod{ShapePeriod::Linear, 1};
     return ShapePeriod{};
   }
-  case ExprKind::Unary: return shapePeriod(cast<UnaryExpr>(e)->operand.get(), depth + 1);
+  case ExprKind::Unary: return shapePeriodIn(cast<UnaryExpr>(e)->operand.get(), depth + 1, memo);
   case ExprKind::Call: {
     auto *c = cast<CallExpr>(e);
     if (c->args.size() != 1) return std::nullopt;   // conversions pass through; min / max / select: unknown
-    return shapePeriod(c->args[0].get(), depth + 1);
+    return shapePeriodIn(c->args[0].get(), depth + 1, memo);
   }
   case ExprKind::Binary: {
     auto *b = cast<BinaryExpr>(e);
-    std::optional<ShapePeriod> l = shapePeriod(b->lhs.get(), depth + 1), r = shapePeriod(b->rhs.get(), depth + 1);
+    std::optional<ShapePeriod> l = shapePeriodIn(b->lhs.get(), depth + 1, memo), r = shapePeriodIn(b->rhs.get(), depth + 1, memo);
     if (!l || !r) return std::nullopt;
     std::optional<int64_t> rv = literalValue(b->rhs.get());
     auto wrap = [&](int64_t m) -> std::optional<ShapePeriod> {   // x mod m
@@ -159,24 +174,30 @@ std::optional<ShapePeriod> shapePeriod(const Expr *e, unsigned depth) {
   }
 }
 
+std::optional<ShapePeriod> shapePeriod(const Expr *e, unsigned depth) {
+  ShapePeriodMemo memo;
+  return shapePeriodIn(e, depth, memo);
+}
+
 bool isSymbolic(const Expr *e) {
   return mentions(e, DeclKind::ShapeVar) || mentions(e, DeclKind::Param);
 }
 
 // Constant divisors, moduli and (mask + 1) in an expression, through lets.
-void collectModuli(const Expr *e, std::vector<int64_t> &out, unsigned depth = 0) {
+void collectModuliIn(const Expr *e, std::vector<int64_t> &out, unsigned depth, std::unordered_set<const Decl *> &seen) {
   if (!e || depth > 64) return;
   switch (e->kind) {
   case ExprKind::Name: {
     const Decl *d = cast<NameExpr>(e)->decl;
-    if (d && d->declKind == DeclKind::Let) collectModuli(static_cast<const LetStmt *>(d)->init.get(), out, depth + 1);
+    if (d && d->declKind == DeclKind::Let && seen.insert(d).second)   // each let once
+      collectModuliIn(static_cast<const LetStmt *>(d)->init.get(), out, depth + 1, seen);
     return;
   }
-  case ExprKind::Unary: collectModuli(cast<UnaryExpr>(e)->operand.get(), out, depth + 1); return;
+  case ExprKind::Unary: collectModuliIn(cast<UnaryExpr>(e)->operand.get(), out, depth + 1, seen); return;
   case ExprKind::Binary: {
     auto *b = cast<BinaryExpr>(e);
-    collectModuli(b->lhs.get(), out, depth + 1);
-    collectModuli(b->rhs.get(), out, depth + 1);
+    collectModuliIn(b->lhs.get(), out, depth + 1, seen);
+    collectModuliIn(b->rhs.get(), out, depth + 1, seen);
     if (auto *lit = dynCast<IntLitExpr>(b->rhs.get()); lit && (b->op == BinaryOp::BitAnd))
       out.push_back(static_cast<int64_t>(lit->value) + 1);
     if (b->op == BinaryOp::BitXor) out.push_back(2);
@@ -192,10 +213,15 @@ void collectModuli(const Expr *e, std::vector<int64_t> &out, unsigned depth = 0)
     return;
   }
   case ExprKind::Call:
-    for (const Ptr<Expr> &a : cast<CallExpr>(e)->args) collectModuli(a.get(), out, depth + 1);
+    for (const Ptr<Expr> &a : cast<CallExpr>(e)->args) collectModuliIn(a.get(), out, depth + 1, seen);
     return;
   default: return;
   }
+}
+
+void collectModuli(const Expr *e, std::vector<int64_t> &out) {
+  std::unordered_set<const Decl *> seen;
+  collectModuliIn(e, out, 0, seen);
 }
 
 const Expr *firstIndex(const Expr *operand) {
@@ -672,6 +698,7 @@ private:
       why = "the expression is nested too deeply";
       return false;
     }
+    if (auto *n = dynCast<NameExpr>(&e); n && clusterInvariantLets_.count(n->decl)) return true;
     TranslateFailure f;
     auto term = ctx_.toZ3(e, &f);
     if (!term) {
@@ -702,7 +729,13 @@ private:
     switch (e.kind) {
     case ExprKind::Name: {
       const Decl *d = cast<NameExpr>(&e)->decl;
-      if (d && d->declKind == DeclKind::Let) parts.push_back(static_cast<const LetStmt *>(d)->init.get());
+      if (d && d->declKind == DeclKind::Let) {
+        if (clusterInvariantLets_.count(d)) return true;   // each let proven once: chains stay linear
+        const Expr *init = static_cast<const LetStmt *>(d)->init.get();
+        if (!init || !clusterInvariant(*init, why, depth + 1)) return false;
+        clusterInvariantLets_.insert(d);
+        return true;
+      }
       break;
     }
     case ExprKind::Unary: parts.push_back(cast<UnaryExpr>(&e)->operand.get()); break;
@@ -775,13 +808,15 @@ private:
   // A NameExpr referring to `d` inside e (through lets), to translate the counter's bound constant.
   static const Expr *nameOf(const Decl *d, const Expr &e) {
     const Expr *found = nullptr;
+    std::unordered_set<const Decl *> seen;   // each let searched once
     std::function<void(const Expr *, unsigned)> go = [&](const Expr *x, unsigned depth) {
       if (!x || found || depth > 64) return;
       switch (x->kind) {
       case ExprKind::Name: {
         const Decl *nd = cast<NameExpr>(x)->decl;
         if (nd == d) found = x;
-        else if (nd && nd->declKind == DeclKind::Let) go(static_cast<const LetStmt *>(nd)->init.get(), depth + 1);
+        else if (nd && nd->declKind == DeclKind::Let && seen.insert(nd).second)
+          go(static_cast<const LetStmt *>(nd)->init.get(), depth + 1);
         return;
       }
       case ExprKind::Unary: go(cast<UnaryExpr>(x)->operand.get(), depth + 1); return;
@@ -1081,6 +1116,7 @@ private:
   InductionCounters counters_;
   std::vector<const Decl *> counterVars_;
   DeclMap<z3::expr> counterTerms_;
+  std::unordered_set<const Decl *> clusterInvariantLets_;   // lets proven the same in every CTA
   int64_t counterPrefix_ = 0;
   int64_t period_ = 2;
   size_t trialFindings_ = SIZE_MAX;   // a period trial: the findings before it (SIZE_MAX: no trial)

@@ -5,6 +5,7 @@
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
 
+#include <unordered_map>
 #include <algorithm>
 #include <set>
 
@@ -33,6 +34,7 @@ public:
 
   std::optional<int64_t> eval(const Expr &e, const ThreadPoint &at, std::string &why) const {
     failedVariable_ = nullptr;
+    lets_.clear();
     return ev(e, at, why, 0);
   }
   // After a failed eval: the mutable variable (not a counter) that made it fail, if that was the cause.
@@ -103,7 +105,22 @@ private:
       case DeclKind::Let: {
         auto *let = static_cast<const LetStmt *>(d);
         if (!let->init) return fail(why, "let without value");
-        return ev(*let->init, at, why, depth + 1);
+        // Once per eval(): chains of lets that reuse the previous one stay linear.
+        auto it = lets_.find(d);
+        if (it == lets_.end()) {
+          const Decl *outerFailed = failedVariable_;
+          failedVariable_ = nullptr;
+          LetValue lv;
+          lv.value = ev(*let->init, at, lv.why, depth + 1);
+          lv.failedVariable = failedVariable_;
+          failedVariable_ = outerFailed;
+          it = lets_.emplace(d, std::move(lv)).first;
+        }
+        if (!it->second.value) {
+          if (why.empty() && it->second.failedVariable) failedVariable_ = it->second.failedVariable;
+          fail(why, it->second.why);
+        }
+        return it->second.value;
       }
       case DeclKind::Builtin:
         if (auto bv = builtinValueOf(e)) return builtin(*bv, at, why);
@@ -187,7 +204,7 @@ private:
       if ((n == "i32" || n == "u32" || n == "i64") && args.size() == 1) return args[0];
       if (n == "cdiv" && args.size() == 2) {
         if (args[1] == 0) return fail(why, "a division by zero");
-        return (args[0] + args[1] - 1) / args[1];
+        return args[0] / args[1] + (args[0] % args[1] > 0 ? 1 : 0);   // as codegen computes it
       }
       if (n == "min" && args.size() == 2) return std::min(args[0], args[1]);
       if (n == "max" && args.size() == 2) return std::max(args[0], args[1]);
@@ -204,6 +221,12 @@ private:
   const DeclMap<int64_t> &loops_;
   const DeclMap<int64_t> &counters_;
   mutable const Decl *failedVariable_ = nullptr;
+  struct LetValue {
+    std::optional<int64_t> value;
+    std::string why;                        // when value is nullopt
+    const Decl *failedVariable = nullptr;
+  };
+  mutable std::unordered_map<const Decl *, LetValue> lets_;   // lets evaluated in this eval()
 };
 
 // The bracket groups applied to the root name, outermost first.
@@ -490,7 +513,7 @@ private:
     threadVarying_.emplace(e, varying);
     return varying;
   }
-  static bool computeThreadVarying(const Expr *e, unsigned depth) {
+  bool computeThreadVarying(const Expr *e, unsigned depth) {
     if (!e) return false;
     if (depth > kMaxEvalDepth) return true;
     if (auto bv = builtinValueOf(*e)) {
@@ -503,7 +526,13 @@ private:
     switch (e->kind) {
     case ExprKind::Name: {
       const Decl *d = cast<NameExpr>(e)->decl;
-      if (d && d->declKind == DeclKind::Let) return computeThreadVarying(static_cast<const LetStmt *>(d)->init.get(), depth + 1);
+      if (d && d->declKind == DeclKind::Let) {   // cached per let: chains of lets stay linear
+        const Expr *init = static_cast<const LetStmt *>(d)->init.get();
+        if (auto it = threadVarying_.find(init); it != threadVarying_.end()) return it->second;
+        bool varying = computeThreadVarying(init, depth + 1);
+        threadVarying_.emplace(init, varying);
+        return varying;
+      }
       return false;   // counters are per agent (checked at their update); loop variables are uniform
     }
     case ExprKind::Unary: return computeThreadVarying(cast<UnaryExpr>(e)->operand.get(), depth + 1);

@@ -52,7 +52,10 @@ Uniformity UniformityAnalysis::ofDecl(const Decl &d, unsigned depth) const {
   switch (d.declKind) {
   case DeclKind::Let: {
     auto &let = static_cast<const LetStmt &>(d);
-    return let.init ? eval(*let.init, depth + 1) : Uniformity::Block;
+    if (auto it = lets_.find(&d); it != lets_.end()) return it->second;   // chains of lets stay linear
+    Uniformity u = let.init ? eval(*let.init, depth + 1) : Uniformity::Block;
+    lets_.emplace(&d, u);
+    return u;
   }
   case DeclKind::LoopVar: {
     auto &f = static_cast<const ForStmt &>(d);
@@ -158,7 +161,11 @@ void UniformityAnalysis::visit(const Stmt &s, Uniformity control, bool &changed)
   auto raise = [&](const Decl *d, Uniformity u) {
     if (!d || d->declKind != DeclKind::Var) return;
     Uniformity &slot = vars_[d];
-    if (u > slot) { slot = u; changed = true; }
+    if (u > slot) {
+      slot = u;
+      changed = true;
+      lets_.clear();   // memoised lets may read d
+    }
   };
   switch (s.kind) {
   case StmtKind::Block:

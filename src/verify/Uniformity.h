@@ -40,6 +40,7 @@ private:
   void visit(const Stmt &s, Uniformity control, bool &changed);
 
   std::map<const Decl *, Uniformity> vars_;   // mutable vars, after the fixpoint
+  mutable std::map<const Decl *, Uniformity> lets_;   // memoised lets (for the current vars_)
 };
 
 } // namespace cake

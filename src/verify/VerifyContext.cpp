@@ -112,6 +112,11 @@ ProofResult VerifyContext::proveForAll(const z3::expr &claim, const std::vector<
   return runQuery(*z3_, assumptions(extra) && !claim, options_.timeoutMs, translator_->freeVars());
 }
 
+ProofResult VerifyContext::proveForAllWithin(const z3::expr &claim, const std::vector<z3::expr> &extra,
+                                             unsigned timeoutMs) {
+  return runQuery(*z3_, assumptions(extra) && !claim, timeoutMs, translator_->freeVars());
+}
+
 ProofResult VerifyContext::findModel(const z3::expr &condition, const std::vector<z3::expr> &extra) {
   return runQuery(*z3_, assumptions(extra) && condition, options_.timeoutMs, translator_->freeVars());
 }

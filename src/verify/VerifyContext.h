@@ -87,6 +87,9 @@ public:
 
   // Is `claim` true for every value of the free constants satisfying the assumptions (+ extra)?
   ProofResult proveForAll(const z3::expr &claim, const std::vector<z3::expr> &extra = {});
+  // The same within a solver limit of `timeoutMs` instead of --verify-timeout's.
+  ProofResult proveForAllWithin(const z3::expr &claim, const std::vector<z3::expr> &extra, unsigned timeoutMs);
+  unsigned timeoutMs() const { return options_.timeoutMs; }
   // A model of assumptions + extra + `condition`: Refuted status means "found" (the model is in
   // counterexample), Proven means "no such values exist", Unknown as above.
   ProofResult findModel(const z3::expr &condition, const std::vector<z3::expr> &extra = {});

@@ -2,6 +2,7 @@
 // the error limit, and the text and JSON renderers.  (A lit test, tests/lit/driver/json_diagnostics.cake,
 // also feeds cakec's JSON output to Python's json parser.)
 #include "support/Diagnostics.h"
+#include "support/JsonText.h"
 
 #include <doctest/doctest.h>
 
@@ -179,6 +180,14 @@ TEST_CASE("text rendering of a fatal diagnostic and of warnings-free output") {
                          "cakec: fatal error: too many errors emitted (1); stopping now [E0001]\n");
 }
 
+TEST_CASE("JSON rendering: UTF-8 text is kept as UTF-8") {
+  SourceManager sm;
+  uint32_t f = sm.addBuffer("na\xc3\xafve.cake", "x = y;\n");
+  DiagnosticEngine d(sm);
+  d.report(DiagKind::UndefinedName, rangeOf(sm, f, "y"), "y");
+  CHECK(renderJson(d).find("\"file\":\"na\xc3\xafve.cake\"") != std::string::npos);
+}
+
 TEST_CASE("JSON rendering: fields, escaping, empty list") {
   SourceManager sm;
   uint32_t f = sm.addBuffer("a\"b.cake", "x = y;\n");
@@ -195,7 +204,7 @@ TEST_CASE("JSON rendering: fields, escaping, empty list") {
   CHECK(json == "[\n"
                 "  {\"code\":\"E0301\",\"kind\":\"UndefinedName\",\"severity\":\"error\",\"file\":\"a\\\"b.cake\","
                 "\"line\":1,\"column\":5,\"end_line\":1,\"end_column\":6,"
-                "\"message\":\"use of undeclared name 'y\\\"\\\\\\n\\u0001\\u00ff'\","
+                "\"message\":\"use of undeclared name 'y\\\"\\\\\\n\\u0001\xef\xbf\xbd'\","   // invalid UTF-8: U+FFFD
                 "\"notes\":[{\"file\":\"a\\\"b.cake\",\"line\":1,\"column\":1,\"end_line\":1,\"end_column\":2,"
                 "\"message\":\"note\\there\"}],"
                 "\"fixits\":[{\"file\":\"a\\\"b.cake\",\"line\":1,\"column\":5,\"end_line\":1,\"end_column\":6,"
@@ -204,4 +213,11 @@ TEST_CASE("JSON rendering: fields, escaping, empty list") {
                 "\"column\":0,\"end_line\":0,\"end_column\":0,\"message\":\"NUL byte in source\",\"notes\":[],"
                 "\"fixits\":[],\"hint\":\"\"}\n"
                 "]\n");
+}
+
+TEST_CASE("jsonQuote: the one string escaper of every JSON cakec writes") {
+  CHECK(jsonQuote("plain") == "\"plain\"");
+  CHECK(jsonQuote("a\"b\\c\nd\te\x01") == "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
+  CHECK(jsonQuote("na\xc3\xafve.cake") == "\"na\xc3\xafve.cake\"");   // UTF-8 as is
+  CHECK(jsonQuote("bad\xff.cake") == "\"bad\xef\xbf\xbd.cake\"");      // invalid UTF-8: U+FFFD
 }

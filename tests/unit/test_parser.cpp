@@ -672,9 +672,6 @@ TEST_CASE("parser: E0207 deep nesting is rejected without exhausting the stack")
   std::string unary;
   for (size_t i = 0; i < n; ++i) unary += "- ";
   check(inKernel("x = " + unary + "1;"));
-  std::string sum = "a";
-  for (size_t i = 0; i < n; ++i) sum += "+a";
-  check(inKernel("x = " + sum + ";"));
   std::string members = "a";
   for (size_t i = 0; i < n; ++i) members += ".b";
   check(inKernel("x = " + members + ";"));
@@ -687,6 +684,27 @@ TEST_CASE("parser: E0207 deep nesting is rejected without exhausting the stack")
   std::string indexes;
   for (size_t i = 0; i < n; ++i) indexes += "a[";
   check(inKernel("x = " + indexes + ";"));
+}
+
+TEST_CASE("parser: a flat operator chain is limited as a chain (E0813), not as nesting") {
+  auto sum = [](size_t terms, const char *op) {
+    std::string s = "a";
+    for (size_t i = 1; i < terms; ++i) s += std::string(op) + "a";
+    return s;
+  };
+  // 255 and 1000 '+' were "nesting deeper than 256 levels"; they are a chain of fine length.
+  CHECK(Parsed(inKernel("x = " + sum(256, " + ") + ";")).codes().empty());
+  CHECK(Parsed(inKernel("x = " + sum(1000, " * ") + ";")).codes().empty());
+  Parsed longSum(inKernel("x = " + sum(100000, "+") + ";"));
+  REQUIRE(longSum.codes().size() == 1);
+  CHECK(longSum.codes()[0] == "E0813");
+  CHECK(longSum.message() == "expression chain longer than 1024 operators");
+  // Chains inside brackets share the budget along a path, so tree depth stays bounded.
+  std::string nested = "a";
+  for (int i = 0; i < 60; ++i) nested = sum(20, "+") + "+(" + nested + ")";
+  Parsed deep(inKernel("x = " + nested + ";"));
+  REQUIRE(deep.codes().size() == 1);
+  CHECK(deep.codes()[0] == "E0813");
 }
 
 TEST_CASE("parser: nesting just under the limit is accepted") {

@@ -28,8 +28,16 @@ TEST_CASE("bounds: off-by-one guard, negative index, vector slice length, requir
   CHECK(verifySource(simt("  if i <= N { B[i] = 0.0; }"))->has("E0652"));
   CHECK(verifySource(simt("  if i < N { B[i] = A[i - 1]; }"))->has("E0652"));
   CHECK(verifySource(simt("  if i * 4 < N { let v = A[i * 4 +: 4]; B[i] = v[0]; }"))->has("E0652"));
-  auto fixed = verifySource(simt("  if i * 4 < N { let v = A[i * 4 +: 4]; B[i] = v[0]; }", "N >= 1, N % 4 == 0"));
+  // The vector slice needs N % 4 == 0 for its length, A aligned to 16 bytes (E0671), and 'i * 4' must not wrap
+  // in i32 (E0670): i < N + 256, so N <= 2^29 - 512 keeps i * 4 below 2^31.
+  auto fixed = verifySource("target sm_80;\nkernel k<T = 256>(A: f32[N] align(16), B: f32[N])\n"
+                            "  requires(N >= 1, N % 4 == 0, N <= 536870400) grid(cdiv(N, T)) threads(T) {\n"
+                            "  let i = i32(block.x) * T + i32(tid.x);\n"
+                            "  if i * 4 < N { let v = A[i * 4 +: 4]; B[i] = v[0]; }\n}\n");
   CHECK_MESSAGE(fixed->codes().empty(), fixed->messages());
+  auto wraps = verifySource(simt("  if i * 4 < N { let v = A[i * 4 +: 4]; B[i] = v[0]; }", "N >= 1, N % 4 == 0"));
+  CHECK(wraps->has("E0670"));
+  CHECK(wraps->has("E0671"));
   // An early return narrows the rest of the block.
   auto early = verifySource(simt("  if i >= N { return; }\n  B[i] = A[i];"));
   CHECK_MESSAGE(!early->has("E0652"), early->messages());

@@ -22,12 +22,17 @@ kernel math(X: f32[N], H: f16[N], I: i32[N]) grid(1) threads(32) {
   H[t] = ex2(H[t]);
   // CHECK: max.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 3;
   // CHECK: abs.s32
-  // cdiv(a, b) = (a + b - 1) / b; a loaded value may be negative: round toward zero with a bias
-  // CHECK: add.s32 [[S:%r[0-9]+]], {{%r[0-9]+}}, 15;
-  // CHECK-NEXT: shr.s32 [[SIGN:%r[0-9]+]], [[S]], 31;
+  // cdiv(a, b) = a / b + (a % b > 0), with no a + b - 1 that could wrap near 2^31; a loaded value may be
+  // negative: the quotient and the remainder round toward zero with a bias
+  // CHECK: shr.s32 [[SIGN:%r[0-9]+]], [[A:%r[0-9]+]], 31;
   // CHECK-NEXT: shr.u32 [[BIAS:%r[0-9]+]], [[SIGN]], 28;
-  // CHECK-NEXT: add.s32 [[B:%r[0-9]+]], [[S]], [[BIAS]];
-  // CHECK-NEXT: shr.s32 {{%r[0-9]+}}, [[B]], 4;
+  // CHECK-NEXT: add.s32 [[B:%r[0-9]+]], [[A]], [[BIAS]];
+  // CHECK-NEXT: shr.s32 [[Q:%r[0-9]+]], [[B]], 4;
+  // CHECK: and.b32 [[T:%r[0-9]+]], {{%r[0-9]+}}, -16;
+  // CHECK-NEXT: sub.s32 [[R:%r[0-9]+]], [[A]], [[T]];
+  // CHECK-NEXT: setp.gt.s32 [[P:%p[0-9]+]], [[R]], 0;
+  // CHECK-NEXT: selp.b32 [[UP:%r[0-9]+]], 1, 0, [[P]];
+  // CHECK-NEXT: add.s32 {{%r[0-9]+}}, [[Q]], [[UP]];
   I[t] = max(I[t], 3) + abs(I[t]) + cdiv(I[t], 16);
   // Constant arguments fold: no instruction for max(4, 9) * 2.
   // CHECK-NOT: max.s32 {{.*}}, 4

@@ -1,6 +1,7 @@
 // for ... unroll(N): partial unrolling.  With constant bounds (7 iterations, N = 2) the loop makes 3 trips of
 // two copies (i and i + 1) and one copy with i = 6 follows; with a run-time bound the loop runs while
-// i + 1 < n and a rolled loop does the rest.
+// i + 1 < n and a rolled loop does the rest. (N <= 2^31 - 4: the loop variable plus the unrolled step, i + 4,
+// must stay in i32, E0670.)
 // RUN: %cakec %s --emit=ptx -o - | %FileCheck %s
 // RUN: %cakec %s --emit=ir -o - | %FileCheck %s --check-prefix=IR
 // RUN: %cakec %s -o %t.cubin
@@ -28,7 +29,7 @@ kernel sum7(X: f32[N], Y: f32[1]) requires(N >= 7) grid(1) threads(32) {
 // CHECK-NOT: ld.global
 // CHECK: ret;
 
-kernel sumn(X: f32[N], Y: f32[1], n: i32) requires(n <= N) grid(1) threads(32) {
+kernel sumn(X: f32[N], Y: f32[1], n: i32) requires(n <= N, N <= 2147483644) grid(1) threads(32) {
   var s: f32 = 0.0;
   for i in 0..n unroll(4) {
     s += X[i];

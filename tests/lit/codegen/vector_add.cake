@@ -14,7 +14,9 @@
 // CHECK-NEXT: .maxntid 256, 1, 1
 // CHECK:      ld.param.u32 [[N:%r[0-9]+]], [cake_shape_N];
 // CHECK:      cvta.to.global.u64 [[A:%rd[0-9]+]],
-// CHECK:      setp.le.s32 [[P:%p[0-9]+]], {{%r[0-9]+}}, [[N]];
+// The guard is i <= N - 8 (i + 8 <= N would wrap in i32 for N near 2^31).
+// CHECK:      sub.s32 [[NM8:%r[0-9]+]], [[N]], 8;
+// CHECK-NEXT: setp.le.s32 [[P:%p[0-9]+]], {{%r[0-9]+}}, [[NM8]];
 // CHECK-NEXT: @![[P]] bra [[ELSE:\$L_[0-9]+_else]];
 // CHECK:      ld.global.nc.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}];
 // CHECK:      ld.global.nc.v4.b32

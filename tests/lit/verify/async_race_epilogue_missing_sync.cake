@@ -8,7 +8,7 @@ kernel hopper_gemm_tma_epilogue<BM = 128, BN = 256, BK = 64, S = 3, GM = 8>(
     A: bf16[M, K] tma(box=[BM, BK], swizzle=128B) align(16),
     B: bf16[N, K] tma(box=[BN / 2, BK], swizzle=128B) align(16),
     C: bf16[M, N] tma(box=[64, BN], swizzle=none) align(16))
-  requires(K % 8 == 0, N % 8 == 0, BM == 128, BK * 2 == 128, BN % 16 == 0, BN <= 256, S >= 2, GM >= 1)
+  requires(cdiv(M, 2 * BM) * cdiv(N, BN) <= 2147482623, GM * cdiv(N, BN) <= 2147483647, K % 8 == 0, N % 8 == 0, BM == 128, BK * 2 == 128, BN % 16 == 0, BN <= 256, S >= 2, GM >= 1)
   grid(num_sms / 2 * 2) threads(384) cluster(2)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
@@ -107,5 +107,5 @@ kernel hopper_gemm_tma_epilogue<BM = 128, BN = 256, BK = 64, S = 3, GM = 8>(
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@96 E0658 {{'tma.store' reads shared 'cs' through the async proxy, unordered with the fragment store 'cs[math.index][0, 0]' by another thread}}
 // expected-note@93 {{the write by thread 160 (warp 5, lane 0), p# = 0}}
-// expected-note@96 {{counterexample: thread 128 (warp 4, lane 0), p# = 0 issues the tma.store reading cs[0, 0 +: 64, 0 +: 128] while thread 160 (warp 5, lane 0), p# = 0 writes cs[0, 0 +: 64, 0 +: 128]; no barrier both threads pass orders them (K = 8, N = 8, num_sms = 2, M = 1)}}
+// expected-note@96 {{counterexample: thread 128 (warp 4, lane 0), p# = 0 issues the tma.store reading cs[0, 0 +: 64, 0 +: 128] while thread 160 (warp 5, lane 0), p# = 0 writes cs[0, 0 +: 64, 0 +: 128]; no barrier both threads pass orders them (M = 1, N = 8, K = 8, num_sms = 2)}}
 // expected-note@93 {{no barrier (syncthreads, 'epi') that both threads pass lies between this write and the tma.store}}

@@ -15,6 +15,9 @@ kernel k<BM = 32>(A: bf16[M, K] align(16), B: bf16[M, L] align(16)) requires(K %
   // expected-error@+2 E0652 {{access 'A[m0 + r, c +: 8]' may be out of bounds: index 'm0 + r' of dimension 0 can reach}}
   // expected-note@+1 {{counterexample: }}
   cp.async sa[r, c +: 8] <- A[m0 + r, c +: 8] valid(m0 + r <= M && c < K);
+  // B's row pitch 2L bytes is no multiple of 16 without L % 8 == 0, so the 16-byte copies can be misaligned too:
+  // expected-error@+4 E0671 {{access 'B[m0 + r, c +: 8]' may be misaligned: its byte offset from the base can be}}
+  // expected-note@+3 {{counterexample: }}
   // expected-error@+2 E0652 {{access 'B[m0 + r, c +: 8]' may be out of bounds: index 'c' +: 8 of dimension 1 can reach}}
   // expected-note@+1 {{counterexample: }}
   cp.async sa[r, c +: 8] <- B[m0 + r, c +: 8] valid(m0 + r < M && c < L);

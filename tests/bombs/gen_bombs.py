@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Writes the resource-bomb inputs of tests/bombs/run_bombs.py into a folder (one .cake each, < 1 MB).
+
+Every bomb is an input that once made some stage of cakec super-linear (issue 12, items 6, 8, 9, 11, 21)
+or is shaped to find the next one:
+  chain_<sample>_<form>   every `let X = E;` of a sample becomes a chain of CHAIN lets in which each let uses
+                          the previous one three times (form arith: c + c - c; minmax: min(c, max(c, c))),
+                          so that any walker that inlines lets instead of sharing them takes 3^CHAIN steps;
+  let_chain_*             the same in small hand-written kernels: an index, an if condition, a loop bound,
+                          a stage index and parity, a shape binding, a requires-free constant;
+  many_kernels            thousands of trivial kernels in one file (per-kernel fixed costs);
+  unroll_nest             an unroll nest far past the unroll limit (must stop before materialising);
+  persistent_huge_first   a persistent tile loop starting at 0x7fffffff (sync families' enumeration), and
+  first_huge_<test>       the same mutation of every persistent lit test under tests/lit/verify;
+  flat_plus, deep_if      a flat chain of `+` and a deep if nest (parser / walker depth);
+  many_statements         ~30,000 statements in one kernel.
+Usage: gen_bombs.py OUT_DIR [--samples DIR]; writes OUT_DIR/bombs.json: [{"file", "shape", "why"}].
+"""
+import json
+import os
+import re
+import sys
+
+CHAIN = 24   # 3^24 ~ 2.8e11 steps for an exponential walker; linear ones see 24 lets per original let
+
+
+def shape_of(text):
+    """--shape argument for a kernel source: every non-compile-time name used as a tensor dim = 4096."""
+    ct = set()
+    for m in re.finditer(r"kernel\s+\w+\s*<([^>]*)>", text):
+        ct.update(re.findall(r"(\w+)\s*=", m.group(1)))
+    names = []
+    for dims in re.findall(r":\s*\w+\[([^\]]+)\]", text):
+        for n in re.findall(r"[A-Za-z_]\w*", dims):
+            if n not in ct and n not in names:
+                names.append(n)
+    return ",".join(f"{n}=4096" for n in names)
+
+
+LET = re.compile(r"^(\s*)let\s+(\w+)\s*=\s*(.+?);(\s*//.*)?$")
+
+
+def chain_lets(text, form):
+    out = []
+    serial = 0
+    for line in text.split("\n"):
+        m = LET.match(line)
+        if not m or m.group(3).count("(") != m.group(3).count(")"):
+            out.append(line)
+            continue
+        indent, name, init = m.group(1), m.group(2), m.group(3)
+        serial += 1
+        prev = f"bomb{serial}_0"
+        out.append(f"{indent}let {prev} = {init};")
+        for i in range(1, CHAIN + 1):
+            cur = f"bomb{serial}_{i}"
+            body = f"{prev} + {prev} - {prev}" if form == "arith" else f"min({prev}, max({prev}, {prev}))"
+            out.append(f"{indent}let {cur} = {body};")
+            prev = cur
+        out.append(f"{indent}let {name} = {prev};")
+    return "\n".join(out)
+
+
+def chain(prefix, base, n=CHAIN, indent="  "):
+    lines = [f"{indent}let {prefix}0 = {base};"]
+    for i in range(1, n + 1):
+        p = f"{prefix}{i - 1}"
+        lines.append(f"{indent}let {prefix}{i} = {p} + {p} - {p};")
+    return "\n".join(lines), f"{prefix}{n}"
+
+
+def hand_written():
+    bombs = {}
+    c, last = chain("a", "i32(block.x) * 256 + i32(tid.x)")
+    bombs["let_chain_index"] = (f"""target sm_80;
+kernel k(A: f32[N], B: f32[N]) requires(N >= 1) grid(cdiv(N, 256)) threads(256) {{
+{c}
+  if {last} < N {{
+    B[{last}] = A[{last}] + 1.0;
+  }}
+}}
+""", "N=4096", "let chain in an index and a guard (SimtBounds, ExprToZ3, cost model)")
+    c, last = chain("t", "K / 64")
+    bombs["let_chain_loop_bound"] = (f"""target sm_80;
+kernel k(A: f32[M, K], B: f32[M]) requires(K % 64 == 0) grid(M) threads(32) {{
+{c}
+  var s: f32 = 0.0;
+  for j in 0..{last} {{
+    s = s + A[i32(block.x), j * 64 + i32(lane)];
+  }}
+  if lane == 0 {{
+    B[i32(block.x)] = s;
+  }}
+}}
+""", "M=4096,K=4096", "let chain in a loop bound (trip counts, ShapeBinding, ConstEval)")
+    c, last = chain("p", "k % S", indent="        ")
+    c2, last2 = chain("q", "(k / S) & 1", indent="        ")
+    bombs["let_chain_stage_parity"] = (f"""target sm_90a;
+kernel k<S = 2>(A: f32[M, K]) requires(K % 4 == 0) grid(M) threads(32) {{
+  mbarrier bar[S] arrivals(1);
+  if lane == 0 {{
+    mbarrier.init bar;
+  }}
+  syncthreads;
+  elect {{
+    for k in 0..K / 4 {{
+{c}
+{c2}
+        arrive bar[{last}];
+        wait bar[{last}] parity({last2});
+    }}
+  }}
+}}
+""", "M=64,K=4096", "let chain in an mbarrier stage index and parity (sync model, SyncAnalysis)")
+    c, last = chain("c", "64")
+    bombs["let_chain_constant"] = (f"""target sm_80;
+kernel k(A: f32[N]) requires(N % 64 == 0) grid(N / 64) threads(64) {{
+{c}
+  shared s: f32[{last}];
+  s[i32(tid.x)] = A[i32(block.x) * {last} + i32(tid.x)];
+  syncthreads;
+  A[i32(block.x) * {last} + i32(tid.x)] = s[{last} - 1 - i32(tid.x)];
+}}
+""", "N=4096", "let chain of constants (ConstEval in sema, shared sizes, codegen)")
+    kernels = []
+    for i in range(3000):
+        kernels.append(f"kernel k{i}(A: f32[N]) requires(N >= 1) grid(cdiv(N, 128)) threads(128) {{\n"
+                       f"  let i = i32(block.x) * 128 + i32(tid.x);\n  if i < N {{\n    A[i] = A[i] + 1.0;\n  }}\n}}\n")
+    bombs["many_kernels"] = ("target sm_80;\n" + "".join(kernels), "N=4096", "3000 trivial kernels (per-kernel fixed costs)")
+    bombs["unroll_nest"] = ("""target sm_80;
+kernel k(A: f32[N]) requires(N >= 1) grid(1) threads(32) {
+  var x: f32 = 0.0;
+  for a in 0..256 unroll {
+    for b in 0..256 unroll {
+      for c in 0..256 unroll {
+        x = x + A[(a + b + c) % N];
+      }
+    }
+  }
+  A[0] = x;
+}
+""", "N=4096", "an unroll nest of 2^24 bodies (E0704 before materialising)")
+    bombs["persistent_huge_first"] = ("""target sm_90a;
+kernel k<S = 2>(A: f32[M, K]) requires(K % 4 == 0) grid(num_sms) threads(32) {
+  mbarrier bar[S] arrivals(1);
+  if lane == 0 {
+    mbarrier.init bar;
+  }
+  syncthreads;
+  var it: i32 = 0;
+  elect {
+    for t in 0x7fffffff..M step num_sms {
+      for k in 0..K / 4 {
+        arrive bar[it % S];
+        wait bar[it % S] parity((it / S) & 1);
+        it = it + 1;
+      }
+    }
+  }
+}
+""", "M=4096,K=4096", "a persistent tile loop whose first tile is 0x7fffffff (item 11)")
+    bombs["flat_plus"] = ("target sm_80;\nkernel k(A: f32[N]) requires(N >= 1) grid(1) threads(32) {\n  let x = " +
+                          " + ".join(["i32(lane)"] * 250) + ";\n  if x < N {\n    A[x] = 1.0;\n  }\n}\n",
+                          "N=4096", "a flat chain of 250 '+'")
+    body = "".join("  " * (i + 1) + f"if i32(lane) != {i + 100} {{\n" for i in range(120))
+    body += "  " * 121 + "A[i32(lane)] = 1.0;\n" + "".join("  " * (i + 1) + "}\n" for i in reversed(range(120)))
+    bombs["deep_if"] = ("target sm_80;\nkernel k(A: f32[N]) requires(N >= 32) grid(1) threads(32) {\n" + body + "}\n",
+                        "N=4096", "120 nested ifs (path conditions)")
+    stmts = "".join(f"  x = x + A[{i % 64}];\n" for i in range(30000))
+    bombs["many_statements"] = ("target sm_80;\nkernel k(A: f32[N]) requires(N >= 64) grid(1) threads(32) {\n"
+                                "  var x: f32 = 0.0;\n" + stmts + "  A[0] = x;\n}\n", "N=4096", "30,000 statements")
+    return bombs
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    out = sys.argv[1]
+    samples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples")
+    if "--samples" in sys.argv:
+        samples = sys.argv[sys.argv.index("--samples") + 1]
+    os.makedirs(out, exist_ok=True)
+    index = []
+
+    def write(name, text, shape, why):
+        path = os.path.join(out, name + ".cake")
+        data = text.encode()
+        assert len(data) < 1 << 20, f"{name} is {len(data)} bytes, over the 1 MB the bomb check is about"
+        with open(path, "wb") as f:
+            f.write(data)
+        index.append({"file": path, "shape": shape, "why": why})
+
+    for name in sorted(os.listdir(samples)):
+        if not name.endswith(".cake"):
+            continue
+        text = open(os.path.join(samples, name)).read()
+        for form in ("arith", "minmax"):
+            write(f"chain_{name[:-5]}_{form}", chain_lets(text, form), shape_of(text),
+                  f"every let of samples/{name} as a chain of {CHAIN} lets ({form})")
+    for name, (text, shape, why) in hand_written().items():
+        write(name, text, shape, why)
+    # The fuzz mutant of item 11: a persistent tile loop's first tile 0x7fffffff, in every lit test that has one.
+    lit = os.path.join(os.path.dirname(samples), "tests", "lit", "verify")
+    if os.path.isdir(lit):
+        for name in sorted(os.listdir(lit)):
+            if not name.endswith(".cake"):
+                continue
+            text = open(os.path.join(lit, name)).read()
+            mutant = re.sub(r"\bin first\.\.", "in 0x7fffffff..", text)
+            if mutant != text:
+                write(f"first_huge_{name[:-5]}", mutant, shape_of(text),
+                      f"tests/lit/verify/{name} with its persistent loop starting at 0x7fffffff")
+    with open(os.path.join(out, "bombs.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    print(f"gen_bombs: {len(index)} bombs in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+// Chains of lets that each use the previous one three times: every stage that inlines lets on each use
+// (ExprToZ3, the sync model, SyncAnalysis, uniformity, ConstEval in sema and the cost model, codegen) took
+// 3^40 steps; shared (memoised) they are linear.  `timeout` turns a regression into a failure.
+// RUN: timeout 60 %cakec %s --verify-only
+// RUN: timeout 60 %cakec %s --estimate --shape M=4096,K=4096 | %FileCheck %s
+// RUN: timeout 60 %cakec %s --emit=ptx -o %t.ptx
+// CHECK: k
+target sm_90a;
+
+kernel k<S = 2>(A: f32[M, K], B: f32[M]) requires(K % 4 == 0, M % 32 == 0) grid(M / 32) threads(32) {
+  mbarrier bar[S] arrivals(1);
+  if lane == 0 {
+    mbarrier.init bar;
+  }
+  syncthreads;
+  let a0 = i32(block.x) * 32 + i32(tid.x);
+  let a1 = min(a0, max(a0, a0));
+  let a2 = min(a1, max(a1, a1));
+  let a3 = min(a2, max(a2, a2));
+  let a4 = min(a3, max(a3, a3));
+  let a5 = min(a4, max(a4, a4));
+  let a6 = min(a5, max(a5, a5));
+  let a7 = min(a6, max(a6, a6));
+  let a8 = min(a7, max(a7, a7));
+  let a9 = min(a8, max(a8, a8));
+  let a10 = min(a9, max(a9, a9));
+  let a11 = min(a10, max(a10, a10));
+  let a12 = min(a11, max(a11, a11));
+  let a13 = min(a12, max(a12, a12));
+  let a14 = min(a13, max(a13, a13));
+  let a15 = min(a14, max(a14, a14));
+  let a16 = min(a15, max(a15, a15));
+  let a17 = min(a16, max(a16, a16));
+  let a18 = min(a17, max(a17, a17));
+  let a19 = min(a18, max(a18, a18));
+  let a20 = min(a19, max(a19, a19));
+  let a21 = min(a20, max(a20, a20));
+  let a22 = min(a21, max(a21, a21));
+  let a23 = min(a22, max(a22, a22));
+  let a24 = min(a23, max(a23, a23));
+  let a25 = min(a24, max(a24, a24));
+  let a26 = min(a25, max(a25, a25));
+  let a27 = min(a26, max(a26, a26));
+  let a28 = min(a27, max(a27, a27));
+  let a29 = min(a28, max(a28, a28));
+  let a30 = min(a29, max(a29, a29));
+  let a31 = min(a30, max(a30, a30));
+  let a32 = min(a31, max(a31, a31));
+  let a33 = min(a32, max(a32, a32));
+  let a34 = min(a33, max(a33, a33));
+  let a35 = min(a34, max(a34, a34));
+  let a36 = min(a35, max(a35, a35));
+  let a37 = min(a36, max(a36, a36));
+  let a38 = min(a37, max(a37, a37));
+  let a39 = min(a38, max(a38, a38));
+  let a40 = min(a39, max(a39, a39));
+  let t0 = K / 4;
+  let t1 = min(t0, max(t0, t0));
+  let t2 = min(t1, max(t1, t1));
+  let t3 = min(t2, max(t2, t2));
+  let t4 = min(t3, max(t3, t3));
+  let t5 = min(t4, max(t4, t4));
+  let t6 = min(t5, max(t5, t5));
+  let t7 = min(t6, max(t6, t6));
+  let t8 = min(t7, max(t7, t7));
+  let t9 = min(t8, max(t8, t8));
+  let t10 = min(t9, max(t9, t9));
+  let t11 = min(t10, max(t10, t10));
+  let t12 = min(t11, max(t11, t11));
+  let t13 = min(t12, max(t12, t12));
+  let t14 = min(t13, max(t13, t13));
+  let t15 = min(t14, max(t14, t14));
+  let t16 = min(t15, max(t15, t15));
+  let t17 = min(t16, max(t16, t16));
+  let t18 = min(t17, max(t17, t17));
+  let t19 = min(t18, max(t18, t18));
+  let t20 = min(t19, max(t19, t19));
+  let t21 = min(t20, max(t20, t20));
+  let t22 = min(t21, max(t21, t21));
+  let t23 = min(t22, max(t22, t22));
+  let t24 = min(t23, max(t23, t23));
+  let t25 = min(t24, max(t24, t24));
+  let t26 = min(t25, max(t25, t25));
+  let t27 = min(t26, max(t26, t26));
+  let t28 = min(t27, max(t27, t27));
+  let t29 = min(t28, max(t28, t28));
+  let t30 = min(t29, max(t29, t29));
+  let t31 = min(t30, max(t30, t30));
+  let t32 = min(t31, max(t31, t31));
+  let t33 = min(t32, max(t32, t32));
+  let t34 = min(t33, max(t33, t33));
+  let t35 = min(t34, max(t34, t34));
+  let t36 = min(t35, max(t35, t35));
+  let t37 = min(t36, max(t36, t36));
+  let t38 = min(t37, max(t37, t37));
+  let t39 = min(t38, max(t38, t38));
+  let t40 = min(t39, max(t39, t39));
+  var acc: f32 = 0.0;
+  for j in 0..t40 {
+    acc = acc + A[a40, 4 * j];
+  }
+  B[a40] = acc;
+  elect {
+    for k in 0..t40 {
+      let s0 = k % S;
+      let s1 = min(s0, max(s0, s0));
+      let s2 = min(s1, max(s1, s1));
+      let s3 = min(s2, max(s2, s2));
+      let s4 = min(s3, max(s3, s3));
+      let s5 = min(s4, max(s4, s4));
+      let s6 = min(s5, max(s5, s5));
+      let s7 = min(s6, max(s6, s6));
+      let s8 = min(s7, max(s7, s7));
+      let s9 = min(s8, max(s8, s8));
+      let s10 = min(s9, max(s9, s9));
+      let s11 = min(s10, max(s10, s10));
+      let s12 = min(s11, max(s11, s11));
+      let s13 = min(s12, max(s12, s12));
+      let s14 = min(s13, max(s13, s13));
+      let s15 = min(s14, max(s14, s14));
+      let s16 = min(s15, max(s15, s15));
+      let s17 = min(s16, max(s16, s16));
+      let s18 = min(s17, max(s17, s17));
+      let s19 = min(s18, max(s18, s18));
+      let s20 = min(s19, max(s19, s19));
+      let s21 = min(s20, max(s20, s20));
+      let s22 = min(s21, max(s21, s21));
+      let s23 = min(s22, max(s22, s22));
+      let s24 = min(s23, max(s23, s23));
+      let s25 = min(s24, max(s24, s24));
+      let s26 = min(s25, max(s25, s25));
+      let s27 = min(s26, max(s26, s26));
+      let s28 = min(s27, max(s27, s27));
+      let s29 = min(s28, max(s28, s28));
+      let s30 = min(s29, max(s29, s29));
+      let s31 = min(s30, max(s30, s30));
+      let s32 = min(s31, max(s31, s31));
+      let s33 = min(s32, max(s32, s32));
+      let s34 = min(s33, max(s33, s33));
+      let s35 = min(s34, max(s34, s34));
+      let s36 = min(s35, max(s35, s35));
+      let s37 = min(s36, max(s36, s36));
+      let s38 = min(s37, max(s37, s37));
+      let s39 = min(s38, max(s38, s38));
+      let s40 = min(s39, max(s39, s39));
+      let q0 = (k / S) & 1;
+      let q1 = min(q0, max(q0, q0));
+      let q2 = min(q1, max(q1, q1));
+      let q3 = min(q2, max(q2, q2));
+      let q4 = min(q3, max(q3, q3));
+      let q5 = min(q4, max(q4, q4));
+      let q6 = min(q5, max(q5, q5));
+      let q7 = min(q6, max(q6, q6));
+      let q8 = min(q7, max(q7, q7));
+      let q9 = min(q8, max(q8, q8));
+      let q10 = min(q9, max(q9, q9));
+      let q11 = min(q10, max(q10, q10));
+      let q12 = min(q11, max(q11, q11));
+      let q13 = min(q12, max(q12, q12));
+      let q14 = min(q13, max(q13, q13));
+      let q15 = min(q14, max(q14, q14));
+      let q16 = min(q15, max(q15, q15));
+      let q17 = min(q16, max(q16, q16));
+      let q18 = min(q17, max(q17, q17));
+      let q19 = min(q18, max(q18, q18));
+      let q20 = min(q19, max(q19, q19));
+      let q21 = min(q20, max(q20, q20));
+      let q22 = min(q21, max(q21, q21));
+      let q23 = min(q22, max(q22, q22));
+      let q24 = min(q23, max(q23, q23));
+      let q25 = min(q24, max(q24, q24));
+      let q26 = min(q25, max(q25, q25));
+      let q27 = min(q26, max(q26, q26));
+      let q28 = min(q27, max(q27, q27));
+      let q29 = min(q28, max(q28, q28));
+      let q30 = min(q29, max(q29, q29));
+      let q31 = min(q30, max(q30, q30));
+      let q32 = min(q31, max(q31, q31));
+      let q33 = min(q32, max(q32, q32));
+      let q34 = min(q33, max(q33, q33));
+      let q35 = min(q34, max(q34, q34));
+      let q36 = min(q35, max(q35, q35));
+      let q37 = min(q36, max(q36, q36));
+      let q38 = min(q37, max(q37, q37));
+      let q39 = min(q38, max(q38, q38));
+      let q40 = min(q39, max(q39, q39));
+      arrive bar[s40];
+      wait bar[s40] parity(q40);
+    }
+  }
+}
