@@ -19,6 +19,7 @@ stream and allocates its outputs and work buffers through torch's caching alloca
 
 import json
 import os
+from typing import Dict
 
 import torch
 
@@ -220,7 +221,7 @@ def initial_centroids(x, k, init="k-means++", seed=0):
 # On CUDA tensors they run the CAKE kernels of default_kernels(); on CPU tensors a float32 torch reference
 # with the same contract (the oracle the GPU results are compared with, and what fake tensors describe).
 
-_DEFAULT = {}
+_DEFAULT: Dict[str, "Kernels"] = {}
 
 
 def default_kernels():
