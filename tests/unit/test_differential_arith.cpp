@@ -118,16 +118,26 @@ Ref combine(const BinaryExpr &b, const Ref &l, const Ref &r) {
   out.ptx = p;
   out.wrapped = out.wrapped || m != Wide(p);
   // The mathematical value of the whole expression (not of the PTX operands).
+  // It saturates at +-2^100 (a product of long chains would overflow even 128 bits): a value that large has
+  // wrapped in some PTX operation on the way, so `wrapped` is set and the saturated value is never compared.
   Wide L = l.math, R = r.math;
+  const Wide huge = Wide(1) << 100;
+  bool over = false;
   switch (b.op) {
-  case BinaryOp::Add: out.math = L + R; break;
-  case BinaryOp::Sub: out.math = L - R; break;
-  case BinaryOp::Mul: out.math = L * R; break;
+  case BinaryOp::Add: over = __builtin_add_overflow(L, R, &out.math); break;
+  case BinaryOp::Sub: over = __builtin_sub_overflow(L, R, &out.math); break;
+  case BinaryOp::Mul: over = __builtin_mul_overflow(L, R, &out.math); break;
   case BinaryOp::Div: out.math = L / R; break;
   case BinaryOp::Rem: out.math = L % R; break;
-  case BinaryOp::Shl: out.math = L * (Wide(1) << int(R)); break;
+  case BinaryOp::Shl: over = __builtin_mul_overflow(L, Wide(1) << int(R), &out.math); break;
   case BinaryOp::Shr: out.math = L >= 0 ? L >> int(R) : -((-L - 1) >> int(R)) - 1; break;   // floor
   default: out.math = out.ptx; break;   // bit operations of in-range operands (wrapped is set otherwise)
+  }
+  if (over || out.math > huge || out.math < -huge) {
+    bool negative = over ? (b.op == BinaryOp::Sub ? L < R : (b.op == BinaryOp::Add ? L < 0 : (L < 0) != (R < 0)))
+                         : out.math < 0;
+    out.math = negative ? -huge : huge;
+    out.wrapped = true;
   }
   return out;
 }
