@@ -77,12 +77,9 @@ class Kernels:
         if c_sq is None and "row_norms" in kernels:
             norms = torch.empty((b, kp), dtype=torch.float32, device=x.device)
             kernels["row_norms"](X=c, NP=norms, scale=1.0)
-        elif c_sq is None:                                  # the sm_80 build has no norms kernel
+        else:                                               # given, or the sm_80 build (no norms kernel)
             norms = torch.full((b, kp), float("inf"), dtype=torch.float32, device=x.device)
-            norms[:, :k] = (c.float() * c.float()).sum(-1)
-        else:
-            norms = torch.full((b, kp), float("inf"), dtype=torch.float32, device=x.device)
-            norms[:, :k] = c_sq.reshape(b, k)
+            norms[:, :k] = (c.float() * c.float()).sum(-1) if c_sq is None else c_sq.reshape(b, k)
         labels = torch.empty((b, n), dtype=torch.int32, device=x.device) if labels is None else labels.view(b, n)
         mind = torch.empty((b, n), dtype=torch.float32, device=x.device) if mind is None else mind.view(b, n)
         kernel(X=x, C=c, CN=norms, L=labels, MinD=mind)
