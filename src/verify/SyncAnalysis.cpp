@@ -4,8 +4,8 @@
 //   1. Sync loops.  Loops that contain synchronisation events (SyncModel.h) and whose bounds are symbolic
 //      (shape variables, scalar params) define the kernel's trip counts t_1..t_m, as Z3 terms
 //      max(0, cdiv(hi - lo, step)); trip terms that Z3 proves equal under requires(...) are merged.
-//   2. Period.  P = 2 x lcm of the constant divisors / moduli / masks in the sync-relevant expressions
-//      that use a loop variable (stage index k % S and parity (k / S) & 1 give P = 2S), or the lcm itself
+//   2. Period.  P = 2 x lcm of the constant divisors / moduli / masks applied to loop variables and
+//      counters in the sync-relevant expressions (stage index k % S and parity (k / S) & 1 give P = 2S), or the lcm itself
 //      when the expressions' shapes suggest it (S odd) and every fact of step 3 is proven for it.
 //   3. Structural facts, proven with Z3 for all shapes allowed by requires(...):
 //        periodicity   every sync-relevant expression E inside a sync loop satisfies E(k + P) == E(k) for
@@ -183,7 +183,8 @@ bool isSymbolic(const Expr *e) {
   return mentions(e, DeclKind::ShapeVar) || mentions(e, DeclKind::Param);
 }
 
-// Constant divisors, moduli and (mask + 1) in an expression, through lets.
+// Constant divisors, moduli and (mask + 1) applied to loop variables and counters in an expression,
+// through lets.
 void collectModuliIn(const Expr *e, std::vector<int64_t> &out, unsigned depth, std::unordered_set<const Decl *> &seen) {
   if (!e || depth > 64) return;
   switch (e->kind) {
@@ -198,6 +199,9 @@ void collectModuliIn(const Expr *e, std::vector<int64_t> &out, unsigned depth, s
     auto *b = cast<BinaryExpr>(e);
     collectModuliIn(b->lhs.get(), out, depth + 1, seen);
     collectModuliIn(b->rhs.get(), out, depth + 1, seen);
+    // Only an operation on a value that changes from iteration to iteration can make a period:
+    // `HD / 64` in `xb * (HD / 64) + kb` is the same in every iteration.
+    if (!mentions(b->lhs.get(), DeclKind::LoopVar) && !mentions(b->lhs.get(), DeclKind::Var)) return;
     if (auto *lit = dynCast<IntLitExpr>(b->rhs.get()); lit && (b->op == BinaryOp::BitAnd))
       out.push_back(static_cast<int64_t>(lit->value) + 1);
     if (b->op == BinaryOp::BitXor) out.push_back(2);
