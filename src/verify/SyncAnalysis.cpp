@@ -5,8 +5,9 @@
 //      (shape variables, scalar params) define the kernel's trip counts t_1..t_m, as Z3 terms
 //      max(0, cdiv(hi - lo, step)); trip terms that Z3 proves equal under requires(...) are merged.
 //   2. Period.  P = 2 x lcm of the constant divisors / moduli / masks applied to loop variables and
-//      counters in the sync-relevant expressions (stage index k % S and parity (k / S) & 1 give P = 2S), or the lcm itself
-//      when the expressions' shapes suggest it (S odd) and every fact of step 3 is proven for it.
+//      counters in the sync-relevant expressions (stage index k % S and parity (k / S) & 1 give P = 2S),
+//      or the lcm itself when the expressions' shapes suggest it (S odd) and every fact of step 3 is
+//      proven for it.
 //   3. Structural facts, proven with Z3 for all shapes allowed by requires(...):
 //        periodicity   every sync-relevant expression E inside a sync loop satisfies E(k + P) == E(k) for
 //                      lo + h <= k, k + P < hi (h = 0, or h = P for guards such as k > 0);
