@@ -50,7 +50,6 @@ kernel row_softmax<WARPS = 8, VPT = 4>(X: bf16[R, C] align(16), Y: bf16[R, C] al
   let i = i32(tid.x) - first * 32;                      // thread in the row group
 
   for round in 0..rw {
-    // expected-warning@+1 E0672 {{could not prove that the condition 'r >= 0 && r < R && c >= 0 && c < C' cannot wrap around}}
     let r = i32(block.x) * WARPS + round * (WARPS >> lg) + g;   // warp-uniform
     // load the row (masked past R and C)
     var x: f32[VPT * 8];
@@ -138,7 +137,6 @@ kernel row_softmax_f16<WARPS = 8, VPT = 4>(X: f16[R, C] align(16), Y: f16[R, C] 
   let i = i32(tid.x) - first * 32;                      // thread in the row group
 
   for round in 0..rw {
-    // expected-warning@+1 E0672 {{could not prove that the condition 'r >= 0 && r < R && c >= 0 && c < C' cannot wrap around}}
     let r = i32(block.x) * WARPS + round * (WARPS >> lg) + g;   // warp-uniform
     // load the row (masked past R and C)
     var x: f32[VPT * 8];

@@ -40,6 +40,7 @@
 // retirement.
 // Shared with SharedRaces.cpp (RaceWalker.h): the statement walk and its path condition, loop prologue,
 // expression scan, access regions, the second thread's renaming and the counterexample text.
+#include "verify/SmallestModel.h"
 #include "verify/ControlPath.h"
 #include "verify/Families.h"
 #include "verify/RaceWalker.h"
@@ -667,23 +668,7 @@ private:
       for (const z3::expr &t : threadVars_) threadVar |= z3::eq(t, var);
       if (!threadVar && var.is_int()) objectives.push_back(var);
     }
-    try {
-      z3::optimize opt(z3_);
-      ctx_.configureOptimize(opt);
-      opt.add(query);
-      for (const z3::expr &o : objectives) opt.minimize(o);
-      if (opt.check() == z3::sat) return opt.get_model();
-    } catch (const z3::exception &) {
-    }
-    // The optimiser gave up (non-linear iteration spaces): any model.
-    try {
-      z3::solver fresh(z3_);
-      ctx_.configureSolver(fresh);
-      fresh.add(query);
-      if (fresh.check() == z3::sat) return fresh.get_model();
-    } catch (const z3::exception &) {
-    }
-    return std::nullopt;
+    return smallestModel(ctx_, query, objectives);
   }
 
   z3::check_result check(z3::solver &s, const z3::expr &e) {

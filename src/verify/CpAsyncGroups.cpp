@@ -2,7 +2,7 @@
 // tma.store is committed (E0653) and retired by a tma.store.wait before the block exits (E0654).
 //
 // Algorithm: a concrete simulation of one thread's cp.async group queue over a set of shapes.
-//   1. Shapes: Z3 (z3::optimize over requires(...)) enumerates the smallest shapes in increasing order of
+//   1. Shapes: Z3 (smallestModel over requires(...)) enumerates the smallest shapes in increasing order of
 //      the sum of the shape variables (each next one strictly larger), up to kShapes of them.  With the
 //      compile-time values fixed, the loop trip counts of these shapes are 1, 2, 3, ... k-tiles, which covers
 //      the prologue, the steady state for every stage residue (stage = k % S repeats with period S) and the
@@ -28,6 +28,7 @@
 //      so a commit or wait in one branch also covers a store in the other (a known gap).
 //      A write to a tile that an uncommitted or pending tma.store still reads is E0609 of the ring-buffer
 //      family (SyncModel models tma.store reads, commits and waits), so it is not checked again here.
+#include "verify/SmallestModel.h"
 #include "verify/Families.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
@@ -377,28 +378,18 @@ void verifyCpAsyncGroups(VerifyContext &ctx) {
     std::optional<int64_t> previous;
     for (int i = 0; i < kShapes && !solverLimit; ++i) {
       try {
-        z3::optimize opt(ctx.z3());
-        ctx.configureOptimize(opt);   // deterministic resource limit, not Z3's wall-clock timer
-        opt.add(ctx.assumptions());
-        for (auto &[d, v] : vars) opt.add(v <= 1 << 20);
-        if (previous) opt.add(sum > ctx.z3().int_val(*previous));
-        opt.minimize(sum);
-        z3::check_result cr = opt.check();
-        std::optional<z3::model> found;
-        if (cr == z3::sat) found = opt.get_model();
-        if (cr == z3::unknown) {
-          // The optimiser gave up (it says only "unknown"): is there any shape at all, within the same limit?
+        z3::expr query = ctx.assumptions();
+        for (auto &[d, v] : vars) query = query && v <= 1 << 20;
+        if (previous) query = query && sum > ctx.z3().int_val(*previous);
+        std::optional<z3::model> found = smallestModel(ctx, query, {sum});
+        if (!found) {
+          // None, or undecided: is there any shape at all, within the same limit?
           z3::solver any(ctx.z3());
           ctx.configureSolver(any);
-          any.add(ctx.assumptions());
-          for (auto &[d, v] : vars) any.add(v <= 1 << 20);
-          if (previous) any.add(sum > ctx.z3().int_val(*previous));
-          z3::check_result ar = any.check();
-          if (ar == z3::sat) found = any.get_model();
-          if (ar == z3::unknown) solverLimit = VerifyContext::isLimitReason(any.reason_unknown());
-          i = kShapes;   // no smallest shapes to enumerate: this one (if any) is the last
+          any.add(query);
+          if (any.check() == z3::unknown) solverLimit = VerifyContext::isLimitReason(any.reason_unknown());
+          break;
         }
-        if (!found) break;
         z3::model m = *found;
         std::map<const Decl *, int64_t> env;
         std::string text;

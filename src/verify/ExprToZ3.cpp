@@ -45,9 +45,17 @@ z3::expr ExprToZ3::newVar(const std::string &name, int64_t lo, std::optional<int
     unique = name + "#" + std::to_string(i);
   z3::expr v = ctx_.int_const(unique.c_str());
   sideConditions_.push_back(v >= ctx_.int_val(lo));
-  if (hiExclusive) sideConditions_.push_back(v < ctx_.int_val(*hiExclusive));
+  if (hiExclusive) {
+    sideConditions_.push_back(v < ctx_.int_val(*hiExclusive));
+    freeVarRanges_[v.id()] = IntRange{lo, *hiExclusive - 1};
+  }
   freeVars_.emplace_back(unique, v);
   return v;
+}
+
+bool ExprToZ3::nonNegativeOverPositive(const z3::expr &a, const z3::expr &b) {
+  auto ra = rangeOf(a), rb = rangeOf(b);
+  return ra && rb && ra->lo >= 0 && rb->lo > 0;
 }
 
 std::optional<int64_t> ExprToZ3::constantOf(const z3::expr &e) const {
@@ -121,10 +129,18 @@ z3::expr ExprToZ3::declVar(const Decl *decl) {
     std::optional<int64_t> below;
     if (t && t->kind == TypeKind::Scalar && t->scalar == ScalarKind::I32) below = kI32Max;
     if (isUnsignedType(t)) below = (int64_t(1) << 32) - 1;
-    v = newVar(decl->name, isUnsignedType(t) ? 0 : INT32_MIN, below);
+    int64_t from = isUnsignedType(t) ? 0 : INT32_MIN;
     auto *loop = static_cast<const ForStmt *>(decl);
-    bound_.emplace(decl, v);   // bounds may not mention the variable itself, but guard recursion anyway
     TranslateFailure ignored;
+    // Constant bounds narrow the variable's own range (the side conditions below say the same to Z3).
+    bound_.emplace(decl, ctx_.int_val(0));   // recursion guard while the bounds are translated
+    if (loop->lower && loop->upper && below)
+      if (auto lo = tr(*loop->lower, ignored, 0))
+        if (auto hi = tr(*loop->upper, ignored, 0))
+          if (auto l = constantOf(*lo), h = constantOf(*hi); l && h && *l >= from && *h <= *below && *l < *h)
+            from = *l, below = *h;
+    v = newVar(decl->name, from, below);
+    bound_.insert_or_assign(decl, v);   // bounds may not mention the variable itself, but guard recursion anyway
     if (loop->lower)
       if (auto lo = tr(*loop->lower, ignored, 0)) sideConditions_.push_back(v >= *lo);
     if (loop->upper)
@@ -147,6 +163,7 @@ z3::expr ExprToZ3::declVar(const Decl *decl) {
 
 z3::expr ExprToZ3::divide(const z3::expr &a, const z3::expr &b, bool isUnsigned) {
   if (isUnsigned) return a / b;   // Z3 Int division is Euclidean: floor for b > 0
+  if (nonNegativeOverPositive(a, b)) return a / b;   // truncation = floor there: no ite for the solver
   // Truncation toward zero: |a| / |b| with the sign of a*b.
   z3::expr absA = z3::ite(a >= 0, a, -a), absB = z3::ite(b >= 0, b, -b);
   z3::expr q = absA / absB;
@@ -154,7 +171,7 @@ z3::expr ExprToZ3::divide(const z3::expr &a, const z3::expr &b, bool isUnsigned)
 }
 
 z3::expr ExprToZ3::remainder(const z3::expr &a, const z3::expr &b, bool isUnsigned) {
-  if (isUnsigned) return z3::mod(a, b);
+  if (isUnsigned || nonNegativeOverPositive(a, b)) return z3::mod(a, b);
   return a - b * divide(a, b, false);
 }
 
@@ -340,16 +357,21 @@ std::optional<z3::expr> ExprToZ3::trBinary(const BinaryExpr &b, TranslateFailure
     break;
   }
   // A shift by a non-constant amount: a case split over the amounts 0..31 (multiplication / floor division
-  // by a constant each, which the solver decides far more easily than bit-vectors), bit-vectors beyond.
+  // by a constant each, which the solver decides far more easily than bit-vectors), bit-vectors beyond -
+  // only over the amounts the operand's range allows, and no bit-vectors when that range is inside 0..31.
   std::optional<z3::expr> shiftCases;
+  std::optional<IntRange> amounts = rangeOf(*r);
+  const bool amountsInWord = amounts && amounts->lo >= 0 && amounts->hi <= 31;
   if ((b.op == BinaryOp::Shl || b.op == BinaryOp::Shr) && !rc && !boolOperands) {
-    for (int k = 31; k >= 0; --k) {
+    const int highest = amountsInWord ? int(amounts->hi) : 31, lowest = amountsInWord ? int(amounts->lo) : 0;
+    for (int k = highest; k >= lowest; --k) {
       z3::expr p = ctx_.int_val(int64_t(1) << k);
       z3::expr v = b.op == BinaryOp::Shl ? *l * p : *l / p;   // Int `/` is floor for p > 0: arithmetic shift
       if (b.op == BinaryOp::Shr && isUnsigned) v = *l / p;
       shiftCases = shiftCases ? z3::ite(*r == k, v, *shiftCases) : v;
     }
   }
+  if (shiftCases && amountsInWord) return *shiftCases;   // the innermost else is the lowest amount
   // General bit operations: through 64-bit two's-complement bit-vectors.
   z3::expr lb = z3::int2bv(64, *l), rb = z3::int2bv(64, *r);
   z3::expr res = lb;

@@ -20,12 +20,14 @@
 #include "frontend/AST.h"
 #include "frontend/Builtins.h"
 #include "frontend/KernelInfo.h"
+#include "verify/IntervalBounds.h"
 
 #include <z3++.h>
 
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace cake {
@@ -54,6 +56,10 @@ public:
   const std::vector<z3::expr> &sideConditions() const { return sideConditions_; }
   // Every free constant created so far, by the name it has in diagnostics ("K", "tid.x", "k").
   const std::vector<std::pair<std::string, z3::expr>> &freeVars() const { return freeVars_; }
+  // The inclusive range of every bounded free constant, by term id.
+  const std::unordered_map<unsigned, IntRange> &freeVarRanges() const { return freeVarRanges_; }
+  // A sound range of an integer term from its free constants' ranges alone (IntervalBounds), or nullopt.
+  std::optional<IntRange> rangeOf(const z3::expr &e) { return intervals_.rangeOf(e); }
 
   // Target integer division / remainder (truncation toward zero unless both sides are unsigned).
   z3::expr divide(const z3::expr &a, const z3::expr &b, bool isUnsigned);
@@ -67,6 +73,8 @@ private:
   std::optional<z3::expr> trBinary(const BinaryExpr &b, TranslateFailure &f, unsigned depth);
   std::optional<z3::expr> trCall(const CallExpr &c, TranslateFailure &f, unsigned depth);
   std::optional<int64_t> constantOf(const z3::expr &e) const;
+  // a >= 0 and b > 0 by their ranges: signed division and remainder are Euclidean there.
+  bool nonNegativeOverPositive(const z3::expr &a, const z3::expr &b);
 
   z3::context &ctx_;
   const KernelInfo &info_;
@@ -74,6 +82,8 @@ private:
   std::map<std::pair<int, const RoleStmt *>, z3::expr> builtins_;
   std::vector<z3::expr> sideConditions_;
   std::vector<std::pair<std::string, z3::expr>> freeVars_;
+  std::unordered_map<unsigned, IntRange> freeVarRanges_;
+  IntervalBounds intervals_{freeVarRanges_};
   std::vector<const Decl *> inProgress_;             // lets being translated (cycle guard)
   struct LetTranslation {
     std::optional<z3::expr> value;

@@ -267,7 +267,7 @@ private:
     tid2 = tid2.substitute(from, to);
     z3::solver s(z3_);
     ctx_.configureSolver(s);
-    s.add(assume && assume2 && path && path2 && tid != tid2);
+    s.add(assume && assume2 && path && path2 && tid < tid2);   // symmetric: the smaller thread first
     z3::check_result r = z3::unknown;
     try {
       r = s.check();

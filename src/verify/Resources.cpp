@@ -6,9 +6,10 @@
 // family adds what needs the kernel body or the solver:
 //   1. register demand (E0648): a lower bound of the registers a thread needs - the largest sum, over the
 //      points of a block where a register var is declared, of the register vars (fragments, register arrays,
-//      scalars) declared so far in that block and still referenced at or after that point - must fit the
+//      scalars) declared so far in that block and still referenced after that point (or initialised at it) - must fit the
 //      budget: the role's regs(r), else min(255, 65536 / threads rounded down to 8) (the launch limit).
-//      Role bodies also count the kernel-level vars declared before the role and referenced in it.
+//      Role bodies also count the kernel-level vars declared before the role and referenced in it; a
+//      reference in the branch of a compile-time `if` that is not compiled does not count.
 //   2. register file with setmaxnreg (E0649): when some roles have budgets, the warps without one keep their
 //      launch allocation, at least 24 registers per thread; budgets + 24 x the other threads <= 65536.
 //   3. TMA tensor alignment (E0650): a tma(...) tensor states align(n) with n >= 16, and every row pitch (the
@@ -21,6 +22,7 @@
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
 
+#include "frontend/ConstEval.h"
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
 
@@ -94,6 +96,10 @@ bool references(const Stmt *s, const Decl *d) {
   }
   case StmtKind::If: {
     auto *i = cast<IfStmt>(s);
+    // A compile-time condition (`if QL == 0`) keeps only the branch that is compiled.
+    if (i->cond)
+      if (std::optional<int64_t> c = ConstEvaluator().evaluate(*i->cond).optional())
+        return references(*c ? i->thenBody.get() : i->elseBody.get(), d);
     return references(i->cond.get(), d) || references(i->thenBody.get(), d) || references(i->elseBody.get(), d);
   }
   case StmtKind::Elect: return references(cast<ElectStmt>(s)->body.get(), d);
@@ -120,7 +126,8 @@ Demand peakDemand(const BlockStmt &b, const std::vector<const VarStmt *> &inheri
       if (pos > q) continue;
       bool used = false;
       for (size_t j = q + 1; j < b.stmts.size() && !used; ++j) used = references(b.stmts[j].get(), v);
-      if (pos == q || used) { d.registers += registersOf(*v); d.vars.push_back(v); }
+      // At its own declaration a var counts when it is initialised there; otherwise only while referenced.
+      if ((pos == q && v->init) || used) { d.registers += registersOf(*v); d.vars.push_back(v); }
     }
     return d;
   };

@@ -40,6 +40,7 @@
 // expression scan, access regions, the second thread's renaming and the counterexample text.
 // Cost: one incremental solver per kernel (both threads' assumptions asserted once, a push/pop scope per pair);
 // pairs whose epochs or regions simplify to disjoint constants need no query.
+#include "verify/SmallestModel.h"
 #include "verify/Families.h"
 #include "verify/RaceWalker.h"
 #include "verify/SourceText.h"
@@ -357,8 +358,10 @@ private:
         // query, so the reported model does not depend on the order in which pairs were checked.
         z3::solver fresh(z3_);
         ctx_.configureSolver(fresh);
-        fresh.add(assumptions && assumptions2 && a.cond && bCond && (a.warpWide && b.warpWide ? warp != warp2 : tid != tid2) &&
-                  a.epoch == bEpoch && unorderedInWarp(a, b, second, warp, warp2) && overlap);
+        z3::expr whole = assumptions && assumptions2 && a.cond && bCond &&
+                         (a.warpWide && b.warpWide ? warp != warp2 : tid != tid2) && a.epoch == bEpoch &&
+                         unorderedInWarp(a, b, second, warp, warp2) && overlap;
+        fresh.add(whole);
         try {
           ++queries;
           r = fresh.check();
@@ -376,6 +379,11 @@ private:
           continue;
         }
         z3::model m = s.get_model();
+        // The least threads, then iterations and shape (in the order the translator created them).
+        std::vector<z3::expr> objectives{tid, tid2};
+        for (const auto &[name, v] : tr_.freeVars())
+          if (!z3::eq(v, tid)) objectives.push_back(v), objectives.push_back(rename(v, from, to));
+        if (auto least = smallestModel(ctx_, whole, objectives)) m = *least;
         if (a.inexact || b.inexact) {
           const SharedAccess &later = laterOf(a, b);
           ctx_.reportUnproven(later.range, "that the " + later.what + " does not race with the " + otherOf(a, b, later).what,

@@ -106,7 +106,6 @@ bool VerifyContext::isLimitReason(const std::string &reason) {
 }
 
 void VerifyContext::configureSolver(z3::solver &solver) { setLimits(*z3_, solver, options_.timeoutMs); }
-void VerifyContext::configureOptimize(z3::optimize &opt) { opt.set(limitParams(*z3_, options_.timeoutMs)); }
 
 ProofResult VerifyContext::proveForAll(const z3::expr &claim, const std::vector<z3::expr> &extra) {
   return runQuery(*z3_, assumptions(extra) && !claim, options_.timeoutMs, translator_->freeVars());

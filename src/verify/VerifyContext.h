@@ -81,7 +81,6 @@ public:
   // from VerifyOptions::timeoutMs, not Z3's wall-clock "timeout": the timer thread behind the latter can
   // deadlock in the Z3 4.8 series, and a resource limit makes verdicts reproducible across machines.
   void configureSolver(z3::solver &solver);
-  void configureOptimize(z3::optimize &opt);   // the same limit for an optimizer
   // True when Z3's reason_unknown() says a limit was hit (reported as E0602 rather than E0601).
   static bool isLimitReason(const std::string &reason);
 

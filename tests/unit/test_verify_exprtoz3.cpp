@@ -1,9 +1,11 @@
 // Unit tests of ExprToZ3 (src/verify/ExprToZ3.cpp) through VerifyContext: target semantics of integer
 // division and remainder (truncation toward zero), bit operations (masks as modulo, xor 1, shifts, general
 // bit-vectors), let substitution, compile-time parameters, loop-variable and builtin bounds, and the
-// reasons given for what cannot be translated.
+// reasons given for what cannot be translated; the solver-free ranges of IntervalBounds and the least
+// models of SmallestModel over the same terms.
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
+#include "verify/SmallestModel.h"
 #include "verify/VerifyContext.h"
 
 #include <doctest/doctest.h>
@@ -115,6 +117,69 @@ TEST_CASE("ExprToZ3: builtins are bounded by the launch") {
   CHECK(f.ctx->proveForAll(f.term("l") < 32).proven());
   CHECK(f.ctx->proveForAll(f.term("u") < 8).proven());
   CHECK(f.ctx->proveForAll(f.term("t") < 255).refuted());
+}
+
+TEST_CASE("IntervalBounds: ranges from the operands' bounds, sound for the target's division") {
+  VerifyFixture f("for kk in 0..8 unroll {\n"
+                  "  let ix = (kk % 4) * 16 + (lane / 16) * 8;\n"
+                  "  let neg = (kk - 9) / 2;\n"
+                  "  let rem = (kk - 9) % 4;\n"
+                  "  let sel = select(kk < 4, kk * 100, 0 - kk);\n"
+                  "  let big = M * K;\n"
+                  "  let mixed = n + kk;\n"
+                  "}");
+  auto range = [&](const std::string &name) {
+    z3::expr t = f.term(name);
+    return f.ctx->translator().rangeOf(t);
+  };
+  auto ix = range("ix");
+  REQUIRE(ix);
+  CHECK(ix->lo == 0);
+  CHECK(ix->hi == 56);
+  auto neg = range("neg");   // (kk - 9) in [-9, -2], truncated: [-4, -1]
+  REQUIRE(neg);
+  CHECK(neg->lo >= -5);
+  CHECK(neg->hi <= 0);
+  CHECK(neg->lo <= -4);
+  CHECK(neg->hi >= -1);
+  auto rem = range("rem");   // truncated remainder, in [-3, 0]: the range holds it (loosely)
+  REQUIRE(rem);
+  CHECK(rem->lo <= -3);
+  CHECK(rem->hi >= 0);
+  CHECK(rem->lo >= -9);
+  CHECK(rem->hi <= 9);
+  auto sel = range("sel");
+  REQUIRE(sel);
+  CHECK(sel->lo == -7);
+  CHECK(sel->hi == 700);
+  auto big = range("big");   // shape variables are below 2^31: the product has a range, past i32
+  REQUIRE(big);
+  CHECK(big->hi > INT32_MAX);
+  auto mixed = range("mixed");   // a scalar parameter is any i32
+  REQUIRE(mixed);
+  CHECK(mixed->lo == int64_t(INT32_MIN));
+  CHECK(mixed->hi == int64_t(INT32_MAX) + 7);
+}
+
+TEST_CASE("SmallestModel: lexicographically least values of the objectives, in order") {
+  VerifyFixture f("let kt = K / BK; let t = i32(tid.x);");
+  z3::expr kt = f.term("kt"), t = f.term("t");
+  z3::expr query = f.ctx->assumptions() && kt >= 3 && t % 7 == 5;
+  auto m = smallestModel(*f.ctx, query, {kt, t});
+  REQUIRE(m);
+  int64_t v = 0;
+  REQUIRE(m->eval(kt, true).is_numeral_i64(v));
+  CHECK(v == 3);
+  REQUIRE(m->eval(t, true).is_numeral_i64(v));
+  CHECK(v == 5);
+  // The order of the objectives decides: t first, then kt.
+  auto m2 = smallestModel(*f.ctx, f.ctx->assumptions() && kt + t >= 10, {t, kt});
+  REQUIRE(m2);
+  REQUIRE(m2->eval(t, true).is_numeral_i64(v));
+  CHECK(v == 0);
+  REQUIRE(m2->eval(kt, true).is_numeral_i64(v));
+  CHECK(v == 10);
+  CHECK_FALSE(smallestModel(*f.ctx, f.ctx->assumptions() && kt < 0, {kt}));
 }
 
 TEST_CASE("ExprToZ3: refutations carry a counterexample") {

@@ -26,6 +26,6 @@ kernel row_max<WARPS = 4>(X: f32[R, C], Y: f32[R])
 }
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@19 E0655 {{read 'part[lane]' races with the write 'part[warp]': two threads access shared 'part' in the same barrier interval}}
-// expected-note@14 {{the other access: write by thread 96 (warp 3, lane 0)}}
-// expected-note@19 {{counterexample: thread 3 (warp 0, lane 3) reads part[3] while thread 96 (warp 3, lane 0) writes part[3], in the same barrier interval (R = 1, C = 128)}}
+// expected-note@14 {{the other access: write by thread 32 (warp 1, lane 0)}}
+// expected-note@19 {{counterexample: thread 1 (warp 0, lane 1) reads part[1] while thread 32 (warp 1, lane 0) writes part[1], in the same barrier interval (R = 1, C = 128)}}
 // expected-note@14 {{no block barrier between this access and the racing one}}
