@@ -244,6 +244,7 @@ public:
   // ---- shuffles (LowerShuffle.cpp)
   Value shuffle(std::string_view mode, const Value &v, const Value &lane, SourceRange where);
   Value warpReduce(BinaryOp op, std::string_view minMax, const Value &v, SourceRange where);
+  Value warpVote(std::string_view mode, const Value &p);
 
   // ---- synchronization (LowerBarrier.cpp)
   void lowerSyncthreads(const OpStmt &s);

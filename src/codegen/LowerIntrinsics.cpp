@@ -175,6 +175,10 @@ Value KernelLowering::intrinsicOnValues(const std::string &c, const std::vector<
     if (c == "warp.sum") return warpReduce(BinaryOp::Add, "", args[0], where);
     return warpReduce(BinaryOp::Add, c == "warp.max" ? "max" : "min", args[0], where);
   }
+  if (c == "warp.any" || c == "warp.all") {
+    if (!need(1)) return placeholder(ValueType::scalar(Scalar::Pred));
+    return warpVote(c == "warp.any" ? "any" : "all", args[0]);
+  }
   diags_.report(DiagKind::CodegenUnsupportedForm, where, "the function '" + c + "'");
   return placeholder(ValueType::scalar(Scalar::F32));
 }

@@ -1,9 +1,10 @@
-// Warp shuffles and warp reductions.
+// Warp shuffles, warp reductions and votes.
 //
 //   shfl.xor(v, m)   shfl.sync.bfly.b32 d, v, m, 0x1f, 0xffffffff   (down/idx likewise; up uses c = 0)
 //   warp.sum(v)      5-step butterfly: for d in 16 8 4 2 1: v = v + shfl.bfly(v, d); every lane ends with the
 //                    warp's total (warp.max / warp.min use max / min).  Every lane of the warp must execute it
 //                    (full member mask), as the language documents.
+//   warp.any(p)      vote.sync.any.pred d, p, 0xffffffff (warp.all: .all): one instruction, d in every lane.
 // 32-bit scalars shuffle directly; 16-bit x2 vectors shuffle their one packed register; 64-bit values
 // and wider vectors shuffle each 32-bit half / register separately.
 #include "codegen/KernelLowering.h"
@@ -61,6 +62,13 @@ Value KernelLowering::warpReduce(BinaryOp op, std::string_view minMax, const Val
     }
   }
   return v;
+}
+
+Value KernelLowering::warpVote(std::string_view mode, const Value &p) {
+  Value d = freshValue(ValueType::scalar(Scalar::Pred));
+  out_.inst("vote.sync." + std::string(mode) + ".pred " + d.regs[0] + ", " + reg(adapt(p, ValueType::scalar(Scalar::Pred))) +
+            ", 0xffffffff");
+  return d;
 }
 
 } // namespace cake::codegen

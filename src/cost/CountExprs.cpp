@@ -5,7 +5,7 @@
 // element-wise float work): integer ALU ops 1 (a division or remainder by a non-power-of-two constant 3,
 // by a runtime value 20), float add/mul/fma/min/max/compare 1 per element on the FP32 pipe, conversions
 // f32 -> 16-bit 1 per pair of elements and others 1 per element, ex2/rcp/rsqrt/sqrt/lg2 1 per element on
-// the SFU, shuffles 1, warp.sum/max/min 5 shuffles + 5 ops, a load 1, an atomic 1 plus its contention
+// the SFU, shuffles 1, warp.sum/max/min 5 shuffles + 5 ops, warp.any/all 1, a load 1, an atomic 1 plus its contention
 // (CountOps.cpp, Counter::countAtomic).  Expressions that are compile-time
 // constants (no dependence bits) cost nothing: codegen folds them.
 #include "cost/WorkCounterImpl.h"
@@ -177,7 +177,7 @@ LaneValue Counter::evalBinary(const BinaryExpr &b) {
 namespace {
 
 // What an intrinsic call computes, by name (one lookup instead of a chain of string compares).
-enum class CallKind : uint8_t { Sfu, Fma, MinMaxAbsSelect, Cdiv, Shuffle, WarpReduce, RowReduce, Other };
+enum class CallKind : uint8_t { Sfu, Fma, MinMaxAbsSelect, Cdiv, Shuffle, WarpReduce, WarpVote, RowReduce, Other };
 
 CallKind callKindOf(const std::string &callee) {
   static const std::unordered_map<std::string, CallKind> kinds = {
@@ -185,7 +185,8 @@ CallKind callKindOf(const std::string &callee) {
       {"lg2", CallKind::Sfu},  {"tanh", CallKind::Sfu}, {"fma", CallKind::Fma},  {"max", CallKind::MinMaxAbsSelect},
       {"rowmax", CallKind::RowReduce}, {"rowmin", CallKind::RowReduce}, {"rowsum", CallKind::RowReduce},
       {"min", CallKind::MinMaxAbsSelect}, {"abs", CallKind::MinMaxAbsSelect},
-      {"select", CallKind::MinMaxAbsSelect}, {"cdiv", CallKind::Cdiv}};
+      {"select", CallKind::MinMaxAbsSelect}, {"cdiv", CallKind::Cdiv}, {"warp.any", CallKind::WarpVote},
+      {"warp.all", CallKind::WarpVote}};
   if (auto it = kinds.find(callee); it != kinds.end()) return it->second;
   if (callee.rfind("shfl.", 0) == 0) return CallKind::Shuffle;
   if (callee.rfind("warp.", 0) == 0) return CallKind::WarpReduce;
@@ -249,6 +250,10 @@ LaneValue Counter::evalCall(const CallExpr &c) {
     double folds = std::max(elementsOf(argType) - 2, 0.0) + 4;
     issue(folds + 4);
     if (isFloatValue(c.type)) fp32(folds * active, folds * active);
+    return LaneValue::unknown(deps);
+  }
+  if (kind == CallKind::WarpVote) {
+    issue(1);
     return LaneValue::unknown(deps);
   }
   if (kind == CallKind::WarpReduce) {

@@ -13,7 +13,7 @@ enum class IntrinsicId : uint8_t {
   Count_
 };
 
-enum class IntrinsicRule : uint8_t { FloatUnary, NumericUnary, SameType2, Fma, Select, IntBinary, Shuffle, WarpReduce, RowReduce,
+enum class IntrinsicRule : uint8_t { FloatUnary, NumericUnary, SameType2, Fma, Select, IntBinary, Shuffle, WarpReduce, WarpVote, RowReduce,
                                      Atomic, OrderedEncode, OrderedDecode };
 
 struct IntrinsicInfo {

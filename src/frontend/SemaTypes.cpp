@@ -852,6 +852,10 @@ const Type *Sema::typeIntrinsicRule(CallExpr &c, const IntrinsicInfo &intrInfo) 
       return badArg(0, "warp reductions take i32, u32 or f32");
     return v;
   }
+  case IntrinsicRule::WarpVote: {
+    if (!at[0]->isPred()) return badArg(0, "warp.any / warp.all take a pred (a comparison): warp.any(x < bound)");
+    return types.pred();
+  }
   case IntrinsicRule::RowReduce: return rowReduction(c, at[0]);
   }
   return types.error();

@@ -114,7 +114,7 @@ std::optional<int64_t> evalAtWarp(const Expr &e, const WarpPoint &at) {
   return ConstEvaluator(std::move(options)).evaluate(e).optional();
 }
 
-WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const UniformityAnalysis &u) {
+WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const UniformityAnalysis &u, bool warpLevel) {
   WarpReach r;
   // Divergence first: it makes the warp set meaningless for anything that must be convergent.
   if (!path.divergentReturns.empty()) {
@@ -132,11 +132,13 @@ WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const U
       r.divergentWhy = "the condition is thread-varying";
     } else if (f.kind == ControlFrame::Loop) {
       auto &l = *cast<ForStmt>(f.stmt);
+      const Uniformity splits = warpLevel ? Uniformity::Thread : Uniformity::Warp;
       for (const Expr *b : {l.lower.get(), l.upper.get(), l.step.get()})
-        if (b && u.of(*b) != Uniformity::Block && !r.divergent()) {
+        if (b && u.of(*b) >= splits && !r.divergent()) {
           r.divergentAt = f.stmt;
-          r.divergentCause = u.culprit(*b, Uniformity::Warp);
-          r.divergentWhy = "the loop's trip count differs between threads";
+          r.divergentCause = u.culprit(*b, splits);
+          r.divergentWhy = warpLevel ? "the loop's trip count differs between the lanes of a warp"
+                                     : "the loop's trip count differs between threads";
         }
     }
   }

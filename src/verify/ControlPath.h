@@ -54,7 +54,11 @@ struct WarpReach {
   bool divergent() const { return divergentAt != nullptr; }
 };
 
-WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const UniformityAnalysis &u);
+// warpLevel: the construct synchronises the lanes of one warp only (shuffles, votes, syncwarp), so a loop
+// whose trip count differs between warps but not within one does not split it; otherwise (barriers of
+// several warps) every enclosing loop's trip count must be the same in all threads.
+WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const UniformityAnalysis &u,
+                        bool warpLevel = false);
 
 // Concrete value of an integer/pred expression for one warp (warp, ROLE.warp and ROLE.index bound);
 // compile-time values and constant lets fold; anything else is nullopt.

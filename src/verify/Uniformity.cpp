@@ -111,8 +111,8 @@ Uniformity UniformityAnalysis::eval(const Expr &e, unsigned depth) const {
     for (auto &a : c.args)
       if (a) u = join(u, eval(*a, depth + 1));
     if (c.callee.rfind("atom.", 0) == 0) return Uniformity::Thread;   // each thread sees its own old value
-    bool warpReduce = c.callee == "warp.sum" || c.callee == "warp.max" || c.callee == "warp.min";
-    if (warpReduce && u == Uniformity::Thread) u = Uniformity::Warp;   // same result in every lane
+    bool warpWide = c.callee.rfind("warp.", 0) == 0;   // warp.sum/max/min/any/all
+    if (warpWide && u == Uniformity::Thread) u = Uniformity::Warp;   // same result in every lane
     return u;
   }
   }

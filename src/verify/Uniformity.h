@@ -3,7 +3,7 @@
 //   Block   the same in every thread (literals, compile-time and shape values, scalar params, block.*,
 //           grid_dim.*, loop variables with uniform bounds, lets of uniform values)
 //   Warp    the same in every lane of a warp, but it may differ between warps (warp, ROLE.warp,
-//           ROLE.index, warp.sum(..) results)
+//           ROLE.index, warp.sum(..) / warp.any(..) results)
 //   Thread  may differ between the lanes of one warp (tid.*, lane, ROLE.thread, shuffles of such values)
 //
 // The analysis is a join over a three-point lattice Block < Warp < Thread.  Immutable names take the

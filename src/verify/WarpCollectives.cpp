@@ -1,7 +1,7 @@
 // Verifier family: warp-collective reductions and shuffles are reached by every lane of the warp (E0660).
 //
-// shfl.*, warp.sum/max/min, rowmax/rowmin/rowsum and rowargmin/rowargmax lower to shfl.sync with the full
-// lane mask, so every lane of each warp that executes one must execute it together.  Algorithm: walk the
+// shfl.*, warp.* (sum/max/min/any/all), rowmax/rowmin/rowsum and rowargmin/rowargmax lower to shfl.sync or
+// vote.sync with the full lane mask, so every lane of each warp that executes one must execute it together.  Algorithm: walk the
 // kernel's control structure (ControlPath), and for every statement that contains such a collective ask
 // reachingWarps whether the threads of a warp can be split on the way there (a lane- or thread-dependent
 // `if`, an `elect`, a thread-varying loop bound, an earlier divergent return).  A split is a failure at the
@@ -19,8 +19,8 @@ namespace cake {
 namespace {
 
 bool isWarpCollectiveCall(const std::string &callee) {
-  return callee.rfind("shfl.", 0) == 0 || callee == "warp.sum" || callee == "warp.max" || callee == "warp.min" ||
-         callee == "rowmax" || callee == "rowmin" || callee == "rowsum";
+  return callee.rfind("shfl.", 0) == 0 || callee.rfind("warp.", 0) == 0 || callee == "rowmax" || callee == "rowmin" ||
+         callee == "rowsum";
 }
 
 // The first warp-collective call inside `e`, or null.
@@ -54,39 +54,71 @@ const CallExpr *findCollective(const Expr *e) {
   }
 }
 
-// The collective a statement executes itself (not its nested statements): where it is and its name.
-std::optional<std::pair<SourceRange, std::string>> collectiveOf(const Stmt &s) {
-  auto found = [](const CallExpr *c) -> std::optional<std::pair<SourceRange, std::string>> {
-    if (!c) return std::nullopt;
-    return std::make_pair(c->range, c->callee);
+// A collective on the right of `a && b` / `a || b` runs only in the lanes where `a` does not decide the
+// result (codegen branches around a right side that reads memory or shuffles): with a thread-varying `a`,
+// the collective and the left operand that splits the warp there.
+std::optional<std::pair<const CallExpr *, const Expr *>> shortCircuitSplit(const Expr *e, const UniformityAnalysis &u) {
+  if (!e) return std::nullopt;
+  auto any = [&](std::initializer_list<const Expr *> es) -> std::optional<std::pair<const CallExpr *, const Expr *>> {
+    for (const Expr *x : es)
+      if (auto r = shortCircuitSplit(x, u)) return r;
+    return std::nullopt;
   };
-  switch (s.kind) {
-  case StmtKind::Let: return found(findCollective(cast<LetStmt>(&s)->init.get()));
-  case StmtKind::Var: return found(findCollective(cast<VarStmt>(&s)->init.get()));
-  case StmtKind::Assign: {
-    auto *a = cast<AssignStmt>(&s);
-    if (auto r = found(findCollective(a->value.get()))) return r;
-    return found(findCollective(a->target.get()));
+  switch (e->kind) {
+  case ExprKind::Unary: return any({cast<UnaryExpr>(e)->operand.get()});
+  case ExprKind::Binary: {
+    auto *b = cast<BinaryExpr>(e);
+    if (b->op == BinaryOp::LogAnd || b->op == BinaryOp::LogOr)
+      if (const CallExpr *c = findCollective(b->rhs.get()); c && b->lhs && u.of(*b->lhs) == Uniformity::Thread)
+        return std::make_pair(c, b->lhs.get());
+    return any({b->lhs.get(), b->rhs.get()});
   }
-  case StmtKind::If: return found(findCollective(cast<IfStmt>(&s)->cond.get()));
-  case StmtKind::For: {
-    auto *f = cast<ForStmt>(&s);
-    for (const Expr *e : {f->lower.get(), f->upper.get(), f->step.get()})
-      if (auto r = found(findCollective(e))) return r;
+  case ExprKind::Member: return any({cast<MemberExpr>(e)->base.get()});
+  case ExprKind::Index: {
+    auto *ix = cast<IndexExpr>(e);
+    if (auto r = any({ix->base.get()})) return r;
+    for (const IndexItem &it : ix->items)
+      if (auto r = any({it.start.get(), it.length.get()})) return r;
     return std::nullopt;
   }
-  case StmtKind::Op: {
-    auto *op = cast<OpStmt>(&s);
-    if (op->op && (op->op->id == OpId::RowArgmin || op->op->id == OpId::RowArgmax))
-      return std::make_pair(op->range, op->name);
-    for (const auto &e : op->dsts)
-      if (auto r = found(findCollective(e.get()))) return r;
-    for (const auto &e : op->srcs)
-      if (auto r = found(findCollective(e.get()))) return r;
+  case ExprKind::Call: {
+    for (const auto &a : cast<CallExpr>(e)->args)
+      if (auto r = any({a.get()})) return r;
     return std::nullopt;
   }
   default: return std::nullopt;
   }
+}
+
+// The expressions a statement evaluates itself (not those of its nested statements).
+std::vector<const Expr *> ownExprs(const Stmt &s) {
+  switch (s.kind) {
+  case StmtKind::Let: return {cast<LetStmt>(&s)->init.get()};
+  case StmtKind::Var: return {cast<VarStmt>(&s)->init.get()};
+  case StmtKind::Assign: return {cast<AssignStmt>(&s)->value.get(), cast<AssignStmt>(&s)->target.get()};
+  case StmtKind::If: return {cast<IfStmt>(&s)->cond.get()};
+  case StmtKind::For: {
+    auto *f = cast<ForStmt>(&s);
+    return {f->lower.get(), f->upper.get(), f->step.get()};
+  }
+  case StmtKind::Op: {
+    auto *op = cast<OpStmt>(&s);
+    std::vector<const Expr *> es;
+    for (const auto &e : op->dsts) es.push_back(e.get());
+    for (const auto &e : op->srcs) es.push_back(e.get());
+    return es;
+  }
+  default: return {};
+  }
+}
+
+// The collective a statement executes itself (not its nested statements): where it is and its name.
+std::optional<std::pair<SourceRange, std::string>> collectiveOf(const Stmt &s) {
+  if (auto *op = dynCast<OpStmt>(&s); op && op->op && (op->op->id == OpId::RowArgmin || op->op->id == OpId::RowArgmax))
+    return std::make_pair(op->range, op->name);
+  for (const Expr *e : ownExprs(s))
+    if (const CallExpr *c = findCollective(e)) return std::make_pair(c->range, c->callee);
+  return std::nullopt;
 }
 
 } // namespace
@@ -96,8 +128,19 @@ void verifyWarpCollectives(VerifyContext &ctx) {
   walkControl(ctx.kernel(), uniformity, [&](const Stmt &s, const ControlPath &path) {
     auto collective = collectiveOf(s);
     if (!collective) return;
-    WarpReach r = reachingWarps(path, ctx.info(), uniformity);
+    WarpReach r = reachingWarps(path, ctx.info(), uniformity, /*warpLevel=*/true);
     if (!r.divergent()) {
+      for (const Expr *e : ownExprs(s))
+        if (auto split = shortCircuitSplit(e, uniformity)) {
+          const std::string lhs = sourceText(ctx.diags(), split->second->range);
+          ctx.reportFailure(DiagKind::WarpCollectiveDivergent, split->first->range, split->first->callee,
+                            "it is on the right of '&&' / '||' and runs only in the lanes its thread-varying left "
+                            "operand leaves undecided")
+              .note(split->second->range, "left operand '" + lhs + "'")
+              .hint("evaluate '" + split->first->callee + "' on every lane first (let v = " + split->first->callee +
+                    "(..);) and use v on the right of the operator");
+          return;
+        }
       ctx.recordProven();
       return;
     }

@@ -169,7 +169,7 @@ void verifyWarpSync(VerifyContext &ctx) {
       mask = static_cast<uint32_t>(*m);
     }
     std::string what = mask == kFullMask ? "syncwarp" : "syncwarp(" + maskText(mask) + ")";
-    WarpReach reach = reachingWarps(pathIn, ctx.info(), uniformity);
+    WarpReach reach = reachingWarps(pathIn, ctx.info(), uniformity, /*warpLevel=*/true);
     if (!reach.divergent()) {
       if (mask == kFullMask) {
         ctx.recordProven();

@@ -1,4 +1,4 @@
-// Shuffles and warp reductions.
+// Shuffles, warp reductions and votes.
 // RUN: %cakec --no-verify %s --emit=ptx -o - | %FileCheck %s
 target sm_80;
 
@@ -25,4 +25,11 @@ kernel shf(X: f32[N], I: i32[N], H: bf16[N]) grid(1) threads(32) {
   // A lane index computed at run time; a bf16x2 shuffles its one packed register.
   // CHECK: shfl.sync.idx.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, 31, -1;
   H[2 * t +: 2] = shfl.idx(H[2 * t +: 2], t ^ 1);
+  // warp.any / warp.all: one vote each, the result a predicate in every lane.
+  // CHECK: setp.lt.f32 [[P:%p[0-9]+]],
+  // CHECK-NEXT: vote.sync.any.pred [[ANY:%p[0-9]+]], [[P]], 0xffffffff;
+  // CHECK: vote.sync.all.pred {{%p[0-9]+}}, {{%p[0-9]+}}, 0xffffffff;
+  let neg = warp.any(x < 0.0);
+  let big = warp.all(x > 1.0);
+  X[t] = select(neg, 1.0, select(big, 2.0, 3.0));
 }

@@ -1,4 +1,5 @@
-// E0660: a row reduction (quad shuffles over the full lane mask) and a shuffle under lane-divergent control.
+// E0660: a row reduction (quad shuffles over the full lane mask), a shuffle and a vote under lane-divergent
+// control, and collectives on the right of a short-circuit operator whose left operand varies by lane.
 // RUN: %cakec --verify-only --verify-diagnostics %s
 target sm_90a;
 kernel k(X: f32[N], L: f32[M]) grid(1) threads(128) {
@@ -10,7 +11,22 @@ kernel k(X: f32[N], L: f32[M]) grid(1) threads(128) {
   elect {
     let s = shfl.xor(1.0, 1);            // expected-error E0660 {{warp-collective 'shfl.xor' is not reached by every lane of the warp}}
   }
+  let x = X[0];
+  if lane < 8 {
+    let v = warp.any(x > 0.0);           // expected-error E0660 {{warp-collective 'warp.any' is not reached by every lane of the warp}}
+  }
+  if lane < 8 && warp.all(x > 0.0) {     // expected-error E0660 {{warp-collective 'warp.all' is not reached by every lane of the warp: it is on the right of '&&' / '||'}}
+  }
+  let y = select(lane == 0 || shfl.xor(x, 1) > 0.0, 1.0, 2.0);   // expected-error E0660 {{warp-collective 'shfl.xor' is not reached by every lane}}
+  let any = warp.any(x > 0.0);
+  if lane < 8 && any {                   // the vote ran on every lane: fine
+  }
+  if warp == 0 && warp.any(x > 0.0) {    // warp-uniform left operand: the whole warp takes the same side
+  }
   store L[0] <- whole;
 }
-// expected-note@7 {{condition 'lane < 16'}}
-// expected-note@10 {{divergent construct here}}
+// expected-note@8 {{condition 'lane < 16'}}
+// expected-note@11 {{divergent construct here}}
+// expected-note@15 {{condition 'lane < 8'}}
+// expected-note@18 {{left operand 'lane < 8'}}
+// expected-note@20 {{left operand 'lane == 0'}}
