@@ -10,9 +10,13 @@
 #                                            sm_80's shared memory), built with --arch=sm_90 to be timed on the
 #                                            H200 (a cubin runs only on its own architecture family: for an
 #                                            Ampere GPU, build it without --arch)
-#   knn_sm90_<dtype>_d<HD>[_k16|_k32]        the same file for knn_topk / knn_merge (KK = 10, 16, 32 neighbours;
-#                                            KK = 32: BN = 64 for the registers); AREG = 0 (the top-k lists
-#                                            need the registers that X would take)
+#   knn_sm90_<dtype>_d<HD>[_k16|_k32|_k64]   the same file for knn_topk / knn_merge (KK = 10, 16, 32, 64
+#                                            neighbours; KK = 16, 32, 64: QL = 1, the row's list spread over the
+#                                            quad, KK = 64 with BN = 64); AREG = 0 (the top-k lists need the
+#                                            registers that X would take); _ql: the QL = 1 epilogue at KK = 10
+#                                            (timed against the default by bench/knn_bench.py).  QL = 0 spills
+#                                            for KK >= 16 (KK = 32 with BN = 64: 44 bytes), KK = 64 with
+#                                            BN = 128 20 bytes, AREG = 1 16 bytes: not built
 #   centroid_update_<dtype>_d<HD>[_private]  kernels/kmeans/centroid_update.cake; _private: the bench uses
 #                                            centroid_accumulate_private (K <= KMAX)
 #
@@ -37,10 +41,12 @@ variants() {
     echo "knn_sm90_${t}_d128|$assign|T=$t HD=128"
     echo "knn_sm90_${t}_d256|$assign|T=$t HD=256 BN=64 S=2 AREG=0"
     echo "knn_sm90_${t}_d256_k16|$assign|T=$t HD=256 BN=64 S=2 AREG=0 KK=16"
-    echo "knn_sm90_${t}_d256_k32|$assign|T=$t HD=256 BN=64 S=2 AREG=0 KK=32"
+    echo "knn_sm90_${t}_d256_k32|$assign|T=$t HD=256 BN=64 S=2 AREG=0 KK=32 QL=1"
+    echo "knn_sm90_${t}_d256_k64|$assign|T=$t HD=256 BN=64 S=2 AREG=0 KK=64 QL=1"
     for d in 64 128; do
-      echo "knn_sm90_${t}_d${d}_k16|$assign|T=$t HD=$d KK=16"
-      echo "knn_sm90_${t}_d${d}_k32|$assign|T=$t HD=$d KK=32 BN=64"
+      echo "knn_sm90_${t}_d${d}_k16|$assign|T=$t HD=$d KK=16 QL=1"
+      echo "knn_sm90_${t}_d${d}_k32|$assign|T=$t HD=$d KK=32 QL=1"
+      echo "knn_sm90_${t}_d${d}_k64|$assign|T=$t HD=$d KK=64 QL=1 BN=64"
     done
     echo "centroid_update_${t}_d64|$update|T=$t HD=64 RPB=32"
     echo "centroid_update_${t}_d64_private|$update|T=$t HD=64 RPB=32 DS=64 KMAX=256"
@@ -48,13 +54,15 @@ variants() {
     echo "centroid_update_${t}_d128|$update|T=$t HD=128 RPB=32"
     echo "centroid_update_${t}_d256|$update|T=$t HD=256 RPB=8"
   done
-  echo "knn_sm90_bf16_d128_areg1|$assign|T=bf16 HD=128 AREG=1"
+  for d in 64 128; do
+    echo "knn_sm90_bf16_d${d}_ql|$assign|T=bf16 HD=$d QL=1"
+  done
   # measured alternatives (bench/results/): the per-tile quad argmin, other segment_sums pieces
   echo "kmeans_assign_sm90_bf16_d128_quad0|$assign|T=bf16 HD=128 QUAD=0"
   echo "kmeans_assign_sm90_f16_d64_quad1|$assign|T=f16 HD=64 QUAD=1"
   echo "centroid_update_bf16_d128_r64|$update|T=bf16 HD=128 RPB=32 R=64"
   echo "centroid_update_f16_d128_r64|$update|T=f16 HD=128 RPB=32 R=64"
-  [ -n "${EXTRA_VARIANTS:-}" ] && printf '%s\n' "$EXTRA_VARIANTS"
+  if [ -n "${EXTRA_VARIANTS:-}" ]; then printf '%s\n' "$EXTRA_VARIANTS"; fi
 }
 
 if [ "${1:-}" = "--list" ]; then variants; exit 0; fi

@@ -45,6 +45,9 @@ def shapes():
             # ragged, correctness only
             Shape(1000, 12345, 128, False), Shape(77, 3001, 256, False), Shape(300, 7, 64, False), Shape(129, 1000, 64, False),
             Shape(4096, 100000, 64, True, k=16), Shape(2048, 30000, 128, False, k=32), Shape(500, 20, 64, False, k=32),
+            Shape(4096, 100000, 64, True, k=32), Shape(4096, 100000, 64, True, k=64),
+            Shape(16384, 1000000, 128, True, k=64), Shape(1000, 12345, 128, False, k=64), Shape(100, 50, 64, False, k=64),
+            Shape(77, 3001, 256, False, k=64), Shape(1, 1000000, 128, False, k=64),
             Shape(1, 1000000, 128, False), Shape(5, 10000000, 64, False),
             Shape(3000, 50000, 128, False, metric="ip"), Shape(17, 333, 256, False, k=16, metric="ip")]
 
@@ -140,11 +143,14 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
     cands = {}
     if library is not None:
         cands["cake"] = lambda x, c, k: library.knn(x, c, k, shape.metric)
-        for name in sorted(os.listdir(args.cubins)) if shape.k == K_NEIGHBOURS else []:   # other KK = 10 builds
-            stem = "knn_sm90_bf16_d%d_" % shape.d
-            if name.startswith(stem) and name.endswith(".cubin") and "_k" not in name[len(stem) - 1:]:
-                variant = name[len(stem) - 1:-len(".cubin")]
-                cands["cake" + variant.replace("_", ":", 1)] = (
+        # other builds for the same k: knn_sm90_bf16_d<D>[_k<k>]_<name> (_ql, _areg1, ...), as cake:<name>
+        stem = "knn_sm90_bf16_d%d" % shape.d
+        base = stem + ("" if shape.k == K_NEIGHBOURS else "_k%d" % shape.k) + "_"
+        for name in sorted(os.listdir(args.cubins)):
+            rest = name[len(base):-len(".cubin")]
+            if name.startswith(base) and name.endswith(".cubin") and not rest.startswith("k"):
+                variant = name[len(stem):-len(".cubin")]
+                cands["cake:" + rest] = (
                     lambda x, c, k, variant=variant: library.knn(x, c, k, shape.metric, variant=variant))
     all_peers = dict(peers) if shape.metric == "l2" else {}       # flashlib's KNN and torch's: L2 only
     if shape.q * shape.m * 4 * 2 <= TORCH_BYTES_MAX and shape.metric == "l2":

@@ -167,7 +167,7 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
     L: i32[B, N] align(16),
     MinD: f32[B, N] align(16))
   requires(D == HD, HD % 64 == 0, HD <= 256, BM == 128, BN % 32 == 0, BN <= 256, S >= 2, AREG == 0 || AREG == 1, PP == 0 || PP == 1,
-           KP == cdiv(K, 2 * BN) * 2 * BN)
+           KP == cdiv(K, 2 * BN) * 2 * BN, B * cdiv(N, 2 * BM) <= 2147482623)
   grid(num_sms / 2 * 2) threads(384) cluster(2)
 {
   shared xs: T[2 * (HD / 64)][BM, 64] swizzle(128B) align(1024);
@@ -199,14 +199,17 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
     if load.warp == 0 {
       elect {
         var w: i32 = 0;
+        var ta: i32 = 0;                 // centroid tile numbers of this CTA: the pair's first and second
+        var tb: i32 = 1;
         for p in first..pairs step clusters {
           let b = p / ppb;
           let m0 = ((p % ppb) * 2 + rank) * BM;
           load_rows(b, m0, w);
           for t2 in 0..c_pairs {
-            for h in 0..2 unroll {
-              load_tile(b, 2 * t2 + h, w * 2 * c_pairs + 2 * t2 + h);
-            }
+            load_tile(b, 2 * t2, ta);
+            load_tile(b, 2 * t2 + 1, tb);
+            ta += 2;
+            tb += 2;
           }
           w += 1;
         }
@@ -223,6 +226,8 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
     var bv: f32[2];                      // QUAD = 1: the thread's running minima of its two rows
     var bi: i32[2];
     var w: i32 = 0;
+    var ta: i32 = 0;                     // the centroid tile numbers of acc0 and acc1 (as the producer's)
+    var tb: i32 = 1;
     if PP == 1 && math.index == 1 {
       arrive turn[0];                    // consumer 0 issues first
     }
@@ -230,7 +235,6 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
       let b = p / ppb;
       let m0 = ((p % ppb) * 2 + rank) * BM;
       let xb = w % 2;
-      let it0 = w * 2 * c_pairs;
       best = inf;
       bidx = 0;
       for r in 0..2 unroll {
@@ -243,25 +247,27 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
         if PP == 1 {
           sync turn[math.index];           // the other consumer has issued its pair: issue ours behind it
         }
-        issue_tile(acc0, it0 + t, xb);
-        issue_tile(acc1, it0 + t + 1, xb);
+        issue_tile(acc0, ta, xb);
+        issue_tile(acc1, tb, xb);
         if PP == 1 {
           arrive turn[1 - math.index];
         }
         wgmma.wait 1;                    // acc0 is ready; acc1's wgmmas run during its epilogue
         if QUAD == 1 {
-          fold_tile_thread(bv, bi, acc0, (it0 + t) % S, t * BN);
+          fold_tile_thread(bv, bi, acc0, ta % S, t * BN);
         } else {
-          fold_tile(best, bidx, acc0, (it0 + t) % S, t * BN);
+          fold_tile(best, bidx, acc0, ta % S, t * BN);
         }
-        release_tile(it0 + t);
+        release_tile(ta);
         wgmma.wait 0;
         if QUAD == 1 {
-          fold_tile_thread(bv, bi, acc1, (it0 + t + 1) % S, (t + 1) * BN);
+          fold_tile_thread(bv, bi, acc1, tb % S, (t + 1) * BN);
         } else {
-          fold_tile(best, bidx, acc1, (it0 + t + 1) % S, (t + 1) * BN);
+          fold_tile(best, bidx, acc1, tb % S, (t + 1) * BN);
         }
-        release_tile(it0 + t + 1);
+        release_tile(tb);
+        ta += 2;
+        tb += 2;
       }
       elect {
         arrive xempty[xb];
@@ -308,24 +314,18 @@ fn list_insert(var dv: f32[KK], var di: i32[KK], v: f32, j: i32, LEX: i32) {
   }
 }
 
-// Row r (0 or 1: the thread's rows 16 w + g and 16 w + g + 8) of the score tile CN - 2 acc (the norms in
-// ring stage s) whose columns start at c0:
-// the thread's BN / 4 scores of that row that beat its list's last entry and do not exceed the row bound
-// `ub` enter the list, smallest first.  The common case (none does, once the lists have filled) costs a minimum over
-// the scores and one compare; otherwise a loop (at most KK times) extracts the smallest remaining score with
-// a balanced tree and inserts it (one copy of the insertion per call keeps the kernel's code small).
-// ub: an upper bound of the row's KK-th best score: the quad's four threads each hold at least
-// cdiv(KK, 4) scores <= the largest of their cdiv(KK, 4)-th entries, so at least KK of the row's scores are
-// <= it and a score above it cannot be among the row's KK best (whatever list it would have entered; a
-// score equal to it can, on a tie broken by the index, so it is offered).
-fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<wgmma_acc, f32, 64, BN, 16>,
-                  s: i32, r: i32, c0: i32) {
-  var rs: f32[BN / 4];                    // rs[2 j + h]: the score of column c0 + 2 q + 8 j + h
+// rs[2 j + h] = the score CN - 2 acc of the tile's column 2 q + 8 j + h (q = lane % 4) in the thread's row r
+// (0 or 1: rows 16 w + g and 16 w + g + 8), the tile's norms in ring stage s.
+fn row_scores(var rs: f32[BN / 4], var acc: frag<wgmma_acc, f32, 64, BN, 16>, s: i32, r: i32) {
   for j in 0..BN / 8 unroll {
     for h in 0..2 unroll {
       rs[2 * j + h] = cns[s][(i32(lane) % 4) * 2 + 8 * j + h] - 2.0 * acc[4 * j + 2 * r + h];
     }
   }
+}
+
+// The smallest of the scores (four interleaved chains, then a tree of three).
+fn lowest_score(var rs: f32[BN / 4]) -> f32 {
   var m: f32[4];
   for h in 0..4 unroll {
     m[h] = min(rs[h], rs[h + 4]);
@@ -333,7 +333,44 @@ fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<w
   for e in 8..BN / 4 unroll {
     m[e % 4] = min(m[e % 4], rs[e]);
   }
-  let lowest = min(min(m[0], m[1]), min(m[2], m[3]));
+  return min(min(m[0], m[1]), min(m[2], m[3]));
+}
+
+// v, p = the smallest score and its position in rs (the smaller position - column - on ties), by a
+// balanced tree.
+fn smallest_score(var rs: f32[BN / 4], var v: f32, var p: i32) {
+  var tv: f32[BN / 8];
+  var ti: i32[BN / 8];
+  for e in 0..BN / 8 unroll {
+    let right = rs[2 * e + 1] < rs[2 * e];      // a tie keeps the left one: the smaller column
+    tv[e] = select(right, rs[2 * e + 1], rs[2 * e]);
+    ti[e] = select(right, 2 * e + 1, 2 * e);
+  }
+  for l in 1..6 unroll {
+    for e in 0..(BN / 8) >> l unroll {
+      let right = tv[2 * e + 1] < tv[2 * e];
+      tv[e] = select(right, tv[2 * e + 1], tv[2 * e]);
+      ti[e] = select(right, ti[2 * e + 1], ti[2 * e]);
+    }
+  }
+  v = tv[0];
+  p = ti[0];
+}
+
+// QL = 0.  Row r of the score tile (ring stage s) whose columns start at c0: the thread's BN / 4 scores of
+// that row that beat its list's last entry and do not exceed the row bound `ub` enter the list, smallest
+// first.  The common case (none does, once the lists have filled) costs a minimum over the scores and one
+// compare; otherwise a loop (at most KK times) extracts the smallest remaining score and inserts it (one
+// copy of the insertion per call keeps the kernel's code small).
+// ub: an upper bound of the row's KK-th best score: the quad's four threads each hold at least
+// cdiv(KK, 4) scores <= the largest of their cdiv(KK, 4)-th entries, so at least KK of the row's scores are
+// <= it and a score above it cannot be among the row's KK best (whatever list it would have entered; a
+// score equal to it can, on a tie broken by the index, so it is offered).
+fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<wgmma_acc, f32, 64, BN, 16>,
+                  s: i32, r: i32, c0: i32) {
+  var rs: f32[BN / 4];
+  row_scores(rs, acc, s, r);
+  let lowest = lowest_score(rs);
   if lowest < dv[KK - 1] && lowest <= ub {
     var count: i32 = 0;
     for e in 0..BN / 4 unroll {
@@ -341,25 +378,14 @@ fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<w
     }
     let col = c0 + (i32(lane) % 4) * 2;
     for n in 0..min(count, KK) {
-      var tv: f32[BN / 8];
-      var ti: i32[BN / 8];
-      for e in 0..BN / 8 unroll {
-        let right = rs[2 * e + 1] < rs[2 * e];      // a tie keeps the left one: the smaller column
-        tv[e] = select(right, rs[2 * e + 1], rs[2 * e]);
-        ti[e] = select(right, 2 * e + 1, 2 * e);
-      }
-      for l in 1..6 unroll {
-        for e in 0..(BN / 8) >> l unroll {
-          let right = tv[2 * e + 1] < tv[2 * e];
-          tv[e] = select(right, tv[2 * e + 1], tv[2 * e]);
-          ti[e] = select(right, ti[2 * e + 1], ti[2 * e]);
-        }
-      }
-      if tv[0] < dv[KK - 1] && tv[0] <= ub {
-        list_insert(dv, di, tv[0], col + 8 * (ti[0] / 2) + ti[0] % 2, 0);
+      var v: f32 = inf;
+      var p: i32 = 0;
+      smallest_score(rs, v, p);
+      if v < dv[KK - 1] && v <= ub {
+        list_insert(dv, di, v, col + 8 * (p / 2) + p % 2, 0);
       }
       for e in 0..BN / 4 unroll {
-        rs[e] = select(e == ti[0], inf, rs[e]);
+        rs[e] = select(e == p, inf, rs[e]);
       }
     }
   }
@@ -368,29 +394,98 @@ fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<w
   ub = min(ub, max(pair, shfl.xor(pair, 2)));
 }
 
+// QL = 1: (v, j) enters the row's sorted list of 4 cdiv(KK, 4) (score, index) pairs that the quad holds in
+// segments - lane q of the quad holds entries q cdiv(KK, 4) .. (q + 1) cdiv(KK, 4) - 1 in (qv, qi) - called
+// by the four lanes together with the same (v, j).  Lane q inserts the larger (in (score, index) order) of
+// (v, j) and lane q - 1's old last entry - the one that moves into its segment when (v, j) lands before it -
+// and drops its own last, so the segments stay one sorted list.
+fn segment_insert(var qv: f32[(KK + 3) / 4], var qi: i32[(KK + 3) / 4], v: f32, j: i32) {
+  let pv = shfl.up(qv[(KK + 3) / 4 - 1], 1);
+  let pj = shfl.up(qi[(KK + 3) / 4 - 1], 1);
+  let carry = i32(lane) % 4 != 0 && (pv > v || (pv == v && pj > j));
+  var sv: f32 = select(carry, pv, v);
+  var si: i32 = select(carry, pj, j);
+  for e in 0..(KK + 3) / 4 unroll {
+    let ov = qv[e];
+    let oi = qi[e];
+    let before = sv < ov || (sv == ov && si < oi);
+    qv[e] = select(before, sv, ov);
+    qi[e] = select(before, si, oi);
+    sv = select(before, ov, sv);
+    si = select(before, oi, si);
+  }
+}
+
+// QL = 1.  Row r of the score tile (ring stage s) whose columns start at c0 offered to the row's list held by
+// the quad (segment_insert); `last` (the same in the quad's four lanes) is the list's last score.  The
+// row's scores below it enter in ascending (score, column) order: each round takes the quad's smallest
+// remaining pair (the lanes' own smallest, then two shuffle steps) and inserts it in every lane at once.
+// A score equal to `last` is not offered: `last` comes from an earlier tile, whose columns are smaller.
+// The common case (no lane of the warp holds a score below its row's last) costs the minimum over the
+// scores and one vote.
+fn quad_offer_row(var qv: f32[(KK + 3) / 4], var qi: i32[(KK + 3) / 4], var last: f32,
+                  var acc: frag<wgmma_acc, f32, 64, BN, 16>, s: i32, r: i32, c0: i32) {
+  var rs: f32[BN / 4];
+  row_scores(rs, acc, s, r);
+  if warp.any(lowest_score(rs) < last) {
+    var count: i32 = 0;
+    for e in 0..BN / 4 unroll {
+      count += select(rs[e] < last, 1, 0);
+    }
+    let pair = count + shfl.xor(count, 1);
+    let rounds = warp.max(min(pair + shfl.xor(pair, 2), 4 * ((KK + 3) / 4)));
+    let col = c0 + (i32(lane) % 4) * 2;
+    for n in 0..rounds {
+      var v: f32 = inf;
+      var p: i32 = 0;
+      smallest_score(rs, v, p);
+      let own = col + 8 * (p / 2) + p % 2;
+      var cv: f32 = v;
+      var cj: i32 = own;
+      for m in 0..2 unroll {
+        let ov = shfl.xor(cv, 1 << m);
+        let oj = shfl.xor(cj, 1 << m);
+        let take = ov < cv || (ov == cv && oj < cj);
+        cv = select(take, ov, cv);
+        cj = select(take, oj, cj);
+      }
+      for e in 0..BN / 4 unroll {
+        rs[e] = select(e == p && own == cj, inf, rs[e]);     // the lane whose pair it was drops it
+      }
+      segment_insert(qv, qi, select(cv < last, cv, inf), cj);
+    }
+    last = shfl.idx(qv[(KK + 3) / 4 - 1], (i32(lane) / 4) * 4 + 3);
+  }
+}
+
 // knn_topk: the KK nearest rows of C (the corpus) to every row of X (the queries), batched, in two steps.
-//   knn_topk   PD[b, i, 4 s + q, :] / PI[...] = the KK best (score, index) pairs, ascending, of query row i
-//              among corpus tiles of split s seen by lane q of its quad (a thread keeps its own list of the
-//              columns it holds, so the quad needs no shuffles; the union of the four lists holds the row's
-//              KK best); score = CN[b, c] - 2 X[b, i] . C[b, c].
-//   knn_merge  the LP = 4 * splits lists of each query row -> its KK best, sorted, as distances.
+//   knn_topk   QL = 0 (KK <= 32): PD[b, i, 4 s + q, :] / PI[...] = the KK best (score, index) pairs,
+//              ascending, of query row i among corpus tiles of split s seen by lane q of its quad (a thread
+//              keeps its own list of the columns it holds, so the quad needs no shuffles; the union of the
+//              four lists holds the row's KK best).  QL = 1 (KK <= 64): PD[b, i, s, :] / PI[...] = the KK
+//              best of row i among split s, one list per row spread over the quad's lanes (cdiv(KK, 4)
+//              entries each: a quarter of the registers, shuffles on each insertion).
+//              score = CN[b, c] - 2 X[b, i] . C[b, c].
+//   knn_merge  the LP lists of each query row (LP = 4 * splits, or splits for QL = 1) -> its KK best,
+//              sorted, as distances.
 // CN[b, c] = ||C[b, c]||^2 for the squared L2 distance, 0 for the inner product (the scores are then
-// -2 <x, c>), for c < K; +inf for K <= c < KP, with KP = cdiv(cdiv(K, 2 BN), LP / 4) * (LP / 4) * 2 BN:
+// -2 <x, c>), for c < K; +inf for K <= c < KP, with KP = cdiv(cdiv(K, 2 BN), splits) * splits * 2 BN:
 // every split covers the same number of centroid tile pairs, and the padded columns never enter a list.
 // A list that saw fewer than KK columns ends with (+inf, -1) entries.
 //
 // Schedule: kmeans_assign's (producer, ring, multicast, two accumulators, ping-pong), over work units
-// (row pair p, split s) instead of row pairs; the epilogue offers each row's scores to the thread's list
-// only when the row's minimum beats the list's last entry (after the first tiles, rarely).
-kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, PP = 1, KK = 10>(
+// (row pair p, split s) instead of row pairs; the epilogue offers each row's scores to the list only when
+// the row's minimum beats the list's last entry (after the first tiles, rarely).
+kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, PP = 1, KK = 10, QL = 0>(
     X: T[B, N, D] tma(box=[1, BM, 64], swizzle=128B) align(16),
     C: T[B, K, D] tma(box=[1, BN / 2, 64], swizzle=128B) align(16),
     CN: f32[B, KP] tma(box=[1, BN]) align(16),
     PD: f32[B, N, LP, KK],
     PI: i32[B, N, LP, KK])
   requires(D == HD, HD % 64 == 0, HD <= 256, BM == 128, BN % 32 == 0, BN <= 256, S >= 2, AREG == 0 || AREG == 1,
-           PP == 0 || PP == 1, KK >= 1, KK <= 32, LP % 4 == 0, LP > 0,
-           KP == cdiv(cdiv(K, 2 * BN), LP / 4) * (LP / 4) * 2 * BN)
+           PP == 0 || PP == 1, QL == 0 || QL == 1, KK >= 1, KK <= 32 + 32 * QL, LP % (4 - 3 * QL) == 0, LP > 0,
+           KP == cdiv(cdiv(K, 2 * BN), LP / (4 - 3 * QL)) * (LP / (4 - 3 * QL)) * 2 * BN,
+           B * cdiv(N, 2 * BM) * (LP / (4 - 3 * QL)) <= 2147482623)
   grid(num_sms / 2 * 2) threads(384) cluster(2)
 {
   shared xs: T[2 * (HD / 64)][BM, 64] swizzle(128B) align(1024);
@@ -413,8 +508,9 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
 
   let rank = i32(cluster.rank);
   let ppb = cdiv(N, 2 * BM);
-  let splits = LP / 4;
-  let units = B * ppb * splits;
+  let splits = max(LP / (4 - 3 * QL), 1);  // (>= 1 by requires) LP / lists per split: 4 (QL = 0, a list per lane of the quad) or 1
+  let upb = ppb * splits;                  // work units (row pair, split) per batch
+  let units = B * upb;
   let pps = KP / (2 * BN) / splits;        // centroid tile pairs per split
   let first = i32(block.x) / 2;
   let clusters = i32(grid_dim.x) / 2;
@@ -423,16 +519,18 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
     if load.warp == 0 {
       elect {
         var w: i32 = 0;
+        var ta: i32 = 0;                 // centroid tile numbers of this CTA: the pair's first and second
+        var tb: i32 = 1;
         for u in first..units step clusters {
-          let p = u / splits;
-          let b = p / ppb;
-          let m0 = ((p % ppb) * 2 + rank) * BM;
+          let b = min(u / upb, B - 1);         // u / upb < B: the min says so to the verifier
+          let m0 = ((u / splits % ppb) * 2 + rank) * BM;
           let t0 = 2 * (u % splits) * pps;
           load_rows(b, m0, w);
           for t2 in 0..pps {
-            for h in 0..2 unroll {
-              load_tile(b, t0 + 2 * t2 + h, w * 2 * pps + 2 * t2 + h);
-            }
+            load_tile(b, t0 + 2 * t2, ta);
+            load_tile(b, t0 + 2 * t2 + 1, tb);
+            ta += 2;
+            tb += 2;
           }
           w += 1;
         }
@@ -450,59 +548,102 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
     var di1: i32[KK];
     var ub0: f32;
     var ub1: f32;
+    var qv0: f32[(KK + 3) / 4];          // QL = 1: the lane's segments of its two rows' lists
+    var qi0: i32[(KK + 3) / 4];
+    var qv1: f32[(KK + 3) / 4];
+    var qi1: i32[(KK + 3) / 4];
+    var last0: f32;
+    var last1: f32;
     var w: i32 = 0;
+    var ta: i32 = 0;                     // the centroid tile numbers of acc0 and acc1 (as the producer's)
+    var tb: i32 = 1;
     if PP == 1 && math.index == 1 {
       arrive turn[0];                    // consumer 0 issues first
     }
     for u in first..units step clusters {
-      let p = u / splits;
       let sp = u % splits;
-      let b = p / ppb;
-      let m0 = ((p % ppb) * 2 + rank) * BM;
+      let b = min(u / upb, B - 1);         // u / upb < B: the min says so to the verifier
+      let m0 = ((u / splits % ppb) * 2 + rank) * BM;
       let xb = w % 2;
-      let it0 = w * 2 * pps;
       let t0 = 2 * sp * pps;
-      for e in 0..KK unroll {
-        dv0[e] = inf;
-        di0[e] = -1;
-        dv1[e] = inf;
-        di1[e] = -1;
+      if QL == 0 {
+        for e in 0..KK unroll {
+          dv0[e] = inf;
+          di0[e] = -1;
+          dv1[e] = inf;
+          di1[e] = -1;
+        }
+        ub0 = inf;
+        ub1 = inf;
+      } else {
+        for e in 0..(KK + 3) / 4 unroll {
+          qv0[e] = inf;
+          qi0[e] = -1;
+          qv1[e] = inf;
+          qi1[e] = -1;
+        }
+        last0 = inf;
+        last1 = inf;
       }
-      ub0 = inf;
-      ub1 = inf;
       take_rows(w);
       for t2 in 0..pps {
         let t = 2 * t2;
         if PP == 1 {
           sync turn[math.index];
         }
-        issue_tile(acc0, it0 + t, xb);
-        issue_tile(acc1, it0 + t + 1, xb);
+        issue_tile(acc0, ta, xb);
+        issue_tile(acc1, tb, xb);
         if PP == 1 {
           arrive turn[1 - math.index];
         }
         wgmma.wait 1;
-        list_offer_row(dv0, di0, ub0, acc0, (it0 + t) % S, 0, (t0 + t) * BN);
-        list_offer_row(dv1, di1, ub1, acc0, (it0 + t) % S, 1, (t0 + t) * BN);
-        release_tile(it0 + t);
+        if QL == 0 {
+          list_offer_row(dv0, di0, ub0, acc0, ta % S, 0, (t0 + t) * BN);
+          list_offer_row(dv1, di1, ub1, acc0, ta % S, 1, (t0 + t) * BN);
+        } else {
+          quad_offer_row(qv0, qi0, last0, acc0, ta % S, 0, (t0 + t) * BN);
+          quad_offer_row(qv1, qi1, last1, acc0, ta % S, 1, (t0 + t) * BN);
+        }
+        release_tile(ta);
         wgmma.wait 0;
-        list_offer_row(dv0, di0, ub0, acc1, (it0 + t + 1) % S, 0, (t0 + t + 1) * BN);
-        list_offer_row(dv1, di1, ub1, acc1, (it0 + t + 1) % S, 1, (t0 + t + 1) * BN);
-        release_tile(it0 + t + 1);
+        if QL == 0 {
+          list_offer_row(dv0, di0, ub0, acc1, tb % S, 0, (t0 + t + 1) * BN);
+          list_offer_row(dv1, di1, ub1, acc1, tb % S, 1, (t0 + t + 1) * BN);
+        } else {
+          quad_offer_row(qv0, qi0, last0, acc1, tb % S, 0, (t0 + t + 1) * BN);
+          quad_offer_row(qv1, qi1, last1, acc1, tb % S, 1, (t0 + t + 1) * BN);
+        }
+        release_tile(tb);
+        ta += 2;
+        tb += 2;
       }
       elect {
         arrive xempty[xb];
       }
       let row = m0 + 64 * math.index + 16 * (i32(warp) % 4) + i32(lane) / 4;
-      let list = 4 * sp + i32(lane) % 4;
-      for e in 0..KK unroll {
-        if row < N {
-          PD[b, row, list, e] = dv0[e];
-          PI[b, row, list, e] = di0[e];
+      if QL == 0 {
+        let list = 4 * sp + i32(lane) % 4;
+        for e in 0..KK unroll {
+          if row < N {
+            PD[b, row, list, e] = dv0[e];
+            PI[b, row, list, e] = di0[e];
+          }
+          if row + 8 < N {
+            PD[b, row + 8, list, e] = dv1[e];
+            PI[b, row + 8, list, e] = di1[e];
+          }
         }
-        if row + 8 < N {
-          PD[b, row + 8, list, e] = dv1[e];
-          PI[b, row + 8, list, e] = di1[e];
+      } else {
+        for e in 0..(KK + 3) / 4 unroll {
+          let slot = (i32(lane) % 4) * ((KK + 3) / 4) + e;   // the lane's segment of the row's list
+          if row < N && slot < KK {
+            PD[b, row, sp, slot] = qv0[e];
+            PI[b, row, sp, slot] = qi0[e];
+          }
+          if row + 8 < N && slot < KK {
+            PD[b, row + 8, sp, slot] = qv1[e];
+            PI[b, row + 8, sp, slot] = qi1[e];
+          }
         }
       }
       w += 1;
@@ -526,7 +667,7 @@ kernel knn_merge<KK = 10, WPB = 4>(
     OD: f32[B, N, KK],
     OI: i32[B, N, KK],
     scale: f32)
-  requires(KK >= 1, KK <= 32, LP > 0, LP <= 65536)
+  requires(KK >= 1, KK <= 64, LP > 0, LP <= 65536)
   grid(cdiv(N, WPB), B) threads(32 * WPB)
 {
   let i = i32(block.x) * WPB + i32(warp);

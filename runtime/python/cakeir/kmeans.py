@@ -117,16 +117,16 @@ class Kernels:
         """(dist f32 [B, Q, k], idx i32 [B, Q, k]): the k nearest rows of corpus [B, M, D] to every row of
         queries [B, Q, D], sorted ascending by (distance, index).  metric "l2": squared L2 distances; "ip":
         the k largest inner products (dist holds the inner products, descending).  k is at most the kernel's
-        KK (10, 16 or 32 in the builds of bench/kmeans_build.sh); rows past M come back as (+inf, -1) when M < k.  splits: how many
+        KK (10, 16, 32 or 64 in the builds of bench/kmeans_build.sh); rows past M come back as (+inf, -1) when M < k.  splits: how many
         pieces the corpus is cut into (default: about one work unit per cluster of two SMs when Q is small).
         variant: a suffix of the cubin name (another build of knn_sm90); by default the first of the builds
-        "", "_k16", "_k32" (KK = 10, 16, 32) that holds k."""
+        "", "_k16", "_k32", "_k64" (KK = 10, 16, 32, 64) that holds k."""
         (x, squeeze), (c, _) = _batched(queries, 3), _batched(corpus, 3)
         b, n, d = x.shape
         m = c.shape[1]
         if variant is None or variant == "":
             variant = None
-            for candidate in ("", "_k16", "_k32"):
+            for candidate in ("", "_k16", "_k32", "_k64"):
                 name = "knn_sm90_%s_d%d%s.cubin" % (_TYPE_NAMES.get(x.dtype, "?"), d, candidate)
                 if os.path.isfile(os.path.join(self.folder, name)):
                     kernels, ct = self._module("knn_sm90", x.dtype, d, candidate)
@@ -135,9 +135,10 @@ class Kernels:
                         break
             if variant is None:
                 raise ValueError("cakeir.kmeans.knn: k = %d: no knn_sm90 build for D = %d, %s holds it (KK = 10, "
-                                 "16, 32 are built; k <= 32)" % (k, d, x.dtype))
+                                 "16, 32, 64 are built; k <= 64)" % (k, d, x.dtype))
         kernels, ct = self._module("knn_sm90", x.dtype, d, variant)
         kk, bn = int(ct["knn_topk"]["KK"]), int(ct["knn_topk"]["BN"])
+        lists_per_split = 1 if int(ct["knn_topk"].get("QL", 0)) == 1 else 4   # QL = 1: one list per row, quad-wide
         if not 1 <= k <= kk:
             raise ValueError("cakeir.kmeans.knn: k = %d (this build supports 1..%d)" % (k, kk))
         if metric not in ("l2", "ip"):
@@ -153,8 +154,8 @@ class Kernels:
         kernels["row_norms"](X=c, NP=norms, scale=scale)
         qn = torch.empty((b, n), dtype=torch.float32, device=x.device)
         kernels["row_norms"](X=x, NP=qn, scale=scale)
-        pd = torch.empty((b, n, 4 * splits, kk), dtype=torch.float32, device=x.device)
-        pi = torch.empty((b, n, 4 * splits, kk), dtype=torch.int32, device=x.device)
+        pd = torch.empty((b, n, lists_per_split * splits, kk), dtype=torch.float32, device=x.device)
+        pi = torch.empty((b, n, lists_per_split * splits, kk), dtype=torch.int32, device=x.device)
         dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
         idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
         kernels["knn_topk"](X=x, C=c, CN=norms, PD=pd, PI=pi)

@@ -1,6 +1,16 @@
-// The k-means kernels (kernels/kmeans/) compile to the schedule their headers describe.  The assignment
-// kernel's --verify-only takes minutes (bench/kmeans_build.sh builds every variant with it and records
-// ok / ok-unverified); here the centroid update is verified and the assignment's PTX is checked.
+// The k-means kernels (kernels/kmeans/) verify and compile to the schedule their headers describe.
+// assign_sm90.cake verifies whole (kmeans_assign, knn_topk, knn_merge, row_norms) with the limit its header's
+// knn_topk needs, with no warning; so does knn_topk's quad-list variant for k = 64 with the default limit.
+// RUN: %cakec --verify-only --verify-timeout=10000 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=SM90
+// SM90: verified
+// SM90-NOT: warning
+// RUN: %cakec --verify-only -D QL=1 -D KK=64 -D BN=64 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=QUADLIST
+// QUADLIST: verified
+// QUADLIST-NOT: warning
+// the quad-list epilogue gates on one vote per row and moves entries between the quad's lanes with shfl.up:
+// RUN: %cakec --no-verify --emit=ptx -D QL=1 -D KK=64 -D BN=64 %kernels/kmeans/assign_sm90.cake -o - | %FileCheck %s --check-prefix=QLPTX
+// QLPTX-DAG: vote.sync.any.pred
+// QLPTX-DAG: shfl.sync.up.b32
 // RUN: %cakec --verify-only %kernels/kmeans/centroid_update.cake 2>&1 | %FileCheck %s --check-prefix=UPDATE
 // UPDATE: verified
 // RUN: %cakec --verify-only %kernels/kmeans/assign_sm80.cake 2>&1 | %FileCheck %s --check-prefix=SM80
