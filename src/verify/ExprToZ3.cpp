@@ -45,10 +45,9 @@ z3::expr ExprToZ3::newVar(const std::string &name, int64_t lo, std::optional<int
     unique = name + "#" + std::to_string(i);
   z3::expr v = ctx_.int_const(unique.c_str());
   sideConditions_.push_back(v >= ctx_.int_val(lo));
-  if (hiExclusive) {
-    sideConditions_.push_back(v < ctx_.int_val(*hiExclusive));
-    freeVarRanges_[v.id()] = IntRange{lo, *hiExclusive - 1};
-  }
+  if (hiExclusive) sideConditions_.push_back(v < ctx_.int_val(*hiExclusive));
+  // Unbounded above: IntervalBounds' largest endpoint, so that sums and products of it have no range.
+  freeVarRanges_[v.id()] = IntRange{lo, hiExclusive ? *hiExclusive - 1 : kRangeUnbounded};
   freeVars_.emplace_back(unique, v);
   return v;
 }
@@ -132,13 +131,15 @@ z3::expr ExprToZ3::declVar(const Decl *decl) {
     int64_t from = isUnsignedType(t) ? 0 : INT32_MIN;
     auto *loop = static_cast<const ForStmt *>(decl);
     TranslateFailure ignored;
-    // Constant bounds narrow the variable's own range (the side conditions below say the same to Z3).
+    // The bounds' ranges narrow the variable's own (the side conditions below say the same to Z3).
     bound_.emplace(decl, ctx_.int_val(0));   // recursion guard while the bounds are translated
     if (loop->lower && loop->upper && below)
       if (auto lo = tr(*loop->lower, ignored, 0))
-        if (auto hi = tr(*loop->upper, ignored, 0))
-          if (auto l = constantOf(*lo), h = constantOf(*hi); l && h && *l >= from && *h <= *below && *l < *h)
-            from = *l, below = *h;
+        if (auto hi = tr(*loop->upper, ignored, 0)) {
+          std::optional<IntRange> l = rangeOf(*lo), h = rangeOf(*hi);
+          if (l && l->lo > from && l->lo < *below) from = l->lo;
+          if (h && h->lo == h->hi && h->hi < *below && h->hi > from) below = h->hi;
+        }
     v = newVar(decl->name, from, below);
     bound_.insert_or_assign(decl, v);   // bounds may not mention the variable itself, but guard recursion anyway
     if (loop->lower)

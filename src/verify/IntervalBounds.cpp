@@ -8,7 +8,7 @@ namespace cake {
 namespace {
 
 __extension__ typedef __int128 Wide;   // exact for every product of two endpoints below 2^62
-constexpr Wide kLimit = Wide(1) << 62;   // endpoints past this have no range (no overflow in products)
+constexpr Wide kLimit = kRangeUnbounded;   // endpoints past this have no range (no overflow in products)
 constexpr unsigned kMaxDepth = 200;
 
 std::optional<IntRange> fromWide(Wide lo, Wide hi) {

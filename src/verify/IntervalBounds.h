@@ -21,6 +21,8 @@ namespace cake {
 struct IntRange {
   int64_t lo, hi;   // inclusive
 };
+// The upper end of a constant without one (a grid index): no range built from it stays below this.
+constexpr int64_t kRangeUnbounded = int64_t(1) << 62;
 
 class IntervalBounds {
 public:
