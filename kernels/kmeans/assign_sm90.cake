@@ -371,7 +371,7 @@ fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<w
   var rs: f32[BN / 4];
   row_scores(rs, acc, s, r);
   let lowest = lowest_score(rs);
-  if lowest < dv[KK - 1] && lowest <= ub {
+  if lowest <= min(dv[KK - 1], ub) {      // one compare; a score equal to the last entry is rejected below
     var count: i32 = 0;
     for e in 0..BN / 4 unroll {
       count += select(rs[e] < dv[KK - 1] && rs[e] <= ub, 1, 0);
