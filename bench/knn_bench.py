@@ -6,7 +6,7 @@ built by bench/kmeans_build.sh) against flashlib's flash_knn_triton and torch, i
     python3 bench/knn_bench.py --out DIR --peers PEERS_DIR   # GPU machine: DIR/knn.{json,md}
 
 PEERS_DIR as for bench/kmeans_bench.py (PEERS_DIR/flashlib/flashlib: github FlashML-org/flashlib, never
-committed).  Problem: queries X [Q, D], corpus C [M, D] bf16 (B = 1), k = 10 nearest by squared L2.
+committed).  Problem: queries X [Q, D], corpus C [M, D] bf16 or fp16 (B = 1), k = 10 nearest by squared L2.
 flashlib returns the indices only; CAKE returns distances and indices (both sorted).
 Check (fresh seeded inputs per check: half the queries near corpus points, exact duplicate corpus rows, so
 ties occur): on a sample of query rows, the float32 reference distances of every corpus row; recall@k modulo
@@ -32,10 +32,10 @@ TORCH_BYTES_MAX = 24 << 30               # torch's full distance matrix (f32 Q x
 
 
 class Shape:
-    def __init__(self, q, m, d, timed=True, k=K_NEIGHBOURS, metric="l2"):
-        self.q, self.m, self.d, self.timed, self.k, self.metric = q, m, d, timed, k, metric
-        self.label = "%dx%dx%d bf16" % (q, m, d) + ("" if k == K_NEIGHBOURS else " k=%d" % k) + (
-            "" if metric == "l2" else " " + metric)
+    def __init__(self, q, m, d, timed=True, k=K_NEIGHBOURS, metric="l2", dtype="bf16"):
+        self.q, self.m, self.d, self.timed, self.k, self.metric, self.dtype = q, m, d, timed, k, metric, dtype
+        self.label = "%dx%dx%d %s" % (q, m, d, "fp16" if dtype == "f16" else dtype) + (
+            "" if k == K_NEIGHBOURS else " k=%d" % k) + ("" if metric == "l2" else " " + metric)
         self.flops = 2.0 * q * m * d
         self.nbytes = 2.0 * (q + m) * d
 
@@ -49,7 +49,10 @@ def shapes():
             Shape(16384, 1000000, 128, True, k=64), Shape(1000, 12345, 128, False, k=64), Shape(100, 50, 64, False, k=64),
             Shape(77, 3001, 256, False, k=64), Shape(1, 1000000, 128, False, k=64),
             Shape(1, 1000000, 128, False), Shape(5, 10000000, 64, False),
-            Shape(3000, 50000, 128, False, metric="ip"), Shape(17, 333, 256, False, k=16, metric="ip")]
+            Shape(3000, 50000, 128, False, metric="ip"), Shape(17, 333, 256, False, k=16, metric="ip"),
+            # fp16 inputs (the f16 builds), correctness only
+            Shape(1000, 12345, 128, False, dtype="f16"), Shape(4096, 100000, 64, False, k=64, dtype="f16"),
+            Shape(77, 3001, 256, False, k=32, dtype="f16"), Shape(5, 1000000, 64, False, k=16, metric="ip", dtype="f16")]
 
 
 def make_inputs(torch, shape, seeds):
@@ -64,10 +67,11 @@ def make_inputs(torch, shape, seeds):
     noise = torch.randn((shape.q, shape.d), generator=gen, device=common.DEVICE)
     near = torch.rand((shape.q, 1), generator=gen, device=common.DEVICE) < 0.5
     x = torch.where(near, c[owner] + 0.05 * noise, noise)
-    c = c.to(torch.bfloat16)
+    dtype = torch.float16 if shape.dtype == "f16" else torch.bfloat16
+    c = c.to(dtype)
     first, second = torch.minimum(src, dst), torch.maximum(src, dst)
     same = (c[first] == c[second]).all(1) & (first != second)      # exact duplicate pairs (first < second)
-    return x.to(torch.bfloat16), c, (first[same], second[same]), seed
+    return x.to(dtype), c, (first[same], second[same]), seed
 
 
 def check(torch, x, c, idx, dist, rows, metric="l2", dups=None):
@@ -143,8 +147,8 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
     cands = {}
     if library is not None:
         cands["cake"] = lambda x, c, k: library.knn(x, c, k, shape.metric)
-        # other builds for the same k: knn_sm90_bf16_d<D>[_k<k>]_<name> (_ql, _areg1, ...), as cake:<name>
-        stem = "knn_sm90_bf16_d%d" % shape.d
+        # other builds for the same k: knn_sm90_<dtype>_d<D>[_k<k>]_<name> (_ql, ...), as cake:<name>
+        stem = "knn_sm90_%s_d%d" % (shape.dtype, shape.d)
         base = stem + ("" if shape.k == K_NEIGHBOURS else "_k%d" % shape.k) + "_"
         for name in sorted(os.listdir(args.cubins)):
             rest = name[len(base):-len(".cubin")]
@@ -187,7 +191,7 @@ def run_shape(torch, shape, library, peers, seeds, flusher, args):
 
 def markdown(document):
     m = document["meta"]
-    text = ["# KNN (k = %d unless the shape says, squared L2, bf16): CAKE vs flashlib flash_knn_triton / torch (same process)" % K_NEIGHBOURS,
+    text = ["# KNN (k = %d unless the shape says, squared L2, bf16 unless fp16): CAKE vs flashlib flash_knn_triton / torch (same process)" % K_NEIGHBOURS,
             "", "- command: `%s`" % m.get("command"),
             "- date: %s; device: %s; torch %s" % (m.get("date"), (m.get("device") or {}).get("name"),
                                                  (m.get("device") or {}).get("torch")),

@@ -40,13 +40,13 @@
 // retirement.
 // Shared with SharedRaces.cpp (RaceWalker.h): the statement walk and its path condition, loop prologue,
 // expression scan, access regions, the second thread's renaming and the counterexample text.
-#include "verify/SmallestModel.h"
 #include "verify/ControlPath.h"
 #include "verify/Families.h"
 #include "verify/RaceWalker.h"
+#include "verify/RootDecl.h"
+#include "verify/SmallestModel.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
-#include "verify/RootDecl.h"
 
 #include "frontend/Builtins.h"
 #include "frontend/ConstEval.h"

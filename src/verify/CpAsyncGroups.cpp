@@ -28,8 +28,8 @@
 //      so a commit or wait in one branch also covers a store in the other (a known gap).
 //      A write to a tile that an uncommitted or pending tma.store still reads is E0609 of the ring-buffer
 //      family (SyncModel models tma.store reads, commits and waits), so it is not checked again here.
-#include "verify/SmallestModel.h"
 #include "verify/Families.h"
+#include "verify/SmallestModel.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
 

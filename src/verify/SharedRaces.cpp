@@ -40,9 +40,9 @@
 // expression scan, access regions, the second thread's renaming and the counterexample text.
 // Cost: one incremental solver per kernel (both threads' assumptions asserted once, a push/pop scope per pair);
 // pairs whose epochs or regions simplify to disjoint constants need no query.
-#include "verify/SmallestModel.h"
 #include "verify/Families.h"
 #include "verify/RaceWalker.h"
+#include "verify/SmallestModel.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
 

@@ -25,8 +25,10 @@
 // if condition, and loop bound (through the lets they use), each +, -, *, /, <<, negation and i32 / u32
 // conversion is proven inside its type's range under the path condition (cdiv is computed as
 // a / b + (a % b > 0), which cannot wrap), and so is a loop variable plus its step (N steps for unroll(N)):
-// the increment after the last iteration, which would otherwise wrap and pass `v < upper` again.  One query per site (the conjunction); on a
-// refutation the first node out of range in the counterexample is reported, once per node.
+// the increment after the last iteration, which would otherwise wrap and pass `v < upper` again.  Nodes in range
+// by interval arithmetic over their operands' bounds (IntervalBounds) need no query; one query per site for the
+// rest (the conjunction); on a refutation the first node out of range in the counterexample is reported, once
+// per node.
 #include "verify/Families.h"
 #include "verify/IntervalBounds.h"
 #include "verify/SourceText.h"
