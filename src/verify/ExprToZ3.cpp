@@ -131,7 +131,8 @@ z3::expr ExprToZ3::declVar(const Decl *decl) {
     int64_t from = isUnsignedType(t) ? 0 : INT32_MIN;
     auto *loop = static_cast<const ForStmt *>(decl);
     TranslateFailure ignored;
-    // The bounds' ranges narrow the variable's own (the side conditions below say the same to Z3).
+    // The lower bound's least value and a constant upper bound narrow the variable's own range (the side
+    // conditions below say the same to Z3; a non-constant upper bound's range made some proofs slower).
     bound_.emplace(decl, ctx_.int_val(0));   // recursion guard while the bounds are translated
     if (loop->lower && loop->upper && below)
       if (auto lo = tr(*loop->lower, ignored, 0))

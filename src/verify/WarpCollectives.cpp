@@ -23,56 +23,20 @@ bool isWarpCollectiveCall(const std::string &callee) {
          callee == "rowsum";
 }
 
-// The first warp-collective call inside `e`, or null.
-const CallExpr *findCollective(const Expr *e) {
-  if (!e) return nullptr;
-  switch (e->kind) {
-  case ExprKind::Unary: return findCollective(cast<UnaryExpr>(e)->operand.get());
-  case ExprKind::Binary: {
-    auto *b = cast<BinaryExpr>(e);
-    if (auto *c = findCollective(b->lhs.get())) return c;
-    return findCollective(b->rhs.get());
-  }
-  case ExprKind::Member: return findCollective(cast<MemberExpr>(e)->base.get());
-  case ExprKind::Index: {
-    auto *ix = cast<IndexExpr>(e);
-    if (auto *c = findCollective(ix->base.get())) return c;
-    for (const IndexItem &it : ix->items) {
-      if (auto *c = findCollective(it.start.get())) return c;
-      if (auto *c = findCollective(it.length.get())) return c;
-    }
-    return nullptr;
-  }
-  case ExprKind::Call: {
-    auto *call = cast<CallExpr>(e);
-    if (isWarpCollectiveCall(call->callee)) return call;
-    for (const auto &a : call->args)
-      if (auto *c = findCollective(a.get())) return c;
-    return nullptr;
-  }
-  default: return nullptr;
-  }
-}
-
-// A collective on the right of `a && b` / `a || b` runs only in the lanes where `a` does not decide the
-// result (codegen branches around a right side that reads memory or shuffles): with a thread-varying `a`,
-// the collective and the left operand that splits the warp there.
-std::optional<std::pair<const CallExpr *, const Expr *>> shortCircuitSplit(const Expr *e, const UniformityAnalysis &u) {
+// The first sub-expression of `e` (itself included, pre-order, left to right) for which `match` returns a
+// value, or nullopt.
+template <class Match>
+auto firstMatch(const Expr *e, const Match &match) -> decltype(match(e)) {
   if (!e) return std::nullopt;
-  auto any = [&](std::initializer_list<const Expr *> es) -> std::optional<std::pair<const CallExpr *, const Expr *>> {
+  if (auto r = match(e)) return r;
+  auto any = [&](std::initializer_list<const Expr *> es) -> decltype(match(e)) {
     for (const Expr *x : es)
-      if (auto r = shortCircuitSplit(x, u)) return r;
+      if (auto r = firstMatch(x, match)) return r;
     return std::nullopt;
   };
   switch (e->kind) {
   case ExprKind::Unary: return any({cast<UnaryExpr>(e)->operand.get()});
-  case ExprKind::Binary: {
-    auto *b = cast<BinaryExpr>(e);
-    if (b->op == BinaryOp::LogAnd || b->op == BinaryOp::LogOr)
-      if (const CallExpr *c = findCollective(b->rhs.get()); c && b->lhs && u.of(*b->lhs) == Uniformity::Thread)
-        return std::make_pair(c, b->lhs.get());
-    return any({b->lhs.get(), b->rhs.get()});
-  }
+  case ExprKind::Binary: return any({cast<BinaryExpr>(e)->lhs.get(), cast<BinaryExpr>(e)->rhs.get()});
   case ExprKind::Member: return any({cast<MemberExpr>(e)->base.get()});
   case ExprKind::Index: {
     auto *ix = cast<IndexExpr>(e);
@@ -88,6 +52,27 @@ std::optional<std::pair<const CallExpr *, const Expr *>> shortCircuitSplit(const
   }
   default: return std::nullopt;
   }
+}
+
+// The first warp-collective call inside `e`, or null.
+const CallExpr *findCollective(const Expr *e) {
+  auto found = firstMatch(e, [](const Expr *x) -> std::optional<const CallExpr *> {
+    if (auto *call = dynCast<CallExpr>(x); call && isWarpCollectiveCall(call->callee)) return call;
+    return std::nullopt;
+  });
+  return found ? *found : nullptr;
+}
+
+// A collective on the right of `a && b` / `a || b` runs only in the lanes where `a` does not decide the
+// result (codegen branches around a right side that reads memory or shuffles): with a thread-varying `a`,
+// the collective and the left operand that splits the warp there.
+std::optional<std::pair<const CallExpr *, const Expr *>> shortCircuitSplit(const Expr *e, const UniformityAnalysis &u) {
+  return firstMatch(e, [&](const Expr *x) -> std::optional<std::pair<const CallExpr *, const Expr *>> {
+    auto *b = dynCast<BinaryExpr>(x);
+    if (b && (b->op == BinaryOp::LogAnd || b->op == BinaryOp::LogOr) && b->lhs && u.of(*b->lhs) == Uniformity::Thread)
+      if (const CallExpr *c = findCollective(b->rhs.get())) return std::make_pair(c, b->lhs.get());
+    return std::nullopt;
+  });
 }
 
 // The expressions a statement evaluates itself (not those of its nested statements).
