@@ -12,7 +12,9 @@
 #
 # Run after bench/build.sh (which builds cakec and recreates bench/out); this script writes only under
 # bench/out/epilogue/ (recreated).  Usage: bash bench/epilogue_build.sh [--list]
-# Env: BUILD_DIR (default <repo>/build-bench), CAKEC (a cakec to use instead of $BUILD_DIR/cakec).
+# Env: BUILD_DIR (default <repo>/build-bench), CAKEC (a cakec to use instead of $BUILD_DIR/cakec),
+#      BASELINE_REV (a git revision: also build that revision's sample, as variants named base_<variant>,
+#      for an A/B of a change to the sample in one run).
 set -u -o pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,15 +40,22 @@ mkdir -p "$out"
 rows=()
 status=0
 json_str() { python3 -c 'import json,sys; print(json.dumps(sys.stdin.read().rstrip("\n")))' <<<"$1"; }
-while IFS='|' read -r name defs; do
+all_variants() {
+  variants | sed "s|\$|\|$src|"
+  if [ -n "${BASELINE_REV:-}" ]; then
+    git -C "$repo" show "$BASELINE_REV:samples/hopper_gemm_tma_epilogue.cake" >"$out/baseline.cake" || exit 1
+    variants | sed "s|^|base_|; s|\$|\|$out/baseline.cake|"
+  fi
+}
+while IFS='|' read -r name defs file; do
   args=()
   for d in $defs; do args+=(-D "$d"); done
   st=ok detail=""
-  log=$("$cakec" -v "${args[@]}" "$src" -o "$out/$name.cubin" 2>&1)
+  log=$("$cakec" -v "${args[@]}" "$file" -o "$out/$name.cubin" 2>&1)
   rc=$?
   if [ $rc -ne 0 ] && ! grep -q 'error: ' <<<"$(grep -v '\[E06[0-9][0-9]\]' <<<"$log")"; then
     detail=$(grep -m1 'error:' <<<"$log")
-    log=$("$cakec" -v --no-verify "${args[@]}" "$src" -o "$out/$name.cubin" 2>&1)
+    log=$("$cakec" -v --no-verify "${args[@]}" "$file" -o "$out/$name.cubin" 2>&1)
     rc=$?
     st=ok-unverified
   fi
@@ -61,7 +70,7 @@ while IFS='|' read -r name defs; do
   fi
   printf '%-20s %-14s regs=%s spills=%s %s\n' "$name" "$st" "${regs:-?}" "${spills:-?}" "$detail"
   rows+=("{\"name\": \"$name\", \"defines\": $(json_str "$defs"), \"status\": \"$st\", \"registers\": ${regs:-null}, \"spill_bytes\": ${spills:-null}, \"detail\": $(json_str "$detail")}")
-done < <(variants)
+done < <(all_variants)
 
 {
   echo "{\"sample\": \"hopper_gemm_tma_epilogue\", \"variants\": ["

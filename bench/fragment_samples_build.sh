@@ -10,6 +10,7 @@
 #   attention_fwd_d{64,128}[_causal]  samples/attention_fwd.cake with -D CAUSAL=0/1 and -D HD=64/128 (HD only
 #                                     when the sample declares it; else attention_fwd[_causal])
 #   kmeans_assign_d{64,128}           samples/kmeans_assign.cake with -D HD=64/128 (HD only when declared)
+#   kmeans_assign_split_d{64,128}     the same with -D SPLIT=1 (both consumers on 64 rows, merged across them)
 #
 # Usage: bash bench/fragment_samples_build.sh [--list]
 # Env: as bench/build_variants.sh (BUILD_DIR, CAKEC, RUNTIME_LIB).
@@ -44,6 +45,10 @@ variants() {
   if [ -f "$km" ] && declares "$km" HD; then
     echo "kmeans_assign_d64|kmeans_assign|HD=64"
     echo "kmeans_assign_d128|kmeans_assign|HD=128"
+    if declares "$km" SPLIT; then
+      echo "kmeans_assign_split_d64|kmeans_assign|HD=64 SPLIT=1"
+      echo "kmeans_assign_split_d128|kmeans_assign|HD=128 SPLIT=1"
+    fi
   else
     echo "kmeans_assign|kmeans_assign|"
   fi

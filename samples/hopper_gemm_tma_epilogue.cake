@@ -13,32 +13,32 @@
 //                 (tma.store.wait 0 = cp.async.bulk.wait_group.read 0), then `sync epi` (both warpgroups,
 //                 256 threads): the staging tile cs[i] may be overwritten;
 //              2. `store cs[i][0, 0] <- bf16(acc)`: stmatrix.x4 (4 8x8 bf16 matrices per instruction, the
-//                 wgmma D layout is the mma m16n8 C layout per warp);
+//                 wgmma D layout is the mma m16n8 C layout per warp) into the column-blocked staging tile;
 //              3. fence.proxy_async (generic-proxy writes -> async-proxy reads), `sync epi`;
-//              4. the issuing thread: tma.store C[m0 + 64 i, n0] <- cs[i]; tma.store.commit.
+//              4. the issuing thread: one tma.store per 64-column block, C[m0 + 64 i, n0 + 64 j] <-
+//                 cs[i][:, 64 j +: 64]; tma.store.commit (one bulk group for the BN / 64 stores).
 //            The store is asynchronous: the warpgroup starts the next tile at once and only waits for
 //            the store's shared reads one tile later.  TMA clips the box at C's edges, so ragged M and N
 //            tiles are written correctly.  Before exit the issuing threads wait for their last store.
-//   layout   cs: bf16[2][64, BN] without swizzle: a TMA box with a 128B swizzle has rows of at most 128
-//            bytes (64 bf16), and one `store` writes the whole 64 x BN accumulator, so the staging tile
-//            is one [64, BN] box (swizzle none).  stmatrix rows are BN * 2 bytes apart (a multiple of 128):
-//            the 8 rows of a matrix share banks.  A column-slice store (acc[:, 64 j +: 64] into a
-//            [64, 64] swizzle(128B) chunk) would remove that conflict; docs/hopper.md "Not yet".
+//   layout   cs: bf16[2][64, BN] swizzle(128B): rows of BN * 2 bytes are wider than the 128-byte span, so
+//            the tile is BN / 64 column blocks of [64, 64] (docs/language.md section 15), each one 128B-swizzled
+//            TMA box of C.  The swizzle spreads the 8 rows of every stmatrix matrix over all banks (an
+//            unswizzled [64, BN] tile puts them BN * 2 bytes apart, on the same banks).
 target sm_90a;
 
 kernel hopper_gemm_tma_epilogue<BM = 128, BN = 256, BK = 64, S = 3, GM = 8>(
     A: bf16[M, K] tma(box=[BM, BK], swizzle=128B) align(16),
     B: bf16[N, K] tma(box=[BN / 2, BK], swizzle=128B) align(16),
-    C: bf16[M, N] tma(box=[64, BN], swizzle=none) align(16))
+    C: bf16[M, N] tma(box=[64, 64], swizzle=128B) align(16))
   requires(cdiv(M, 2 * BM) * cdiv(N, BN) <= 2147482623, GM * cdiv(N, BN) <= 2147483647,
-           K % 8 == 0, N % 8 == 0, BM == 128, BK * 2 == 128, BN % 16 == 0, BN <= 256, S >= 2, GM >= 1)
+           K % 8 == 0, N % 8 == 0, BM == 128, BK * 2 == 128, BN % 64 == 0, BN <= 256, S >= 2, GM >= 1)
   grid(num_sms / 2 * 2) threads(384) cluster(2)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
   shared b: bf16[S][BN, BK] swizzle(128B) align(1024);
   mbarrier full[S] arrivals(1);
   mbarrier empty[S] arrivals(16);
-  shared cs: bf16[2][64, BN] align(1024);   // epilogue staging: one 64 x BN box per consumer warpgroup
+  shared cs: bf16[2][64, BN] swizzle(128B) align(1024);   // epilogue staging: BN / 64 boxes per consumer warpgroup
   barrier epi id(1) threads(256);           // the two consumer warpgroups
 
   if tid.x == 0 {
@@ -117,7 +117,9 @@ kernel hopper_gemm_tma_epilogue<BM = 128, BN = 256, BK = 64, S = 3, GM = 8>(
       fence.proxy_async;                   // stmatrix writes (generic proxy) before the TMA read (async proxy)
       sync epi;
       if math.thread == 0 {
-        tma.store C[m0 + 64 * math.index, n0] <- cs[math.index];
+        for j in 0..BN / 64 unroll {
+          tma.store C[m0 + 64 * math.index, n0 + 64 * j] <- cs[math.index][:, 64 * j +: 64];
+        }
         tma.store.commit;
       }
     }

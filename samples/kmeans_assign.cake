@@ -26,22 +26,51 @@
 //              bidx = select(better, c0 + j, bidx); best = select(better, v, best)
 //            best / bidx are frag<wgmma_row, ..., 64> row vectors (one value per row, held by the lanes that
 //            own the row).  After the last tile: store L[r0] <- bidx and MinD[r0] <- best (masked by N).
+//   split    -D SPLIT=1 (for few rows: twice the blocks): BM = 64 rows per block, both consumers own them and
+//            split the centroid tiles (math i takes t = i, i + 2, ...; each stage is released by the 4 warps
+//            of its consumer).  The two running (min, index) pairs of a row are then merged across the
+//            consumers through shared memory (argmin_across: each stores its row vectors, one named
+//            barrier, consumer 0 reads the other's at its rows' .row and keeps the smaller distance, the
+//            smaller index on a tie) and consumer 0 stores the result.
 target sm_90a;
 
-kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4>(
+// Merges the running per-row argmin of the two consumer warpgroups of a block that own the same 64 rows:
+// consumer 1 publishes its pair, consumer 0 takes the other's where it is smaller (or equal with a smaller
+// index).  Both consumers call it (the barrier counts both); only consumer 0's result is the block's.
+fn argmin_across(var best: frag<wgmma_row, f32, 64>, var bidx: frag<wgmma_row, i32, 64>, shared xv: f32[64],
+                 shared xi: i32[64], me: i32) {
+  if me == 1 {
+    store xv[0] <- best;
+    store xi[0] <- bidx;
+  }
+  sync xch;
+  if me == 0 {
+    let ov = xv[best.row];
+    let oi = xi[best.row];
+    let take = ov < best || (ov == best && oi < bidx);
+    best = select(take, ov, best);
+    bidx = select(take, oi, bidx);
+  }
+}
+
+kernel kmeans_assign<SPLIT = 0, BM = (128 / (1 + SPLIT)), BN = 128, HD = 128, S = 4>(
     X: bf16[N, D] tma(box=[BM, 64], swizzle=128B) align(16),
     C: bf16[K, D] tma(box=[BN, 64], swizzle=128B) align(16),
     CN: f32[K] align(16),
     L: i32[N] align(16),
     MinD: f32[N] align(16))
-  requires(D == HD, HD % 64 == 0, HD <= 256, BM == 128, BN % 16 == 0, BN <= 256, S >= 2)
+  requires(D == HD, HD % 64 == 0, HD <= 256, SPLIT == 0 || SPLIT == 1, BM == 128 / (1 + SPLIT), BN % 16 == 0,
+           BN <= 256, S >= 2)
   grid(cdiv(N, BM)) threads(384)
 {
   shared xs: bf16[HD / 64][BM, 64] swizzle(128B) align(1024);
   shared cs: bf16[S * (HD / 64)][BN, 64] swizzle(128B) align(1024);
   mbarrier xfull[1] arrivals(1);
   mbarrier full[S] arrivals(1);
-  mbarrier empty[S] arrivals(8);
+  mbarrier empty[S] arrivals(8 / (1 + SPLIT));
+  shared xv: f32[64];                        // SPLIT: consumer 1's per-row minimum and index
+  shared xi: i32[64];
+  barrier xch id(1) threads(256);            // SPLIT: the two consumers meet to merge
 
   if tid.x == 0 {
     mbarrier.init xfull;
@@ -80,14 +109,14 @@ kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4>(
     var v: frag<wgmma_row, f32, 64>;
     var j: frag<wgmma_row, i32, 64>;
     wait xfull[0] parity(0);
-    for t in 0..c_tiles {
+    for t in SPLIT * math.index..c_tiles step 1 + SPLIT {
       let s = t % S;
       let c0 = t * BN;
       wait full[s] parity((t / S) & 1);
       acc = 0.0;
       wgmma.fence;
       for kb in 0..HD / 64 unroll {
-        wgmma acc += xs[kb][64 * math.index +: 64, :] * cs[s * (HD / 64) + kb].T;
+        wgmma acc += xs[kb][64 * (1 - SPLIT) * math.index +: 64, :] * cs[s * (HD / 64) + kb].T;
       }
       wgmma.commit;
       wgmma.wait 0;
@@ -100,7 +129,12 @@ kernel kmeans_assign<BM = 128, BN = 128, HD = 128, S = 4>(
       bidx = select(better, c0 + j, bidx);
       best = select(better, v, best);
     }
-    store L[r0 + 64 * math.index] <- bidx;
-    store MinD[r0 + 64 * math.index] <- best;
+    if SPLIT == 1 {
+      argmin_across(best, bidx, xv, xi, math.index);
+    }
+    if SPLIT == 0 || math.index == 0 {
+      store L[r0 + 64 * (1 - SPLIT) * math.index] <- bidx;
+      store MinD[r0 + 64 * (1 - SPLIT) * math.index] <- best;
+    }
   }
 }

@@ -42,6 +42,7 @@
 // expression scan, access regions, the second thread's renaming and the counterexample text.
 #include "verify/ControlPath.h"
 #include "verify/Families.h"
+#include "verify/NamedBarrierOperand.h"
 #include "verify/RaceWalker.h"
 #include "verify/RootDecl.h"
 #include "verify/SmallestModel.h"
@@ -95,20 +96,6 @@ struct Access {
   const Decl *signals = nullptr;    // tma.load: the mbarrier it signals
   bool generic() const { return kind == AccessKind::GenericRead || kind == AccessKind::GenericWrite; }
 };
-
-// `sync epi` / `sync epi[i]`: the named barrier, and the index of an array element (else null).
-const BarrierStmt *namedBarrierOf(const OpStmt &op, const Expr **index = nullptr) {
-  const Expr *e = !op.dsts.empty() ? op.dsts[0].get() : !op.srcs.empty() ? op.srcs[0].get() : nullptr;
-  const Expr *ix = nullptr;
-  if (auto *i = e ? dynCast<IndexExpr>(e) : nullptr; i && i->items.size() == 1 && i->items[0].kind == IndexItem::Point) {
-    e = i->base.get();
-    ix = i->items[0].start.get();
-  }
-  auto *n = e ? dynCast<NameExpr>(e) : nullptr;
-  if (!n || !n->decl || n->decl->declKind != DeclKind::Barrier) return nullptr;
-  if (index) *index = ix;
-  return static_cast<const BarrierStmt *>(n->decl);
-}
 
 class AsyncRaceChecker : RaceWalker {
 public:
@@ -172,7 +159,7 @@ private:
   }
 
   void collectBarriers() {
-    UniformityAnalysis uniformity(ctx_.kernel());
+    UniformityAnalysis uniformity(ctx_.kernel(), ctx_.info());
     std::map<BarrierId, std::pair<std::set<int64_t>, std::set<int64_t>>> warps;   // sync, arrive
     walkControl(ctx_.kernel(), uniformity, [&](const Stmt &s, const ControlPath &path) {
       auto *op = dynCast<OpStmt>(&s);
@@ -184,9 +171,9 @@ private:
       }
       if (op->op->id != OpId::Sync && op->op->id != OpId::Arrive) return;
       const Expr *index = nullptr;
-      const BarrierStmt *b = namedBarrierOf(*op, &index);
+      const BarrierStmt *b = namedBarrierOperand(*op, &index);
       if (!b) return;
-      WarpReach reach = reachingWarps(path, ctx_.info(), uniformity);
+      WarpReach reach = reachingWarps(path, ctx_.info(), uniformity, SyncScope::Block);
       if (!reach.known || reach.divergent()) { participationKnown_ = false; return; }   // E0642 / E0601 elsewhere
       // A barrier array: each warp takes part in the barrier its index names (NamedBarriers.cpp checks it).
       const RoleInfo *ri = path.role ? ctx_.info().roleOf(path.role) : nullptr;
@@ -429,8 +416,13 @@ private:
     case OpId::Syncthreads: case OpId::ClusterSync: case OpId::ClusterWait: passBarrier(0, op); return;
     case OpId::Sync: case OpId::Arrive: {
       const Expr *index = nullptr;
-      if (const BarrierStmt *b = namedBarrierOf(op, &index)) {
-        if (!index) { passBarrier(keyOf(b), op); return; }
+      if (const BarrierStmt *b = namedBarrierOperand(op, &index)) {
+        // A barrier whose participants were not collected (divergent, reported by the named-barrier family)
+        // has no counter: it orders nothing here.
+        if (!index) {
+          if (std::optional<size_t> k = existingKey(b, 0)) passBarrier(*k, op);
+          return;
+        }
         // An element of a barrier array: the thread passes the barrier its index names.  An index that
         // cannot be translated passes none (conservative: it orders nothing).
         std::optional<z3::expr> i = tr_.translate(*index);

@@ -114,7 +114,7 @@ std::optional<int64_t> evalAtWarp(const Expr &e, const WarpPoint &at) {
   return ConstEvaluator(std::move(options)).evaluate(e).optional();
 }
 
-WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const UniformityAnalysis &u, bool warpLevel) {
+WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const UniformityAnalysis &u, SyncScope scope) {
   WarpReach r;
   // Divergence first: it makes the warp set meaningless for anything that must be convergent.
   if (!path.divergentReturns.empty()) {
@@ -132,13 +132,16 @@ WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const U
       r.divergentWhy = "the condition is thread-varying";
     } else if (f.kind == ControlFrame::Loop) {
       auto &l = *cast<ForStmt>(f.stmt);
-      const Uniformity splits = warpLevel ? Uniformity::Thread : Uniformity::Warp;
+      const Uniformity splits = scope == SyncScope::Warp        ? Uniformity::Thread
+                                : scope == SyncScope::Warpgroup ? Uniformity::Warp
+                                                                : Uniformity::Warpgroup;
       for (const Expr *b : {l.lower.get(), l.upper.get(), l.step.get()})
         if (b && u.of(*b) >= splits && !r.divergent()) {
           r.divergentAt = f.stmt;
           r.divergentCause = u.culprit(*b, splits);
-          r.divergentWhy = warpLevel ? "the loop's trip count differs between the lanes of a warp"
-                                     : "the loop's trip count differs between threads";
+          r.divergentWhy = scope == SyncScope::Warp        ? "the loop's trip count differs between the lanes of a warp"
+                           : scope == SyncScope::Warpgroup ? "the loop's trip count differs between the warps of a warpgroup"
+                                                           : "the loop's trip count differs between threads";
         }
     }
   }
@@ -161,7 +164,7 @@ WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const U
   for (const WarpPoint &p : points) {
     bool reaches = true;
     for (const ControlFrame &f : path.frames) {
-      if (!f.cond || u.of(*f.cond) != Uniformity::Warp) continue;
+      if (!f.cond || (u.of(*f.cond) != Uniformity::Warp && u.of(*f.cond) != Uniformity::Warpgroup)) continue;
       auto v = evalAtWarp(*f.cond, p);
       if (!v) {
         r.known = false;

@@ -9,7 +9,7 @@
 //   - the candidate warps are the role's warps (or every warp of the block outside roles);
 //   - a block-uniform `if`/loop keeps them all (every thread takes the same branch, so either all of them
 //     get here or none - that is fine for barriers and warpgroup instructions);
-//   - a warp-uniform condition is evaluated concretely for each candidate warp (warp, ROLE.warp and
+//   - a warp- or warpgroup-uniform condition is evaluated concretely for each candidate warp (warp, ROLE.warp and
 //     ROLE.index are known per warp; compile-time values are known); a warp for which it is false is
 //     dropped; when it cannot be evaluated the answer is "unknown" with the culprit expression;
 //   - a thread-varying condition, an `elect`, a loop with thread-varying bounds, or an earlier `return`
@@ -54,11 +54,12 @@ struct WarpReach {
   bool divergent() const { return divergentAt != nullptr; }
 };
 
-// warpLevel: the construct synchronises the lanes of one warp only (shuffles, votes, syncwarp), so a loop
-// whose trip count differs between warps but not within one does not split it; otherwise (barriers of
-// several warps) every enclosing loop's trip count must be the same in all threads.
-WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const UniformityAnalysis &u,
-                        bool warpLevel = false);
+// The threads a construct synchronises, which decides which enclosing loops split them: a warp (shuffles,
+// votes, syncwarp) tolerates trip counts that differ between warps, a warpgroup (wgmma) ones that differ
+// between warpgroups (ROLE.index of a warpgroup role); barriers of several warps need the same trip count
+// in all threads.
+enum class SyncScope : uint8_t { Warp, Warpgroup, Block };
+WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const UniformityAnalysis &u, SyncScope scope);
 
 // Concrete value of an integer/pred expression for one warp (warp, ROLE.warp and ROLE.index bound);
 // compile-time values and constant lets fold; anything else is nullopt.

@@ -23,6 +23,7 @@
 //      not mean to meet: each fills the barrier by itself, so their phases mix (E0641).
 #include "verify/ControlPath.h"
 #include "verify/Families.h"
+#include "verify/NamedBarrierOperand.h"
 #include "verify/VerifyContext.h"
 #include "verify/SourceText.h"
 
@@ -54,20 +55,6 @@ struct BarrierKey {
     return instance < o.instance;
   }
 };
-
-// `sync epi` / `sync epi[i]`: the named barrier and the index (null for a single barrier).
-const BarrierStmt *namedBarrierOperand(const OpStmt &op, const Expr **index) {
-  *index = nullptr;
-  if (op.dsts.size() != 1) return nullptr;
-  const Expr *base = op.dsts[0].get();
-  if (auto *ix = dynCast<IndexExpr>(base); ix && ix->items.size() == 1 && ix->items[0].kind == IndexItem::Point) {
-    base = ix->base.get();
-    *index = ix->items[0].start.get();
-  }
-  auto *n = dynCast<NameExpr>(base);
-  if (!n || !n->decl || n->decl->declKind != DeclKind::Barrier) return nullptr;
-  return static_cast<const BarrierStmt *>(n->decl);
-}
 
 std::string describeBarrier(const BarrierStmt *b, int64_t instance, const KernelInfo &info) {
   if (!b) return "syncthreads (barrier 0)";
@@ -114,7 +101,7 @@ void noteDivergence(DiagBuilder &d, const DiagnosticEngine &diags, const WarpRea
 } // namespace
 
 void verifyNamedBarriers(VerifyContext &ctx) {
-  UniformityAnalysis uniformity(ctx.kernel());
+  UniformityAnalysis uniformity(ctx.kernel(), ctx.info());
   std::map<BarrierKey, std::vector<BarrierUse>> uses;
   std::vector<BarrierKey> order;
 
@@ -133,7 +120,7 @@ void verifyNamedBarriers(VerifyContext &ctx) {
     std::string what = op->op->id == OpId::Syncthreads
                            ? "syncthreads"
                            : "'" + std::string(op->name) + " " + sourceText(ctx.diags(), op->dsts[0]->range) + "'";
-    WarpReach reach = reachingWarps(path, ctx.info(), uniformity);
+    WarpReach reach = reachingWarps(path, ctx.info(), uniformity, SyncScope::Block);
     if (reach.divergent()) {
       auto d = ctx.reportFailure(DiagKind::BarrierUnderDivergence, op->range, what, reach.divergentWhy);
       noteDivergence(d, ctx.diags(), reach);

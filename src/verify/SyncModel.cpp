@@ -1,5 +1,7 @@
 // SyncModel: agents, slots, and the expansion of the typed AST into per-agent event lists (SyncModel.h).
 #include "verify/SyncModel.h"
+
+#include "verify/NamedBarrierOperand.h"
 #include "verify/RootDecl.h"
 
 #include "frontend/Ops.h"
@@ -302,7 +304,8 @@ bool opIsSyncRelevant(const OpStmt &op) {
   case OpId::TmaLoad: case OpId::TmaStore: case OpId::TmaStoreCommit: case OpId::TmaStoreWait:
   case OpId::Wgmma: case OpId::WgmmaCommit: case OpId::WgmmaWait:
     return true;
-  case OpId::Arrive: return !op.dsts.empty() && isMBarrierRef(op.dsts[0].get());
+  case OpId::Arrive: return (!op.dsts.empty() && isMBarrierRef(op.dsts[0].get())) || namedBarrierOperand(op);
+  case OpId::Sync: return namedBarrierOperand(op) != nullptr;
   default: break;
   }
   for (const Ptr<Expr> &d : op.dsts)
@@ -600,6 +603,34 @@ private:
     out_.push_back(std::move(e));
   }
 
+  // `sync BAR` / `arrive BAR` (`BAR[i]`): the hardware id and thread count; the hardware counts every warp
+  // that executes it as 32 threads.
+  void namedBarrier(EventKind kind, const OpStmt &o, const Active &active) {
+    const Expr *index = nullptr;
+    const BarrierStmt *b = namedBarrierOperand(o, &index);
+    const NamedBarrierInfo *nb = b ? info_.namedBarrierOf(b) : nullptr;
+    if (!nb || active.empty()) return;
+    int64_t element = 0;
+    if (index) {
+      auto i = uniform(index, active, "the named barrier index");
+      if (!i) return;
+      if (*i < 0 || *i >= nb->count) {
+        problem(index->range, "the named barrier index",
+                "index " + std::to_string(*i) + " is out of range [0, " + std::to_string(nb->count) + ")");
+        return;
+      }
+      element = *i;
+    }
+    SyncEvent e = event(kind, o.range, &o, active);
+    std::vector<int64_t> warps;
+    for (int64_t t : active)
+      if (warps.empty() || warps.back() != t / 32) warps.push_back(t / 32);
+    e.multiplicity = 32 * static_cast<int64_t>(warps.size());
+    e.namedId = nb->id + element;
+    e.count = nb->threads;
+    push(std::move(e));
+  }
+
   // The mbarrier slot an operand names (full[s], loaded), on CTA `cta`.  -1 after reporting a problem.
   std::vector<int> barrierSlots(const Expr *operand, const Active &active, int cta, bool all) {
     const Decl *d = rootDecl(operand);
@@ -739,8 +770,13 @@ private:
       return;
     case OpId::ClusterArrive: push(event(EventKind::ClusterArrive, r, &o, active)); return;
     case OpId::ClusterWait: push(event(EventKind::ClusterWait, r, &o, active)); return;
+    case OpId::Sync: namedBarrier(EventKind::NamedSync, o, active); return;
     case OpId::Arrive: {
-      if (o.dsts.empty() || !isMBarrierRef(o.dsts[0].get())) return;   // named barriers: another family
+      if (namedBarrierOperand(o)) {
+        namedBarrier(EventKind::NamedArrive, o, active);
+        return;
+      }
+      if (o.dsts.empty() || !isMBarrierRef(o.dsts[0].get())) return;
       int cta = agent_.cta;
       if (findClause(o, "cta")) {
         auto c = clauseValue(o, "cta", active);

@@ -10,7 +10,8 @@
 // blocks the whole agent (lock-step approximation: threads of one agent never run ahead of each other).
 //
 // Events.  Only what matters to the protocol is kept: mbarrier.init / fence.mbarrier_init, syncthreads /
-// cluster barriers, arrive (multiplicity, expect_tx bytes, target CTA), mbarrier.expect_tx, wait (parity),
+// cluster barriers, named barriers (sync / arrive: the hardware id, the thread count, 32 per arriving warp),
+// arrive (multiplicity, expect_tx bytes, target CTA), mbarrier.expect_tx, wait (parity),
 // tma.load (destination stage on every multicast destination, the barrier it signals there, bytes = box
 // elements x element size), reads of shared stages (ldmatrix, loads, wgmma operands - asynchronous until
 // the wgmma.wait that retires their group - and tma.store sources, until tma.store.wait), and generic
@@ -74,7 +75,7 @@ SlotTable buildSlots(const KernelInfo &info);
 std::vector<SyncAgent> buildAgents(const KernelInfo &info);
 
 enum class EventKind : uint8_t {
-  Init, FenceInit, BlockSync, ClusterArrive, ClusterWait,
+  Init, FenceInit, BlockSync, ClusterArrive, ClusterWait, NamedSync, NamedArrive,
   Arrive, ExpectTx, Wait, TmaLoad,
   Read, ReadAsync, StoreRead, Write,
   WgmmaCommit, WgmmaWait, StoreCommit, StoreWait
@@ -89,7 +90,8 @@ struct SyncEvent {
   int64_t multiplicity = 1;         // threads executing it
   int64_t bytes = 0;                // Arrive: expect_tx per thread; ExpectTx: bytes; TmaLoad: per copy
   int64_t parity = 0;               // Wait
-  int64_t count = 0;                // WgmmaWait / StoreWait N
+  int64_t count = 0;                // WgmmaWait / StoreWait N; NamedSync / NamedArrive: the barrier's thread count
+  int64_t namedId = 0;              // NamedSync / NamedArrive: the hardware barrier id (1..15)
   std::string where;                // loop context, "k = 5"
   int64_t lo = 0, hi = INT64_MAX;   // TmaLoad: the rows of the stage's tile it writes (a slice); else all
 };

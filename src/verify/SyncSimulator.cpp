@@ -95,6 +95,16 @@ struct AgentState {
   std::deque<std::vector<std::pair<int, size_t>>> wgmmaGroups, storeGroups;
   size_t clusterArrived = 0, clusterWaited = 0;
   size_t lapCheckedPc = SIZE_MAX;
+  int64_t namedGeneration = -1;   // at a named `sync`: the generation it arrived in (-1: not arrived yet)
+  bool namedReleased = false;     // ... let through without the barrier completing (see releaseNamedWaits)
+};
+
+// A named barrier (bar.sync id, n) of one CTA: threads arrive (32 per warp) until n have, which completes
+// the generation; the threads that synced on it go on with the join of every arriver's clock.
+struct NamedBarrierState {
+  int64_t arrived = 0, generation = 0;
+  Clock clock;                                  // join of the current generation's arrivals
+  std::map<int64_t, Clock> completedClocks;     // generation -> its joined clock, while someone may need it
 };
 
 // The lap check's "what if": every agent but `frozen` runs to quiescence from a given state while `frozen`
@@ -290,7 +300,10 @@ public:
       bool progress = rrProgress_;
       rrProgress_ = false;
       if (!progress) {
-        if (inFlight_.empty()) break;
+        if (inFlight_.empty()) {
+          if (releaseNamedWaits()) continue;
+          break;
+        }
         bool anyRunning = false;
         for (size_t a = 0; a < agentStates_.size(); ++a)
           if (!finished(static_cast<int>(a))) anyRunning = true;
@@ -327,6 +340,34 @@ private:
   }
 
   size_t eventCount(int a) const { return program_->size(static_cast<size_t>(a)); }
+
+  // Nothing can move and agents wait at named barriers whose count cannot be reached any more: a count
+  // mismatch, which the named-barrier family reports.  Here the waiting agents go on without the ordering
+  // the barrier would give (so every later check sees fewer orderings, never more).  True if any went on.
+  bool releaseNamedWaits() {
+    bool any = false;
+    for (size_t a = 0; a < agentStates_.size(); ++a) {
+      AgentState &as = agentStates_[a];
+      if (as.namedGeneration >= 0 && !as.namedReleased) {
+        as.namedReleased = true;
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  // Forgets the joined clocks of generations no agent of the CTA still waits for.
+  void dropNamedClocks(NamedBarrierState &nb, int cta, int64_t id) {
+    int64_t oldest = nb.generation;
+    for (size_t o = 0; o < agentStates_.size(); ++o) {
+      const AgentState &os = agentStates_[o];
+      if (os.namedGeneration < 0 || agent(static_cast<int>(o)).cta != cta || os.pc >= eventCount(static_cast<int>(o)))
+        continue;
+      const SyncEvent &at = event(static_cast<int>(o), os.pc);
+      if (at.kind == EventKind::NamedSync && at.namedId == id) oldest = std::min(oldest, os.namedGeneration);
+    }
+    nb.completedClocks.erase(nb.completedClocks.begin(), nb.completedClocks.lower_bound(oldest));
+  }
   const SyncEvent &event(int a, size_t i) const { return program_->at(static_cast<size_t>(a), i); }
   const SyncAgent &agent(int a) const { return (*agents_)[static_cast<size_t>(a)]; }
   std::string barName(int b) const { return slots_->barriers[static_cast<size_t>(b)].name(); }
@@ -629,6 +670,32 @@ private:
       as.clusterClocks.push_back(clk);
       as.clusterArrived++;
       break;
+    case EventKind::NamedSync: case EventKind::NamedArrive: {
+      NamedBarrierState &nb = named_[{agent(a).cta, e.namedId}];
+      if (as.namedGeneration < 0) {
+        if (nb.clock.empty()) nb.clock.assign(clk.size(), 0);
+        join(nb.clock, clk);
+        nb.arrived += e.multiplicity;
+        int64_t generation = nb.generation;
+        if (nb.arrived >= e.count) {
+          nb.completedClocks[generation] = std::move(nb.clock);
+          nb.clock.assign(clk.size(), 0);
+          nb.arrived = 0;
+          nb.generation++;
+        }
+        if (e.kind == EventKind::NamedArrive) break;
+        as.namedGeneration = generation;
+      }
+      const int64_t waitedFor = as.namedGeneration;
+      if (nb.generation <= waitedFor && !as.namedReleased) return false;   // until the count is reached
+      as.namedGeneration = -1;
+      as.namedReleased = false;
+      if (nb.generation > waitedFor) {
+        join(clk, nb.completedClocks[waitedFor]);
+        dropNamedClocks(nb, agent(a).cta, e.namedId);
+      }
+      break;
+    }
     case EventKind::Init:
       for (int b : e.barriers) {
         BarrierState &s = barriers_[static_cast<size_t>(b)];
@@ -1011,6 +1078,7 @@ private:
   std::vector<StageState> stages_;
   std::vector<Copy> inFlight_;
   std::map<int, Clock> pendingSync_;
+  std::map<std::pair<int, int64_t>, NamedBarrierState> named_;   // (CTA, hardware id)
   // Accesses to another CTA's shared memory, for the exit check (RemoteAccess): per (agent, target CTA) the
   // latest remote arrive, per stage the latest copy from another CTA that landed in it.
   size_t ctas_ = 1;

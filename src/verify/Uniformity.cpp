@@ -14,7 +14,7 @@ namespace cake {
 namespace {
 constexpr unsigned kMaxDepth = 256;
 
-Uniformity ofBuiltin(BuiltinValue v) {
+Uniformity ofPlainBuiltin(BuiltinValue v) {
   switch (v) {
   case BuiltinValue::TidX: case BuiltinValue::TidY: case BuiltinValue::TidZ:
   case BuiltinValue::Lane: case BuiltinValue::RoleThread:
@@ -40,13 +40,24 @@ const Decl *rootDecl(const Expr *e) {
 const char *uniformityName(Uniformity u) {
   switch (u) {
   case Uniformity::Block: return "block-uniform";
+  case Uniformity::Warpgroup: return "warpgroup-uniform";
   case Uniformity::Warp: return "warp-uniform";
   case Uniformity::Thread: return "thread-varying";
   }
   return "?";
 }
 
-UniformityAnalysis::UniformityAnalysis(const Kernel &k) { solveVars(k); }
+UniformityAnalysis::UniformityAnalysis(const Kernel &k, const KernelInfo &info) : info_(&info) { solveVars(k); }
+
+// ROLE.index of a role whose instances are whole aligned warpgroups is the same in each warpgroup.
+Uniformity UniformityAnalysis::ofBuiltin(const Expr &e, BuiltinValue v) const {
+  if (v == BuiltinValue::RoleIndex)
+    if (auto *m = dynCast<MemberExpr>(&e))
+      if (auto *n = dynCast<NameExpr>(m->base.get()); n && n->decl && n->decl->declKind == DeclKind::Role)
+        if (const RoleInfo *r = info_->roleOf(static_cast<const RoleStmt *>(n->decl)); r && r->warpgroupAligned())
+          return Uniformity::Warpgroup;
+  return ofPlainBuiltin(v);
+}
 
 Uniformity UniformityAnalysis::ofDecl(const Decl &d, unsigned depth) const {
   switch (d.declKind) {
@@ -71,7 +82,7 @@ Uniformity UniformityAnalysis::ofDecl(const Decl &d, unsigned depth) const {
   }
   case DeclKind::Builtin: {
     auto &b = static_cast<const BuiltinDecl &>(d);
-    return b.value ? ofBuiltin(*b.value) : Uniformity::Block;
+    return b.value ? ofPlainBuiltin(*b.value) : Uniformity::Block;
   }
   default:
     return Uniformity::Block;   // ct params, shape vars, params, shared arrays, barriers, roles
@@ -93,7 +104,7 @@ Uniformity UniformityAnalysis::eval(const Expr &e, unsigned depth) const {
     return join(eval(*b.lhs, depth + 1), eval(*b.rhs, depth + 1));
   }
   case ExprKind::Member: {
-    if (auto v = builtinValueOf(e)) return ofBuiltin(*v);
+    if (auto v = builtinValueOf(e)) return ofBuiltin(e, *v);
     return eval(*cast<MemberExpr>(&e)->base, depth + 1);
   }
   case ExprKind::Index: {

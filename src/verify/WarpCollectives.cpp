@@ -109,11 +109,11 @@ std::optional<std::pair<SourceRange, std::string>> collectiveOf(const Stmt &s) {
 } // namespace
 
 void verifyWarpCollectives(VerifyContext &ctx) {
-  UniformityAnalysis uniformity(ctx.kernel());
+  UniformityAnalysis uniformity(ctx.kernel(), ctx.info());
   walkControl(ctx.kernel(), uniformity, [&](const Stmt &s, const ControlPath &path) {
     auto collective = collectiveOf(s);
     if (!collective) return;
-    WarpReach r = reachingWarps(path, ctx.info(), uniformity, /*warpLevel=*/true);
+    WarpReach r = reachingWarps(path, ctx.info(), uniformity, SyncScope::Warp);
     if (!r.divergent()) {
       for (const Expr *e : ownExprs(s))
         if (auto split = shortCircuitSplit(e, uniformity)) {

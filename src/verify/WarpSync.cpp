@@ -155,7 +155,7 @@ bool loopBoundsUniform(const ForStmt &l, const UniformityAnalysis &u) {
 } // namespace
 
 void verifyWarpSync(VerifyContext &ctx) {
-  UniformityAnalysis uniformity(ctx.kernel());
+  UniformityAnalysis uniformity(ctx.kernel(), ctx.info());
   walkControl(ctx.kernel(), uniformity, [&](const Stmt &s, const ControlPath &pathIn) {
     auto *op = dynCast<OpStmt>(&s);
     if (!op || !op->op || op->op->id != OpId::Syncwarp) return;
@@ -169,7 +169,7 @@ void verifyWarpSync(VerifyContext &ctx) {
       mask = static_cast<uint32_t>(*m);
     }
     std::string what = mask == kFullMask ? "syncwarp" : "syncwarp(" + maskText(mask) + ")";
-    WarpReach reach = reachingWarps(pathIn, ctx.info(), uniformity, /*warpLevel=*/true);
+    WarpReach reach = reachingWarps(pathIn, ctx.info(), uniformity, SyncScope::Warp);
     if (!reach.divergent()) {
       if (mask == kFullMask) {
         ctx.recordProven();

@@ -355,11 +355,11 @@ bool isWarpgroupOp(OpId id) {
 void verifyWgmmaAndProxies(VerifyContext &ctx) {
   WgmmaProxyAnalysis(ctx).run();
 
-  UniformityAnalysis uniformity(ctx.kernel());
+  UniformityAnalysis uniformity(ctx.kernel(), ctx.info());
   walkControl(ctx.kernel(), uniformity, [&](const Stmt &s, const ControlPath &path) {
     auto *op = dynCast<OpStmt>(&s);
     if (!op || !op->op || !isWarpgroupOp(op->op->id)) return;
-    WarpReach r = reachingWarps(path, ctx.info(), uniformity);
+    WarpReach r = reachingWarps(path, ctx.info(), uniformity, SyncScope::Warpgroup);
     if (r.divergent()) {
       auto d = ctx.reportFailure(DiagKind::WarpgroupDivergent, op->range, op->name, r.divergentWhy);
       if (auto *i = dynCast<IfStmt>(r.divergentAt)) d.note(i->cond->range, "condition '" + sourceText(ctx.diags(), i->cond->range) + "'");
@@ -384,7 +384,7 @@ void verifyWgmmaAndProxies(VerifyContext &ctx) {
           auto d = ctx.reportFailure(DiagKind::WarpgroupDivergent, op->range, op->name,
                                    "only " + describeWarps(part) + " of warpgroup " + std::to_string(g) + " reach it");
           for (const ControlFrame &f : path.frames)
-            if (f.cond && uniformity.of(*f.cond) == Uniformity::Warp)
+            if (f.cond && (uniformity.of(*f.cond) == Uniformity::Warp || uniformity.of(*f.cond) == Uniformity::Warpgroup))
               d.note(f.cond->range, "this condition selects warps");
           d.hint("select whole warpgroups (e.g. 'if warp / 4 == 1') or move the instruction out of the condition");
           return;

@@ -4,6 +4,7 @@
 // -D and --arch handling; error recovery (one mistake, one diagnostic).  The per-code failing inputs live
 // in tests/lit/diagnostics/E03xx_*.cake and E04xx_*.cake.
 #include "frontend/Builtins.h"
+#include "frontend/Inline.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "frontend/Types.h"
@@ -70,6 +71,7 @@ std::unique_ptr<Analysis> analyze(const std::string &source, SemaOptions opts = 
   a->module = parseModule(a->sm, a->sm.addBuffer("test.cake", source), a->diags);
   a->parsed = !a->diags.hasErrors();
   REQUIRE_MESSAGE(a->parsed, a->messages());
+  REQUIRE_MESSAGE(inlineFunctions(*a->module, a->sm, a->diags), a->messages());   // as the driver does
   a->result = analyzeModule(*a->module, opts, a->diags);
   return a;
 }

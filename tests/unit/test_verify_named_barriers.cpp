@@ -74,7 +74,7 @@ TEST_CASE("uniformity: builtins, lets, vars assigned under divergent control") {
                         "  let a = i32(block.x) * 4;\n  let b = warp * 2;\n  let c = i32(tid.x) + a;\n"
                         "  var d: i32 = 0;\n  if lane == 0 { d = 1; }\n  var e: i32 = 0;\n  e = a + 1;\n"
                         "  X[0] = f32(a + b + c + d + e);\n}\n");
-  UniformityAnalysis u(*v->module->kernels[0]);
+  UniformityAnalysis u(*v->module->kernels[0], *v->sema.kernelInfo(v->module->kernels[0].get()));
   auto &stmts = v->module->kernels[0]->body->stmts;
   auto init = [&](size_t i) { return cast<LetStmt>(stmts[i].get())->init.get(); };
   CHECK(u.of(*init(0)) == Uniformity::Block);
@@ -85,6 +85,20 @@ TEST_CASE("uniformity: builtins, lets, vars assigned under divergent control") {
   const Expr *culprit = u.culprit(*init(2), Uniformity::Thread);
   REQUIRE(culprit);
   CHECK(isa<MemberExpr>(culprit));   // tid.x
+}
+
+TEST_CASE("uniformity: the index of a warpgroup role is warpgroup-uniform, of a warp role warp-uniform") {
+  auto v = verifySource("target sm_90a;\nkernel k(X: f32[N]) requires(N >= 1) grid(1) threads(384) {\n"
+                        "  role g[2] = warpgroups(0..2) {\n    let a = g.index * 2;\n    X[a] = 1.0;\n  }\n"
+                        "  role w[2] = warps(8..12) {\n    let b = w.index * 2;\n    X[b] = 1.0;\n  }\n}\n");
+  const Kernel &k = *v->module->kernels[0];
+  UniformityAnalysis u(k, *v->sema.kernelInfo(&k));
+  auto firstInit = [&](size_t role) {
+    return cast<LetStmt>(cast<RoleStmt>(k.body->stmts[role].get())->body->stmts[0].get())->init.get();
+  };
+  CHECK(u.of(*firstInit(0)) == Uniformity::Warpgroup);
+  CHECK(u.of(*firstInit(1)) == Uniformity::Warp);   // a warp-sized instance differs between warps of a warpgroup
+  CHECK(std::string(uniformityName(Uniformity::Warpgroup)) == "warpgroup-uniform");
 }
 
 TEST_CASE("evalAtWarp binds warp and role indices and folds constants") {
