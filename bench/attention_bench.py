@@ -108,16 +108,24 @@ def check_outputs(torch, o, lse, o_ref, lse_ref):
 
 
 # =========================================================================================== kernels and peers
-def select_kernel(kernels, case):
-    """The (name, path, manifest) of kernels whose CAUSAL (default 0) and HD (if any) fit the case, or None."""
+def select_kernels(kernels, case):
+    """Every (name, path, manifest) of kernels whose CAUSAL (default 0) and HD (if any) fit the case (schedule
+    variants such as -D PINGPONG=1 each get their own record, timed against the peers in the same run)."""
+    out = []
     for name, path, manifest in kernels:
         ct = common.ct_params(manifest)
         if int(ct.get("CAUSAL", 0)) != int(case.causal):
             continue
         if "HD" in ct and int(ct["HD"]) != case.d:
             continue
-        return name, path, manifest
-    return None
+        out.append((name, path, manifest))
+    return out
+
+
+def select_kernel(kernels, case):
+    """The first of select_kernels, or None."""
+    picks = select_kernels(kernels, case)
+    return picks[0] if picks else None
 
 
 def cake_candidate(cake, path, manifest):
@@ -241,7 +249,7 @@ def acceptance(records, peers_only):
     for r in records:
         if not r.get("accept"):
             continue
-        name = "attention_fwd %s >= 1.2x FA2 (SDPA flash)" % r["case"]
+        name = "%s %s >= 1.2x FA2 (SDPA flash)" % (r.get("kernel") or "attention_fwd", r["case"])
         ratio = r.get("cake_over_sdpa_flash")
         if peers_only or r.get("status") == "peers-only":
             lines.append(("SKIP", name, "no CAKE kernel in this run"))
@@ -319,8 +327,9 @@ def main(argv=None):
     chosen, kernels = planned(args)
     if args.dry_run:
         for case in chosen:
-            pick = select_kernel(kernels, case)
-            print("%-26s flops=%.3g %s" % (case.label, case.flops, pick[0] if pick else "no kernel (peers only)"))
+            picks = select_kernels(kernels, case)
+            print("%-26s flops=%.3g %s" % (case.label, case.flops,
+                                           ", ".join(p[0] for p in picks) or "no kernel (peers only)"))
         print("dry run: %d cases, %d kernel(s)" % (len(chosen), len(kernels)))
         return 0
     try:
@@ -341,8 +350,7 @@ def main(argv=None):
     peer_fns = peers(torch)
     deadline = time.time() + args.budget
     loaded = {}
-    for case in chosen:
-        pick = select_kernel(kernels, case)
+    for case, pick in [(c, p) for c in chosen for p in (select_kernels(kernels, c) or [None])]:
         if time.time() > deadline:
             document["cases"].append({"case": case.label, "dims": case.dims(), "status": "skipped",
                                       "error": "time budget used up"})

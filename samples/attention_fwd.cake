@@ -27,18 +27,44 @@
 //            tensor maps whose box drops the unit B and H dims.
 //   rows     no row is ever fully masked (key 0 is valid for every query row, causal or not), so m is finite
 //            after the first tile and ex2(m - mn) never sees -inf - -inf.
+//   overlap  -D PINGPONG=1: the two consumers take turns on the tensor cores (FA3's ping-pong).  Iteration j
+//            issues S_j = Q K_j^T and then O += P_{j-1} V_{j-1} (the previous tile's probabilities, kept in
+//            registers as p) back to back inside a turn: `sync turn[i]` before, `arrive turn[1 - i]` after
+//            (named barriers of 256 threads: the turn passes to the other consumer, whose softmax ran while
+//            these GEMMs did).  Then wgmma.wait 0, release of stage j - 1, the softmax of S_j (o is
+//            rescaled after P_{j-1} V_{j-1} has landed), and p = P_j.  After the loop: O += P_last V_last.
+//            math[1] gives math[0] the first turn, and math[0] takes math[1]'s last hand-over after the
+//            loop, so every sync meets one arrive.
 //   epilog   o = o * rcp(l) per row; store O[b, h, q0 + 64*i, 0] <- bf16(o) (masked by T);
 //            LSE = (m + lg2(l)) * ln 2 per row (store LSE[b, h, q0 + 64*i] <- lse, masked by T).
 target sm_90a;
 
-kernel attention_fwd<BM = 128, BN = 128, HD = 128, S = 2, CAUSAL = 0>(
+// One online-softmax step on the score tile sc (64 x BN, raw Q K^T) of keys c0 .. c0 + BN for query rows
+// r0 ..: masks, the running max m and sum l, the rescale of the output o; sc becomes P (f32).
+fn softmax_step(var sc: frag<wgmma_acc, f32, 64, BN, 16>, var m: frag<wgmma_row, f32, 64>,
+                var l: frag<wgmma_row, f32, 64>, var o: frag<wgmma_acc, f32, 64, HD, 16>, c0: i32, r0: i32,
+                scale_log2: f32) {
+  sc = sc * scale_log2;
+  sc = select(c0 + sc.col < T, sc, -inf);
+  if CAUSAL == 1 {
+    sc = select(c0 + sc.col <= r0 + sc.row, sc, -inf);
+  }
+  let mn = max(m, rowmax(sc));
+  sc = ex2(sc - mn);
+  let corr = ex2(m - mn);
+  l = l * corr + rowsum(sc);
+  o = o * corr;
+  m = mn;
+}
+
+kernel attention_fwd<BM = 128, BN = 128, HD = 128, S = 2, CAUSAL = 0, PINGPONG = 0>(
     Q: bf16[B, H, T, D] tma(box=[1, 1, BM, 64], swizzle=128B) align(16),
     K: bf16[B, H, T, D] tma(box=[1, 1, BN, 64], swizzle=128B) align(16),
     V: bf16[B, H, T, D] tma(box=[1, 1, BN, 64], swizzle=128B) align(16),
     O: bf16[B, H, T, D] align(16),
     LSE: f32[B, H, T] align(16))
   requires(D == HD, HD % 64 == 0, HD <= 128, BM == 128, BN % 16 == 0, BN <= 256, S >= 2, CAUSAL >= 0,
-           CAUSAL <= 1)
+           CAUSAL <= 1, PINGPONG >= 0, PINGPONG <= 1)
   grid(cdiv(T, BM), B * H) threads(384)
 {
   shared qs: bf16[BM, HD] swizzle(128B) align(1024);
@@ -48,6 +74,7 @@ kernel attention_fwd<BM = 128, BN = 128, HD = 128, S = 2, CAUSAL = 0>(
   mbarrier kfull[S] arrivals(1);
   mbarrier vfull[S] arrivals(1);
   mbarrier empty[S] arrivals(8);
+  barrier turn[2] id(1) threads(256);        // PINGPONG: consumer i's turn on the tensor cores
 
   if tid.x == 0 {
     mbarrier.init qfull;
@@ -94,33 +121,65 @@ kernel attention_fwd<BM = 128, BN = 128, HD = 128, S = 2, CAUSAL = 0>(
     let r0 = q0 + 64 * math.index;
     let scale_log2 = 1.4426950409 * rsqrt(f32(HD));
     wait qfull[0] parity(0);
-    for j in 0..n_tiles {
-      let s = j % S;
-      let c0 = j * BN;
-      wait kfull[s] parity((j / S) & 1);
-      sc = 0.0;
-      wgmma.fence;
-      wgmma sc += qs[64 * math.index +: 64, :] * ks[s].T;
-      wgmma.commit;
-      wgmma.wait 0;
-      sc = sc * scale_log2;
-      sc = select(c0 + sc.col < T, sc, -inf);
-      if CAUSAL == 1 {
-        sc = select(c0 + sc.col <= r0 + sc.row, sc, -inf);
+    if PINGPONG == 0 {
+      for j in 0..n_tiles {
+        let s = j % S;
+        wait kfull[s] parity((j / S) & 1);
+        sc = 0.0;
+        wgmma.fence;
+        wgmma sc += qs[64 * math.index +: 64, :] * ks[s].T;
+        wgmma.commit;
+        wgmma.wait 0;
+        softmax_step(sc, m, l, o, j * BN, r0, scale_log2);
+        wait vfull[s] parity((j / S) & 1);
+        wgmma.fence;
+        wgmma o += bf16(sc) * vs[s];
+        wgmma.commit;
+        wgmma.wait 0;
+        elect {
+          arrive empty[s];
+        }
       }
-      let mn = max(m, rowmax(sc));
-      sc = ex2(sc - mn);
-      let corr = ex2(m - mn);
-      l = l * corr + rowsum(sc);
-      o = o * corr;
-      m = mn;
-      wait vfull[s] parity((j / S) & 1);
+    } else {
+      var p: frag<wgmma_acc, f32, 64, BN, 16>;
+      if math.index == 1 {
+        arrive turn[0];
+      }
+      for j in 0..n_tiles {
+        let s = j % S;
+        let sp = (j + S - 1) % S;                // the previous tile's stage
+        wait kfull[s] parity((j / S) & 1);
+        sync turn[math.index];
+        sc = 0.0;
+        wgmma.fence;
+        wgmma sc += qs[64 * math.index +: 64, :] * ks[s].T;
+        wgmma.commit;
+        if j > 0 {
+          wait vfull[sp] parity(((j - 1) / S) & 1);
+          wgmma o += bf16(p) * vs[sp];
+          wgmma.commit;
+        }
+        arrive turn[1 - math.index];
+        wgmma.wait 0;
+        if j > 0 {
+          elect {
+            arrive empty[sp];
+          }
+        }
+        softmax_step(sc, m, l, o, j * BN, r0, scale_log2);
+        p = sc;
+      }
+      if math.index == 0 {
+        sync turn[0];                            // takes math[1]'s last hand-over
+      }
+      let sl = (n_tiles - 1) % S;
+      wait vfull[sl] parity(((n_tiles - 1) / S) & 1);
       wgmma.fence;
-      wgmma o += bf16(sc) * vs[s];
+      wgmma o += bf16(p) * vs[sl];
       wgmma.commit;
       wgmma.wait 0;
       elect {
-        arrive empty[s];
+        arrive empty[sl];
       }
     }
     o = o * rcp(l);
