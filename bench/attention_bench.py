@@ -109,17 +109,8 @@ def check_outputs(torch, o, lse, o_ref, lse_ref):
 
 # =========================================================================================== kernels and peers
 def select_kernels(kernels, case):
-    """Every (name, path, manifest) of kernels whose CAUSAL (default 0) and HD (if any) fit the case (schedule
-    variants such as -D PINGPONG=1 each get their own record, timed against the peers in the same run)."""
-    out = []
-    for name, path, manifest in kernels:
-        ct = common.ct_params(manifest)
-        if int(ct.get("CAUSAL", 0)) != int(case.causal):
-            continue
-        if "HD" in ct and int(ct["HD"]) != case.d:
-            continue
-        out.append((name, path, manifest))
-    return out
+    """Every (name, path, manifest) of kernels whose CAUSAL (default 0) and HD (if any) fit the case."""
+    return common.matching_kernels(kernels, {"CAUSAL": int(case.causal), "HD": case.d}, {"CAUSAL": 0})
 
 
 def select_kernel(kernels, case):

@@ -9,7 +9,7 @@
 #   gemm_bias_act_{relu,gelu,silu}    samples/gemm_bias_act.cake with -D ACT=0 / 1 / 2
 #   attention_fwd_d{64,128}[_causal]  samples/attention_fwd.cake with -D CAUSAL=0/1 and -D HD=64/128 (HD only
 #                                     when the sample declares it; else attention_fwd[_causal])
-#   ..._pp, attention_fwd_d128[_causal]_pp_s3   the same with -D PINGPONG=1 (and -D S=3)
+#   attention_fwd_d{64,128}[_causal]_simple     the same with -D PINGPONG=0 (no turns on the tensor cores)
 #   kmeans_assign_d{64,128}           samples/kmeans_assign.cake with -D HD=64/128 (HD only when declared)
 #   kmeans_assign_split_d{64,128}     the same with -D SPLIT=1 (both consumers on 64 rows, merged across them)
 #
@@ -38,14 +38,10 @@ variants() {
       echo "attention_fwd_d$d|attention_fwd|CAUSAL=0 HD=$d"
       echo "attention_fwd_d${d}_causal|attention_fwd|CAUSAL=1 HD=$d"
       if declares "$att" PINGPONG; then
-        echo "attention_fwd_d${d}_pp|attention_fwd|CAUSAL=0 HD=$d PINGPONG=1"
-        echo "attention_fwd_d${d}_causal_pp|attention_fwd|CAUSAL=1 HD=$d PINGPONG=1"
+        echo "attention_fwd_d${d}_simple|attention_fwd|CAUSAL=0 HD=$d PINGPONG=0"
+        echo "attention_fwd_d${d}_causal_simple|attention_fwd|CAUSAL=1 HD=$d PINGPONG=0"
       fi
     done
-    if declares "$att" PINGPONG; then
-      echo "attention_fwd_d128_pp_s3|attention_fwd|CAUSAL=0 HD=128 PINGPONG=1 S=3"
-      echo "attention_fwd_d128_causal_pp_s3|attention_fwd|CAUSAL=1 HD=128 PINGPONG=1 S=3"
-    fi
   else
     echo "attention_fwd|attention_fwd|CAUSAL=0"
     echo "attention_fwd_causal|attention_fwd|CAUSAL=1"

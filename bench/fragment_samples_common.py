@@ -218,6 +218,18 @@ def ct_params(manifest):
     return dict(kernels[0].get("ct_params", {}))
 
 
+def matching_kernels(kernels, required, defaults=None):
+    """Every (name, path, manifest) of `kernels` whose compile-time parameters equal `required` (a parameter the
+    kernel does not declare takes its value from `defaults`, and fits when there is none there): one record
+    per schedule variant of a case (-D PINGPONG=1, -D SPLIT=1), each timed against the peers of its run."""
+    out = []
+    for name, path, manifest in kernels:
+        ct = ct_params(manifest)
+        if all(int(ct.get(k, (defaults or {}).get(k, v))) == int(v) for k, v in required.items()):
+            out.append((name, path, manifest))
+    return out
+
+
 def param_names(manifest):
     kernels = manifest.get("kernels") or [{}]
     return [p["name"] for p in kernels[0].get("params", [])]

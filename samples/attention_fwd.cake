@@ -27,7 +27,7 @@
 //            tensor maps whose box drops the unit B and H dims.
 //   rows     no row is ever fully masked (key 0 is valid for every query row, causal or not), so m is finite
 //            after the first tile and ex2(m - mn) never sees -inf - -inf.
-//   overlap  -D PINGPONG=1: the two consumers take turns on the tensor cores (FA3's ping-pong).  Iteration j
+//   overlap  PINGPONG = 1 (the default; 0 is the plain schedule above): the two consumers take turns on the tensor cores (FA3's ping-pong).  Iteration j
 //            issues S_j = Q K_j^T and then O += P_{j-1} V_{j-1} (the previous tile's probabilities, kept in
 //            registers as p) back to back inside a turn: `sync turn[i]` before, `arrive turn[1 - i]` after
 //            (named barriers of 256 threads: the turn passes to the other consumer, whose softmax ran while
@@ -57,7 +57,7 @@ fn softmax_step(var sc: frag<wgmma_acc, f32, 64, BN, 16>, var m: frag<wgmma_row,
   m = mn;
 }
 
-kernel attention_fwd<BM = 128, BN = 128, HD = 128, S = 2, CAUSAL = 0, PINGPONG = 0>(
+kernel attention_fwd<BM = 128, BN = 128, HD = 128, S = 2, CAUSAL = 0, PINGPONG = 1>(
     Q: bf16[B, H, T, D] tma(box=[1, 1, BM, 64], swizzle=128B) align(16),
     K: bf16[B, H, T, D] tma(box=[1, 1, BN, 64], swizzle=128B) align(16),
     V: bf16[B, H, T, D] tma(box=[1, 1, BN, 64], swizzle=128B) align(16),

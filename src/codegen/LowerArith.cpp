@@ -100,9 +100,14 @@ Value KernelLowering::unaryOp(UnaryOp op, const Value &a, SourceRange where) {
 }
 
 Value KernelLowering::lowerBinary(const BinaryExpr &e) {
-  if (e.op == BinaryOp::LogAnd || e.op == BinaryOp::LogOr) return lowerLogical(e);
+  // On pred fragments (row vectors, accumulator masks) && and || are element-wise: both sides are evaluated
+  // (every element has its own left operand, so there is nothing to branch around) and combined per element.
+  bool elementWise = e.type && e.type->isFragment();
+  if ((e.op == BinaryOp::LogAnd || e.op == BinaryOp::LogOr) && !elementWise) return lowerLogical(e);
   Value a = lowerExpr(*e.lhs);
   Value b = lowerExpr(*e.rhs);
+  if (elementWise && e.op == BinaryOp::LogAnd) return binaryOp(BinaryOp::BitAnd, a, b, e.range);
+  if (elementWise && e.op == BinaryOp::LogOr) return binaryOp(BinaryOp::BitOr, a, b, e.range);
   return binaryOp(e.op, a, b, e.range);
 }
 

@@ -41,3 +41,13 @@
 // RUN: not %cakec --verify-only -D SPLIT=1 %t.half.cake 2>&1 | %FileCheck %s --check-prefix=HALF
 // HALF-DAG: error: math[0] reads 'xv' before it has observed the write that fills it [E0610]
 // HALF-DAG: error: named barrier 'xch' (id 1) is used by role 'math[0]' and by role 'math[1]', and each of them alone fills its count of 128 threads [E0641]
+// `&&` / `||` on pred row vectors are element-wise: each of the thread's two rows gets its own and/or (the
+// merge's tie rule once took the first row's predicate for both rows).
+// RUN: %cakec --no-verify --emit=ptx -D SPLIT=1 %samples/kmeans_assign.cake -o - | %FileCheck %s --check-prefix=LOGIC
+// LOGIC: bar.sync 1, 256;
+// LOGIC: and.pred [[A0:%p[0-9]+]]
+// LOGIC-NEXT: and.pred [[A1:%p[0-9]+]]
+// LOGIC-NEXT: or.pred [[O0:%p[0-9]+]], {{%p[0-9]+}}, [[A0]];
+// LOGIC-NEXT: or.pred [[O1:%p[0-9]+]], {{%p[0-9]+}}, [[A1]];
+// LOGIC: selp.f32 {{%f[0-9]+}}, {{%f[0-9]+}}, {{%f[0-9]+}}, [[O0]];
+// LOGIC: selp.f32 {{%f[0-9]+}}, {{%f[0-9]+}}, {{%f[0-9]+}}, [[O1]];
