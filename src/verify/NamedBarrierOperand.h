@@ -7,10 +7,11 @@
 namespace cake {
 
 // The barrier declaration, or nullptr when the operand is not a named barrier (an mbarrier, say).  `index`
-// (when given) receives the element index of `NAME[i]`, or nullptr for a single barrier.
+// (when given) receives the element index of `NAME[i]`, or nullptr for a single barrier.  Sema puts the
+// barrier of `sync` / `arrive` in the single destination.
 inline const BarrierStmt *namedBarrierOperand(const OpStmt &op, const Expr **index = nullptr) {
   if (index) *index = nullptr;
-  const Expr *e = !op.dsts.empty() ? op.dsts[0].get() : !op.srcs.empty() ? op.srcs[0].get() : nullptr;
+  const Expr *e = op.dsts.size() == 1 ? op.dsts[0].get() : nullptr;
   const Expr *ix = nullptr;
   if (auto *i = e ? dynCast<IndexExpr>(e) : nullptr; i && i->items.size() == 1 && i->items[0].kind == IndexItem::Point) {
     e = i->base.get();
