@@ -450,7 +450,7 @@ std::optional<ValueType> KernelLowering::valueTypeOf(const TypeExpr &t) {
   static const std::pair<std::string_view, FragKind> kinds[] = {
       {"mma_a", FragKind::MmaA}, {"mma_b", FragKind::MmaB}, {"mma_c", FragKind::MmaC},
       {"wgmma_a", FragKind::WgmmaA}, {"wgmma_acc", FragKind::WgmmaAcc}, {"mma_row", FragKind::MmaRow},
-      {"wgmma_row", FragKind::WgmmaRow}};
+      {"wgmma_row", FragKind::WgmmaRow}, {"mma_col", FragKind::MmaCol}, {"wgmma_col", FragKind::WgmmaCol}};
   for (auto &[name, kind] : kinds)
     if (t.fragKind == name) f.kind = kind;
   auto dt = parseScalarName(t.fragDtype);
@@ -460,6 +460,14 @@ std::optional<ValueType> KernelLowering::valueTypeOf(const TypeExpr &t) {
     auto m = ce.evaluate(*t.fragM).optional();
     if (!m) return std::nullopt;
     f.m = static_cast<int>(*m);
+    return ValueType::fragment(f);
+  }
+  if ((f.kind == FragKind::MmaCol || f.kind == FragKind::WgmmaCol) && dt && t.fragM && !t.fragN) {
+    f.dtype = *dt;
+    auto n = ce.evaluate(*t.fragM).optional();   // the one dim written is N
+    if (!n) return std::nullopt;
+    f.n = static_cast<int>(*n);
+    f.m = f.kind == FragKind::MmaCol ? 16 : 64;
     return ValueType::fragment(f);
   }
   if (f.kind == FragKind::None || !dt || !t.fragM || !t.fragN || !t.fragK) return std::nullopt;
@@ -745,13 +753,15 @@ void KernelLowering::lowerOp(const OpStmt &s) {
   case OpId::Ldmatrix: lowerLdmatrix(s, false); return;
   case OpId::LdmatrixTrans: lowerLdmatrix(s, true); return;
   case OpId::Store:
-    if (s.srcs.size() == 1 && s.srcs[0]->type && s.srcs[0]->type->isRowVector()) lowerRowVectorStore(s);
+    if (s.srcs.size() == 1 && s.srcs[0]->type && s.srcs[0]->type->isRowOrColVector()) lowerVectorStore(s, /*reduceAdd=*/false);
     else if (isWgmmaFragmentStore(s)) lowerWgmmaFragmentStore(s);
     else lowerFragmentStore(s);
     return;
   case OpId::MmaSync: lowerMmaSync(s); return;
-  case OpId::RowArgmin: lowerRowArgReduction(s, false); return;
-  case OpId::RowArgmax: lowerRowArgReduction(s, true); return;
+  case OpId::RowArgmin: lowerArgReduction(s, false, false); return;
+  case OpId::RowArgmax: lowerArgReduction(s, true, false); return;
+  case OpId::ColArgmin: lowerArgReduction(s, false, true); return;
+  case OpId::ColArgmax: lowerArgReduction(s, true, true); return;
   case OpId::MbarrierInit: lowerMbarrierInit(s); return;
   case OpId::Arrive: lowerArrive(s); return;
   case OpId::Wait: lowerWait(s); return;

@@ -201,9 +201,9 @@ public:
   Value maskedLoad(const MemRef &m, const std::string &guard);
   void guardedStore(const MemRef &m, const Value &v, const std::string &guard);
   Value combineValues(std::string_view minMax, const Value &a, const Value &b, SourceRange where);
-  Value rowReduce(std::string_view name, const Value &f, SourceRange where);
-  void lowerRowArgReduction(const OpStmt &s, bool isMax);
-  void lowerRowVectorStore(const OpStmt &s);
+  Value lineReduce(std::string_view name, const Value &f, SourceRange where);      // rowmax(F) .. colsum(F)
+  void lowerArgReduction(const OpStmt &s, bool isMax, bool column);               // rowargmin .. colargmax
+  void lowerVectorStore(const OpStmt &s, bool reduceAdd);                         // store / red.add of a row or column vector
   std::vector<std::string> accumulatorAsOperand(const Value &p, Scalar to, SourceRange where);
   using GatherCache = std::map<std::vector<std::pair<std::string, int64_t>>, Value>;
   Value gatherElement(const IndexExpr &ix, const std::vector<Value> &at, GatherCache &loaded);

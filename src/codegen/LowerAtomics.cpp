@@ -9,6 +9,8 @@
 //                                   p: the pair's row and first column inside T's last two dims (as `store`);
 //                                   the vector red.global.add.v2.f32 of sm_90 needs PTX ISA 8.1, above the
 //                                   version cakec emits, so it is not used.
+//   red.add T[.., i0] <- V;      -> V a row or column vector: one red.add.f32 per element, from one lane per
+//                                   row (column), along T's last index (LowerFragments.cpp, as `store V`).
 // TYPE comes from the table in frontend/Atomics.cpp (the one sema checked the operands with): f32,
 // noftz.f16x2, noftz.bf16x2, s32, u32, u64 (i64 add), s64 (i64 min/max), b32 / b64 for exch, cas and the
 // bitwise operations.  The address is the element's, computed as for a load (LowerMemory.cpp: global
@@ -82,7 +84,8 @@ Value KernelLowering::lowerAtomicCall(const CallExpr &e, AtomicOp op) {
 
 void KernelLowering::lowerReduction(const OpStmt &s, AtomicOp op) {
   if (s.arrow == OpArrow::Move) {
-    lowerFragmentReduction(s);
+    if (s.srcs.size() == 1 && s.srcs[0]->type && s.srcs[0]->type->isRowOrColVector()) lowerVectorStore(s, /*reduceAdd=*/true);
+    else lowerFragmentReduction(s);
     return;
   }
   if (s.dsts.size() != 2 || !s.dsts[0] || !s.dsts[1]) {

@@ -1,15 +1,18 @@
-// Fragments as values: element-wise arithmetic, coordinates, gathers, row reductions and row-vector stores
-// on accumulator fragments (mma_c, wgmma_acc) and row vectors (mma_row, wgmma_row), all on the calling
-// thread's own registers - no shared-memory round trip.
+// Fragments as values: element-wise arithmetic, coordinates, gathers, row and column reductions and vector
+// stores on accumulator fragments (mma_c, wgmma_acc), row vectors (mma_row, wgmma_row) and column vectors
+// (mma_col, wgmma_col), all on the calling thread's own registers - no shared-memory round trip.
 //
 // Layouts (PTX ISA "Matrix fragments for mma.m16n8k16" and "wgmma register fragments"), with g = lane >> 2,
 // q = lane & 3 and w = warp & 3 (the warp's place in its warpgroup):
 //   accumulator element e   row  R0 + 8 * ((e >> 1) & 1)     column  2q + 8 * (e >> 2) + (e & 1)
 //   row-vector element r    row  R0 + 8 * r                  (r = 0, 1; each lane of a quad holds both)
+//   column-vector element c                                  column  2q + 8 * (c >> 1) + (c & 1)
+//                                                            (each of the 8 lanes with one q holds them)
 //   where R0 = g (mma_c, mma_row) or 16w + g (wgmma_acc, wgmma_row).
 // Element-wise operations unpack both operands to per-element scalars (a row vector is broadcast: element
-// e of an accumulator meets row element (e >> 1) & 1; a scalar meets every element), apply the scalar
-// lowering of LowerArith / LowerIntrinsics to each, and repack.  Coordinates are affine values (one lane
+// e of an accumulator meets row element (e >> 1) & 1; a column vector: column element 2 * (e >> 2) + (e & 1);
+// a scalar meets every element), apply the scalar lowering of LowerArith / LowerIntrinsics to each, and
+// repack.  Coordinates are affine values (one lane
 // register plus a constant per element), so index arithmetic on them folds into address immediates, and a
 // gather loads each distinct address once (the two rows of a thread share their columns).
 // A row reduction folds the thread's elements of each row pairwise, as a balanced tree over the elements in
@@ -17,7 +20,10 @@
 // what the overlap with the next wgmma has to hide), then combines the four lanes of the quad that share
 // the row with two butterfly shuffles (xor 1, xor 2); argmin/argmax carry the column along and break ties
 // toward the smaller column (a tree node takes its right half only when it is strictly better, and every
-// column of the right half is larger).
+// column of the right half is larger).  A column reduction combines the thread's two rows of each column,
+// then the eight lanes that share the column (the same q) with three butterfly shuffles (xor 4, 8, 16): it
+// covers the rows the warp holds - all 16 of an mma_c tile, the warp's 16-row band of a wgmma accumulator;
+// argmin/argmax carry the row (its tile row, 16w included) and break ties toward the smaller row.
 #include "codegen/KernelLowering.h"
 
 #include <map>
@@ -27,10 +33,18 @@ namespace cake::codegen {
 
 namespace {
 bool isRowKind(FragKind k) { return k == FragKind::MmaRow || k == FragKind::WgmmaRow; }
+bool isColKind(FragKind k) { return k == FragKind::MmaCol || k == FragKind::WgmmaCol; }
+bool isVectorKind(FragKind k) { return isRowKind(k) || isColKind(k); }
 bool isAccKind(FragKind k) { return k == FragKind::MmaC || k == FragKind::WgmmaAcc; }
-bool isWgmmaFamily(FragKind k) { return k == FragKind::WgmmaAcc || k == FragKind::WgmmaRow || k == FragKind::WgmmaA; }
+bool isWgmmaFamily(FragKind k) {
+  return k == FragKind::WgmmaAcc || k == FragKind::WgmmaRow || k == FragKind::WgmmaA || k == FragKind::WgmmaCol;
+}
 // Which of the thread's two rows element e of a fragment of kind k lies in.
 unsigned rowHalf(FragKind k, unsigned e) { return isRowKind(k) ? e : (e >> 1) & 1; }
+// Which of the thread's columns (a column-vector element) element e of an accumulator lies in.
+unsigned columnSlot(unsigned e) { return 2 * (e >> 2) + (e & 1); }
+// The column of column-vector element c, less the lane part 2q.
+int64_t columnOffset(unsigned c) { return 8 * (c >> 1) + (c & 1); }
 // Codegen's fragment kind of a sema fragment type (the codegen enum has None first).
 FragKind fragKindOf(const Type &t) { return static_cast<FragKind>(static_cast<unsigned>(t.frag) + 1); }
 } // namespace
@@ -55,17 +69,19 @@ std::vector<Value> KernelLowering::broadcastElements(const Value &v, const Value
   if (!v.type.isFrag()) return std::vector<Value>(n, v);
   std::vector<Value> own = unpackVector(v);
   if (v.type.frag.kind == carrier.frag.kind) return own;
-  // A row vector broadcast onto an accumulator of its family.
+  // A row or column vector broadcast onto an accumulator of its family.
+  const bool column = isColKind(v.type.frag.kind);
   std::vector<Value> out;
-  for (unsigned e = 0; e < n; ++e) out.push_back(own[rowHalf(carrier.frag.kind, e)]);
+  for (unsigned e = 0; e < n; ++e) out.push_back(own[column ? columnSlot(e) : rowHalf(carrier.frag.kind, e)]);
   return out;
 }
 
-// The fragment whose layout a combination of values takes: an accumulator over a row vector, else the first.
+// The fragment whose layout a combination of values takes: an accumulator over a row or column vector, else
+// the first.
 static const ValueType *carrierOf(const std::vector<const Value *> &vals) {
   const ValueType *c = nullptr;
   for (const Value *v : vals)
-    if (v->type.isFrag() && (!c || (isRowKind(c->frag.kind) && !isRowKind(v->type.frag.kind)))) c = &v->type;
+    if (v->type.isFrag() && (!c || (isVectorKind(c->frag.kind) && !isVectorKind(v->type.frag.kind)))) c = &v->type;
   return c;
 }
 
@@ -128,7 +144,8 @@ Value KernelLowering::coordinateBase(const FragShape &f, bool column, SourceRang
 }
 
 int64_t KernelLowering::coordinateOffset(FragKind kind, bool column, unsigned e) {
-  return column ? 8 * (e >> 2) + (e & 1) : 8 * rowHalf(kind, e);
+  if (!column) return 8 * rowHalf(kind, e);
+  return columnOffset(isColKind(kind) ? e : columnSlot(e));
 }
 
 Value KernelLowering::fragmentCoordinates(const ValueType &f, bool column, SourceRange where) {
@@ -248,25 +265,44 @@ Value KernelLowering::combineValues(std::string_view minMax, const Value &a, con
   return intrinsicOnValues(std::string(minMax), {a, b}, where);
 }
 
-Value KernelLowering::rowReduce(std::string_view name, const Value &f, SourceRange where) {
-  const std::string_view minMax = name == "rowmax" ? "max" : name == "rowmin" ? "min" : "";   // "": a sum
-  std::vector<Value> el = unpackVector(f);
-  std::vector<Value> rows;
-  for (unsigned h = 0; h < 2; ++h) {
-    std::vector<Value> row;
-    for (unsigned e = 0; e < el.size(); ++e)
-      if (rowHalf(f.type.frag.kind, e) == h) row.push_back(el[e]);
-    Value v = foldPairwise(row, [&](const Value &l, const Value &r) { return combineValues(minMax, l, r, where); });
-    for (int m : {1, 2}) v = combineValues(minMax, v, shuffle("bfly", v, Value::ofInt(Scalar::I32, m), where), where);
-    rows.push_back(v);
-  }
-  ValueType rt = f.type;
-  rt.frag.kind = isWgmmaFamily(f.type.frag.kind) ? FragKind::WgmmaRow : FragKind::MmaRow;
-  rt.frag.n = rt.frag.k = 0;
-  return packVector(rt, rows);
+// The accumulator elements of each row (column) vector element, in column (row) order.
+static std::vector<std::vector<unsigned>> lineGroups(const FragShape &acc, bool column) {
+  const unsigned n = fragElementsPerLane(acc);
+  std::vector<std::vector<unsigned>> groups(column ? n / 2 : 2);
+  for (unsigned e = 0; e < n; ++e) groups[column ? columnSlot(e) : rowHalf(acc.kind, e)].push_back(e);
+  return groups;
 }
 
-void KernelLowering::lowerRowArgReduction(const OpStmt &s, bool isMax) {
+// The row or column vector type of an accumulator's family.
+static ValueType lineVectorType(const ValueType &acc, bool column) {
+  ValueType t = acc;
+  const bool wgmma = isWgmmaFamily(acc.frag.kind);
+  t.frag.kind = column ? (wgmma ? FragKind::WgmmaCol : FragKind::MmaCol) : (wgmma ? FragKind::WgmmaRow : FragKind::MmaRow);
+  if (!column) t.frag.n = 0;
+  t.frag.k = 0;
+  return t;
+}
+
+// The butterfly distances that combine the lanes sharing a row (the quad) or a column (the same q).
+static std::vector<int> lineShuffles(bool column) { return column ? std::vector<int>{4, 8, 16} : std::vector<int>{1, 2}; }
+
+Value KernelLowering::lineReduce(std::string_view name, const Value &f, SourceRange where) {
+  const bool column = name.substr(0, 3) == "col";
+  const std::string_view op = name.substr(3);
+  const std::string_view minMax = op == "max" ? "max" : op == "min" ? "min" : "";   // "": a sum
+  std::vector<Value> el = unpackVector(f);
+  std::vector<Value> lines;
+  for (const std::vector<unsigned> &group : lineGroups(f.type.frag, column)) {
+    std::vector<Value> line;
+    for (unsigned e : group) line.push_back(el[e]);
+    Value v = foldPairwise(line, [&](const Value &l, const Value &r) { return combineValues(minMax, l, r, where); });
+    for (int m : lineShuffles(column)) v = combineValues(minMax, v, shuffle("bfly", v, Value::ofInt(Scalar::I32, m), where), where);
+    lines.push_back(v);
+  }
+  return packVector(lineVectorType(f.type, column), lines);
+}
+
+void KernelLowering::lowerArgReduction(const OpStmt &s, bool isMax, bool column) {
   auto dv = resolveLValue(*s.dsts[0]);
   auto di = resolveLValue(*s.dsts[1]);
   if (!dv || !di) return;
@@ -278,19 +314,18 @@ void KernelLowering::lowerRowArgReduction(const OpStmt &s, bool isMax) {
   const SourceRange R = s.range;
   const BinaryOp better = isMax ? BinaryOp::Gt : BinaryOp::Lt;
   std::vector<Value> el = unpackVector(f);
-  Value cols = fragmentCoordinates(f.type, /*column=*/true, R);
-  std::vector<Value> colEl = unpackVector(cols);
+  // The index carried along: each element's column (row reductions) or row (column reductions).
+  std::vector<Value> at = unpackVector(fragmentCoordinates(f.type, /*column=*/!column, R));
   std::vector<Value> vals, idxs;
-  for (unsigned h = 0; h < 2; ++h) {
-    // (value, column) pairs in increasing column order: a strict comparison keeps the smaller column.
-    std::vector<std::pair<Value, Value>> row;
-    for (unsigned e = 0; e < el.size(); ++e)
-      if (rowHalf(f.type.frag.kind, e) == h) row.push_back({el[e], colEl[e]});
-    auto [v, i] = foldPairwise(row, [&](const std::pair<Value, Value> &l, const std::pair<Value, Value> &r) {
+  for (const std::vector<unsigned> &group : lineGroups(f.type.frag, column)) {
+    // (value, index) pairs in increasing index order: a strict comparison keeps the smaller index.
+    std::vector<std::pair<Value, Value>> line;
+    for (unsigned e : group) line.push_back({el[e], at[e]});
+    auto [v, i] = foldPairwise(line, [&](const std::pair<Value, Value> &l, const std::pair<Value, Value> &r) {
       Value take = binaryOp(better, r.first, l.first, R);
       return std::pair<Value, Value>{selectValue(take, r.first, l.first), selectValue(take, r.second, l.second)};
     });
-    for (int m : {1, 2}) {
+    for (int m : lineShuffles(column)) {
       Value ov = shuffle("bfly", v, Value::ofInt(Scalar::I32, m), R);
       Value oi = shuffle("bfly", i, Value::ofInt(Scalar::I32, m), R);
       Value strictly = binaryOp(better, ov, v, R);
@@ -302,15 +337,16 @@ void KernelLowering::lowerRowArgReduction(const OpStmt &s, bool isMax) {
     vals.push_back(v);
     idxs.push_back(i);
   }
-  ValueType rt = f.type;
-  rt.frag.kind = isWgmmaFamily(f.type.frag.kind) ? FragKind::WgmmaRow : FragKind::MmaRow;
-  rt.frag.n = rt.frag.k = 0;
+  ValueType rt = lineVectorType(f.type, column);
   assign(*dv, packVector(rt, vals), R);
   assign(*di, packVector(liftedType(rt, Scalar::I32), idxs), R);
 }
 
-// ------------------------------------------------------------------------------------------- row-vector store
-void KernelLowering::lowerRowVectorStore(const OpStmt &s) {
+// ------------------------------------------------------------------------------------------- vector stores
+// store T[.., i0] <- V and red.add T[.., i0] <- V for a row or column vector V: element k of the vector goes
+// to T[.., i0 + its row (column)].  One lane per row (column) writes: lane q == 0 of each quad for rows,
+// the lanes of g == 0 (lanes 0..3) for columns; global stores are masked by every dim.
+void KernelLowering::lowerVectorStore(const OpStmt &s, bool reduceAdd) {
   auto [vecExpr, outType] = splitStoreConversion(*s.srcs[0]);
   Value rv = lowerExpr(*vecExpr);
   if (outType) rv = fragmentConvert(rv, liftedType(rv.type, *outType), s.range);
@@ -320,17 +356,18 @@ void KernelLowering::lowerRowVectorStore(const OpStmt &s) {
   const std::vector<Value> &idx = target->index;
   const GlobalTensor *global = std::get_if<GlobalTensor>(&dest);
   const SourceRange R = s.range;
-  // Lane q == 0 of each quad writes the quad's two rows along the last index; global stores are masked by
-  // every dim.
-  std::string first = out_.newReg(RegClass::Pred);
-  Value q = binaryOp(BinaryOp::BitAnd, *laneId_, Value::ofInt(Scalar::I32, 3), R);
-  out_.inst("setp.eq.s32 " + first + ", " + reg(q) + ", 0");
-  Value base = fragmentRowBase(rv.type.frag, R);
+  const bool column = isColKind(rv.type.frag.kind);
+  std::string writer = out_.newReg(RegClass::Pred);
+  Value part = column ? binaryOp(BinaryOp::Shr, *laneId_, Value::ofInt(Scalar::I32, 2), R)
+                      : binaryOp(BinaryOp::BitAnd, *laneId_, Value::ofInt(Scalar::I32, 3), R);
+  out_.inst("setp.eq.s32 " + writer + ", " + reg(part) + ", 0");
+  Value base = coordinateBase(rv.type.frag, column, R);
   std::vector<Value> el = unpackVector(rv);
-  for (unsigned h = 0; h < 2; ++h) {
+  for (unsigned k = 0; k < el.size(); ++k) {
     std::vector<Value> at = idx;
-    at.back() = binaryOp(BinaryOp::Add, idx.back(), binaryOp(BinaryOp::Add, base, Value::ofInt(Scalar::I32, 8 * h), R), R);
-    std::string ok = first;
+    at.back() = binaryOp(BinaryOp::Add, idx.back(),
+                         binaryOp(BinaryOp::Add, base, Value::ofInt(Scalar::I32, coordinateOffset(rv.type.frag.kind, column, k)), R), R);
+    std::string ok = writer;
     if (global)
       for (size_t d = 0; d < at.size(); ++d) {
         std::string p = out_.newReg(RegClass::Pred), both = out_.newReg(RegClass::Pred);
@@ -339,12 +376,15 @@ void KernelLowering::lowerRowVectorStore(const OpStmt &s) {
         ok = both;
       }
     MemRef m = memRefAt(dest, at, 1, s.dsts[0]->range);
-    if (m.elem != concreteScalar(el[h].type.elem)) {
+    if (m.elem != concreteScalar(el[k].type.elem)) {
       diags_.report(DiagKind::CodegenUnsupportedForm, R,
-                    "storing " + std::string(scalarName(el[h].type.elem)) + " values into a " + std::string(scalarName(m.elem)) + " tensor");
+                    "storing " + std::string(scalarName(el[k].type.elem)) + " values into a " + std::string(scalarName(m.elem)) + " tensor");
       return;
     }
-    guardedStore(m, el[h], ok);
+    if (reduceAdd)
+      out_.instGuarded(ok, std::string("red.") + (m.shared ? "shared" : "global") + ".add.f32 " + m.addr.str() + ", " + reg(el[k]));
+    else
+      guardedStore(m, el[k], ok);
   }
 }
 
@@ -373,7 +413,10 @@ static ElementDep joinDeps(ElementDep a, ElementDep b) {
 
 static ElementDep elementDep(const Expr &e, FragKind carrier) {
   if (!e.type || !e.type->isFragment()) return ElementDep::None;
-  if (fragKindOf(*e.type) != carrier) return isRowKind(fragKindOf(*e.type)) ? ElementDep::Row : ElementDep::Element;
+  if (fragKindOf(*e.type) != carrier) {
+    const FragKind k = fragKindOf(*e.type);
+    return isRowKind(k) ? ElementDep::Row : isColKind(k) ? ElementDep::Column : ElementDep::Element;
+  }
   switch (e.kind) {
   case ExprKind::Unary: return elementDep(*cast<UnaryExpr>(&e)->operand, carrier);
   case ExprKind::Binary:
@@ -391,7 +434,7 @@ static ElementDep elementDep(const Expr &e, FragKind carrier) {
   }
   case ExprKind::Call: {
     const auto &c = *cast<CallExpr>(&e);
-    if (c.callee == "rowmax" || c.callee == "rowmin" || c.callee == "rowsum") return ElementDep::Element;
+    if (isLineReduction(c.callee)) return ElementDep::Element;
     ElementDep d = ElementDep::None;
     for (const auto &a : c.args) d = joinDeps(d, elementDep(*a, carrier));
     return d;
@@ -456,7 +499,7 @@ Value KernelLowering::elementOfUncached(const Expr &e, unsigned elem, const Valu
   }
   case ExprKind::Call: {
     const auto &c = *cast<CallExpr>(&e);
-    if (c.callee == "rowmax" || c.callee == "rowmin" || c.callee == "rowsum") return whole();
+    if (isLineReduction(c.callee)) return whole();
     std::vector<Value> args;
     for (const auto &a : c.args) args.push_back(elementOf(*a, elem, carrier, cache));
     if (auto t = parseValueTypeName(c.callee); t && t->isScalar()) return convert(args[0], *t, e.range);

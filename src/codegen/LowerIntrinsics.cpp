@@ -5,7 +5,8 @@
 // Math maps to the single PTX instruction of the same name on f32: ex2.approx.f32, rcp.approx.f32,
 // rsqrt.approx.f32, lg2.approx.f32 (MUFU), sqrt.rn.f32, abs/max/min/fma.rn.  f16/bf16 arguments are widened to
 // f32 and the result rounded back once.  Constant arguments of max/min/abs/cdiv fold.  Calls with fragment
-// arguments apply element-wise (LowerFragments.cpp); rowmax/rowmin/rowsum reduce a fragment's rows.
+// arguments apply element-wise (LowerFragments.cpp); rowmax/rowmin/rowsum reduce a fragment's rows,
+// colmax/colmin/colsum its columns.
 #include "codegen/KernelLowering.h"
 
 namespace cake::codegen {
@@ -46,12 +47,12 @@ Value KernelLowering::lowerCall(const CallExpr &e) {
   std::vector<Value> args;
   // Arguments are lowered in order; every intrinsic evaluates all of them.
   for (const auto &a : e.args) args.push_back(lowerExpr(*a));
-  if (c == "rowmax" || c == "rowmin" || c == "rowsum") {
+  if (isLineReduction(c)) {
     if (args.size() != 1 || !args[0].type.isFrag()) {
       diags_.report(DiagKind::CodegenUnsupportedForm, e.range, "this operand of " + c);
       return placeholder(ValueType::scalar(Scalar::F32));
     }
-    return rowReduce(c, args[0], e.range);
+    return lineReduce(c, args[0], e.range);
   }
   for (const Value &a : args)
     if (a.type.isFrag()) return fragmentIntrinsic(c, args, e.range);

@@ -49,10 +49,14 @@ std::optional<ValueType> parseValueTypeName(std::string_view name) {
 
 std::string typeName(const ValueType &t) {
   if (t.isFrag()) {
-    static constexpr std::string_view kinds[] = {"none", "mma_a", "mma_b", "mma_c", "wgmma_a", "wgmma_acc", "mma_row", "wgmma_row"};
+    static constexpr std::string_view kinds[] = {"none",      "mma_a",   "mma_b",     "mma_c",   "wgmma_a",
+                                                 "wgmma_acc", "mma_row", "wgmma_row", "mma_col", "wgmma_col"};
     if (t.frag.kind == FragKind::MmaRow || t.frag.kind == FragKind::WgmmaRow)
       return "frag<" + std::string(kinds[static_cast<unsigned>(t.frag.kind)]) + ", " + std::string(scalarName(t.frag.dtype)) +
              ", " + std::to_string(t.frag.m) + ">";
+    if (t.frag.kind == FragKind::MmaCol || t.frag.kind == FragKind::WgmmaCol)
+      return "frag<" + std::string(kinds[static_cast<unsigned>(t.frag.kind)]) + ", " + std::string(scalarName(t.frag.dtype)) +
+             ", " + std::to_string(t.frag.n) + ">";
     return "frag<" + std::string(kinds[static_cast<unsigned>(t.frag.kind)]) + ", " +
            std::string(scalarName(t.frag.dtype)) + ", " + std::to_string(t.frag.m) + ", " +
            std::to_string(t.frag.n) + ", " + std::to_string(t.frag.k) + ">";
@@ -113,6 +117,7 @@ unsigned fragElementsPerLane(const FragShape &f) {
   case FragKind::WgmmaA: return static_cast<unsigned>(f.m * f.k / 128);
   case FragKind::WgmmaAcc: return static_cast<unsigned>(f.m * f.n / 128);
   case FragKind::MmaRow: case FragKind::WgmmaRow: return 2;
+  case FragKind::MmaCol: case FragKind::WgmmaCol: return static_cast<unsigned>(f.n / 4);
   case FragKind::None: return 0;
   }
   return 0;

@@ -22,7 +22,9 @@ enum class Scalar : uint8_t {
   FloatLit,   // untyped float literal (adapts; defaults to f32)
 };
 
-enum class FragKind : uint8_t { None, MmaA, MmaB, MmaC, WgmmaA, WgmmaAcc, MmaRow, WgmmaRow };
+// The same kinds, in the same order, as the front end's FragKind (after None); row vectors keep M, column
+// vectors N (and their family's M).
+enum class FragKind : uint8_t { None, MmaA, MmaB, MmaC, WgmmaA, WgmmaAcc, MmaRow, WgmmaRow, MmaCol, WgmmaCol };
 
 struct FragShape {
   FragKind kind = FragKind::None;

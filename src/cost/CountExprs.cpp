@@ -177,13 +177,14 @@ LaneValue Counter::evalBinary(const BinaryExpr &b) {
 namespace {
 
 // What an intrinsic call computes, by name (one lookup instead of a chain of string compares).
-enum class CallKind : uint8_t { Sfu, Fma, MinMaxAbsSelect, Cdiv, Shuffle, WarpReduce, WarpVote, RowReduce, Other };
+enum class CallKind : uint8_t { Sfu, Fma, MinMaxAbsSelect, Cdiv, Shuffle, WarpReduce, WarpVote, RowReduce, ColReduce, Other };
 
 CallKind callKindOf(const std::string &callee) {
   static const std::unordered_map<std::string, CallKind> kinds = {
       {"ex2", CallKind::Sfu},  {"rcp", CallKind::Sfu},  {"rsqrt", CallKind::Sfu}, {"sqrt", CallKind::Sfu},
       {"lg2", CallKind::Sfu},  {"tanh", CallKind::Sfu}, {"fma", CallKind::Fma},  {"max", CallKind::MinMaxAbsSelect},
       {"rowmax", CallKind::RowReduce}, {"rowmin", CallKind::RowReduce}, {"rowsum", CallKind::RowReduce},
+      {"colmax", CallKind::ColReduce}, {"colmin", CallKind::ColReduce}, {"colsum", CallKind::ColReduce},
       {"min", CallKind::MinMaxAbsSelect}, {"abs", CallKind::MinMaxAbsSelect},
       {"select", CallKind::MinMaxAbsSelect}, {"cdiv", CallKind::Cdiv}, {"warp.any", CallKind::WarpVote},
       {"warp.all", CallKind::WarpVote}};
@@ -245,10 +246,14 @@ LaneValue Counter::evalCall(const CallExpr &c) {
     issue(1);
     return LaneValue::unknown(deps);
   }
-  if (kind == CallKind::RowReduce) {
-    // Fold the thread's elements of its two rows, then two quad shuffles + combines per row.
-    double folds = std::max(elementsOf(argType) - 2, 0.0) + 4;
-    issue(folds + 4);
+  if (kind == CallKind::RowReduce || kind == CallKind::ColReduce) {
+    // Fold the thread's elements of each line (its two rows, or its columns: two elements each), then per
+    // line a shuffle + combine for each of the lanes' butterfly steps (2 across a quad, 3 across a column).
+    const double elements = elementsOf(argType);
+    const double lines = kind == CallKind::RowReduce ? 2 : elements / 2;   // a column vector: N / 4 of N / 2 elements
+    const double steps = kind == CallKind::RowReduce ? 2 : 3;
+    double folds = std::max(elements - lines, 0.0) + lines * steps;
+    issue(folds + lines * steps);
     if (isFloatValue(c.type)) fp32(folds * active, folds * active);
     return LaneValue::unknown(deps);
   }

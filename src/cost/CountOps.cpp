@@ -231,12 +231,14 @@ void Counter::walkOp(const OpStmt &op) {
     }
     return;
   }
-  case OpId::RowArgmin: case OpId::RowArgmax: {
-    // Per element a compare and two selects, then per row two rounds of two shuffles and the tie test.
+  case OpId::RowArgmin: case OpId::RowArgmax: case OpId::ColArgmin: case OpId::ColArgmax: {
+    // Per element a compare and two selects, then per line (2 rows, or N / 4 columns) two (three) rounds of
+    // two shuffles and the tie test.
     if (op.srcs.empty()) return;
     eval(*op.srcs[0]);
     double n = op.srcs[0]->type && op.srcs[0]->type->isFragment() ? static_cast<double>(op.srcs[0]->type->fragElementsPerThread()) : 1;
-    issue(3 * n + 2 * 2 * 8);
+    const bool column = op.op->id == OpId::ColArgmin || op.op->id == OpId::ColArgmax;
+    issue(3 * n + (column ? n / 2 * 3 : 2 * 2) * 8);
     return;
   }
   case OpId::Store: {

@@ -13,7 +13,7 @@ enum class IntrinsicId : uint8_t {
   Count_
 };
 
-enum class IntrinsicRule : uint8_t { FloatUnary, NumericUnary, SameType2, Fma, Select, IntBinary, Shuffle, WarpReduce, WarpVote, RowReduce,
+enum class IntrinsicRule : uint8_t { FloatUnary, NumericUnary, SameType2, Fma, Select, IntBinary, Shuffle, WarpReduce, WarpVote, RowReduce, ColReduce,
                                      Atomic, OrderedEncode, OrderedDecode };
 
 struct IntrinsicInfo {
@@ -36,6 +36,12 @@ inline const IntrinsicInfo *lookupIntrinsic(std::string_view spelling) {
   for (const IntrinsicInfo &i : kIntrinsics)
     if (i.spelling == spelling) return &i;
   return nullptr;
+}
+
+// rowmax / rowmin / rowsum / colmax / colmin / colsum: a fragment reduced to a row or column vector.
+inline bool isLineReduction(std::string_view spelling) {
+  const IntrinsicInfo *i = lookupIntrinsic(spelling);
+  return i && (i->rule == IntrinsicRule::RowReduce || i->rule == IntrinsicRule::ColReduce);
 }
 
 } // namespace cake

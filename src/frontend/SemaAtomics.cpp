@@ -9,7 +9,8 @@
 // adapt; E0304 otherwise).  The result of atom.* is the element's old value, of the element's type.
 //
 // The fragment form adds an f32 accumulator fragment (mma_c or wgmma_acc) at its lane layout: only red.add,
-// an f32 tensor of rank >= 2 addressed at the tile's top-left element by points (E0343 otherwise).
+// an f32 tensor of rank >= 2 addressed at the tile's top-left element by points (E0343 otherwise).  An f32
+// row or column vector is added along the tensor's last index (rank >= 1), as `store` writes it.
 #include "frontend/SemaImpl.h"
 
 #include "frontend/Atomics.h"
@@ -121,8 +122,9 @@ void Sema::analyzeReduction(OpStmt &s, AtomicOp op) {
   const Type *dt = checkExpr(*s.dsts[0], ExprMode::Operand);
   const Type *ft = checkExpr(*s.srcs[0], ExprMode::Operand);
   if (dt->isError() || ft->isError()) return;
-  if (!ft->isFragment() || !(ft->frag == FragKind::MmaC || ft->frag == FragKind::WgmmaAcc) || ft->scalar != ScalarKind::F32) {
-    fail(s.srcs[0]->range, "the source must be an f32 accumulator fragment (mma_c or wgmma_acc), found " + typeToString(ft));
+  if (!ft->isFragment() || !(ft->isAccLayout() || ft->isRowOrColVector()) || ft->scalar != ScalarKind::F32) {
+    fail(s.srcs[0]->range, "the source must be an f32 accumulator fragment (mma_c or wgmma_acc) or an f32 row or column "
+                           "vector, found " + typeToString(ft));
     return;
   }
   auto *ix = dynCast<IndexExpr>(s.dsts[0].get());
@@ -133,7 +135,7 @@ void Sema::analyzeReduction(OpStmt &s, AtomicOp op) {
         .hint("give the tile's top-left element of a global or shared tensor: red.add T[r0, c0] <- acc;");
     return;
   }
-  if (ix->items.size() < 2) {
+  if (ix->items.size() < 2 && !ft->isRowOrColVector()) {
     fail(s.dsts[0]->range, "the destination must be an element of a tensor of rank 2 or more (row, column)");
     return;
   }

@@ -1,19 +1,21 @@
 // Sema, fragments as values: element-wise typing of accumulator fragments and row vectors.
 //
-// A fragment is a value distributed over a warp (mma_c, mma_row) or a warpgroup (wgmma_acc, wgmma_row);
-// each thread holds its own elements, and every element-wise operation acts on those registers alone.
-// The rules here lift the scalar rules of SemaTypes.cpp over a *layout carrier*:
+// A fragment is a value distributed over a warp (mma_c, mma_row, mma_col) or a warpgroup (wgmma_acc,
+// wgmma_row, wgmma_col); each thread holds its own elements, and every element-wise operation acts on those
+// registers alone.  The rules here lift the scalar rules of SemaTypes.cpp over a *layout carrier*:
 //   - the carrier of two operands is the fragment whose layout the result takes: two fragments of one
-//     kind and shape, or an accumulator and a row vector of its family (the row vector is broadcast
-//     along the columns: wgmma_acc <-> wgmma_row, mma_c <-> mma_row); a scalar is broadcast to every
-//     element;
+//     kind and shape, or an accumulator and a row or column vector of its family (a row vector is
+//     broadcast along the columns: wgmma_acc <-> wgmma_row, mma_c <-> mma_row; a column vector of the
+//     accumulator's N along the rows: wgmma_acc <-> wgmma_col, mma_c <-> mma_col); a scalar is broadcast
+//     to every element;
 //   - the operation is typed on the operands' *element* types by the scalar rule (each fragment operand
 //     is viewed as its element type while the rule runs, so untyped constants adapt and diagnostics
 //     read as for scalars), and the result is the carrier with the rule's element type;
 //   - `F.row` / `F.col` are i32 fragments of F's layout holding each element's tile coordinates;
 //   - a global or shared tensor indexed with integer fragments is a gather: a fragment of loads at the
 //     index fragments' layout;
-//   - `rowmax(F)`, `rowmin(F)`, `rowsum(F)` reduce an accumulator along its rows into a row vector.
+//   - `rowmax(F)`, `rowmin(F)`, `rowsum(F)` reduce an accumulator along its rows into a row vector;
+//     `colmax(F)`, `colmin(F)`, `colsum(F)` along its columns (the rows a warp holds) into a column vector.
 #include "frontend/SemaImpl.h"
 
 namespace cake {
@@ -21,6 +23,16 @@ namespace cake {
 namespace {
 // The row-vector kind of an accumulator layout's family.
 FragKind rowKindOf(FragKind k) { return k == FragKind::WgmmaAcc || k == FragKind::WgmmaRow ? FragKind::WgmmaRow : FragKind::MmaRow; }
+// The column-vector kind of an accumulator layout's family.
+FragKind colKindOf(FragKind k) { return k == FragKind::WgmmaAcc || k == FragKind::WgmmaCol ? FragKind::WgmmaCol : FragKind::MmaCol; }
+
+// A row vector broadcasts onto an accumulator of its family and M, a column vector onto one of its family and N.
+bool broadcastsOnto(const Type *vec, const Type *acc) {
+  if (!acc->isAccLayout()) return false;
+  if (vec->isRowVector()) return vec->frag == rowKindOf(acc->frag) && vec->m == acc->m;
+  if (vec->isColVector()) return vec->frag == colKindOf(acc->frag) && vec->n == acc->n;
+  return false;
+}
 
 bool sameShape(const Type *a, const Type *b) { return a->frag == b->frag && a->m == b->m && a->n == b->n && a->k == b->k; }
 
@@ -49,11 +61,14 @@ const Type *Sema::layoutCarrier(const Type *a, const Type *b, SourceRange r, std
   if (!a || !a->isFragment()) return b && b->isFragment() ? b : nullptr;
   if (!b || !b->isFragment()) return a;
   if (sameShape(a, b)) return a;
-  if (a->isAccLayout() && b->isRowVector() && b->frag == rowKindOf(a->frag) && b->m == a->m) return a;
-  if (b->isAccLayout() && a->isRowVector() && a->frag == rowKindOf(b->frag) && a->m == b->m) return b;
+  if (broadcastsOnto(b, a)) return a;
+  if (broadcastsOnto(a, b)) return b;
   auto d = diags_.report(DiagKind::FragmentLayoutMismatch, r, typeToString(a), typeToString(b), spelling);
   if ((a->isAccLayout() && b->isRowVector()) || (a->isRowVector() && b->isAccLayout()))
     d.hint("a row vector broadcasts onto accumulators of its family: wgmma_row onto wgmma_acc, mma_row onto mma_c");
+  else if ((a->isAccLayout() && b->isColVector()) || (a->isColVector() && b->isAccLayout()))
+    d.hint("a column vector broadcasts onto accumulators of its family with as many columns: frag<wgmma_col, T, N> onto "
+           "frag<wgmma_acc, T, 64, N, K>, mma_col onto mma_c");
   else
     d.hint("element-wise operations need fragments of one kind and shape");
   return nullptr;
@@ -75,11 +90,13 @@ const Type *Sema::fragmentBinary(BinaryOp op, const Type *lt, const Type *rt, Ex
 
 const Type *Sema::fragmentCoordinate(MemberExpr &m, const Type *bt) {
   bool isRow = m.member == "row", isCol = m.member == "col";
-  if (!(bt->isAccLayout() || bt->isRowVector()) || !(isRow || (isCol && bt->isAccLayout()))) {
+  bool has = bt->isAccLayout() ? isRow || isCol : bt->isRowVector() ? isRow : bt->isColVector() ? isCol : false;
+  if (!has) {
     auto d = diags_.report(DiagKind::UnknownMember, m.memberRange, typeToString(bt), m.member);
     if (bt->isAccLayout()) d.hint("an accumulator fragment has .row and .col (each element's tile coordinates)");
     else if (bt->isRowVector()) d.hint("a row vector has .row (each element's row in the tile)");
-    else d.hint("only accumulator fragments (mma_c, wgmma_acc) and row vectors have coordinates");
+    else if (bt->isColVector()) d.hint("a column vector has .col (each element's column in the tile)");
+    else d.hint("only accumulator fragments (mma_c, wgmma_acc), row and column vectors have coordinates");
     return types_.error();
   }
   return types_.withElement(bt, ScalarKind::I32);
@@ -119,13 +136,19 @@ const Type *Sema::fragmentGather(IndexExpr &ix, const Type *bt, const Type *carr
   return types_.withElement(carrier, bt->element->scalar);
 }
 
-const Type *Sema::rowReduction(CallExpr &c, const Type *t) {
+const Type *Sema::fragmentReduction(CallExpr &c, const Type *t, bool column) {
   if (!t->isAccLayout() || !(t->scalar == ScalarKind::F32 || t->scalar == ScalarKind::I32 || t->scalar == ScalarKind::U32)) {
     diags_.report(DiagKind::InvalidOperator, c.args[0]->range, c.callee, typeToString(t))
-        .hint(c.callee + " reduces an accumulator fragment (mma_c, wgmma_acc) of f32, i32 or u32 along its rows");
+        .hint(c.callee + " reduces an accumulator fragment (mma_c, wgmma_acc) of f32, i32 or u32 along its " +
+              (column ? "columns" : "rows"));
     return types_.error();
   }
-  return types_.fragment(rowKindOf(t->frag), t->scalar, t->m, 0, 0);
+  return reducedVectorType(t, column);
+}
+
+const Type *Sema::reducedVectorType(const Type *acc, bool column) {
+  if (column) return types_.fragment(colKindOf(acc->frag), acc->scalar, acc->m, acc->n, 0);
+  return types_.fragment(rowKindOf(acc->frag), acc->scalar, acc->m, 0, 0);
 }
 
 const Type *Sema::liftedIntrinsic(CallExpr &c, const IntrinsicInfo &intr) {

@@ -134,7 +134,8 @@ public:
   const Type *fragmentCoordinate(MemberExpr &m, const Type *bt);           // F.row, F.col
   const Type *fragmentElement(IndexExpr &ix, const Type *bt);              // acc[i]
   const Type *fragmentGather(IndexExpr &ix, const Type *bt, const Type *carrier);   // bias[n0 + acc.col]
-  const Type *rowReduction(CallExpr &c, const Type *t);                    // rowmax(F) ...
+  const Type *fragmentReduction(CallExpr &c, const Type *t, bool column); // rowmax(F), colsum(F) ...
+  const Type *reducedVectorType(const Type *acc, bool column);              // the row / column vector of acc's family
   const Type *liftedIntrinsic(CallExpr &c, const IntrinsicInfo &intr);     // ex2(acc), select(m, acc, x) ...
   // The intrinsic's typing rule applied to its (already typed) arguments (SemaTypes.cpp).
   const Type *typeIntrinsicRule(CallExpr &c, const IntrinsicInfo &intr);

@@ -32,7 +32,7 @@ public:
     case OpId::Ldmatrix: case OpId::LdmatrixTrans: ldmatrix(); break;
     case OpId::Stmatrix: case OpId::StmatrixTrans: stmatrix(); break;
     case OpId::Store: store(); break;
-    case OpId::RowArgmin: case OpId::RowArgmax: rowArgReduction(); break;
+    case OpId::RowArgmin: case OpId::RowArgmax: case OpId::ColArgmin: case OpId::ColArgmax: argReduction(); break;
     case OpId::MmaSync: mmaSync(); break;
     case OpId::Wgmma: wgmma(); break;
     case OpId::WgmmaFence: case OpId::WgmmaCommit: warpgroupOp(); noOperands(); break;
@@ -496,8 +496,8 @@ private:
                       S.text(*s.dsts[0]), "register");
       return;
     }
-    if (!src->isAccLayout() && !src->isRowVector()) {
-      badOperand(*s.srcs[0], "store writes accumulator fragments (mma_c, wgmma_acc) and row vectors at their lane layout; found " +
+    if (!src->isAccLayout() && !src->isRowOrColVector()) {
+      badOperand(*s.srcs[0], "store writes accumulator fragments (mma_c, wgmma_acc), row and column vectors at their lane layout; found " +
                                  typeToString(src) + " (use an assignment for scalars and vectors)");
       return;
     }
@@ -518,8 +518,10 @@ private:
     }
   }
 
-  // rowargmin VALUE, INDEX <- FRAG: row vectors of the minimum (maximum) and its column.
-  void rowArgReduction() {
+  // rowargmin VALUE, INDEX <- FRAG: row vectors of the minimum (maximum) and its column; colargmin /
+  // colargmax: column vectors of the minimum (maximum) and its row.
+  void argReduction() {
+    const bool column = s.op->id == OpId::ColArgmin || s.op->id == OpId::ColArgmax;
     clauses({}, {});
     if (!form(OpArrow::Move) || !count(s.dsts, 2, 2, "destinations (value, index)") || !count(s.srcs, 1, 1, "source")) return;
     const Type *src = operand(*s.srcs[0]);
@@ -531,7 +533,7 @@ private:
                                  typeToString(src));
       return;
     }
-    const Type *rowT = S.types_.fragment(src->frag == FragKind::WgmmaAcc ? FragKind::WgmmaRow : FragKind::MmaRow, src->scalar, src->m, 0, 0);
+    const Type *rowT = S.reducedVectorType(src, column);
     const Type *idxT = S.types_.withElement(rowT, ScalarKind::I32);
     if (!sameType(v, rowT)) {
       S.diags_.report(DiagKind::TypeMismatch, s.dsts[0]->range, typeToString(rowT), typeToString(v), name());

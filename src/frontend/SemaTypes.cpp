@@ -68,7 +68,8 @@ namespace {
 std::string validateFragment(FragKind kind, ScalarKind dt, int64_t m, int64_t n, int64_t k) {
   std::string shape = "m" + std::to_string(m) + "n" + std::to_string(n) + "k" + std::to_string(k);
   bool b16 = dt == ScalarKind::BF16 || dt == ScalarKind::F16;
-  bool accLayout = kind == FragKind::MmaC || kind == FragKind::WgmmaAcc || kind == FragKind::MmaRow || kind == FragKind::WgmmaRow;
+  bool accLayout = kind == FragKind::MmaC || kind == FragKind::WgmmaAcc || kind == FragKind::MmaRow || kind == FragKind::WgmmaRow ||
+                   kind == FragKind::MmaCol || kind == FragKind::WgmmaCol;
   if (accLayout && isF8Scalar(dt))
     return std::string(fragKindName(kind)) + " fragments hold f32, f16, bf16, integer or pred elements, not " +
            std::string(scalarName(dt));
@@ -78,6 +79,13 @@ std::string validateFragment(FragKind kind, ScalarKind dt, int64_t m, int64_t n,
     return {};
   case FragKind::WgmmaRow:
     if (m != 64) return "wgmma_row vectors have M = 64 (the rows of a wgmma accumulator), not " + std::to_string(m);
+    return {};
+  case FragKind::MmaCol:
+    if (n != 8) return "mma_col vectors have N = 8 (the columns of an mma_c tile), not " + std::to_string(n);
+    return {};
+  case FragKind::WgmmaCol:
+    if (n < 8 || n > 256 || n % 8 != 0)
+      return "wgmma_col vectors have N, the columns of a wgmma accumulator, a multiple of 8 in 8..256, not " + std::to_string(n);
     return {};
   case FragKind::MmaA:
   case FragKind::MmaB:
@@ -114,7 +122,7 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
     if (!kind)
       diags_.report(DiagKind::BadFragment, te.fragKindRange,
                     "unknown fragment kind " + quote(te.fragKind) +
-                        "; expected mma_a, mma_b, mma_c, wgmma_a, wgmma_acc, mma_row or wgmma_row");
+                        "; expected mma_a, mma_b, mma_c, wgmma_a, wgmma_acc, mma_row, wgmma_row, mma_col or wgmma_col");
     if (!dtype) {
       auto d = diags_.report(DiagKind::UnknownType, te.fragDtypeRange, te.fragDtype);
       std::vector<std::string> names = {"pred", "i32", "u32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2"};
@@ -128,14 +136,22 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
     if (te.fragN) n = constInt(*te.fragN, "a fragment's N");
     if (te.fragK) k = constInt(*te.fragK, "a fragment's K");
     bool rowKind = kind && (*kind == FragKind::MmaRow || *kind == FragKind::WgmmaRow);
-    if (kind && rowKind != !te.fragN) {
+    bool colKind = kind && (*kind == FragKind::MmaCol || *kind == FragKind::WgmmaCol);
+    if (kind && (rowKind || colKind) != !te.fragN) {
       diags_.report(DiagKind::BadFragment, te.range,
-                    rowKind ? "a row vector is written with M only: frag<" + te.fragKind + ", " + te.fragDtype + ", " +
-                                  std::string(*kind == FragKind::MmaRow ? "16" : "64") + ">"
-                            : "frag<" + te.fragKind + ", ...> needs M, N and K");
+                    rowKind   ? "a row vector is written with M only: frag<" + te.fragKind + ", " + te.fragDtype + ", " +
+                                    std::string(*kind == FragKind::MmaRow ? "16" : "64") + ">"
+                    : colKind ? "a column vector is written with N only: frag<" + te.fragKind + ", " + te.fragDtype + ", " +
+                                    std::string(*kind == FragKind::MmaCol ? "8" : "N") + ">"
+                              : "frag<" + te.fragKind + ", ...> needs M, N and K");
       return types_.error();
     }
     if (rowKind) n = k = 0;
+    if (colKind) {   // the one dim written is N; M is the accumulator family's
+      n = m;
+      m = *kind == FragKind::MmaCol ? 16 : 64;
+      k = 0;
+    }
     if (!kind || !dtype || !m || !n || !k) return types_.error();
     std::string why = validateFragment(*kind, *dtype, *m, *n, *k);
     if (!why.empty()) {
@@ -674,7 +690,7 @@ static const Type *typeConversion(Sema &S, CallExpr &c, const Type *target) {
     if (from->isFragment()) {
       if (target->isPred()) return badConv(from, "compare instead, e.g. " + S.text(*c.args[0]) + " != 0");
       if (isF8Scalar(target->scalar)) return badConv(from, "fragments convert between f32, f16, bf16 and integer types");
-      if (from->isAccLayout() || from->isRowVector()) return types.withElement(from, target->scalar);
+      if (from->isAccLayout() || from->isRowOrColVector()) return types.withElement(from, target->scalar);
       if (!target->isFloat()) return badConv(from, "operand fragments convert between float types");
       return types.withElement(from, target->scalar);
     }
@@ -748,7 +764,8 @@ static const Type *typeCall(Sema &S, CallExpr &c) {
   }
   S.checkArch(intr->archs, quote(c.callee), c.calleeRange);
   if (anyError) return types.error();
-  if (intr->rule == IntrinsicRule::RowReduce) return S.rowReduction(c, at[0]);
+  if (intr->rule == IntrinsicRule::RowReduce || intr->rule == IntrinsicRule::ColReduce)
+    return S.fragmentReduction(c, at[0], intr->rule == IntrinsicRule::ColReduce);
   for (const Type *t : at)
     if (t->isFragment()) return S.liftedIntrinsic(c, *intr);
   return S.typeIntrinsicRule(c, *intr);
@@ -856,7 +873,8 @@ const Type *Sema::typeIntrinsicRule(CallExpr &c, const IntrinsicInfo &intrInfo) 
     if (!at[0]->isPred()) return badArg(0, "warp.any / warp.all take a pred (a comparison): warp.any(x < bound)");
     return types.pred();
   }
-  case IntrinsicRule::RowReduce: return rowReduction(c, at[0]);
+  case IntrinsicRule::RowReduce: return fragmentReduction(c, at[0], false);
+  case IntrinsicRule::ColReduce: return fragmentReduction(c, at[0], true);
   }
   return types.error();
 }

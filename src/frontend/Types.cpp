@@ -21,7 +21,7 @@ constexpr ScalarInfo kScalars[] = {
 };
 const ScalarInfo &info(ScalarKind k) { return kScalars[static_cast<unsigned>(k)]; }
 
-constexpr std::string_view kFragKinds[] = {"mma_a", "mma_b", "mma_c", "wgmma_a", "wgmma_acc", "mma_row", "wgmma_row"};
+constexpr std::string_view kFragKinds[] = {"mma_a", "mma_b", "mma_c", "wgmma_a", "wgmma_acc", "mma_row", "wgmma_row", "mma_col", "wgmma_col"};
 constexpr std::string_view kSpaces[] = {"global", "shared", "register"};
 } // namespace
 
@@ -79,6 +79,7 @@ int64_t Type::fragElementsPerThread() const {
   case FragKind::MmaB: rows = k; cols = n; break;
   case FragKind::MmaC: case FragKind::WgmmaAcc: rows = m; cols = n; break;
   case FragKind::MmaRow: case FragKind::WgmmaRow: return 2;
+  case FragKind::MmaCol: case FragKind::WgmmaCol: return n / 4;
   }
   return rows * cols / fragThreads();
 }
@@ -132,9 +133,9 @@ std::string typeToString(const Type *t) {
   case TypeKind::Scalar: return std::string(scalarName(t->scalar));
   case TypeKind::Vector: return std::string(scalarName(t->scalar)) + "x" + std::to_string(t->width);
   case TypeKind::Fragment:
-    if (t->isRowVector())
+    if (t->isRowOrColVector())
       return "frag<" + std::string(fragKindName(t->frag)) + ", " + std::string(scalarName(t->scalar)) + ", " +
-             std::to_string(t->m) + ">";
+             std::to_string(t->isRowVector() ? t->m : t->n) + ">";
     return "frag<" + std::string(fragKindName(t->frag)) + ", " + std::string(scalarName(t->scalar)) + ", " +
            std::to_string(t->m) + ", " + std::to_string(t->n) + ", " + std::to_string(t->k) + ">";
   case TypeKind::Tensor: {

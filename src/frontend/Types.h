@@ -36,8 +36,10 @@ enum class ScalarKind : uint8_t { Pred, I32, U32, I64, F16, BF16, F32, F8E4M3, F
 enum class AddressSpace : uint8_t { Global, Shared, Register };
 // MmaC / WgmmaAcc are accumulator layouts; as values they may hold any non-f8 scalar (coordinates as i32,
 // masks as pred).  MmaRow / WgmmaRow are row vectors: one value per row of a 16-row mma_c tile or a 64-row
-// wgmma accumulator, held by the lanes that own the row (2 rows per thread).
-enum class FragKind : uint8_t { MmaA, MmaB, MmaC, WgmmaA, WgmmaAcc, MmaRow, WgmmaRow };
+// wgmma accumulator, held by the lanes that own the row (2 rows per thread).  MmaCol / WgmmaCol are column
+// vectors: one value per column of the rows a warp holds (an 8-column mma_c tile, or the N columns of the
+// warp's 16-row band of a wgmma accumulator), held by the lanes that own the column (N / 4 per thread).
+enum class FragKind : uint8_t { MmaA, MmaB, MmaC, WgmmaA, WgmmaAcc, MmaRow, WgmmaRow, MmaCol, WgmmaCol };
 
 enum class TypeKind : uint8_t {
   Error, Void, UntypedInt, UntypedFloat, Scalar, Vector, Tensor, Fragment,
@@ -118,12 +120,16 @@ struct Type {
   // Fragment: threads it is spread over (32 for mma.sync, 128 for wgmma).
   int64_t fragThreads() const;
   bool isWgmmaFrag() const {
-    return kind == TypeKind::Fragment && (frag == FragKind::WgmmaA || frag == FragKind::WgmmaAcc || frag == FragKind::WgmmaRow);
+    return kind == TypeKind::Fragment && (frag == FragKind::WgmmaA || frag == FragKind::WgmmaAcc || frag == FragKind::WgmmaRow ||
+                                          frag == FragKind::WgmmaCol);
   }
   // Fragment in an accumulator layout (mma_c, wgmma_acc), of any element type.
   bool isAccLayout() const { return kind == TypeKind::Fragment && (frag == FragKind::MmaC || frag == FragKind::WgmmaAcc); }
   // A row vector (mma_row, wgmma_row).
   bool isRowVector() const { return kind == TypeKind::Fragment && (frag == FragKind::MmaRow || frag == FragKind::WgmmaRow); }
+  // A column vector (mma_col, wgmma_col).
+  bool isColVector() const { return kind == TypeKind::Fragment && (frag == FragKind::MmaCol || frag == FragKind::WgmmaCol); }
+  bool isRowOrColVector() const { return isRowVector() || isColVector(); }
 };
 
 // Printing for diagnostics: `bf16`, `f16x2`, `bf16[S][BM, BK] (shared)`, `frag<mma_c, f32, 16, 8, 16>`,

@@ -256,7 +256,7 @@ std::optional<z3::expr> ExprToZ3::tr(const Expr &e, TranslateFailure &f, unsigne
     auto bv = builtinValueOf(e);
     const auto &member = *cast<MemberExpr>(&e);
     const Type *ft = member.base ? member.base->type : nullptr;
-    if (!bv && ft && (ft->isAccLayout() || ft->isRowVector()) && (member.member == "row" || member.member == "col")) {
+    if (!bv && ft && (ft->isAccLayout() || ft->isRowOrColVector()) && (member.member == "row" || member.member == "col")) {
       // A fragment's coordinates: every element's row lies in [0, M), its column in [0, N).  One fresh
       // variable per occurrence, so a claim proven for it holds for every element.
       return newVar(member.member == "row" ? "frag.row" : "frag.col", 0, member.member == "row" ? ft->m : ft->n);

@@ -151,6 +151,13 @@ void RaceWalker::scanStoreDestination(const OpStmt &op) {
   if (op.dsts.empty() || !op.dsts[0]) return;
   const Type *ft = op.srcs.empty() || !op.srcs[0] ? nullptr : op.srcs[0]->type;
   auto *ix = dynCast<IndexExpr>(op.dsts[0].get());
+  if (ix && ft && ft->isRowOrColVector() && !ix->items.empty()) {
+    const bool band = ft->frag == FragKind::WgmmaRow;
+    warpBandRows_ = band ? 16 : 0;
+    recordFragmentStore(*ix, {ft->isColVector() ? ft->n : band ? 16 : ft->m}, op);
+    warpBandRows_ = 0;
+    return;
+  }
   if (ix && ft && ft->isFragment() && ix->items.size() == 2) {
     recordFragmentStore(*ix, {ft->m, ft->n}, op);
     return;
@@ -219,6 +226,8 @@ bool RaceWalker::regionOf(const Decl &array, const Expr &e, const std::vector<in
       return true;
     }
     z3::expr len = z3_.int_val(1);
+    if (warpBandRows_ && d + 1 == items.size())
+      start = *start + z3_.int_val(warpBandRows_) * z3::mod(tr_.builtinVar(BuiltinValue::Warp), z3_.int_val(4));
     if (!tileExtent.empty() && d >= tileFirst) len = z3_.int_val(tileExtent[d - tileFirst]);
     else if (it.kind == IndexItem::Slice && it.length) {
       auto l = tr_.translate(*it.length, &failure);

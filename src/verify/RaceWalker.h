@@ -85,7 +85,10 @@ protected:
   // Scans the index operands (starts, lengths) of every bracket group of `ix`.
   void scanIndexOperands(const IndexExpr &ix, const Stmt &at);
   // The destination of a `store`: a fragment tile `store T[r, c] <- frag` (the warp writes the fragment's whole
-  // M x N tile) goes to recordFragmentStore, any other destination is scanned as a write.
+  // M x N tile) goes to recordFragmentStore, and so does a row or column vector `store T[.., i] <- v` (the
+  // warp writes its rows or columns along the last index: all N columns of a column vector, the 16 rows
+  // 16 * (warp % 4) .. of a wgmma row vector, all 16 of an mma row vector); any other destination is
+  // scanned as a write.
   void scanStoreDestination(const OpStmt &op);
   virtual void recordFragmentStore(const IndexExpr &tile, const std::vector<int64_t> &extent, const OpStmt &op) = 0;
   // Scans an op's sources and clause arguments as reads and its destinations as writes (red.*: see
@@ -98,6 +101,9 @@ protected:
   // ends the region).  False when `e` has more indices than `array` has dimensions.
   bool regionOf(const Decl &array, const Expr &e, const std::vector<int64_t> &tileExtent,
                 std::vector<Region> &region, std::string &problem);
+  // While a wgmma row vector's store is recorded: the rows one warp writes (16), offset by 16 * (warp % 4)
+  // along the last index.
+  int64_t warpBandRows_ = 0;
 
   // The first problem that makes the barrier counts unusable (reported once by the family).
   void epochProblem(SourceRange r, const std::string &why);

@@ -185,15 +185,15 @@ private:
       // A wgmma accumulator stored into a global tensor is masked element-wise by the tensor's dims
       // (docs/hopper.md, language.md 13.2 `store`): in bounds by construction, like a TMA store.
       const bool reduction = op.op->id != OpId::Store;   // red.add masks mma_c tiles too (LowerAtomics.cpp)
-      // Row vectors are masked like accumulators, by every dim.
-      if ((ft->frag == FragKind::WgmmaAcc || ft->isRowVector() || reduction) && ix->base->type && ix->base->type->isTensor() &&
+      // Row and column vectors are masked like accumulators, by every dim.
+      if ((ft->frag == FragKind::WgmmaAcc || ft->isRowOrColVector() || reduction) && ix->base->type && ix->base->type->isTensor() &&
           ix->base->type->space == AddressSpace::Global)
         return;
       std::vector<int64_t> extent;
-      if (ix->items.size() == 2 && !ft->isRowVector()) extent = {ft->m, ft->n};
-      else if (ft->isRowVector()) {   // the rows run along the last index
+      if (ix->items.size() == 2 && !ft->isRowOrColVector()) extent = {ft->m, ft->n};
+      else if (ft->isRowOrColVector()) {   // the rows (columns) run along the last index
         extent.assign(ix->items.size(), 1);
-        extent.back() = ft->m;
+        extent.back() = ft->isRowVector() ? ft->m : ft->n;
       }
       checkIndex(*ix, reduction ? "'red.add' tile" : "'store' tile", extent);
       return;

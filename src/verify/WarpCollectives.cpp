@@ -12,6 +12,7 @@
 #include "verify/Uniformity.h"
 #include "verify/VerifyContext.h"
 
+#include "frontend/Intrinsics.h"
 #include "frontend/Ops.h"
 
 namespace cake {
@@ -19,8 +20,7 @@ namespace cake {
 namespace {
 
 bool isWarpCollectiveCall(const std::string &callee) {
-  return callee.rfind("shfl.", 0) == 0 || callee.rfind("warp.", 0) == 0 || callee == "rowmax" || callee == "rowmin" ||
-         callee == "rowsum";
+  return callee.rfind("shfl.", 0) == 0 || callee.rfind("warp.", 0) == 0 || isLineReduction(callee);
 }
 
 // The first sub-expression of `e` (itself included, pre-order, left to right) for which `match` returns a
@@ -99,7 +99,8 @@ std::vector<const Expr *> ownExprs(const Stmt &s) {
 
 // The collective a statement executes itself (not its nested statements): where it is and its name.
 std::optional<std::pair<SourceRange, std::string>> collectiveOf(const Stmt &s) {
-  if (auto *op = dynCast<OpStmt>(&s); op && op->op && (op->op->id == OpId::RowArgmin || op->op->id == OpId::RowArgmax))
+  if (auto *op = dynCast<OpStmt>(&s); op && op->op && (op->op->id == OpId::RowArgmin || op->op->id == OpId::RowArgmax ||
+                                                       op->op->id == OpId::ColArgmin || op->op->id == OpId::ColArgmax))
     return std::make_pair(op->range, op->name);
   for (const Expr *e : ownExprs(s))
     if (const CallExpr *c = findCollective(e)) return std::make_pair(c->range, c->callee);

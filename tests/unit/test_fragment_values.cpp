@@ -1,6 +1,7 @@
-// Unit tests of fragments as values: sema's layout carriers (element-wise results, row vectors, coordinates,
-// gathers, row reductions, converted accumulators as operands) and their lowering (per-element registers,
-// one load per distinct gathered column, quad shuffles, no shared-memory traffic).
+// Unit tests of fragments as values: sema's layout carriers (element-wise results, row and column vectors,
+// coordinates, gathers, row and column reductions, converted accumulators as operands) and their lowering
+// (per-element registers, one load per distinct gathered column, quad and column shuffles, no shared-memory
+// traffic).
 #include "codegen/CodeGen.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
@@ -94,6 +95,54 @@ TEST_CASE("lowering: a fused epilogue stays in registers; a gather loads each di
   CHECK(countOf(cg.ptx, "ld.global.nc.f32") == 16);
   CHECK(countOf(cg.ptx, "shfl.sync.bfly.b32") == 4);   // xor 1 and xor 2, for each of the thread's two rows
   CHECK(countOf(cg.ptx, "max.f32") == 32);
+  CHECK(cg.ptx.find("ld.shared") == std::string::npos);
+  CHECK(cg.ptx.find("st.shared") == std::string::npos);
+}
+
+TEST_CASE("sema: column reductions give column vectors that broadcast along the rows and have .col") {
+  auto a = analyse("  let c = colmax(acc);\n"
+                   "  let centred = acc - c;\n"
+                   "  let s = colsum(ex2(centred));\n"
+                   "  let w = bias[s.col];\n"
+                   "  let i = i32(colmin(acc));\n"
+                   "  var v: frag<wgmma_col, f32, 64>;\n"
+                   "  var r: frag<wgmma_col, i32, 64>;\n"
+                   "  colargmin v, r <- acc;\n"
+                   "  var mc: frag<mma_c, f32, 16, 8, 16> = 0.0;\n"
+                   "  let mcs = colsum(mc);\n");
+  REQUIRE(a->codes().empty());
+  CHECK(a->letTypes["c"] == "frag<wgmma_col, f32, 64>");
+  CHECK(a->letTypes["centred"] == "frag<wgmma_acc, f32, 64, 64, 16>");
+  CHECK(a->letTypes["s"] == "frag<wgmma_col, f32, 64>");
+  CHECK(a->letTypes["w"] == "frag<wgmma_col, f32, 64>");
+  CHECK(a->letTypes["i"] == "frag<wgmma_col, i32, 64>");
+  CHECK(a->letTypes["mcs"] == "frag<mma_col, f32, 8>");
+}
+
+TEST_CASE("sema: column vectors of another width or family, and a row of a column vector, are diagnosed") {
+  CHECK(analyse("  var b: frag<wgmma_acc, f32, 64, 128, 16> = 0.0;\n  let x = acc + colsum(b);\n")->codes() ==
+        std::vector<std::string>{"E0334"});
+  CHECK(analyse("  var c: frag<mma_c, f32, 16, 8, 16> = 0.0;\n  let x = acc * colsum(c);\n")->codes() ==
+        std::vector<std::string>{"E0334"});
+  CHECK(analyse("  let x = colsum(acc).row;\n")->codes() == std::vector<std::string>{"E0317"});
+  CHECK(analyse("  let x = colsum(m);\n")->codes() == std::vector<std::string>{"E0331"});
+  CHECK(analyse("  var v: frag<wgmma_row, f32, 64>;\n  var r: frag<wgmma_row, i32, 64>;\n  colargmax v, r <- acc;\n")->codes() ==
+        std::vector<std::string>{"E0304"});
+}
+
+TEST_CASE("lowering: a column reduction folds the thread's two rows, then shuffles xor 4, 8, 16, in registers") {
+  auto a = analyse("  let s = colsum(acc);\n"
+                   "  store C[0, 0] <- bf16(acc * rcp(s));\n"
+                   "  red.add L[0] <- s;\n");
+  REQUIRE(a->codes().empty());
+  CodegenResult cg = generatePtx(*a->module, a->sema, a->sema.arch, a->diags);
+  REQUIRE(cg.ok);
+  // 64 columns: 16 per thread, each one add of the two rows and three butterfly steps.
+  CHECK(countOf(cg.ptx, "shfl.sync.bfly.b32") == 48);
+  CHECK(countOf(cg.ptx, ", 4, 31, -1;") == 16);
+  CHECK(countOf(cg.ptx, ", 16, 31, -1;") == 16);
+  CHECK(countOf(cg.ptx, "rcp.approx.f32") == 16);   // the broadcast reuses each column's reciprocal for both rows
+  CHECK(countOf(cg.ptx, "red.global.add.f32") == 16);
   CHECK(cg.ptx.find("ld.shared") == std::string::npos);
   CHECK(cg.ptx.find("st.shared") == std::string::npos);
 }

@@ -1,4 +1,5 @@
-// E0660: a row reduction (quad shuffles over the full lane mask), a shuffle and a vote under lane-divergent
+// E0660: a row reduction (quad shuffles over the full lane mask), a column reduction and its arg form, a
+// shuffle and a vote under lane-divergent
 // control, and collectives on the right of a short-circuit operator whose left operand varies by lane.
 // RUN: %cakec --verify-only --verify-diagnostics %s
 target sm_90a;
@@ -24,9 +25,17 @@ kernel k(X: f32[N], L: f32[M]) grid(1) threads(128) {
   if warp == 0 && warp.any(x > 0.0) {    // warp-uniform left operand: the whole warp takes the same side
   }
   store L[0] <- whole;
+  if lane >= 4 {
+    let c = colsum(acc);                 // expected-error E0660 {{warp-collective 'colsum' is not reached by every lane of the warp}}
+    var v: frag<wgmma_col, f32, 64>;
+    var r: frag<wgmma_col, i32, 64>;
+    colargmax v, r <- acc;               // expected-error E0660 {{warp-collective 'colargmax' is not reached by every lane of the warp}}
+  }
 }
-// expected-note@8 {{condition 'lane < 16'}}
-// expected-note@11 {{divergent construct here}}
-// expected-note@15 {{condition 'lane < 8'}}
-// expected-note@18 {{left operand 'lane < 8'}}
-// expected-note@20 {{left operand 'lane == 0'}}
+// expected-note@9 {{condition 'lane < 16'}}
+// expected-note@12 {{divergent construct here}}
+// expected-note@16 {{condition 'lane < 8'}}
+// expected-note@19 {{left operand 'lane < 8'}}
+// expected-note@21 {{left operand 'lane == 0'}}
+// expected-note@28 {{condition 'lane >= 4'}}
+// expected-note@28 {{condition 'lane >= 4'}}
