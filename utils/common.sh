@@ -58,6 +58,19 @@ cake_build() {
   fi
 }
 
+# cake_nvdisasm DIR: nvdisasm from PyPI (nvidia-cuda-nvdisasm) installed into DIR once, for the test that reads
+# cubins' line information back (tests/python/test_lineinfo.py).  Prints its path; fails when it cannot install.
+cake_nvdisasm() {
+  local dir="$1" found
+  found=$(compgen -G "$dir/nvidia/cu*/bin/nvdisasm" | head -n 1)
+  if [ -z "$found" ]; then
+    python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$dir" nvidia-cuda-nvdisasm \
+      >/dev/null 2>&1 || return 1
+    found=$(compgen -G "$dir/nvidia/cu*/bin/nvdisasm" | head -n 1)
+  fi
+  [ -n "$found" ] && echo "$found"
+}
+
 # cake_python_venv DIR: a Python virtual environment in DIR with pytest (the runtime's Python tests run under
 # it) and, when it installs, mypy; created once; reuses the system's site packages.  Prints the venv's python
 # on success.

@@ -18,5 +18,9 @@ elif ! python=$(LD_PRELOAD= ASAN_OPTIONS= cake_python_venv "$venv"); then
        "Python tests did not run"
   exit 0
 fi
+# nvdisasm for tests/python/test_lineinfo.py (skipped there when it could not be installed).
+if [ -z "${CAKE_NVDISASM:-}" ] && nvdisasm=$(LD_PRELOAD= ASAN_OPTIONS= cake_nvdisasm "$venv-nvdisasm"); then
+  export CAKE_NVDISASM="$nvdisasm"
+fi
 cd "$CAKE_ROOT"
 exec "$python" -m pytest -q -p no:cacheprovider "$@"

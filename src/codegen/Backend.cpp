@@ -2,6 +2,7 @@
 #include "codegen/Backend.h"
 
 #include "codegen/CodeGen.h"
+#include "codegen/LineInfo.h"
 #include "codegen/Ptxas.h"
 
 #include <filesystem>
@@ -40,6 +41,7 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
     result.exitCode = 1;
     return result;
   }
+  if (request.lineInfo) addLineInfo(cg, diags.sources());
   if (!request.wantCubin) {
     std::string out = request.outputPath.empty() ? defaultOutputPath(request.inputPath, ".ptx") : request.outputPath;
     result.files.push_back({out, cg.ptx});
@@ -61,7 +63,9 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
     result.exitCode = 3;
     return result;
   }
-  PtxasResult pr = runPtxas(*ptxas, cg.ptx, std::string(archName(sema.arch)), /*verbose=*/true, request.ptxasLimits);
+  std::vector<std::string> ptxasArgs = request.ptxasArgs;
+  if (request.lineInfo) ptxasArgs.insert(ptxasArgs.begin(), "-lineinfo");
+  PtxasResult pr = runPtxas(*ptxas, cg.ptx, std::string(archName(sema.arch)), /*verbose=*/true, request.ptxasLimits, ptxasArgs);
   switch (pr.status) {
   case PtxasResult::Status::NotStarted:
     diags.report(DiagKind::PtxasNotFound, SourceRange{}, pr.launchError);

@@ -35,6 +35,8 @@ struct BackendRequest {
   bool verbose = false;        // -v
   PtxasLimits ptxasLimits;     // --ptxas-time-limit, --ptxas-memory-limit
   uint64_t ptxSizeLimitBytes = kDefaultPtxSizeLimitBytes;   // --ptx-size-limit; 0: none
+  bool lineInfo = false;       // -lineinfo: .file/.loc in the PTX (LineInfo.h), ptxas -lineinfo
+  std::vector<std::string> ptxasArgs;   // --maxrregcount, -Xptxas: passed to ptxas as they are
 };
 
 struct BackendResult {

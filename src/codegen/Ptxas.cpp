@@ -412,7 +412,7 @@ std::vector<PtxasFunctionReport> parsePtxasReport(const std::string &output) {
 }
 
 PtxasResult runPtxas(const std::string &ptxasPath, const std::string &ptx, const std::string &gpuName,
-                     bool verbose, const PtxasLimits &limits) {
+                     bool verbose, const PtxasLimits &limits, const std::vector<std::string> &extraArgs) {
   PtxasResult result;
   TempFolder folder;
   if (!folder.error.empty()) {
@@ -432,6 +432,7 @@ PtxasResult runPtxas(const std::string &ptxasPath, const std::string &ptx, const
   }
   std::vector<std::string> args = {ptxasPath, "-arch=" + gpuName, ptxPath.string(), "-o", cubinPath.string()};
   if (verbose) args.push_back("-v");
+  args.insert(args.end(), extraArgs.begin(), extraArgs.end());
   ProcessOutcome outcome = runProcess(args, logPath.string(), limits);
   result.status = outcome.status;
   result.launchError = outcome.error;

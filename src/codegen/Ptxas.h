@@ -67,8 +67,9 @@ std::string ptxasVersion(const std::string &ptxasPath, const PtxasLimits &limits
 
 // Assembles `ptx` for `gpuName` ("sm_90a").  Uses a private temporary directory that is removed afterwards
 // (also on SIGINT/SIGTERM/SIGHUP).
+// `extraArgs` go to ptxas after cakec's own (-lineinfo, --maxrregcount N, -Xptxas values).
 PtxasResult runPtxas(const std::string &ptxasPath, const std::string &ptx, const std::string &gpuName,
-                     bool verbose, const PtxasLimits &limits = {});
+                     bool verbose, const PtxasLimits &limits = {}, const std::vector<std::string> &extraArgs = {});
 
 // A signal's name ("SIGSEGV"), or "signal N".
 std::string signalName(int sig);

@@ -382,6 +382,8 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     if (opts.ptxasTimeLimitSeconds) request.ptxasLimits.timeLimitSeconds = *opts.ptxasTimeLimitSeconds;
     if (opts.ptxasMemoryLimitMiB) request.ptxasLimits.memoryLimitMiB = *opts.ptxasMemoryLimitMiB;
     if (opts.ptxSizeLimitMiB) request.ptxSizeLimitBytes = uint64_t(*opts.ptxSizeLimitMiB) << 20;
+    request.lineInfo = opts.lineInfo;
+    request.ptxasArgs = opts.ptxasArgs;
     BackendResult backend = runBackend(*module, sema, request, diags);
     err << backend.statusText;
     if (backend.exitCode != 0) return finish(static_cast<ExitCode>(backend.exitCode));

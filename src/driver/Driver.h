@@ -60,6 +60,8 @@ struct DriverOptions {
   std::optional<unsigned> ptxasTimeLimitSeconds;  // --ptxas-time-limit (default codegen/Ptxas.h; 0: none)
   std::optional<unsigned> ptxasMemoryLimitMiB;    // --ptxas-memory-limit (default codegen/Ptxas.h; 0: none)
   std::optional<unsigned> ptxSizeLimitMiB;        // --ptx-size-limit (default codegen/Backend.h; 0: none)
+  bool lineInfo = false;                          // -lineinfo: .cake lines in the PTX and the cubin
+  std::vector<std::string> ptxasArgs;             // --maxrregcount N, -Xptxas ARGS: given to ptxas
 };
 
 // What the compile produces when neither --verify-only nor --estimate is given: --emit if present, else

@@ -9,8 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <iostream>
+#include <algorithm>
 #include <exception>
+#include <iostream>
 
 using namespace cake;
 
@@ -29,6 +30,27 @@ bool jsonRequested(int argc, char **argv) {
       return true;
   }
   return false;
+}
+
+// The arguments after the program name, with nvcc's single-dash spellings of long options turned into
+// cakec's (`-arch=sm_90a` / `-arch sm_90a` -> `--arch=sm_90a`, `-lineinfo`, `-maxrregcount N`), and each
+// `-Xptxas VALUE` joined into `--Xptxas=VALUE` so that a VALUE starting with '-' is not taken for an option.
+std::vector<std::string> withNvccSpellings(int argc, char **argv) {
+  static const char *const kSingleDash[] = {"-arch", "-lineinfo", "-maxrregcount", "-Xptxas"};
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    for (const char *name : kSingleDash) {
+      std::string_view n = name;
+      if (a == n || (a.size() > n.size() && a.compare(0, n.size(), n) == 0 && a[n.size()] == '=')) {
+        a = "-" + a;
+        break;
+      }
+    }
+    if ((a == "--Xptxas" || a == "--ptxas-options") && i + 1 < argc) a += "=" + std::string(argv[++i]);
+    args.push_back(std::move(a));
+  }
+  return args;
 }
 
 // One diagnostic without a location as the JSON array on stdout.
@@ -93,7 +115,7 @@ int main(int argc, char **argv) {
 
   app.add_option("FILE", opts.inputPath, "input .cake file ('-' reads standard input)");
   auto *output = app.add_option("-o,--output", opts.outputPath, "output file ('-' or none: stdout for --emit=ir)");
-  app.add_option("--arch", archText, "target architecture, overrides the file's 'target': " +
+  app.add_option("--arch,--gpu-architecture", archText, "target architecture, overrides the file's 'target': " +
                                                       allArchNames())
                    ->check(CLI::Validator(
                        [](std::string &value) {
@@ -145,6 +167,16 @@ int main(int argc, char **argv) {
                                         std::to_string(kDefaultPtxSizeLimitBytes >> 20) + "; 0 = no limit)")
                          ->check(CLI::Range(0u, 1u << 20));
   app.add_flag("-v,--verbose", opts.verbose, "print registers, shared memory, stack and spills per kernel (ptxas -v)");
+  app.add_flag("--lineinfo,--generate-line-info", opts.lineInfo,
+               "record each instruction's .cake line in the PTX (.file/.loc) and the cubin (ptxas -lineinfo), for "
+               "Nsight Compute and compute-sanitizer");
+  unsigned maxRegisters = 0;
+  auto *maxRegistersOpt = app.add_option("--maxrregcount", maxRegisters, "at most N registers per thread (ptxas --maxrregcount)")
+                              ->check(CLI::Range(16u, 255u));
+  std::vector<std::string> ptxasOptionTexts;
+  app.add_option("--Xptxas,--ptxas-options", ptxasOptionTexts,
+                 "options for ptxas, comma-separated, repeatable: -Xptxas -O3,--warn-on-spills")
+      ->allow_extra_args(false);
   app.add_flag("--verify-diagnostics", opts.verifyDiagnostics,
                "check the diagnostics against the file's expected-error/warning/note comments");
   app.add_flag("--debug-force-internal-error", opts.debugForceInternalError,
@@ -157,7 +189,9 @@ int main(int argc, char **argv) {
   explain->excludes("FILE");
 
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = withNvccSpellings(argc, argv);
+    std::reverse(args.begin(), args.end());   // CLI11 takes the arguments last-first
+    app.parse(args);
   } catch (const CLI::ParseError &e) {
     if (e.get_exit_code() == 0) return app.exit(e);   // --help, --version
     return usageError(e.what());
@@ -176,6 +210,16 @@ int main(int argc, char **argv) {
   if (*ptxasTimeOpt) opts.ptxasTimeLimitSeconds = ptxasTime;
   if (*ptxasMemoryOpt) opts.ptxasMemoryLimitMiB = ptxasMemory;
   if (*ptxSizeOpt) opts.ptxSizeLimitMiB = ptxSize;
+  if (*maxRegistersOpt) opts.ptxasArgs = {"--maxrregcount", std::to_string(maxRegisters)};
+  for (const std::string &text : ptxasOptionTexts) {
+    size_t start = 0;
+    for (size_t comma = text.find(','); ; comma = text.find(',', start)) {
+      std::string piece = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!piece.empty()) opts.ptxasArgs.push_back(piece);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
   opts.diagFormat = format;
   for (const std::string &text : defineTexts) {
     // The last -D for a name wins, an integer or a type (-D T=f16, for a type parameter).
