@@ -8,6 +8,7 @@
 
 #include "codegen/Backend.h"
 #include "codegen/CodeGen.h"
+#include "codegen/Ptxas.h"
 #include "driver/EstimateCommand.h"
 #include "driver/VerifyDiagnostics.h"
 #include "frontend/ASTPrinter.h"
@@ -32,6 +33,7 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <z3.h>
 
 #ifndef CAKE_VERSION
 #define CAKE_VERSION "unknown"
@@ -217,6 +219,20 @@ std::optional<OutputFailure> writeOutputs(const std::vector<OutputFile> &outputs
 
 std::string_view cakeVersion() { return CAKE_VERSION; }
 
+const char *cakeGitRevision();   // generated/GitRevision.cpp (utils/git-revision.cmake)
+
+std::string versionReport() {
+  std::string report = "cakec " + std::string(cakeVersion()) + " (git " + cakeGitRevision() + ")\n";
+  report += std::string("Z3 ") + Z3_get_full_version() + "\n";
+  if (auto ptxas = findPtxas("")) {
+    std::string version = ptxasVersion(*ptxas, PtxasLimits{});
+    report += "ptxas " + *ptxas + " " + (version.empty() ? "(version unknown)" : version);
+  } else {
+    report += "ptxas not found ($CUDA_HOME/bin, PATH, /usr/local/cuda/bin)";
+  }
+  return report;
+}
+
 EmitKind effectiveEmit(const DriverOptions &opts) {
   if (opts.emit) return *opts.emit;
   if (endsWith(opts.outputPath, ".ptx")) return EmitKind::PTX;
@@ -297,7 +313,7 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
       return matched ? ExitCode::Success : ExitCode::InputErrors;
     }
     if (opts.diagFormat == DiagFormat::Json) diags.renderJson(out);
-    else diags.renderText(err);
+    else diags.renderText(err, opts.color);
     // stdout carries JSON diagnostics, estimates and --emit output: if it could not be written (a full
     // device, a closed pipe), the result is lost and the run failed, whatever the exit code would have been.
     errno = 0;
@@ -307,7 +323,7 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
       SourceManager none;
       DiagnosticEngine lost(none);
       lost.report(DiagKind::CannotWriteOutput, SourceRange{}, "<stdout>", why);
-      lost.renderText(err);
+      lost.renderText(err, opts.color);
       return ExitCode::Environment;
     }
     return code;

@@ -61,6 +61,7 @@ struct DriverOptions {
   std::optional<unsigned> ptxasMemoryLimitMiB;    // --ptxas-memory-limit (default codegen/Ptxas.h; 0: none)
   std::optional<unsigned> ptxSizeLimitMiB;        // --ptx-size-limit (default codegen/Backend.h; 0: none)
   bool lineInfo = false;                          // -lineinfo: .cake lines in the PTX and the cubin
+  bool color = false;                             // --color (auto: stderr is a terminal and NO_COLOR unset)
   std::vector<std::string> ptxasArgs;             // --maxrregcount N, -Xptxas ARGS: given to ptxas
 };
 
@@ -90,5 +91,8 @@ ExitCode explainDiagnostic(std::string_view code, std::ostream &out, std::ostrea
 
 // The cakec version string ("0.1.0").
 std::string_view cakeVersion();
+// --version: "cakec VERSION (git REVISION)", then the Z3 version and the ptxas cakec would run (path and
+// version, or "not found"), one per line.
+std::string versionReport();
 
 } // namespace cake

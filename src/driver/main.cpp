@@ -5,11 +5,15 @@
 #include "codegen/Backend.h"
 #include "codegen/Ptxas.h"
 #include "driver/Driver.h"
+#include "support/EditDistance.h"
 #include "support/SignalCleanup.h"
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 
@@ -53,18 +57,36 @@ std::vector<std::string> withNvccSpellings(int argc, char **argv) {
   return args;
 }
 
+// "did you mean '--verify-only'?" for the first argument that looks like a long option cakec does not have.
+std::string unknownOptionHint(const CLI::App &app, const std::vector<std::string> &args) {
+  std::vector<std::string> known;
+  for (const CLI::Option *o : app.get_options())
+    for (const std::string &n : o->get_lnames()) known.push_back("--" + n);
+  for (const std::string &a : args) {
+    if (a.rfind("--", 0) != 0) continue;
+    std::string name = a.substr(0, a.find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string best = closestName(name, known);
+    if (!best.empty()) return "did you mean '" + best + "'?";
+  }
+  return "";
+}
+
 // One diagnostic without a location as the JSON array on stdout.
-void jsonDiagnostic(DiagKind kind, const std::string &message) {
+void jsonDiagnostic(DiagKind kind, const std::string &message, const std::string &hint = "") {
   SourceManager none;
   DiagnosticEngine diags(none);
-  diags.report(kind, SourceRange{}, message);
+  auto d = diags.report(kind, SourceRange{}, message);
+  if (!hint.empty()) d.hint(hint);
   diags.renderJson(std::cout);
   std::cout.flush();
 }
 
-int usageError(const std::string &message) {
-  if (gJsonDiagnostics) jsonDiagnostic(DiagKind::CommandLineError, message);
-  std::cerr << "cakec: error: " << message << "\nRun with --help for more information.\n";
+int usageError(const std::string &message, const std::string &hint = "") {
+  if (gJsonDiagnostics) jsonDiagnostic(DiagKind::CommandLineError, message, hint);
+  std::cerr << "cakec: error: " << message << "\n";
+  if (!hint.empty()) std::cerr << "hint: " << hint << "\n";
+  std::cerr << "Run with --help for more information.\n";
   return code(ExitCode::Usage);
 }
 
@@ -103,10 +125,13 @@ int main(int argc, char **argv) {
     return guarded("calibrate", [&] { return runCalibrateCommand(argc - 1, argv + 1); });
   CLI::App app{"cakec: compiler for CAKE IR, a hardware-explicit schedule language for NVIDIA GPUs"};
   app.name("cakec");
-  app.footer("Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
+  app.footer("Subcommands:\n  cakec calibrate MEASUREMENTS -o MACHINE.json   fit the cost model's machine description to measured "
+             "runs\n                                               (cakec calibrate --help)\n"
+             "Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
              "misuse,\n3 environment failure (unreadable input, unwritable output, missing tool), 4 internal "
              "compiler error.\nReference: docs/cli.md");
-  app.set_version_flag("--version", "cakec " + std::string(cakeVersion()));
+  app.set_version_flag("--version", [] { return versionReport(); },
+                       "print cakec's version and git revision, the Z3 and the ptxas it uses, and exit");
 
   DriverOptions opts;
   std::string archText, emitName, shapeText, formatName = "text", explainCode;
@@ -173,6 +198,10 @@ int main(int argc, char **argv) {
   unsigned maxRegisters = 0;
   auto *maxRegistersOpt = app.add_option("--maxrregcount", maxRegisters, "at most N registers per thread (ptxas --maxrregcount)")
                               ->check(CLI::Range(16u, 255u));
+  std::string colorWhen = "auto";
+  app.add_option("--color", colorWhen,
+                 "colour diagnostics: auto (when stderr is a terminal and NO_COLOR is unset or empty), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   std::vector<std::string> ptxasOptionTexts;
   app.add_option("--Xptxas,--ptxas-options", ptxasOptionTexts,
                  "options for ptxas, comma-separated, repeatable: -Xptxas -O3,--warn-on-spills")
@@ -188,13 +217,13 @@ int main(int argc, char **argv) {
   estimate->excludes(emit)->excludes(output);
   explain->excludes("FILE");
 
+  const std::vector<std::string> args = withNvccSpellings(argc, argv);
   try {
-    std::vector<std::string> args = withNvccSpellings(argc, argv);
-    std::reverse(args.begin(), args.end());   // CLI11 takes the arguments last-first
-    app.parse(args);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());   // CLI11 takes the arguments last-first
+    app.parse(reversed);
   } catch (const CLI::ParseError &e) {
     if (e.get_exit_code() == 0) return app.exit(e);   // --help, --version
-    return usageError(e.what());
+    return usageError(e.what(), unknownOptionHint(app, args));
   }
 
   DiagFormat format = formatName == "json" ? DiagFormat::Json : DiagFormat::Text;
@@ -221,6 +250,9 @@ int main(int argc, char **argv) {
     }
   }
   opts.diagFormat = format;
+  const char *noColor = std::getenv("NO_COLOR");
+  opts.color = colorWhen == "always" ||
+               (colorWhen == "auto" && isatty(STDERR_FILENO) && !(noColor && *noColor));
   for (const std::string &text : defineTexts) {
     // The last -D for a name wins, an integer or a type (-D T=f16, for a type parameter).
     if (auto define = parseDefine(text)) {

@@ -18,16 +18,7 @@ namespace cake {
 std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 std::string Sema::closestName(std::string_view name, const std::vector<std::string> &candidates) const {
-  // Accept up to a third of the name's length in edits (at least 1, at most 3): close typos only.
-  size_t limit = std::clamp<size_t>(name.size() / 3, 1, 3);
-  std::string best;
-  size_t bestDist = limit + 1;
-  for (const std::string &c : candidates) {
-    if (c == name) continue;
-    size_t d = editDistance(name, c);
-    if (d < bestDist || (d == bestDist && c < best)) { bestDist = d; best = c; }
-  }
-  return best;
+  return cake::closestName(name, candidates);   // close typos only (support/EditDistance.h)
 }
 
 std::string Sema::describeDecl(const Decl &d) const {

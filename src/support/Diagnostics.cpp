@@ -116,13 +116,23 @@ DiagBuilder &DiagBuilder::hint(std::string text) {
 }
 
 namespace {
-void renderLocation(std::ostream &os, const SourceManager &sm, SourceRange r) {
+// ANSI colours of the text form (as clang's): bold locations and messages, the severity in its colour, the
+// caret line green.  All empty when colour is off.
+struct Palette {
+  const char *bold = "", *reset = "", *error = "", *warning = "", *note = "", *caret = "";
+};
+Palette paletteFor(bool color) {
+  if (!color) return {};
+  return {"\033[1m", "\033[0m", "\033[1;31m", "\033[1;35m", "\033[1;36m", "\033[1;32m"};
+}
+
+void renderLocation(std::ostream &os, const SourceManager &sm, SourceRange r, const Palette &p) {
   if (!r.valid()) {
-    os << "cakec: ";
+    os << p.bold << "cakec: " << p.reset;
     return;
   }
   LineCol lc = sm.lineCol(r.begin);
-  os << sm.name(r.begin.file) << ':' << lc.line << ':' << lc.column << ": ";
+  os << p.bold << sm.name(r.begin.file) << ':' << lc.line << ':' << lc.column << ": " << p.reset;
 }
 
 // Source lines longer than this are clipped around the range (a 10 MB line printed whole, with a 10 MB caret
@@ -131,7 +141,7 @@ void renderLocation(std::ostream &os, const SourceManager &sm, SourceRange r) {
 constexpr size_t kSnippetWidth = 200;
 constexpr size_t kSnippetBefore = 60;
 
-void renderSnippet(std::ostream &os, const SourceManager &sm, SourceRange r) {
+void renderSnippet(std::ostream &os, const SourceManager &sm, SourceRange r, const Palette &p) {
   if (!r.valid()) return;
   LineCol lc = sm.lineCol(r.begin);
   std::string_view line = sm.lineText(r.begin);
@@ -155,10 +165,10 @@ void renderSnippet(std::ostream &os, const SourceManager &sm, SourceRange r) {
     size_t at = i - std::min(i, prefix.size());
     os << (i >= prefix.size() && at < shownLine.size() && shownLine[at] == '\t' ? '\t' : ' ');
   }
-  os << '^';
+  os << p.caret << '^';
   size_t maxLen = prefix.size() + line.size() > col ? prefix.size() + line.size() - col : 1;
   for (size_t i = 1; i < std::min(len, maxLen); ++i) os << '~';
-  os << '\n';
+  os << p.reset << '\n';
 }
 
 // The location fields of a diagnostic, note or fix-it, in key order.
@@ -197,23 +207,25 @@ std::vector<DiagNote> DiagnosticEngine::notesOf(const Diagnostic &d) const {
 }
 
 void DiagnosticEngine::renderText(std::ostream &os, bool color) const {
-  (void)color;
+  const Palette p = paletteFor(color);
   for (const Diagnostic &d : diags_) {
     const DiagKindInfo &info = diagInfo(d.kind);
-    renderLocation(os, sm_, d.range);
-    os << severityName(d.severity) << ": " << d.message << " [" << info.code << "]\n";
-    renderSnippet(os, sm_, d.range);
+    renderLocation(os, sm_, d.range, p);
+    const char *severityColor = d.severity == Severity::Warning ? p.warning : d.severity == Severity::Note ? p.note : p.error;
+    os << severityColor << severityName(d.severity) << ": " << p.reset << p.bold << d.message << " [" << info.code << "]"
+       << p.reset << '\n';
+    renderSnippet(os, sm_, d.range, p);
     for (const FixIt &f : d.fixits) {
-      renderLocation(os, sm_, f.range);
+      renderLocation(os, sm_, f.range, p);
       os << "fix-it: " << (f.range.end > f.range.begin.offset ? "replace with '" : "insert '") << f.replacement
          << "'\n";
     }
     for (const DiagNote &n : notesOf(d)) {
-      renderLocation(os, sm_, n.range);
-      os << "note: " << n.message << '\n';
-      renderSnippet(os, sm_, n.range);
+      renderLocation(os, sm_, n.range, p);
+      os << p.note << "note: " << p.reset << n.message << '\n';
+      renderSnippet(os, sm_, n.range, p);
     }
-    if (!d.hint.empty()) os << "hint: " << d.hint << '\n';
+    if (!d.hint.empty()) os << p.bold << "hint: " << p.reset << d.hint << '\n';
   }
 }
 

@@ -21,4 +21,16 @@ size_t editDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+std::string closestName(std::string_view name, const std::vector<std::string> &candidates) {
+  size_t limit = std::clamp<size_t>(name.size() / 3, 1, 3);
+  std::string best;
+  size_t bestDist = limit + 1;
+  for (const std::string &c : candidates) {
+    if (c == name) continue;
+    size_t d = editDistance(name, c);
+    if (d < bestDist || (d == bestDist && c < best)) { bestDist = d; best = c; }
+  }
+  return best;
+}
+
 } // namespace cake

@@ -5,6 +5,13 @@
 // NOINPUT-NEXT: Run with --help for more information.
 // RUN: %expect-exit 2 %cakec %s --no-such-option 2>&1 | %FileCheck %s --check-prefix=UNKNOWN
 // UNKNOWN: cakec: error: {{.*}}--no-such-option
+// UNKNOWN-NOT: hint:
+// A misspelt option gets the closest one as a hint, in text and in JSON.
+// RUN: %expect-exit 2 %cakec %s --verfy-only 2>&1 | %FileCheck %s --check-prefix=DIDYOUMEAN
+// DIDYOUMEAN: cakec: error: {{.*}}--verfy-only
+// DIDYOUMEAN-NEXT: hint: did you mean '--verify-only'?
+// RUN: %expect-exit 2 %cakec %s --diagnostics-format=json --colr=never 2>/dev/null | %FileCheck %s --check-prefix=DIDYOUMEAN-JSON
+// DIDYOUMEAN-JSON: "hint":"did you mean '--color'?"
 // RUN: %expect-exit 2 %cakec %s --arch sm_99 2>&1 | %FileCheck %s --check-prefix=ARCH
 // ARCH: cakec: error: --arch: unknown architecture 'sm_99' (known: sm_80 sm_86 sm_89 sm_90 sm_90a sm_100a sm_120)
 // RUN: %expect-exit 2 %cakec %s --emit=llvm 2>&1 | %FileCheck %s --check-prefix=EMIT
