@@ -147,6 +147,8 @@ def main():
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--cake", default="", help="folder of the CAKE kda cubins (cakeir.kda.kernels)")
     ap.add_argument("--budget", type=float, default=400.0, help="seconds; later cases are skipped past it")
+    ap.add_argument("--impls", default="cake,flashkda,fla,fla_safe",
+                    help="which implementations to run (fla_safe: chunk_kda with safe_gate=True)")
     args = ap.parse_args()
 
     import torch
@@ -194,14 +196,15 @@ def main():
             o_ref, s_ref = reference(torch, ref, x)
             record["reference_s"] = time.time() - t0
             fns = {}
-            if flash_kda is not None:
+            impls = args.impls.split(",")
+            if cake_kda is not None and "cake" in impls:
+                fns["cake"] = cake_impl(torch, cake_kda, x)
+            if flash_kda is not None and "flashkda" in impls:
                 fns["flashkda"] = flashkda_impl(torch, flash_kda, x)
-            if chunk_kda is not None:
+            if chunk_kda is not None and "fla" in impls:
                 fns["fla"] = fla_impl(torch, chunk_kda, x, safe_gate=False)
+            if chunk_kda is not None and "fla_safe" in impls:
                 fns["fla_safe"] = fla_impl(torch, chunk_kda, x, safe_gate=True)
-            c = cake_impl(torch, cake_kda, x) if cake_kda is not None else None
-            if c is not None:
-                fns["cake"] = c
             checks = {}
             record["first_call_s"] = {}
             for name, fn in fns.items():
