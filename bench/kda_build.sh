@@ -6,11 +6,15 @@
 #   kda_recurrent_<gate>_<layout>[_nostate]   kernels/kda/recurrent.cake; gate safe (SAFE = 1, lower bound) or
 #                                             unbounded (SAFE = 0); state layout vfirst ([N, H, V, K]) or kfirst;
 #                                             _nostate: no initial state read, no final state written
+#   kda_chunk_scan_<layout>[_varlen][_nostate] kernels/kda/chunk_scan.cake (the sequential half of the chunked
+#                                             form); _varlen: VARLEN = 1, which the verifier cannot check (its
+#                                             loop bound is read from memory): status ok-unverified
 #
 # Usage: bash bench/kda_build.sh [--list]      Env: as bench/build_variants.sh (BUILD_DIR, CAKEC, RUNTIME_LIB)
 set -u -o pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rec=kernels/kda/recurrent.cake
+scan=kernels/kda/chunk_scan.cake
 
 variants() {
   for gate in safe unbounded; do
@@ -19,6 +23,14 @@ variants() {
       vf=$([ $layout = vfirst ] && echo 1 || echo 0)
       echo "kda_recurrent_${gate}_${layout}|$rec|SAFE=$safe VFIRST=$vf"
       echo "kda_recurrent_${gate}_${layout}_nostate|$rec|SAFE=$safe VFIRST=$vf USE_H0=0 STORE_HT=0"
+    done
+  done
+  for layout in vfirst kfirst; do
+    vf=$([ $layout = vfirst ] && echo 1 || echo 0)
+    for vl in 0 1; do
+      sfx=$([ $vl = 1 ] && echo _varlen || true)
+      echo "kda_chunk_scan_${layout}${sfx}|$scan|VFIRST=$vf VARLEN=$vl"
+      echo "kda_chunk_scan_${layout}${sfx}_nostate|$scan|VFIRST=$vf VARLEN=$vl USE_H0=0 STORE_HT=0"
     done
   done
 }
