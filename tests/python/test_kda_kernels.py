@@ -98,3 +98,26 @@ def test_refusals_and_empty_input(lib):
     o, s = lib.forward(e["q"], e["k"], e["v"], e["g"], e["beta"], A_log=e["A_log"], dt_bias=e["dt_bias"],
                        lower_bound=-5.0, initial_state=x["initial_state"], output_final_state=True)
     assert lib.calls == [] and o.shape == (1, 0, 2, 128) and torch.equal(s, x["initial_state"])
+
+
+@pytest.mark.parametrize("lens,lower_bound,v_first", [
+    ([70, 70], -5.0, True),
+    ([0, 1, 64, 65, 0, 130, 17], -5.0, False),
+    ([129], None, True),
+])
+def test_chunk_workspaces_reproduce_the_recurrence(lens, lower_bound, v_first):
+    # prepare_chunks (the scaffold for kernel 1) + a step-for-step torch model of kda_chunk_scan == the float64
+    # token recurrence, within the bf16 rounding of the workspaces (fla's own error is ~4e-3 on the bench's cases)
+    T = sum(lens)
+    cu = torch.tensor([0] + list(torch.tensor(lens).cumsum(0).tolist()), dtype=torch.long)
+    x = ref.make_inputs(1, T, 2, 128, 128, seed=len(lens), with_initial_state=True, num_states=len(lens))
+    h0 = x["initial_state"].transpose(-1, -2).contiguous() if v_first else x["initial_state"]
+    prep = kk.prepare_chunks(x["q"][0], x["k"][0], x["v"][0], x["g"][0], x["beta"][0], x["A_log"], x["dt_bias"],
+                             lower_bound, 128 ** -0.5, cu)
+    assert prep["NCT"] == sum((n + 63) // 64 for n in lens) and prep["W"].shape == (prep["NCT"] * 64, 256)
+    assert int(prep["CO"][-1]) == prep["NCT"]
+    o, s = kk.scan_chunks_torch(prep, (T, 2, 128), cu, initial_state=h0, state_v_first=v_first)
+    o_ref, s_ref = ref.kda_forward(x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"], dt_bias=x["dt_bias"],
+                                   lower_bound=lower_bound, initial_state=h0, cu_seqlens=cu, state_v_first=v_first)
+    assert ref.rel_error(o, o_ref[0]) < 5e-3          # measured: 2.4e-3 / 2.3e-3 / 2.4e-3
+    assert ref.rel_error(s, s_ref) < 5e-3
