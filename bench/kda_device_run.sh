@@ -23,9 +23,9 @@ if [ -f "$kda/cache/flash_kda_C.so.gz" ]; then
 fi
 bash bench/kda_build_flashkda.sh "$kda/peers" 2>&1 | tail -n 3 | tee -a "$OUT/log.txt"
 echo "== $(( $(date +%s) - start )) s: kda_check" | tee -a "$OUT/log.txt"
-timeout 150 python3 bench/kda_check.py --cubins "$kda/cubins" --out "$OUT" 2>&1 | tail -n 40 >> "$OUT/log.txt"
+timeout 120 python3 bench/kda_check.py --cubins "$kda/cubins" --out "$OUT" 2>&1 | tail -n 40 >> "$OUT/log.txt"
 echo "== $(( $(date +%s) - start )) s: kda_bench" | tee -a "$OUT/log.txt"
-timeout 330 python3 bench/kda_bench.py --peers "$kda/peers" --cake "$kda/cubins" --out "$OUT" "$@" 2>&1 \
+timeout 300 python3 bench/kda_bench.py --peers "$kda/peers" --cake "$kda/cubins" --out "$OUT" "$@" 2>&1 \
   | grep -v -i warning | tee -a "$OUT/log.txt"
 echo "== $(( $(date +%s) - start )) s: packing" | tee -a "$OUT/log.txt"
 so=$(ls "$kda"/peers/FlashKDA/flash_kda_C*.so 2>/dev/null | head -n 1)
