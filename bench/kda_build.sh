@@ -9,12 +9,15 @@
 #   kda_chunk_scan_<layout>[_varlen][_nostate] kernels/kda/chunk_scan.cake (the sequential half of the chunked
 #                                             form); _varlen: VARLEN = 1, which the verifier cannot check (its
 #                                             loop bound is read from memory): status ok-unverified
+#   kda_chunk_prep_<gate>                      kernels/kda/chunk_prep.cake (the parallel half: activations, gate
+#                                             cumsum, L, P, the UT inverse, w, u, qg, kg, e^G_last)
 #
 # Usage: bash bench/kda_build.sh [--list]      Env: as bench/build_variants.sh (BUILD_DIR, CAKEC, RUNTIME_LIB)
 set -u -o pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rec=kernels/kda/recurrent.cake
 scan=kernels/kda/chunk_scan.cake
+prep=kernels/kda/chunk_prep.cake
 
 variants() {
   for gate in safe unbounded; do
@@ -25,6 +28,8 @@ variants() {
       echo "kda_recurrent_${gate}_${layout}_nostate|$rec|SAFE=$safe VFIRST=$vf USE_H0=0 STORE_HT=0"
     done
   done
+  echo "kda_chunk_prep_safe|$prep|SAFE=1"
+  echo "kda_chunk_prep_unbounded|$prep|SAFE=0"
   for layout in vfirst kfirst; do
     vf=$([ $layout = vfirst ] && echo 1 || echo 0)
     for vl in 0 1; do

@@ -4,8 +4,8 @@ token recurrence (cakeir.kda.reference, computed on the GPU in float64), on seed
 (T = 1, 15, 17), varlen batches with empty and one-token sequences, both gates at both bounds, both state
 layouts, with and without initial / final state, a long history (T = 65536: a truncated recurrence fails),
 and chunk-by-chunk state passing (two calls chained through the final state) against one pass.  Each case also
-runs the chunked form (cakeir.kda.kernels.forward_chunked: the torch scaffold for kernel 1 + kernels/kda/
-chunk_scan.cake).
+runs the chunked form (cakeir.kda.kernels.forward_chunked: kernel 1 as kernels/kda/chunk_prep.cake and as the
+torch scaffold, each + kernels/kda/chunk_scan.cake).
 
     bash bench/kda_build.sh                                          # development machine: the cubins
     python3 bench/kda_check.py --cubins bench/out/kda/cubins --out DIR [--seed S]
@@ -103,22 +103,25 @@ def main():
             rec["inputs_changed"] = guard.changed()
             ok = (rec["o_rel_err"] <= args.tol and rec["o_nan"] == 0 and not rec["inputs_changed"] and
                   (not want_ht or (rec["state_rel_err"] <= args.tol and rec["state_nan"] == 0)))
-            # the chunked form: prepare_chunks (torch scaffold for kernel 1) + kernels/kda/chunk_scan.cake
-            try:
-                oc, sc = kk.forward_chunked(lib, x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"],
-                                            dt_bias=x["dt_bias"], lower_bound=lb,
-                                            initial_state=h0 if use_h0 else None, output_final_state=want_ht,
-                                            cu_seqlens=cu, state_v_first=vfirst)
-                torch.cuda.synchronize()
-                rec["chunked_o_rel_err"] = ref.rel_error(oc, o_ref)
-                if want_ht:
-                    rec["chunked_state_rel_err"] = ref.rel_error(sc, s_ref)
-                rec["chunked_ok"] = bool(rec["chunked_o_rel_err"] <= args.tol and
-                                         (not want_ht or rec["chunked_state_rel_err"] <= args.tol))
-            except Exception as error:  # noqa: BLE001
-                rec["chunked_ok"] = False
-                rec["chunked_error"] = "%s: %s" % (type(error).__name__, error)
-            ok = ok and rec["chunked_ok"]
+            # the chunked form: kernel 1 as kernels/kda/chunk_prep.cake ("cake") and as the torch scaffold
+            # ("torch"), each followed by kernels/kda/chunk_scan.cake
+            for prep in ("cake", "torch"):
+                try:
+                    oc, sc = kk.forward_chunked(lib, x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"],
+                                                dt_bias=x["dt_bias"], lower_bound=lb,
+                                                initial_state=h0 if use_h0 else None, output_final_state=want_ht,
+                                                cu_seqlens=cu, state_v_first=vfirst, prep=prep)
+                    torch.cuda.synchronize()
+                    rec["chunked_%s_o_rel_err" % prep] = ref.rel_error(oc, o_ref)
+                    if want_ht:
+                        rec["chunked_%s_state_rel_err" % prep] = ref.rel_error(sc, s_ref)
+                    good = (rec["chunked_%s_o_rel_err" % prep] <= args.tol and
+                            (not want_ht or rec["chunked_%s_state_rel_err" % prep] <= args.tol))
+                except Exception as error:  # noqa: BLE001
+                    good = False
+                    rec["chunked_%s_error" % prep] = "%s: %s" % (type(error).__name__, error)
+                rec["chunked_%s_ok" % prep] = bool(good)
+                ok = ok and good
             if lens is None and want_ht and T >= 2:
                 # chunk-by-chunk state passing: [0, T1) then [T1, T) through the final state == one pass
                 T1 = T // 2 + 1
@@ -144,14 +147,15 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "kda_check.json"), "w") as f:
         json.dump({"command": " ".join(sys.argv), "seed": args.seed, "tol": args.tol, "cases": records}, f, indent=1)
-    lines = ["| case | seed | recurrent: o err | state err | passing o / state | chunked (scan + torch prep): o / state "
-             "| ok |", "|---|---|---|---|---|---|---|"]
+    lines = ["| case | seed | recurrent: o err | state err | passing o / state | chunked (CAKE prep + scan): o / state "
+             "| chunked (torch prep + scan): o / state | ok |", "|---|---|---|---|---|---|---|---|"]
     for r in records:
         g = lambda k: ("%.2e" % r[k]) if k in r else "-"  # noqa: E731
-        lines.append("| %s | %d | %s | %s | %s / %s | %s / %s %s | %s |" % (
+        lines.append("| %s | %d | %s | %s | %s / %s | %s / %s %s | %s / %s %s | %s |" % (
             r["case"], r["seed"], g("o_rel_err"), g("state_rel_err"), g("passing_o_rel_err"),
-            g("passing_state_rel_err"), g("chunked_o_rel_err"), g("chunked_state_rel_err"),
-            r.get("chunked_error", ""), "yes" if r["ok"] else "NO " + r.get("error", "")))
+            g("passing_state_rel_err"), g("chunked_cake_o_rel_err"), g("chunked_cake_state_rel_err"),
+            r.get("chunked_cake_error", ""), g("chunked_torch_o_rel_err"), g("chunked_torch_state_rel_err"),
+            r.get("chunked_torch_error", ""), "yes" if r["ok"] else "NO " + r.get("error", "")))
     with open(os.path.join(args.out, "kda_check.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -214,6 +214,34 @@ def prepare_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, bat
     return out
 
 
+def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, layout=None):
+    """prepare_chunks with kernels/kda/chunk_prep.cake (kernel 1).  layout: chunk_layout(cu, TT) if the caller
+    has it (the timed path reuses it; it depends on cu only)."""
+    TT, H, K = q.shape
+    V = v.shape[-1]
+    dev = q.device
+    co, nct, rows = layout if layout is not None else chunk_layout(cu, TT)
+    TP = nct * CHUNK
+    out = {"W": torch.empty(TP, H * K, dtype=torch.bfloat16, device=dev),
+           "QG": torch.empty(TP, H * K, dtype=torch.bfloat16, device=dev),
+           "KG": torch.empty(TP, H * K, dtype=torch.bfloat16, device=dev),
+           "U": torch.empty(TP, H * V, dtype=torch.bfloat16, device=dev),
+           "P": torch.empty(TP, H * CHUNK, dtype=torch.bfloat16, device=dev),
+           "GL": torch.empty(nct, H * K, dtype=torch.float32, device=dev), "CO": co, "NCT": nct}
+    if nct > 0:
+        name = "kda_chunk_prep_%s" % ("unbounded" if lower_bound is None else "safe")
+        if name not in lib._modules:
+            path = os.path.join(lib.folder, name + ".cubin")
+            if not os.path.isfile(path):
+                raise FileNotFoundError("cakeir.kda: %s: not built (bench/kda_build.sh)" % path)
+            lib._modules[name] = load(path).kernels["kda_chunk_prep"]
+        lib._modules[name](q, k, v, g, beta, A_log.to(device=dev, dtype=torch.float32).contiguous(),
+                           dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous(),
+                           rows.to(torch.int32).contiguous(), out["W"], out["QG"], out["KG"], out["U"], out["P"],
+                           out["GL"], float(scale), float(lower_bound if lower_bound is not None else -5.0))
+    return out
+
+
 def _scan_kernel(lib: "Kernels", name: str):
     if name not in lib._modules:
         path = os.path.join(lib.folder, name + ".cubin")
@@ -252,9 +280,9 @@ def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_stat
 
 def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_bound: Optional[float] = None,
                     scale: Optional[float] = None, initial_state=None, output_final_state: bool = False,
-                    cu_seqlens=None, state_v_first: bool = False):
-    """The chunked forward: prepare_chunks (torch scaffold) + kda_chunk_scan (CAKE).  Same contract as
-    Kernels.forward."""
+                    cu_seqlens=None, state_v_first: bool = False, prep: str = "cake"):
+    """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "torch": the prepare_chunks
+    scaffold) + kda_chunk_scan.  Same contract as Kernels.forward."""
     B, T, H, K = q.shape
     V = v.shape[-1]
     if scale is None:
@@ -264,13 +292,15 @@ def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_b
     cu = cu_seqlens.to(device=dev, dtype=torch.int64) if varlen else \
         torch.arange(0, (B + 1) * T, T, dtype=torch.int64, device=dev)
     TT = B * T
-    prep = prepare_chunks(q.reshape(TT, H, K), k.reshape(TT, H, K), v.reshape(TT, H, V), g.reshape(TT, H, K),
-                          beta.reshape(TT, H), A_log, dt_bias, lower_bound, scale, cu)
+    make = prepare_chunks if prep == "torch" else (
+        lambda *a: prepare_chunks_cake(lib, *a))
+    work = make(q.reshape(TT, H, K), k.reshape(TT, H, K), v.reshape(TT, H, V), g.reshape(TT, H, K),
+                beta.reshape(TT, H), A_log, dt_bias, lower_bound, scale, cu)
     N = cu.numel() - 1
     ht = None
     if output_final_state:
         ht = torch.empty((N, H, V, K) if state_v_first else (N, H, K, V), dtype=torch.float32, device=dev)
-    o, _ = scan_chunks(lib, prep, (TT, H, V), cu, varlen=varlen, initial_state=initial_state, final_state=ht,
+    o, _ = scan_chunks(lib, work, (TT, H, V), cu, varlen=varlen, initial_state=initial_state, final_state=ht,
                        state_v_first=state_v_first)
     return o.view(B, T, H, V), ht
 
