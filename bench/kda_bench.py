@@ -194,6 +194,9 @@ def main():
     ap.add_argument("--budget", type=float, default=400.0, help="seconds; later cases are skipped past it")
     ap.add_argument("--impls", default="cake_chunked,cake,cake_scan,flashkda,fla,fla_safe",
                     help="which implementations to run (fla_safe: chunk_kda with safe_gate=True)")
+    ap.add_argument("--only-cake", default=None,
+                    help="comma-separated CAKE paths allowed to run (bench/kda_device_run.sh passes those that "
+                         "bench/kda_check.py found correct; 'none': no CAKE path)")
     args = ap.parse_args()
 
     import torch
@@ -242,6 +245,9 @@ def main():
             record["reference_s"] = time.time() - t0
             fns = {}
             impls = args.impls.split(",")
+            if args.only_cake is not None:
+                allowed = set(args.only_cake.split(","))
+                impls = [n for n in impls if not n.startswith("cake") or n in allowed]
             if cake_kda is not None and "cake" in impls:
                 fns["cake"] = cake_impl(torch, cake_kda, x)
             if cake_kda is not None and "cake_chunked" in impls:
