@@ -199,9 +199,15 @@ kernel kda_chunk_prep<BT = 64, KD = 128, VD = 128, SAFE = 1>(
     } else {
       rhs = bs[r] * f32(v[tok, h, vc]);             // bs[r] = 0 on padded rows
     }
+    var odd: f32 = 0.0;                             // two independent chains: half the dependent FMAs
     for s in 0..r unroll {
-      rhs = fma(-ls[r, s], x[s], rhs);
+      if s % 2 == 0 {
+        rhs = fma(-ls[r, s], x[s], rhs);
+      } else {
+        odd = fma(-ls[r, s], x[s], odd);
+      }
     }
+    rhs += odd;
     x[r] = rhs;
     if t < KD {
       W[p0 + r, h * KD + t] = bf16(rhs);
