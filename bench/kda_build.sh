@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# bench/kda_build.sh: compiles the KDA kernels (kernels/kda/) for bench/kda_bench.py and cakeir.kda.kernels, on
+# the development machine (no GPU), into bench/out/kda/cubins/ (bench/build_variants.sh: cubins, manifests,
+# variants.json with each variant's verification status, registers and spills, the runtime library).
+#
+#   kda_recurrent_<gate>_<layout>[_nostate]   kernels/kda/recurrent.cake; gate safe (SAFE = 1, lower bound) or
+#                                             unbounded (SAFE = 0); state layout vfirst ([N, H, V, K]) or kfirst;
+#                                             _nostate: no initial state read, no final state written
+#   kda_chunk_scan_<layout>[_varlen][_nostate] kernels/kda/chunk_scan.cake (the sequential half of the chunked
+#                                             form); _varlen: VARLEN = 1, which the verifier cannot check (its
+#                                             loop bound is read from memory): status ok-unverified
+#   kda_chunk_prep_<gate>                      kernels/kda/chunk_prep.cake (the parallel half: activations, gate
+#                                             cumsum, L, P, the UT inverse, w, u, qg, kg, e^G_last)
+#
+# Usage: bash bench/kda_build.sh [--list]      Env: as bench/build_variants.sh (BUILD_DIR, CAKEC, RUNTIME_LIB)
+set -u -o pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+rec=kernels/kda/recurrent.cake
+scan=kernels/kda/chunk_scan.cake
+prep=kernels/kda/chunk_prep.cake
+
+variants() {
+  for gate in safe unbounded; do
+    safe=$([ $gate = safe ] && echo 1 || echo 0)
+    for layout in vfirst kfirst; do
+      vf=$([ $layout = vfirst ] && echo 1 || echo 0)
+      echo "kda_recurrent_${gate}_${layout}|$rec|SAFE=$safe VFIRST=$vf"
+      echo "kda_recurrent_${gate}_${layout}_nostate|$rec|SAFE=$safe VFIRST=$vf USE_H0=0 STORE_HT=0"
+    done
+  done
+  echo "kda_chunk_prep_safe|$prep|SAFE=1"
+  echo "kda_chunk_prep_unbounded|$prep|SAFE=0"
+  for layout in vfirst kfirst; do
+    vf=$([ $layout = vfirst ] && echo 1 || echo 0)
+    for vl in 0 1; do
+      sfx=$([ $vl = 1 ] && echo _varlen || true)
+      echo "kda_chunk_scan_${layout}${sfx}|$scan|VFIRST=$vf VARLEN=$vl"
+      echo "kda_chunk_scan_${layout}${sfx}_nostate|$scan|VFIRST=$vf VARLEN=$vl USE_H0=0 STORE_HT=0"
+    done
+  done
+}
+
+if [ "${1:-}" = "--list" ]; then variants; exit 0; fi
+if [ $# -gt 0 ]; then echo "kda_build.sh: unknown argument '$1'" >&2; exit 2; fi
+variants | bash "$repo/bench/build_variants.sh" "$repo/bench/out/kda/cubins"

@@ -1,0 +1,337 @@
+"""The CAKE KDA forward kernels (kernels/kda/) on torch tensors, with chunk_kda's signature subset.
+
+    from cakeir.kda.kernels import Kernels
+    lib = Kernels("bench/out/kda/cubins")          # the cubins of bench/kda_build.sh
+    o, final_state = lib.forward(q, k, v, g, beta, A_log=A_log, dt_bias=dt_bias, lower_bound=-5.0,
+                                 scale=None, initial_state=h0, output_final_state=True,
+                                 cu_seqlens=cu, state_v_first=True)
+
+Inputs as fla's chunk_kda with use_qk_l2norm_in_kernel, use_gate_in_kernel and use_beta_sigmoid_in_kernel all
+set: q, k, v, g (raw gate) bf16 [B, T, H, 128]; beta (raw) bf16 [B, T, H]; A_log f32 [H]; dt_bias f32 [H * 128]
+(or [H, 128]); lower_bound None (the unbounded gate) or in [-5, 0) (the safe gate); initial_state f32
+[N, H, K, V] ([N, H, V, K] when state_v_first); cu_seqlens int64 [N + 1] with B == 1.  Returns o bf16
+[B, T, H, V] and the final state (f32, the initial state's layout) or None.
+
+The kernel now is kernels/kda/recurrent.cake (the token recurrence, the correctness baseline); its builds are
+named kda_recurrent_<gate>_<layout>[_nostate].cubin: gate "safe" / "unbounded", layout "vfirst" / "kfirst".
+Every call launches on torch's current stream."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Optional
+
+import torch
+
+from .. import load
+
+HEAD_DIM = 128
+
+
+class Kernels:
+    """The KDA kernels of one folder of cubins; each module is loaded on first use."""
+
+    def __init__(self, folder: Optional[str] = None):
+        self.folder = folder or os.environ.get("CAKE_KDA_CUBINS", "")
+        if not self.folder or not os.path.isdir(self.folder):
+            raise FileNotFoundError("cakeir.kda: no cubin folder (give one, or set $CAKE_KDA_CUBINS): %r"
+                                    % self.folder)
+        self._modules: Dict[str, Any] = {}
+
+    def _kernel(self, name: str):
+        if name not in self._modules:
+            path = os.path.join(self.folder, name + ".cubin")
+            if not os.path.isfile(path):
+                raise FileNotFoundError("cakeir.kda: %s: not built (bench/kda_build.sh)" % path)
+            self._modules[name] = load(path).kernels["kda_recurrent"]
+        return self._modules[name]
+
+    def forward(self, q, k, v, g, beta, *, A_log, dt_bias, lower_bound: Optional[float] = None,
+                scale: Optional[float] = None, initial_state=None, output_final_state: bool = False,
+                cu_seqlens=None, state_v_first: bool = False, out=None, final_state=None,
+                check_cu_seqlens: bool = True):
+        """(o, final state or None).  out / final_state: optional preallocated outputs.  check_cu_seqlens
+        reads cu_seqlens on the host (a synchronisation) to check that it partitions T; the kernel itself
+        reads offsets modulo T + 1, so unchecked bad offsets give wrong results, never wild accesses."""
+        B, T, H, K = q.shape
+        V = v.shape[-1]
+        if K != HEAD_DIM or V != HEAD_DIM:
+            raise ValueError("cakeir.kda: K = V = %d only (got K = %d, V = %d)" % (HEAD_DIM, K, V))
+        if v.shape[2] != H:
+            raise ValueError("cakeir.kda: grouped value heads (HV != H) are not supported yet")
+        for name, t in (("q", q), ("k", k), ("v", v), ("g", g), ("beta", beta)):
+            if t.dtype != torch.bfloat16 or not t.is_contiguous():
+                raise TypeError("cakeir.kda: %s must be contiguous bf16" % name)
+        if lower_bound is not None and not (-5.0 <= lower_bound < 0.0):
+            raise ValueError("cakeir.kda: lower_bound must lie in [-5, 0), got %r" % lower_bound)
+        if scale is None:
+            scale = K ** -0.5
+        dev = q.device
+        if cu_seqlens is None:
+            cu = torch.arange(0, (B + 1) * T, T, dtype=torch.int64, device=dev) if T > 0 else \
+                torch.zeros(B + 1, dtype=torch.int64, device=dev)
+        else:
+            if B != 1:
+                raise ValueError("cakeir.kda: cu_seqlens needs B == 1, got B = %d" % B)
+            cu = cu_seqlens.to(device=dev, dtype=torch.int64).contiguous()
+            if check_cu_seqlens:
+                host = cu.tolist()
+                if host[0] != 0 or host[-1] != T or any(b < a for a, b in zip(host, host[1:])):
+                    raise ValueError("cakeir.kda: cu_seqlens %r does not partition T = %d" % (host, T))
+        N = cu.numel() - 1
+        use_h0 = initial_state is not None
+        state_shape = (N, H, V, K) if state_v_first else (N, H, K, V)
+        if use_h0 and (initial_state.dtype != torch.float32 or tuple(initial_state.shape) != state_shape):
+            raise TypeError("cakeir.kda: initial_state must be f32 %s" % (list(state_shape),))
+        o = torch.empty(B, T, H, V, dtype=torch.bfloat16, device=dev) if out is None else out
+        ht = None
+        if output_final_state:
+            ht = torch.empty(state_shape, dtype=torch.float32, device=dev) if final_state is None else final_state
+        if B * T == 0 or N == 0:                    # nothing to run: the state passes through
+            if ht is not None:
+                ht.copy_(initial_state) if use_h0 else ht.zero_()
+            return o, ht
+        if use_h0 or output_final_state:
+            variant = ""
+            h0 = initial_state.contiguous() if use_h0 else torch.zeros(state_shape, dtype=torch.float32, device=dev)
+            ht_arg = ht if ht is not None else torch.empty(state_shape, dtype=torch.float32, device=dev)
+        else:
+            variant = "_nostate"
+            h0 = ht_arg = torch.empty(1, H, K, V, dtype=torch.float32, device=dev)   # not read / written
+        name = "kda_recurrent_%s_%s%s" % ("unbounded" if lower_bound is None else "safe",
+                                          "vfirst" if state_v_first else "kfirst", variant)
+        kernel = self._kernel(name)
+        a_log = A_log.to(device=dev, dtype=torch.float32).contiguous()
+        dtb = dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous()
+        kernel(q.reshape(B * T, H, K), k.reshape(B * T, H, K), v.reshape(B * T, H, V), g.reshape(B * T, H, K),
+               beta.reshape(B * T, H), a_log, dtb, h0, ht_arg, o.view(B * T, H, V), cu, float(scale),
+               float(lower_bound if lower_bound is not None else -5.0))
+        return o, ht
+
+    def make_forward(self, x: Dict[str, Any], *, lower_bound: Optional[float], scale: float):
+        """A zero-argument callable for bench/kda_bench.py: the forward on the bench's inputs (V-first state,
+        initial and final state), writing into outputs allocated once and NaN-poisoned here."""
+        o = torch.full_like(x["v"], float("nan"))
+        ht = torch.full_like(x["h0"], float("nan"))
+
+        def fn():
+            return self.forward(x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"],
+                                dt_bias=x["dt_bias"], lower_bound=lower_bound, scale=scale,
+                                initial_state=x["h0"], output_final_state=True,
+                                cu_seqlens=x.get("cu_seqlens"), state_v_first=True, out=o, final_state=ht,
+                                check_cu_seqlens=False)
+        if x.get("cu_seqlens") is not None:     # checked once here; the timed calls do not synchronise
+            host = x["cu_seqlens"].tolist()
+            T = x["q"].shape[1]
+            if host[0] != 0 or host[-1] != T or any(b < a for a, b in zip(host, host[1:])):
+                raise ValueError("cakeir.kda: cu_seqlens %r does not partition T = %d" % (host, T))
+        return fn
+
+
+# ------------------------------------------------------------------------------------------------ chunked form
+# kernels/kda/chunk_scan.cake is the sequential half of the chunked forward.  Its chunk-local inputs (kernel 1:
+# gate cumsum, L and P, (I + L)^-1, w / u) are computed here with torch on the GPU in float32 until the CAKE
+# kernel for them exists: a development scaffold, so that the scan kernel can be checked end to end.  Times of
+# forward_chunked include it and are no measure of a CAKE implementation; bench/kda_bench.py times the scan
+# kernel on its own as "cake_scan" (the sequential half only).
+
+CHUNK = 64
+
+
+def chunk_layout(cu: torch.Tensor, T_total: int):
+    """(CO int32 [N + 1], NCT, rows): the chunk-padded layout of sequences cu (int64 [N + 1]): sequence n's chunk c
+    is padded row block CO[n] + c; rows [NCT * 64] the token row of each padded row, -1 past a sequence's end."""
+    lens = (cu[1:] - cu[:-1]).clamp(min=0)
+    nch = (lens + CHUNK - 1) // CHUNK
+    co = torch.zeros(cu.numel(), dtype=torch.int64, device=cu.device)
+    co[1:] = torch.cumsum(nch, 0)
+    nct = int(co[-1])
+    if nct == 0:
+        return co.to(torch.int32), 0, torch.empty(0, dtype=torch.int64, device=cu.device)
+    j = torch.arange(nct, device=cu.device)
+    seq = torch.searchsorted(co[1:], j, right=True)                 # the sequence of each chunk
+    c = j - co[seq]
+    r = torch.arange(CHUNK, device=cu.device)
+    pos = c[:, None] * CHUNK + r[None, :]                           # position inside the sequence
+    rows = torch.where(pos < lens[seq][:, None], cu[seq][:, None] + pos, torch.full_like(pos, -1))
+    return co.to(torch.int32), nct, rows.reshape(-1)
+
+
+def prepare_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, batch_chunks: int = 256):
+    """The chunk-local inputs of chunk_scan.cake, float32 math on q's device (the scaffold described above).
+    q, k, g [TT, H, K], v [TT, H, V], beta [TT, H] raw (bf16).  Returns dict W, QG, KG, P, U (bf16 2-D), GL
+    (f32), CO (int32), NCT."""
+    from . import reference as ref
+    TT, H, K = q.shape
+    V = v.shape[-1]
+    dev = q.device
+    qf, kf, gf, bf = ref.activations(q, k, g, beta, A_log=A_log, dt_bias=dt_bias, lower_bound=lower_bound,
+                                     dtype=torch.float32)
+    co, nct, rows = chunk_layout(cu, TT)
+    valid = (rows >= 0)
+    src = rows.clamp(min=0)
+
+    def pad(x):                                                      # [TT, H, ...] -> [NCT, 64, H, ...], 0 padded
+        y = x[src] * valid.reshape((-1,) + (1,) * (x.dim() - 1)).to(x.dtype)
+        return y.reshape((nct, CHUNK) + tuple(x.shape[1:]))
+
+    qp, kp, gp, bp, vp = pad(qf), pad(kf), pad(gf), pad(bf), pad(v.float())
+    G = gp.cumsum(1)                                                 # [NCT, 64, H, K]
+    out = {"W": torch.empty(nct, CHUNK, H, K, dtype=torch.bfloat16, device=dev),
+           "QG": torch.empty(nct, CHUNK, H, K, dtype=torch.bfloat16, device=dev),
+           "KG": torch.empty(nct, CHUNK, H, K, dtype=torch.bfloat16, device=dev),
+           "U": torch.empty(nct, CHUNK, H, V, dtype=torch.bfloat16, device=dev),
+           "P": torch.empty(nct, CHUNK, H, CHUNK, dtype=torch.bfloat16, device=dev),
+           "GL": G[:, -1].exp().contiguous()}                          # [NCT, H, K]
+    idx = torch.arange(CHUNK, device=dev)
+    strict = (idx[:, None] > idx[None, :])[..., None]
+    causal = (idx[:, None] >= idx[None, :])[..., None]
+    eye = torch.eye(CHUNK, device=dev)
+    step = max(1, batch_chunks // max(H, 1))
+    for a in range(0, nct, step):
+        b = min(nct, a + step)
+        Gc = G[a:b].permute(0, 2, 1, 3)                             # [c, H, 64, K]
+        kc, qc = kp[a:b].permute(0, 2, 1, 3), qp[a:b].permute(0, 2, 1, 3)
+        bc, vc = bp[a:b].permute(0, 2, 1), vp[a:b].permute(0, 2, 1, 3)
+        diff = Gc[:, :, :, None, :] - Gc[:, :, None, :, :]           # G_r - G_s
+        neg = torch.full_like(diff, -float("inf"))
+        L = bc[..., None] * torch.einsum("chrd,chsd,chrsd->chrs", kc, kc, torch.where(strict, diff, neg).exp())
+        P = scale * torch.einsum("chrd,chsd,chrsd->chrs", qc, kc, torch.where(causal, diff, neg).exp())
+        del diff, neg
+        Tinv = torch.linalg.solve_triangular(eye + L, eye.expand_as(L), upper=False, unitriangular=True)
+        eG = Gc.exp()
+        out["W"][a:b] = (Tinv @ (bc[..., None] * eG * kc)).permute(0, 2, 1, 3).to(torch.bfloat16)
+        out["U"][a:b] = (Tinv @ (bc[..., None] * vc)).permute(0, 2, 1, 3).to(torch.bfloat16)
+        out["QG"][a:b] = (scale * qc * eG).permute(0, 2, 1, 3).to(torch.bfloat16)
+        out["KG"][a:b] = (kc * (Gc[:, :, -1:] - Gc).exp()).permute(0, 2, 1, 3).to(torch.bfloat16)
+        out["P"][a:b] = P.permute(0, 2, 1, 3).to(torch.bfloat16)
+    TP = nct * CHUNK
+    for name, width in (("W", H * K), ("QG", H * K), ("KG", H * K), ("U", H * V), ("P", H * CHUNK)):
+        out[name] = out[name].reshape(TP, width)
+    out["GL"] = out["GL"].reshape(nct, H * K)
+    out["CO"] = co
+    out["NCT"] = nct
+    return out
+
+
+def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, layout=None):
+    """prepare_chunks with kernels/kda/chunk_prep.cake (kernel 1).  layout: chunk_layout(cu, TT) if the caller
+    has it (the timed path reuses it; it depends on cu only)."""
+    TT, H, K = q.shape
+    V = v.shape[-1]
+    dev = q.device
+    co, nct, rows = layout if layout is not None else chunk_layout(cu, TT)
+    TP = nct * CHUNK
+    out = {"W": torch.empty(TP, H * K, dtype=torch.bfloat16, device=dev),
+           "QG": torch.empty(TP, H * K, dtype=torch.bfloat16, device=dev),
+           "KG": torch.empty(TP, H * K, dtype=torch.bfloat16, device=dev),
+           "U": torch.empty(TP, H * V, dtype=torch.bfloat16, device=dev),
+           "P": torch.empty(TP, H * CHUNK, dtype=torch.bfloat16, device=dev),
+           "GL": torch.empty(nct, H * K, dtype=torch.float32, device=dev), "CO": co, "NCT": nct}
+    if nct > 0:
+        name = "kda_chunk_prep_%s" % ("unbounded" if lower_bound is None else "safe")
+        if name not in lib._modules:
+            path = os.path.join(lib.folder, name + ".cubin")
+            if not os.path.isfile(path):
+                raise FileNotFoundError("cakeir.kda: %s: not built (bench/kda_build.sh)" % path)
+            lib._modules[name] = load(path).kernels["kda_chunk_prep"]
+        lib._modules[name](q, k, v, g, beta, A_log.to(device=dev, dtype=torch.float32).contiguous(),
+                           dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous(),
+                           rows.to(torch.int32).contiguous(), out["W"], out["QG"], out["KG"], out["U"], out["P"],
+                           out["GL"], float(scale), float(lower_bound if lower_bound is not None else -5.0))
+    return out
+
+
+def _scan_kernel(lib: "Kernels", name: str):
+    if name not in lib._modules:
+        path = os.path.join(lib.folder, name + ".cubin")
+        if not os.path.isfile(path):
+            raise FileNotFoundError("cakeir.kda: %s: not built (bench/kda_build.sh)" % path)
+        lib._modules[name] = load(path).kernels["kda_chunk_scan"]
+    return lib._modules[name]
+
+
+def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_state=None, final_state=None,
+                state_v_first: bool = True, out=None):
+    """Runs kda_chunk_scan on prepare_chunks' output: o [TT, H, V] bf16 (into out) and the final state (into
+    final_state, when given)."""
+    TT, H, V = v_shape
+    dev = prep["W"].device
+    N = cu.numel() - 1
+    use_state = initial_state is not None or final_state is not None
+    state_shape = (N, H, V, V)
+    name = "kda_chunk_scan_%s%s%s" % ("vfirst" if state_v_first else "kfirst", "_varlen" if varlen else "",
+                                      "" if use_state else "_nostate")
+    kernel = _scan_kernel(lib, name)
+    if use_state:
+        h0 = initial_state.contiguous() if initial_state is not None else \
+            torch.zeros(state_shape, dtype=torch.float32, device=dev)
+        ht = final_state if final_state is not None else torch.empty(state_shape, dtype=torch.float32, device=dev)
+    else:
+        h0 = ht = torch.empty(1, H, V, V, dtype=torch.float32, device=dev)
+    o = torch.empty(TT, H, V, dtype=torch.bfloat16, device=dev) if out is None else out
+    if prep["NCT"] > 0:
+        kernel(prep["W"], prep["QG"], prep["KG"], prep["P"], prep["U"], prep["GL"], h0, ht, o.view(TT, H * V),
+               cu, prep["CO"])
+    elif final_state is not None:
+        ht.copy_(h0)
+    return o, (final_state if final_state is not None else None)
+
+
+def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_bound: Optional[float] = None,
+                    scale: Optional[float] = None, initial_state=None, output_final_state: bool = False,
+                    cu_seqlens=None, state_v_first: bool = False, prep: str = "cake"):
+    """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "torch": the prepare_chunks
+    scaffold) + kda_chunk_scan.  Same contract as Kernels.forward."""
+    B, T, H, K = q.shape
+    V = v.shape[-1]
+    if scale is None:
+        scale = K ** -0.5
+    dev = q.device
+    varlen = cu_seqlens is not None
+    cu = cu_seqlens.to(device=dev, dtype=torch.int64) if varlen else \
+        torch.arange(0, (B + 1) * T, T, dtype=torch.int64, device=dev)
+    TT = B * T
+    make = prepare_chunks if prep == "torch" else (
+        lambda *a: prepare_chunks_cake(lib, *a))
+    work = make(q.reshape(TT, H, K), k.reshape(TT, H, K), v.reshape(TT, H, V), g.reshape(TT, H, K),
+                beta.reshape(TT, H), A_log, dt_bias, lower_bound, scale, cu)
+    N = cu.numel() - 1
+    ht = None
+    if output_final_state:
+        ht = torch.empty((N, H, V, K) if state_v_first else (N, H, K, V), dtype=torch.float32, device=dev)
+    o, _ = scan_chunks(lib, work, (TT, H, V), cu, varlen=varlen, initial_state=initial_state, final_state=ht,
+                       state_v_first=state_v_first)
+    return o.view(B, T, H, V), ht
+
+
+def scan_chunks_torch(prep, v_shape, cu, *, initial_state=None, state_v_first: bool = True):
+    """What kda_chunk_scan computes, step for step in torch (float32, S rounded to bf16 where the kernel stores it
+    to shared memory): the model the tests check the workspace contract with.  Returns (o [TT, H, V] float32,
+    final state float32 in the requested layout)."""
+    TT, H, V = v_shape
+    K = prep["GL"].shape[1] // H
+    N = cu.numel() - 1
+    dev = prep["W"].device
+    co = prep["CO"].long()
+    o = torch.zeros(TT, H, V, dtype=torch.float32, device=dev)
+    S = torch.zeros(N, H, K, V, dtype=torch.float32, device=dev)
+    if initial_state is not None:
+        S = initial_state.float().transpose(-1, -2).clone() if state_v_first else initial_state.float().clone()
+    rs = lambda t, w: t.float().reshape(-1, H, w)  # noqa: E731
+    W, QG, KG, U, P = rs(prep["W"], K), rs(prep["QG"], K), rs(prep["KG"], K), rs(prep["U"], V), rs(prep["P"], CHUNK)
+    GL = prep["GL"].reshape(-1, H, K)
+    for n in range(N):
+        bos, eos = int(cu[n]), int(cu[n + 1])
+        for c in range((eos - bos + CHUNK - 1) // CHUNK):
+            j = int(co[n]) + c
+            rows = slice(j * CHUNK, (j + 1) * CHUNK)
+            Sb = S[n].to(torch.bfloat16).float()                     # [H, K, V]
+            w, qg, kg, u, p = (x[rows].transpose(0, 1) for x in (W, QG, KG, U, P))   # [H, 64, *]
+            vn = u - w @ Sb
+            vb = vn.to(torch.bfloat16).float()
+            oc = qg @ Sb + p @ vb
+            S[n] = GL[j][:, :, None] * S[n] + kg.transpose(-1, -2) @ vb
+            take = min(CHUNK, eos - bos - c * CHUNK)
+            o[bos + c * CHUNK: bos + c * CHUNK + take] = oc.transpose(0, 1)[:take]
+    return o, (S.transpose(-1, -2).contiguous() if state_v_first else S)

@@ -1,0 +1,26 @@
+// The KDA kernels (kernels/kda/) verify and compile to the schedule their headers describe.
+// RUN: %cakec --verify-only %kernels/kda/recurrent.cake 2>&1 | %FileCheck %s --check-prefix=REC
+// REC: verified
+// REC-NOT: warning
+// RUN: %cakec --verify-only -D SAFE=0 -D VFIRST=0 %kernels/kda/recurrent.cake 2>&1 | %FileCheck %s --check-prefix=REC
+// RUN: %cakec --no-verify --emit=ptx %kernels/kda/recurrent.cake -o - | %FileCheck %s --check-prefix=RECPTX
+// the column group's sums are 16-lane butterflies; q / k / g arrive as 16-byte loads:
+// RECPTX: .entry kda_recurrent
+// RECPTX-DAG: shfl.sync.bfly.b32
+// RECPTX-DAG: ld.global.nc.v4.b32
+// RUN: %cakec --verify-only %kernels/kda/chunk_prep.cake 2>&1 | %FileCheck %s --check-prefix=PREP
+// PREP: verified
+// PREP-NOT: warning
+// RUN: %cakec --verify-only -D SAFE=0 %kernels/kda/chunk_prep.cake 2>&1 | %FileCheck %s --check-prefix=PREP
+// RUN: %cakec --verify-only %kernels/kda/chunk_scan.cake 2>&1 | %FileCheck %s --check-prefix=SCAN
+// SCAN: verified
+// RUN: %cakec --no-verify --emit=ptx %kernels/kda/chunk_scan.cake -o - | %FileCheck %s --check-prefix=SCANPTX
+// the ring is filled by 2-D TMA, the four products are m64n64 wgmmas, S goes through shared memory:
+// SCANPTX: .entry kda_chunk_scan
+// SCANPTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// SCANPTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// SCANPTX-DAG: fence.proxy.async.shared::cta
+// the varlen variant reads its chunk count from cu_seqlens, which the sync verifier cannot model:
+// RUN: %expect-exit 1 %cakec --verify-only -D VARLEN=1 %kernels/kda/chunk_scan.cake 2>&1 | %FileCheck %s --check-prefix=VARLEN
+// VARLEN: error: could not prove the synchronisation protocol: the branch condition around synchronisation cannot be evaluated: it depends on a value loaded from memory
+target sm_90a;
