@@ -5,6 +5,7 @@
 #include "codegen/LineInfo.h"
 #include "codegen/Ptxas.h"
 
+#include <chrono>
 #include <filesystem>
 #include <sstream>
 
@@ -36,12 +37,17 @@ SourceRange rangeOfPtxLine(const CodegenResult &cg, unsigned line) {
 BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendRequest &request,
                          DiagnosticEngine &diags) {
   BackendResult result;
+  auto started = std::chrono::steady_clock::now();
+  auto secondsSince = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   CodegenResult cg = generatePtx(m, sema, sema.arch, diags);
   if (!cg.ok) {
     result.exitCode = 1;
     return result;
   }
   if (request.lineInfo) addLineInfo(cg, diags.sources());
+  result.codegenSeconds = secondsSince(started);
   if (!request.wantCubin) {
     std::string out = request.outputPath.empty() ? defaultOutputPath(request.inputPath, ".ptx") : request.outputPath;
     result.files.push_back({out, cg.ptx});
@@ -65,7 +71,9 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
   }
   std::vector<std::string> ptxasArgs = request.ptxasArgs;
   if (request.lineInfo) ptxasArgs.insert(ptxasArgs.begin(), "-lineinfo");
+  started = std::chrono::steady_clock::now();
   PtxasResult pr = runPtxas(*ptxas, cg.ptx, std::string(archName(sema.arch)), /*verbose=*/true, request.ptxasLimits, ptxasArgs);
+  result.ptxasSeconds = secondsSince(started);
   switch (pr.status) {
   case PtxasResult::Status::NotStarted:
     diags.report(DiagKind::PtxasNotFound, SourceRange{}, pr.launchError);
@@ -119,6 +127,7 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
   cg.manifest.ptxasVersion = ptxasVersion(*ptxas, request.ptxasLimits);
   result.files.push_back({out, pr.cubin});
   if (out != "-") result.files.push_back({out + ".json", manifestToJson(cg.manifest)});   // beside the cubin
+  if (request.saveTemps && out != "-") result.files.push_back({defaultOutputPath(out, ".ptx"), cg.ptx});
   if (request.verbose) {
     std::ostringstream os;
     for (const PtxasFunctionReport &f : pr.functions)

@@ -36,6 +36,7 @@ struct BackendRequest {
   PtxasLimits ptxasLimits;     // --ptxas-time-limit, --ptxas-memory-limit
   uint64_t ptxSizeLimitBytes = kDefaultPtxSizeLimitBytes;   // --ptx-size-limit; 0: none
   bool lineInfo = false;       // -lineinfo: .file/.loc in the PTX (LineInfo.h), ptxas -lineinfo
+  bool saveTemps = false;      // --save-temps: also write the PTX given to ptxas, beside the cubin
   std::vector<std::string> ptxasArgs;   // --maxrregcount, -Xptxas: passed to ptxas as they are
 };
 
@@ -43,6 +44,7 @@ struct BackendResult {
   int exitCode = 0;                                         // 0 ok, 1 input errors, 3 environment
   std::vector<std::pair<std::string, std::string>> files;  // (path or "-" for stdout, contents)
   std::string statusText;                                   // -v report, for stderr
+  double codegenSeconds = 0, ptxasSeconds = 0;              // wall times, for --time-report
 };
 
 BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendRequest &request,

@@ -298,7 +298,41 @@ ExitCode reportUsageError(DiagKind kind, const std::vector<std::string> &args, D
   return ExitCode::Usage;
 }
 
+namespace {
+// --time-report: the wall time of each stage that ran, in order ("parse 0.41 ms").  mark(stage) closes the
+// stage that began at the previous mark; mark(stage, seconds) records a stage timed elsewhere (the backend's
+// codegen and ptxas) and starts the next one now.
+class StageTimes {
+public:
+  void mark(const std::string &stage) { mark(stage, std::chrono::duration<double>(Clock::now() - since_).count()); }
+  void mark(const std::string &stage, double seconds) {
+    stages_.emplace_back(stage, seconds);
+    since_ = Clock::now();
+  }
+  void print(std::ostream &err) const {
+    double total = 0;
+    err << "cakec: time report:";
+    for (const auto &[stage, seconds] : stages_) {
+      err << ' ' << stage << ' ' << formatMs(seconds) << ',';
+      total += seconds;
+    }
+    err << " total " << formatMs(total) << '\n';
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+  static std::string formatMs(double seconds) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f ms", seconds * 1e3);
+    return buf;
+  }
+  Clock::time_point since_ = Clock::now();
+  std::vector<std::pair<std::string, double>> stages_;
+};
+} // namespace
+
 ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &err) {
+  StageTimes times;
   SourceManager sources;
   unsigned errorLimit = opts.errorLimit.value_or(opts.verifyDiagnostics ? 0 : kDefaultErrorLimit);
   DiagnosticEngine diags(sources, errorLimit);
@@ -306,6 +340,7 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
 
   // Every exit goes through here: render the diagnostics (or check them against the file's expectations).
   auto finish = [&](ExitCode code) {
+    if (opts.timeReport) times.print(err);
     if (opts.verifyDiagnostics && file != 0) {
       bool matched = verifyDiagnostics(sources.name(file), sources.text(file), diags, file, err);
       // An environment failure stays one; otherwise the verdict is whether the diagnostics matched.
@@ -333,16 +368,20 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   ReadResult read = readSourceFile(opts.inputPath, sources, diags);
   if (!read.file) return finish(read.failure);
   file = *read.file;
+  times.mark("read");
 
   // 2. Lex + parse.  The parser returns a (possibly partial) module and reports what it could not parse.
   Ptr<Module> module = parseModule(sources, file, diags);
+  times.mark("parse");
   if (diags.hasErrors()) return finish(ExitCode::InputErrors);   // sema needs a complete tree
   // --emit=ir prints the module as written: its fns, and kernels with their calls (before inlining).
   std::string asWritten = effectiveEmit(opts) == EmitKind::IR ? printModule(*module) : std::string();
 
   // 2b. Inline: every call of an fn is replaced by a copy of its body (src/frontend/Inline.h), so sema and
   //     every later stage see kernels without calls.
-  if (!inlineFunctions(*module, sources, diags) || diags.hasErrors()) return finish(ExitCode::InputErrors);
+  bool inlined = inlineFunctions(*module, sources, diags);
+  times.mark("inline");
+  if (!inlined || diags.hasErrors()) return finish(ExitCode::InputErrors);
 
   // 3. Sema: names, types, shapes, roles, launch, arch features; applies --arch and -D.
   SemaOptions semaOptions;
@@ -350,6 +389,7 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   semaOptions.defines = opts.defines;
   semaOptions.typeDefines = opts.typeDefines;
   SemaResult sema = analyzeModule(*module, semaOptions, diags);
+  times.mark("sema");
   if (diags.hasErrors() || !sema.ok) return finish(ExitCode::InputErrors);
   // (With --sweep the hook fires in the sweep's worker threads instead: EstimateCommand.cpp.)
   if (opts.debugForceInternalError && !(opts.estimate && !opts.sweep.empty()))
@@ -365,6 +405,7 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     VerifyOptions verifyOptions;
     if (opts.verifyTimeoutMs) verifyOptions.timeoutMs = *opts.verifyTimeoutMs;
     VerifyResult verified = verifyModule(*module, sema, verifyOptions, diags);
+    times.mark("verify");
     if (!verified.allProven() || diags.hasErrors()) return finish(ExitCode::InputErrors);
     verdict = "verified: " + std::to_string(verified.proven) + " obligations proven";
   }
@@ -372,6 +413,7 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     // 4b. "Verified" includes "it compiles": code generation to PTX in memory (no ptxas), so a construct
     //     that sema and the verifier accept but codegen cannot lower is reported here too.
     CodegenResult lowered = generatePtx(*module, sema, sema.arch, diags);
+    times.mark("codegen");
     if (!lowered.ok || diags.hasErrors()) return finish(ExitCode::InputErrors);
     if (!opts.verifyDiagnostics)
       err << "cakec: " << sources.name(file) << ": " << verdict << " for " << archName(sema.arch) << '\n';
@@ -379,7 +421,11 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   }
 
   // 5. Cost model (src/cost): --estimate [--sweep] prints predicted times and stops (EstimateCommand.h).
-  if (opts.estimate) return finish(runEstimate(opts, *module, sema, sources, file, diags, out));
+  if (opts.estimate) {
+    ExitCode estimated = runEstimate(opts, *module, sema, sources, file, diags, out);
+    times.mark("estimate");
+    return finish(estimated);
+  }
 
   // 6. Code generation: canonical IR, or typed AST -> PTX [-> ptxas -> cubin + manifest]
   //    (src/codegen/Backend.h).  Nothing is written yet.
@@ -399,8 +445,11 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     if (opts.ptxasMemoryLimitMiB) request.ptxasLimits.memoryLimitMiB = *opts.ptxasMemoryLimitMiB;
     if (opts.ptxSizeLimitMiB) request.ptxSizeLimitBytes = uint64_t(*opts.ptxSizeLimitMiB) << 20;
     request.lineInfo = opts.lineInfo;
+    request.saveTemps = opts.saveTemps;
     request.ptxasArgs = opts.ptxasArgs;
     BackendResult backend = runBackend(*module, sema, request, diags);
+    times.mark("codegen", backend.codegenSeconds);
+    if (backend.ptxasSeconds > 0) times.mark("ptxas", backend.ptxasSeconds);
     err << backend.statusText;
     if (backend.exitCode != 0) return finish(static_cast<ExitCode>(backend.exitCode));
     for (auto &[path, contents] : backend.files) outputs.push_back({path, std::move(contents)});
@@ -415,7 +464,9 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   }
 
   // 7. Outputs, written only now that every stage succeeded: all of them or none.
-  if (std::optional<OutputFailure> failure = writeOutputs(outputs, out)) {
+  std::optional<OutputFailure> failure = writeOutputs(outputs, out);
+  times.mark("write");
+  if (failure) {
     diags.report(DiagKind::CannotWriteOutput, SourceRange{}, failure->path, failure->why);
     return finish(ExitCode::Environment);
   }

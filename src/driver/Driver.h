@@ -62,6 +62,8 @@ struct DriverOptions {
   std::optional<unsigned> ptxSizeLimitMiB;        // --ptx-size-limit (default codegen/Backend.h; 0: none)
   bool lineInfo = false;                          // -lineinfo: .cake lines in the PTX and the cubin
   bool color = false;                             // --color (auto: stderr is a terminal and NO_COLOR unset)
+  bool saveTemps = false;                         // --save-temps: the PTX too, beside the cubin
+  bool timeReport = false;                        // --time-report: each stage's wall time on stderr
   std::vector<std::string> ptxasArgs;             // --maxrregcount N, -Xptxas ARGS: given to ptxas
 };
 

@@ -195,6 +195,12 @@ int main(int argc, char **argv) {
   app.add_flag("--lineinfo,--generate-line-info", opts.lineInfo,
                "record each instruction's .cake line in the PTX (.file/.loc) and the cubin (ptxas -lineinfo), for "
                "Nsight Compute and compute-sanitizer");
+  app.add_flag("--save-temps", opts.saveTemps, "keep the PTX given to ptxas beside the cubin (OUT.ptx)");
+  app.add_flag("--time-report", opts.timeReport, "print each stage's wall time (read, parse, inline, sema, verify, codegen, "
+                                                 "ptxas, write) on stderr");
+  unsigned ptxasOptLevel = 3;
+  auto *optLevelOpt = app.add_option("-O", ptxasOptLevel, "ptxas optimisation level 0..3 (default 3), as nvcc -O")
+                          ->check(CLI::Range(0u, 3u));
   unsigned maxRegisters = 0;
   auto *maxRegistersOpt = app.add_option("--maxrregcount", maxRegisters, "at most N registers per thread (ptxas --maxrregcount)")
                               ->check(CLI::Range(16u, 255u));
@@ -239,7 +245,11 @@ int main(int argc, char **argv) {
   if (*ptxasTimeOpt) opts.ptxasTimeLimitSeconds = ptxasTime;
   if (*ptxasMemoryOpt) opts.ptxasMemoryLimitMiB = ptxasMemory;
   if (*ptxSizeOpt) opts.ptxSizeLimitMiB = ptxSize;
-  if (*maxRegistersOpt) opts.ptxasArgs = {"--maxrregcount", std::to_string(maxRegisters)};
+  if (*optLevelOpt) opts.ptxasArgs = {"-O" + std::to_string(ptxasOptLevel)};
+  if (*maxRegistersOpt) {
+    opts.ptxasArgs.push_back("--maxrregcount");
+    opts.ptxasArgs.push_back(std::to_string(maxRegisters));
+  }
   for (const std::string &text : ptxasOptionTexts) {
     size_t start = 0;
     for (size_t comma = text.find(','); ; comma = text.find(',', start)) {
