@@ -26,6 +26,24 @@ std::string ptxLineText(const std::string &ptx, unsigned line) {
   return "";
 }
 
+// --maxrregcount N: a `.maxnreg N` directive after each entry's `.maxntid` line.  (ptxas's own --maxrregcount
+// does not bind an entry that declares .maxntid, and every cakec entry does.)  lineRanges stay in step.
+void limitRegisters(CodegenResult &cg, unsigned maxRegisters) {
+  std::istringstream in(cg.ptx);
+  std::string text, line;
+  std::vector<SourceRange> ranges;
+  for (size_t i = 0; std::getline(in, line); ++i) {
+    text += line + "\n";
+    ranges.push_back(i < cg.lineRanges.size() ? cg.lineRanges[i] : SourceRange{});
+    if (line.rfind(".maxntid", 0) == 0) {
+      text += ".maxnreg " + std::to_string(maxRegisters) + "\n";
+      ranges.push_back({});
+    }
+  }
+  cg.ptx = std::move(text);
+  cg.lineRanges = std::move(ranges);
+}
+
 // The source range of a PTX line: its own, else the nearest earlier line that has one.
 SourceRange rangeOfPtxLine(const CodegenResult &cg, unsigned line) {
   for (unsigned l = std::min<unsigned>(line, static_cast<unsigned>(cg.lineRanges.size())); l >= 1; --l)
@@ -46,6 +64,7 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
     result.exitCode = 1;
     return result;
   }
+  if (request.maxRegisters) limitRegisters(cg, request.maxRegisters);
   if (request.lineInfo) addLineInfo(cg, diags.sources());
   result.codegenSeconds = secondsSince(started);
   if (!request.wantCubin) {
@@ -115,6 +134,19 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
       while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
       diags.report(DiagKind::PtxasError, SourceRange{}, capQuoted(text));
     }
+    result.exitCode = 1;
+    return result;
+  }
+  // E0717: spills ptxas reported, at the kernel's name (a warning; -Werror=spills stops the compile here).
+  for (const PtxasFunctionReport &f : pr.functions) {
+    if (f.spillStores == 0 && f.spillLoads == 0) continue;
+    SourceRange where;
+    for (const auto &k : m.kernels)
+      if (k && k->name == f.function) where = k->nameRange;
+    diags.report(DiagKind::RegisterSpills, where, f.function, f.spillStores, f.spillLoads)
+        .hint("shrink what is live at once, or raise the register budget (regs(..), --maxrregcount)");
+  }
+  if (diags.hasErrors()) {
     result.exitCode = 1;
     return result;
   }

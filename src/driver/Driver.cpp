@@ -336,11 +336,13 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   SourceManager sources;
   unsigned errorLimit = opts.errorLimit.value_or(opts.verifyDiagnostics ? 0 : kDefaultErrorLimit);
   DiagnosticEngine diags(sources, errorLimit);
+  diags.setWarningPolicy(opts.warnings);
   uint32_t file = 0;
 
   // Every exit goes through here: render the diagnostics (or check them against the file's expectations).
   auto finish = [&](ExitCode code) {
     if (opts.timeReport) times.print(err);
+    if (code == ExitCode::Success && diags.hasErrors()) code = ExitCode::InputErrors;   // a warning made an error
     if (opts.verifyDiagnostics && file != 0) {
       bool matched = verifyDiagnostics(sources.name(file), sources.text(file), diags, file, err);
       // An environment failure stays one; otherwise the verdict is whether the diagnostics matched.
@@ -446,6 +448,7 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     if (opts.ptxSizeLimitMiB) request.ptxSizeLimitBytes = uint64_t(*opts.ptxSizeLimitMiB) << 20;
     request.lineInfo = opts.lineInfo;
     request.saveTemps = opts.saveTemps;
+    request.maxRegisters = opts.maxRegisters;
     request.ptxasArgs = opts.ptxasArgs;
     BackendResult backend = runBackend(*module, sema, request, diags);
     times.mark("codegen", backend.codegenSeconds);

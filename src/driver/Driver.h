@@ -64,7 +64,9 @@ struct DriverOptions {
   bool color = false;                             // --color (auto: stderr is a terminal and NO_COLOR unset)
   bool saveTemps = false;                         // --save-temps: the PTX too, beside the cubin
   bool timeReport = false;                        // --time-report: each stage's wall time on stderr
-  std::vector<std::string> ptxasArgs;             // --maxrregcount N, -Xptxas ARGS: given to ptxas
+  WarningPolicy warnings;                         // -w, -W<flag>, -Wno-<flag>, -Werror, -Werror=<flag>
+  std::vector<std::string> ptxasArgs;             // -O N, -Xptxas ARGS: given to ptxas
+  unsigned maxRegisters = 0;                      // --maxrregcount N (0: none)
 };
 
 // What the compile produces when neither --verify-only nor --estimate is given: --emit if present, else

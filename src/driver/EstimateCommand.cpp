@@ -217,6 +217,16 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
   analyzeSome();
   for (std::thread &t : helpers) t.join();
   if (failure) std::rethrow_exception(failure);
+  // E0815: per kernel, two or more estimated variants that all predict the same time rank nothing.
+  std::map<std::string, std::vector<double>> predicted;
+  for (const cost::VariantOutcome &o : outcomes)
+    for (const cost::Estimate &e : o.estimates) predicted[e.kernel].push_back(e.seconds);
+  for (const auto &[kernel, times] : predicted)
+    if (times.size() >= 2 && std::all_of(times.begin(), times.end(), [&](double t) { return t == times.front(); }))
+      diags.report(DiagKind::SweepPredictionsEqual, SourceRange{}, times.size(),
+                   cost::formatSeconds(times.front()) + " for kernel '" + kernel + "'")
+          .hint("sweep parameters that change the work, the tiles or the pipeline at this shape, or measure the "
+                "variants");
   if (opts.estimateJson) {
     cost::renderSweepJson(outcomes, opts.shape, opts.top, out);
   } else {

@@ -202,8 +202,18 @@ int main(int argc, char **argv) {
   auto *optLevelOpt = app.add_option("-O", ptxasOptLevel, "ptxas optimisation level 0..3 (default 3), as nvcc -O")
                           ->check(CLI::Range(0u, 3u));
   unsigned maxRegisters = 0;
-  auto *maxRegistersOpt = app.add_option("--maxrregcount", maxRegisters, "at most N registers per thread (ptxas --maxrregcount)")
+  auto *maxRegistersOpt = app.add_option("--maxrregcount", maxRegisters, "at most N registers per thread (.maxnreg N in every entry)")
                               ->check(CLI::Range(16u, 255u));
+  std::vector<std::string> warningTexts;
+  app.add_option("-W", warningTexts, "warnings: -W<flag> on, -Wno-<flag> off, -Werror (all) or -Werror=<flag> as errors; "
+                                     "flags: " + [] {
+                                       std::string list;
+                                       for (const std::string &f : allWarningFlags()) list += (list.empty() ? "" : " ") + f;
+                                       return list;
+                                     }())
+      ->allow_extra_args(false);
+  bool noWarnings = false;
+  app.add_flag("-w", noWarnings, "no warnings at all");
   std::string colorWhen = "auto";
   app.add_option("--color", colorWhen,
                  "colour diagnostics: auto (when stderr is a terminal and NO_COLOR is unset or empty), always, never")
@@ -246,10 +256,7 @@ int main(int argc, char **argv) {
   if (*ptxasMemoryOpt) opts.ptxasMemoryLimitMiB = ptxasMemory;
   if (*ptxSizeOpt) opts.ptxSizeLimitMiB = ptxSize;
   if (*optLevelOpt) opts.ptxasArgs = {"-O" + std::to_string(ptxasOptLevel)};
-  if (*maxRegistersOpt) {
-    opts.ptxasArgs.push_back("--maxrregcount");
-    opts.ptxasArgs.push_back(std::to_string(maxRegisters));
-  }
+  if (*maxRegistersOpt) opts.maxRegisters = maxRegisters;
   for (const std::string &text : ptxasOptionTexts) {
     size_t start = 0;
     for (size_t comma = text.find(','); ; comma = text.find(',', start)) {
@@ -260,6 +267,29 @@ int main(int argc, char **argv) {
     }
   }
   opts.diagFormat = format;
+  opts.warnings.allOff = noWarnings;
+  for (const std::string &w : warningTexts) {
+    std::string_view text = w;
+    bool off = text.rfind("no-", 0) == 0 && text != "no-error";
+    bool asError = text == "error" || text.rfind("error=", 0) == 0;
+    if (text == "error") {
+      opts.warnings.allErrors = true;
+      continue;
+    }
+    std::string flag(off ? text.substr(3) : asError ? text.substr(6) : text);
+    std::optional<DiagKind> kind = warningByFlag(flag);
+    if (!kind) {
+      std::string best = closestName(flag, allWarningFlags());
+      return usageError("-W" + w + ": no warning is named '" + flag + "'",
+                        best.empty() ? "warning flags: see cakec --help" : "did you mean '" + best + "'?");
+    }
+    if (off) {
+      opts.warnings.off.insert(*kind);
+    } else {
+      opts.warnings.off.erase(*kind);
+      if (asError) opts.warnings.errors.insert(*kind);
+    }
+  }
   const char *noColor = std::getenv("NO_COLOR");
   opts.color = colorWhen == "always" ||
                (colorWhen == "auto" && isatty(STDERR_FILENO) && !(noColor && *noColor));

@@ -8,6 +8,7 @@
 //                    (d) the body: statements, declarations, roles, operations (one walk)
 //                    (e) roles across the kernel: overlaps, register budget
 //                    (f) shared-memory layout and its limit
+//                    (g) shared arrays, mbarriers and named barriers that nothing names (E0375, a warning)
 //   3. -D            defines that no kernel declares (E0323)
 // Everything is annotated in place; per-kernel facts go to SemaResult::kernels.  Errors never stop the
 // walk (failed sub-expressions carry the error type) except at the diagnostics engine's error limit.
@@ -47,6 +48,7 @@ void Sema::analyzeKernel(Kernel &k) {
   info_ = &info;
   roleIndex_.clear();
   mbarrierDecls_.clear();
+  referenced_.clear();
   typeParams_.clear();
   k.shapeVars.clear();
 
@@ -64,6 +66,7 @@ void Sema::analyzeKernel(Kernel &k) {
   }
   checkRoles(k);
   layoutSharedMemory(k);
+  warnUnusedDeclarations(info);
   kernelScope_ = nullptr;
   kernel_ = nullptr;
   info_ = nullptr;

@@ -23,6 +23,7 @@
 
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -182,6 +183,8 @@ public:
   bool allowTiles_ = false;             // ':' and outer slices are accepted (operation operands)
   std::map<const RoleStmt *, size_t> roleIndex_;   // RoleStmt -> info_->roles index
   std::vector<const MBarrierStmt *> mbarrierDecls_;
+  std::set<const Decl *> referenced_;   // declarations some name of the current kernel resolved to
+  void warnUnusedDeclarations(const KernelInfo &info);   // E0375 (SemaKernel.cpp)
   std::map<std::string, std::string> typeParams_;   // type parameter -> scalar type name ("" when in error)
   std::multimap<const Stmt *, const InlineArgCheck *> argChecks_;   // by InlineArgCheck::before
 };

@@ -636,4 +636,20 @@ void Sema::layoutSharedMemory(Kernel &k) {
   }
 }
 
+// E0375: a shared array, mbarrier or named barrier that no name in the kernel resolved to (its uses inside
+// inlined fns included: sema runs after inlining).
+void Sema::warnUnusedDeclarations(const KernelInfo &info) {
+  auto warn = [&](const Decl *d, const char *what, const std::string &costs) {
+    if (!d || referenced_.count(d)) return;
+    diags_.report(DiagKind::UnusedDeclaration, d->nameRange, what, d->name).hint("remove it: it takes " + costs);
+  };
+  for (const SharedAllocation &a : info.shared)
+    warn(a.decl, "shared array", std::to_string(a.bytes) + " bytes of shared memory");
+  for (const MBarrierInfo &m : info.mbarriers)
+    warn(m.decl, "mbarrier", std::to_string(8 * m.count) + " bytes of shared memory");
+  for (const NamedBarrierInfo &n : info.namedBarriers)
+    warn(n.decl, "named barrier", n.count > 1 ? "barrier ids " + std::to_string(n.id) + ".." + std::to_string(n.id + n.count - 1)
+                                               : "barrier id " + std::to_string(n.id));
+}
+
 } // namespace cake

@@ -85,6 +85,7 @@ Decl *Sema::lookup(const std::string &name) const {
 Decl *Sema::resolve(NameExpr &n) {
   if (Decl *d = lookup(n.name)) {
     n.decl = d;
+    referenced_.insert(d);
     return d;
   }
   std::vector<std::string> candidates = scope_ ? scope_->visibleNames() : std::vector<std::string>{};

@@ -80,9 +80,44 @@ std::string formatMessage(std::string_view format, const std::vector<std::string
   return out;
 }
 
+namespace {
+struct WarningFlagEntry {
+  DiagKind kind;
+  std::string_view flag;
+};
+constexpr WarningFlagEntry kWarningFlags[] = {
+#define WARNING(Kind, Flag) {DiagKind::Kind, Flag},
+#include "support/WarningFlags.def"
+#undef WARNING
+};
+} // namespace
+
+std::string_view warningFlag(DiagKind kind) {
+  for (const WarningFlagEntry &w : kWarningFlags)
+    if (w.kind == kind) return w.flag;
+  return {};
+}
+
+std::optional<DiagKind> warningByFlag(std::string_view flag) {
+  for (const WarningFlagEntry &w : kWarningFlags)
+    if (w.flag == flag) return w.kind;
+  return std::nullopt;
+}
+
+std::vector<std::string> allWarningFlags() {
+  std::vector<std::string> out;
+  for (const WarningFlagEntry &w : kWarningFlags) out.emplace_back(w.flag);
+  return out;
+}
+
 DiagBuilder DiagnosticEngine::reportArgs(DiagKind kind, SourceRange range, std::vector<std::string> args) {
   const DiagKindInfo &info = diagInfo(kind);
-  bool isError = info.severity == Severity::Error || info.severity == Severity::Fatal;
+  Severity severity = info.severity;
+  if (severity == Severity::Warning) {
+    if (warnings_.allOff || warnings_.off.count(kind)) return DiagBuilder(this, SIZE_MAX);
+    if (warnings_.allErrors || warnings_.errors.count(kind)) severity = Severity::Error;
+  }
+  bool isError = severity == Severity::Error || severity == Severity::Fatal;
   if (limitReached_) return DiagBuilder(this, SIZE_MAX);
   if (dedupe_ && range.valid())
     for (const Diagnostic &d : diags_)
@@ -96,7 +131,7 @@ DiagBuilder DiagnosticEngine::reportArgs(DiagKind kind, SourceRange range, std::
     return DiagBuilder(this, SIZE_MAX);
   }
   if (isError) ++errors_;
-  diags_.push_back({kind, info.severity, range, formatMessage(info.format, args), {}, {}, {}});
+  diags_.push_back({kind, severity, range, formatMessage(info.format, args), {}, {}, {}});
   return DiagBuilder(this, diags_.size() - 1);
 }
 

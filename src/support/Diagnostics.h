@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <iosfwd>
 #include <stdexcept>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +64,18 @@ struct Diagnostic {
   std::string hint;        // one line of advice, printed as "hint: ..."
 };
 
+// Warnings (docs/cli.md "Warnings"): each Warning-severity kind has a flag (WarningFlags.def).
+std::string_view warningFlag(DiagKind kind);                        // "" for a kind that is not a warning
+std::optional<DiagKind> warningByFlag(std::string_view flag);
+std::vector<std::string> allWarningFlags();
+// What -w, -W<flag>, -Wno-<flag>, -Werror and -Werror=<flag> asked for.
+struct WarningPolicy {
+  bool allOff = false;                 // -w
+  bool allErrors = false;              // -Werror
+  std::set<DiagKind> off;              // -Wno-<flag>
+  std::set<DiagKind> errors;           // -Werror=<flag>
+};
+
 // Substitutes {0}, {1}, ... in `format` with `args`.
 std::string formatMessage(std::string_view format, const std::vector<std::string> &args);
 
@@ -98,6 +112,8 @@ public:
   // While on, a diagnostic with the kind and primary range of one already reported is dropped (its notes
   // too).  Code generation turns it on: the copies of an unrolled loop body report the same construct once.
   void setDedupeByLocation(bool on) { dedupe_ = on; }
+  // Drops the warnings the policy turns off and reports the ones it promotes as errors.
+  void setWarningPolicy(WarningPolicy policy) { warnings_ = std::move(policy); }
   bool dedupeByLocation() const { return dedupe_; }
 
   unsigned errorCount() const { return errors_; }
@@ -119,6 +135,7 @@ private:
   unsigned errors_ = 0;
   bool limitReached_ = false;
   bool dedupe_ = false;
+  WarningPolicy warnings_;
   std::vector<Diagnostic> diags_;
 };
 

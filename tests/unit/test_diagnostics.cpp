@@ -221,3 +221,46 @@ TEST_CASE("jsonQuote: the one string escaper of every JSON cakec writes") {
   CHECK(jsonQuote("na\xc3\xafve.cake") == "\"na\xc3\xafve.cake\"");   // UTF-8 as is
   CHECK(jsonQuote("bad\xff.cake") == "\"bad\xef\xbf\xbd.cake\"");      // invalid UTF-8: U+FFFD
 }
+
+TEST_CASE("every warning has exactly one flag, and only warnings have flags") {
+  for (size_t i = 0; i < allDiagKinds().size(); ++i) {
+    auto kind = static_cast<DiagKind>(i);
+    bool warning = diagInfo(kind).severity == Severity::Warning;
+    CHECK_MESSAGE(!warningFlag(kind).empty() == warning, diagInfo(kind).code);
+    if (warning) CHECK(warningByFlag(warningFlag(kind)) == kind);
+  }
+  const std::vector<std::string> flags = allWarningFlags();
+  CHECK(flags.size() == std::set<std::string>(flags.begin(), flags.end()).size());
+}
+
+TEST_CASE("a warning policy drops, keeps or promotes warnings") {
+  SourceManager sm;
+  uint32_t f = sm.addBuffer("w.cake", "x");
+  SourceRange r{{f, 0}, 1};
+  {
+    DiagnosticEngine d(sm);
+    d.report(DiagKind::UnusedDeclaration, r, "shared array", "t");
+    CHECK(d.diagnostics().size() == 1);
+    CHECK(!d.hasErrors());
+  }
+  {
+    DiagnosticEngine d(sm);
+    WarningPolicy p;
+    p.off.insert(DiagKind::UnusedDeclaration);
+    d.setWarningPolicy(p);
+    d.report(DiagKind::UnusedDeclaration, r, "shared array", "t");
+    d.report(DiagKind::RegisterSpills, r, "k", 4, 4);
+    REQUIRE(d.diagnostics().size() == 1);
+    CHECK(d.diagnostics()[0].kind == DiagKind::RegisterSpills);
+  }
+  {
+    DiagnosticEngine d(sm);
+    WarningPolicy p;
+    p.errors.insert(DiagKind::RegisterSpills);
+    d.setWarningPolicy(p);
+    d.report(DiagKind::UnusedDeclaration, r, "shared array", "t");
+    d.report(DiagKind::RegisterSpills, r, "k", 4, 4);
+    CHECK(d.errorCount() == 1);
+    CHECK(d.diagnostics()[1].severity == Severity::Error);
+  }
+}
