@@ -57,11 +57,33 @@ bool ExprToZ3::nonNegativeOverPositive(const z3::expr &a, const z3::expr &b) {
   return ra && rb && ra->lo >= 0 && rb->lo > 0;
 }
 
+// A term without free constants (numerals, true / false and operations on them), memoised.
+bool ExprToZ3::closedTerm(const z3::expr &e) const {
+  if (e.is_numeral()) return true;
+  if (!e.is_app()) return false;
+  if (auto it = constants_.find(e.id()); it != constants_.end()) return it->second.closed;
+  bool closed;
+  if (e.num_args() == 0) {
+    Z3_decl_kind k = e.decl().decl_kind();
+    closed = k == Z3_OP_TRUE || k == Z3_OP_FALSE;   // otherwise a free constant
+  } else {
+    closed = true;
+    for (unsigned i = 0; closed && i < e.num_args(); ++i) closed = closedTerm(e.arg(i));
+  }
+  std::optional<int64_t> value;
+  int64_t v = 0;
+  if (closed && e.simplify().is_numeral_i64(v)) value = v;
+  constants_.emplace(e.id(), ConstantInfo{e, closed, value});
+  return closed;
+}
+
+// The value of a term without free constants; a term with one is not a constant (even x - x).
 std::optional<int64_t> ExprToZ3::constantOf(const z3::expr &e) const {
   int64_t v = 0;
-  z3::expr s = e.simplify();
-  if (s.is_numeral_i64(v)) return v;
-  return std::nullopt;
+  if (e.is_numeral_i64(v)) return v;
+  if (!closedTerm(e)) return std::nullopt;
+  auto it = constants_.find(e.id());
+  return it == constants_.end() ? std::nullopt : it->second.value;
 }
 
 z3::expr ExprToZ3::builtinVar(BuiltinValue value, const RoleStmt *role) {

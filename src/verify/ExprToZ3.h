@@ -90,6 +90,16 @@ private:
     TranslateFailure failure;   // why value is nullopt
   };
   std::map<const Decl *, LetTranslation> lets_;      // memoised lets; cleared by bind() / unbind()
+  // constantOf's answers by term id (the term kept alive, so that its id is not reused): whether the term has
+  // no free constant, and then its value.  Without it a flat chain of n operators simplified each operand
+  // again at every node, O(n^2) per translation and O(n^3) for the wrap-around search of the chain.
+  struct ConstantInfo {
+    z3::expr term;
+    bool closed;
+    std::optional<int64_t> value;
+  };
+  mutable std::unordered_map<unsigned, ConstantInfo> constants_;
+  bool closedTerm(const z3::expr &e) const;
 };
 
 } // namespace cake

@@ -46,6 +46,7 @@ namespace cake {
 namespace {
 
 constexpr unsigned kWrapBudgetShare = 10;   // a wrap-around query gets --verify-timeout / 10
+constexpr unsigned kMaxNarrowDepth = 256;   // levels of an expression (and its lets) searched for wrap-around
 
 class BoundsChecker {
 public:
@@ -452,9 +453,15 @@ private:
     }
   }
 
-  // The operations of e that can leave their type, innermost first, through lets (each let once).
-  void collectNarrow(const Expr &e, std::vector<Narrow> &out, std::unordered_set<const Decl *> &seen, unsigned depth) {
-    if (depth > 256) return;
+  // The operations of e that can leave their type, innermost first, through lets (each let once).  Past
+  // kMaxNarrowDepth levels (counting the lets it goes through) it stops and sets `truncated`: the operations
+  // below are not collected, so the caller must not call the site proven.
+  void collectNarrow(const Expr &e, std::vector<Narrow> &out, std::unordered_set<const Decl *> &seen, unsigned depth,
+                     bool &truncated) {
+    if (depth > kMaxNarrowDepth) {
+      truncated = true;
+      return;
+    }
     int64_t lo = 0, hi = 0;
     const char *type = nullptr;
     auto add = [&](const Expr &node, const z3::expr *value) {
@@ -471,19 +478,19 @@ private:
     case ExprKind::Name: {
       const Decl *d = cast<NameExpr>(&e)->decl;
       if (d && d->declKind == DeclKind::Let && seen.insert(d).second)
-        if (auto &init = static_cast<const LetStmt *>(d)->init) collectNarrow(*init, out, seen, depth + 1);
+        if (auto &init = static_cast<const LetStmt *>(d)->init) collectNarrow(*init, out, seen, depth + 1, truncated);
       return;
     }
     case ExprKind::Unary: {
       auto &u = *cast<UnaryExpr>(&e);
-      collectNarrow(*u.operand, out, seen, depth + 1);
+      collectNarrow(*u.operand, out, seen, depth + 1, truncated);
       if (u.op == UnaryOp::Neg) add(e, nullptr);
       return;
     }
     case ExprKind::Binary: {
       auto &b = *cast<BinaryExpr>(&e);
-      collectNarrow(*b.lhs, out, seen, depth + 1);
-      collectNarrow(*b.rhs, out, seen, depth + 1);
+      collectNarrow(*b.lhs, out, seen, depth + 1, truncated);
+      collectNarrow(*b.rhs, out, seen, depth + 1, truncated);
       if (b.op == BinaryOp::Add || b.op == BinaryOp::Sub || b.op == BinaryOp::Mul || b.op == BinaryOp::Shl ||
           b.op == BinaryOp::Div)   // Div: INT32_MIN / -1
         add(e, nullptr);
@@ -492,7 +499,7 @@ private:
     case ExprKind::Call: {
       auto &c = *cast<CallExpr>(&e);
       for (auto &a : c.args)
-        if (a) collectNarrow(*a, out, seen, depth + 1);
+        if (a) collectNarrow(*a, out, seen, depth + 1, truncated);
       if (c.args.size() == 1 && (c.callee == "i32" || c.callee == "u32" || c.callee == "i64") && c.args[0] &&
           c.args[0]->type && c.args[0]->type->isInteger())
         add(e, nullptr);   // a conversion keeps the value only if it fits the target type
@@ -580,7 +587,17 @@ private:
   void checkWrap(const Expr &e, const std::string &site) {
     std::vector<Narrow> nodes;
     std::unordered_set<const Decl *> seen;
-    collectNarrow(e, nodes, seen, 0);
+    bool truncated = false;
+    collectNarrow(e, nodes, seen, 0, truncated);
+    if (truncated) {
+      // Not every operation was looked at: unproven (a warning, like a solver limit), never passed silently.
+      ctx_.diags()
+          .report(DiagKind::IntegerWrapUnproven, e.range, "the " + site + " '" + nodeText(e) + "'",
+                  "it is nested deeper than " + std::to_string(kMaxNarrowDepth) +
+                      " levels, counting the lets it uses, which is past what the verifier follows")
+          .hint("compute it in fewer steps (a shorter chain of lets)");
+      return;
+    }
     checkNarrow(nodes, site + " '" + nodeText(e) + "'");
   }
 

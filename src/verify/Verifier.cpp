@@ -42,11 +42,12 @@ constexpr FamilyEntry kFamilies[] = {
 VerifyResult verifyModule(const Module &module, const SemaResult &sema, const VerifyOptions &options,
                           DiagnosticEngine &diags) {
   VerifyResult total;
+  VerifySession session;   // one Z3 context for every kernel: each query carries its kernel's assumptions
   for (const Ptr<Kernel> &kernel : module.kernels) {
     const KernelInfo *info = sema.kernelInfo(kernel.get());
     if (!info) continue;
     VerifyResult result;
-    VerifyContext ctx(module, *kernel, *info, sema, options, diags, result);
+    VerifyContext ctx(module, *kernel, *info, sema, options, diags, result, &session);
     // CAKE_VERIFY_TIMES=1 in the environment prints each family's wall time (profiling aid, stderr).
     const bool printTimes = std::getenv("CAKE_VERIFY_TIMES") != nullptr;
     for (const FamilyEntry &family : kFamilies) {

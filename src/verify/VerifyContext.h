@@ -24,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace cake {
@@ -44,10 +45,21 @@ struct ProofResult {
   std::string counterexampleText() const;
 };
 
+// What the kernels of one module share: the Z3 context (deleting one costs ~10 ms, more than verifying a
+// small kernel), and the queries proven in it.  A query is a complete formula (its kernel's assumptions
+// included) and Z3 shares equal terms, so a query equal to a proven one is proven without a solver call;
+// the proven terms are kept alive so that their ids are not reused.
+struct VerifySession {
+  z3::context z3;
+  std::unordered_map<unsigned, z3::expr> proven;   // Z3 term id -> the proven query
+};
+
 class VerifyContext {
 public:
+  // `session`: verifyModule passes one for all kernels of a module; without it the VerifyContext makes its own.
   VerifyContext(const Module &module, const Kernel &kernel, const KernelInfo &info, const SemaResult &sema,
-                const VerifyOptions &options, DiagnosticEngine &diags, VerifyResult &result);
+                const VerifyOptions &options, DiagnosticEngine &diags, VerifyResult &result,
+                VerifySession *session = nullptr);
   ~VerifyContext();
   VerifyContext(const VerifyContext &) = delete;
   VerifyContext &operator=(const VerifyContext &) = delete;
@@ -125,7 +137,9 @@ private:
   const VerifyOptions &options_;
   DiagnosticEngine &diags_;
   VerifyResult &result_;
-  std::unique_ptr<z3::context> z3_;
+  std::unique_ptr<VerifySession> ownSession_;   // when none was passed
+  VerifySession *session_;
+  z3::context *z3_;
   std::unique_ptr<ExprToZ3> translator_;
   std::vector<z3::expr> requirements_;
   std::unique_ptr<SyncAnalysis> syncAnalysis_;
