@@ -147,7 +147,7 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
   auto unsupported = [&] { fail(DiagKind::InterpUnsupported, op.nameRange, {"the operation '" + op.name + "'"}); };
   if (!op.op) unsupported();
   // A named barrier operand: `epi` or `epi[i]` (one barrier of an array, evaluated per warp).
-  auto namedBarrier = [&](const Expr &e, int &id, int &warps) -> bool {
+  auto namedBarrier = [&](const Expr &e, int &id, int &warps, std::string &shown) -> bool {
     const Expr *root = &e;
     const IndexExpr *ix = dynCast<IndexExpr>(root);
     if (ix) root = ix->base.get();
@@ -160,6 +160,7 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
       fail(DiagKind::InterpOutOfBounds, e.range,
            {"barrier", name->name, blockText() + ", warp " + std::to_string(warp), std::to_string(index), "0", std::to_string(nb->count)});
     id = int(nb->id + index);
+    shown = ix ? name->name + "[" + std::to_string(index) + "]" : name->name;
     warps = int(nb->threads / kLanes);
     return true;
   };
@@ -171,8 +172,9 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
   case OpId::Syncwarp: return;   // the lanes of a warp run in lock-step: their accesses are already ordered
   case OpId::Sync: case OpId::Arrive: {
     int id = 0, warps = 0;
-    if (op.dsts.empty() || !namedBarrier(*op.dsts[0], id, warps)) unsupported();   // mbarriers
-    if (op.op->id == OpId::Sync) block.scheduler->sync(warp, id, warps, &op, "sync " + op.name + " (barrier " + std::to_string(id) + ")");
+    std::string shown;
+    if (op.dsts.empty() || !namedBarrier(*op.dsts[0], id, warps, shown)) unsupported();   // mbarriers
+    if (op.op->id == OpId::Sync) block.scheduler->sync(warp, id, warps, &op, "sync " + shown + ", barrier " + std::to_string(id));
     else block.scheduler->arrive(warp, id, warps);
     return;
   }

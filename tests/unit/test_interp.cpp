@@ -5,6 +5,7 @@
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "interp/Interpreter.h"
+#include "interp/Npy.h"
 #include "interp/Numerics.h"
 #include "support/Diagnostics.h"
 #include "support/ReadFile.h"
@@ -289,4 +290,29 @@ TEST_CASE("interp: bad arguments, failed requires and unsupported constructs are
   req.shape["N"] = 4;
   CHECK_FALSE(runKernel(mb->kernel(), mb->sema, req, mb->diags).ok);
   CHECK(mb->has("E0903"));
+}
+
+TEST_CASE("interp npy: write then read round-trips; values convert to the parameter's type; bad files are refused") {
+  HostTensor t = HostTensor::fromDoubles(ScalarKind::BF16, {2, 3}, {1.0, -2.5, 3.0078125, 0.1, 65504, -0.0});
+  std::string bytes = writeNpy(t);
+  CHECK(bytes.compare(0, 6, "\x93NUMPY") == 0);
+  CHECK(bytes.find("'descr': '<f4'") != std::string::npos);   // bf16 is written as float32
+  CHECK(bytes.find("'shape': (2,3)") != std::string::npos);
+  CHECK((bytes.size() - 6 * 4) % 64 == 0);                     // header padded to 64 bytes
+  std::string why;
+  auto back = readNpy(bytes, ScalarKind::BF16, why);
+  REQUIRE_MESSAGE(back, why);
+  CHECK(back->dims == std::vector<int64_t>{2, 3});
+  CHECK(back->bytes == t.bytes);
+  auto asInt = readNpy(bytes, ScalarKind::I32, why);
+  REQUIRE(asInt);
+  CHECK(asInt->at(1) == -2);   // truncated toward zero
+  CHECK_FALSE(readNpy("not an npy file", ScalarKind::F32, why));
+  CHECK(why.find("magic") != std::string::npos);
+  std::string truncated = bytes.substr(0, bytes.size() - 4);
+  CHECK_FALSE(readNpy(truncated, ScalarKind::F32, why));
+  CHECK(why.find("shorter") != std::string::npos);
+  std::string fortran = bytes;
+  fortran.replace(fortran.find("False"), 5, "True ");
+  CHECK_FALSE(readNpy(fortran, ScalarKind::F32, why));
 }
