@@ -49,7 +49,7 @@ int runRunCommand(int argc, char **argv) {
   app.add_option("--inputs", inputs, "input .npy files: PATH (the next tensor parameter) or PARAM=PATH")->delimiter(',');
   app.add_option("--outputs", outputs, "output .npy files: PATH (the next tensor parameter after the inputs) or PARAM=PATH")
       ->delimiter(',');
-  app.add_option("--scalar", scalars, "a scalar parameter: NAME=VALUE (repeatable)");
+  app.add_option("--scalar", scalars, "scalar parameters: NAME=VALUE,...")->delimiter(',');
   app.add_option("-D,--define", defineTexts, "override a compile-time parameter: -D NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--seed", seed, "warp schedule: 0 (default) runs the lowest runnable warp first, others pick at random");

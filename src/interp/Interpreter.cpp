@@ -154,6 +154,11 @@ struct Setup {
   // Step 2: scalar parameters.
   bool bindScalars() {
     bool ok = true;
+    for (auto &[name, _] : request.scalars) {
+      bool known = false;
+      for (const Ptr<Param> &p : kernel.params) known = known || (p->name == name && p->type && p->type->isScalar());
+      if (!known) ok = argError(name, "the kernel has no scalar parameter of this name", kernel.nameRange);
+    }
     for (const Ptr<Param> &p : kernel.params) {
       if (!p->type || !p->type->isScalar()) continue;
       auto it = request.scalars.find(p->name);

@@ -7,12 +7,14 @@
 #include "interp/Interpreter.h"
 #include "interp/Npy.h"
 #include "interp/Numerics.h"
+#include "interp/WarpExecutor.h"
 #include "support/Diagnostics.h"
 #include "support/ReadFile.h"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace cake;
@@ -315,4 +317,62 @@ TEST_CASE("interp npy: write then read round-trips; values convert to the parame
   std::string fortran = bytes;
   fortran.replace(fortran.find("False"), 5, "True ");
   CHECK_FALSE(readNpy(fortran, ScalarKind::F32, why));
+}
+
+TEST_CASE("interp: strided tensors, swizzled shared tiles, elect, barrier arrays, ordered atomics") {
+  auto p = compile(R"(target sm_80;
+kernel k(X: f32[M, N] stride(ld, 1), Y: f32[M, N], Z: u32[4], ld: i32)
+  requires(ld >= N) grid(1) threads(128)
+{
+  shared t: bf16[8, 64] swizzle(128B);
+  barrier pair[2] id(1) threads(64);
+  let w = warp;
+  for r in 0..M {
+    for c in lane..N step 32 {
+      Y[r, c] = X[r, c] + 1.0;
+    }
+  }
+  for i in 0..4 unroll {
+    t[w * 2 + i / 2, (i % 2) * 32 + lane] = bf16(f32(w * 1000 + i * 100 + lane));
+  }
+  sync pair[w / 2];
+  syncthreads;
+  elect {
+    red.max Z[0], ordered(f32(w) - 1.5);
+    let old = atom.add(Z[1], 1);
+    Z[2 + w % 2] = u32(f32(t[7 - w * 2, 63]));
+  }
+}
+)");
+  RunRequest req;
+  int64_t m = 3, n = 37;
+  std::vector<double> x(size_t(m * n));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = double(i);
+  req.tensors["X"] = HostTensor::fromDoubles(ScalarKind::F32, {m, n}, x);
+  req.tensors["Z"] = HostTensor::zeros(ScalarKind::U32, {4});
+  req.scalars["ld"] = 41;
+  RunResult r = runKernel(p->kernel(), p->sema, req, p->diags);
+  REQUIRE_MESSAGE(r.ok, p->messages());
+  for (int64_t i = 0; i < m * n; ++i) CHECK(r.tensors.at("Y").at(i) == double(i) + 1);
+  CHECK(r.tensors.at("X").at(m * n - 1) == double(m * n - 1));   // gathered back from the strided buffer
+  const HostTensor &z = r.tensors.at("Z");
+  Scalar best;
+  best.i = int64_t(z.at(0));
+  CHECK(z.at(1) == 4);                       // one elected lane per warp
+  // unordered(Z[0]) is the largest f32(w) - 1.5: 1.5 (ordered keeps the float order in u32)
+  uint32_t u = uint32_t(best.i), sign = uint32_t(int32_t(~u) >> 31), bits = u ^ (sign | 0x80000000u);
+  float f;
+  std::memcpy(&f, &bits, 4);
+  CHECK(f == 1.5f);
+  // Warp w reads row 7 - 2w, column 63: written by warp 3 - w as i = 3 (row 2(3-w) + 1, column 32 + 31).
+  // With seed 0 the elected lanes run in warp order, so Z[2] is warp 2's read (warp 1 wrote 1331, which
+  // bf16 rounds to 1328) and Z[3] warp 3's (warp 0 wrote 331, a tie, rounded to even: 332).
+  CHECK(z.at(2) == 1328);
+  CHECK(z.at(3) == 332);
+  // The swizzle: element [1, 0] of a 128B-swizzled bf16 tile sits in 16-byte chunk 0 ^ 1 of row 1.
+  SharedArray s;
+  s.elem = ScalarKind::BF16;
+  s.layout = ColumnBlocks{8, 64, 2, 128};
+  CHECK(s.physical(64) == 128 + 16);
+  CHECK(s.physical(7 * 64 + 8) == 7 * 128 + (1 ^ 7) * 16);
 }
