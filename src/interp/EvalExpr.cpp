@@ -26,7 +26,10 @@ ValueKind WarpExecutor::kindOf(const Type *t) {
 unsigned WarpExecutor::widthOf(const Type *t) {
   if (!t) return 1;
   if (t->isVector()) return t->width;
-  if (t->isTensor()) return unsigned(t->numElements().value_or(1) * (t->element ? t->element->vectorWidth() : 1));
+  if (t->isTensor()) {   // clamped: callers refuse widths this large (E0903)
+    int64_t n = t->numElements().value_or(1), w = t->element ? t->element->vectorWidth() : 1;
+    return n <= 0 || n > int64_t(UINT32_MAX) / w ? UINT32_MAX : unsigned(n * w);
+  }
   return 1;
 }
 

@@ -1,8 +1,11 @@
 // Statements of one warp under an active-lane mask, and barriers (see WarpExecutor.h).
+#include "frontend/Operators.h"
 #include "frontend/Ops.h"
 #include "interp/WarpExecutor.h"
 
 namespace cake::interp {
+
+constexpr unsigned kMaxRegisterElements = 1u << 16;   // per thread (the GPU has 255 registers)
 
 WarpExecutor::WarpExecutor(LaunchState &l, BlockState &b, int w) : launch(l), block(b), warp(w) {}
 
@@ -51,6 +54,8 @@ void WarpExecutor::execStmt(const Stmt &s, LaneMask mask) {
     if (var->type && var->type->isFragment()) fail(DiagKind::InterpUnsupported, s.range, {"fragments"});
     if (var->type && var->type->isTensor() && var->type->element && var->type->element->isFragment())
       fail(DiagKind::InterpUnsupported, s.range, {"fragments"});
+    if (widthOf(var->type) > kMaxRegisterElements)
+      fail(DiagKind::InterpUnsupported, s.range, {"register arrays of more than " + std::to_string(kMaxRegisterElements) + " elements"});
     WarpValue v(kindOf(var->type), widthOf(var->type));
     if (var->init) {
       WarpValue init = evalAs(*var->init, mask, v.kind);
@@ -112,31 +117,13 @@ void WarpExecutor::execIf(const IfStmt &s, LaneMask mask) {
   if (rest && s.elseBody) execStmt(*s.elseBody, rest);
 }
 
-namespace {
-
-BinaryOp binaryOf(AssignOp op) {
-  switch (op) {
-  case AssignOp::Add: return BinaryOp::Add;
-  case AssignOp::Sub: return BinaryOp::Sub;
-  case AssignOp::Mul: return BinaryOp::Mul;
-  case AssignOp::Div: return BinaryOp::Div;
-  case AssignOp::Rem: return BinaryOp::Rem;
-  case AssignOp::And: return BinaryOp::BitAnd;
-  case AssignOp::Or: return BinaryOp::BitOr;
-  case AssignOp::Xor: return BinaryOp::BitXor;
-  case AssignOp::Shl: return BinaryOp::Shl;
-  default: return BinaryOp::Shr;
-  }
-}
-
-} // namespace
 
 void WarpExecutor::execAssign(const AssignStmt &a, LaneMask mask) {
   WarpValue v = eval(*a.value, mask);
   Place p = place(*a.target, mask, "store");
   if (a.op != AssignOp::Set) {
     WarpValue cur = load(p, mask, p.elem);
-    BinaryOp op = binaryOf(a.op);
+    BinaryOp op = assignBinaryOp(a.op);
     bool shift = op == BinaryOp::Shl || op == BinaryOp::Shr;
     v = binaryArith(*this, op, cur, shift ? std::move(v) : adapt(std::move(v), cur.kind, mask), mask, a.range);
   }

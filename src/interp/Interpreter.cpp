@@ -75,6 +75,8 @@ std::vector<double> HostTensor::toDoubles() const {
 
 namespace {
 
+constexpr uint64_t kMaxTensorBytes = 1ull << 30;   // per global tensor (E0907 past it)
+
 struct Setup {
   const Kernel &kernel;
   const KernelInfo &info;
@@ -203,12 +205,18 @@ struct Setup {
         for (size_t i = g.dims.size(); i-- > 1;) g.strides[i - 1] = g.strides[i] * g.dims[i];
       }
       int64_t last = 0;
-      bool empty = false;
+      bool empty = false, tooLarge = false;
       for (size_t i = 0; i < g.dims.size(); ++i) {
+        int64_t span = 0;
         if (g.dims[i] <= 0) empty = true;
-        else last += (g.dims[i] - 1) * g.strides[i];
+        else if (g.strides[i] < 0 || __builtin_mul_overflow(g.dims[i] - 1, g.strides[i], &span) ||
+                 __builtin_add_overflow(last, span, &last))
+          tooLarge = true;
       }
       size_t eb = scalarBytes(g.elem);
+      if (tooLarge || (!empty && uint64_t(last) + 1 > kMaxTensorBytes / eb))
+        return argError(p->name, "the tensor needs more than " + std::to_string(kMaxTensorBytes >> 30) +
+                                     " GiB (the interpreter's limit per tensor); run at a smaller shape", p->nameRange);
       g.bytes.assign(empty ? 0 : size_t(last + 1) * eb, 0);
       if (auto it = request.tensors.find(p->name); it != request.tensors.end() && !empty)
         forEachElement(g, [&](int64_t dense, int64_t strided) {

@@ -376,3 +376,16 @@ kernel k(X: f32[M, N] stride(ld, 1), Y: f32[M, N], Z: u32[4], ld: i32)
   CHECK(s.physical(64) == 128 + 16);
   CHECK(s.physical(7 * 64 + 8) == 7 * 128 + (1 ^ 7) * 16);
 }
+
+TEST_CASE("interp: shapes too large for the host and huge register arrays are diagnostics, not crashes") {
+  auto p = sample("vector_add.cake");
+  RunRequest req;
+  req.shape["N"] = 2000000000;   // 4 GB per bf16 tensor
+  CHECK_FALSE(runKernel(p->kernel(), p->sema, req, p->diags).ok);
+  CHECK(p->messages().find("the interpreter's limit per tensor") != std::string::npos);
+  auto q = compile("target sm_80;\nkernel k(X: f32[N]) grid(1) threads(32) {\n  var big: f32[100000, 1000];\n  X[0] = 1.0;\n}\n");
+  RunRequest r2;
+  r2.shape["N"] = 1;
+  CHECK_FALSE(runKernel(q->kernel(), q->sema, r2, q->diags).ok);
+  CHECK(q->has("E0903"));
+}
