@@ -46,6 +46,12 @@ void WarpExecutor::execStmt(const Stmt &s, LaneMask mask) {
     WarpValue v = eval(*let->init, mask);
     ValueKind want = kindOf(let->type);
     if (let->type && !let->type->isUntyped()) v = adapt(std::move(v), want, mask);
+    if (unsigned w = widthOf(let->type); v.width == 1 && w > 1) {   // a constant broadcast to a vector
+      WarpValue splat(v.kind, w);
+      for (int l : lanesOf(mask))
+        for (unsigned e = 0; e < w; ++e) splat.at(l, e) = v.at(l);
+      v = std::move(splat);
+    }
     env[let] = std::move(v);
     return;
   }

@@ -136,7 +136,12 @@ WarpValue WarpExecutor::load(const Place &p, LaneMask mask, ValueKind kind) {
     int64_t off = p.offset[size_t(l)];
     for (unsigned e = 0; e < p.length; ++e) {
       switch (p.kind) {
-      case Place::Register: v.at(l, e) = env.at(p.reg).at(l, unsigned(off + e)); break;
+      case Place::Register: {
+        const WarpValue &r = env.at(p.reg);
+        if (off + e >= r.width) CAKE_INTERNAL_ERROR("interpreter: a register read past the value's width");
+        v.at(l, e) = r.at(l, unsigned(off + e));
+        break;
+      }
       case Place::Shared: v.at(l, e) = loadScalar(p.shared->bytes.data() + p.shared->physical(off + e), p.shared->elem); break;
       case Place::Global:
         v.at(l, e) = loadScalar(p.global->bytes.data() + (off + e) * scalarBytes(p.global->elem), p.global->elem);
@@ -158,7 +163,10 @@ void WarpExecutor::store(const Place &p, const WarpValue &value, LaneMask mask) 
     for (unsigned e = 0; e < p.length; ++e) {
       const Scalar &s = v.at(l, v.width == 1 ? 0 : e);
       switch (p.kind) {
-      case Place::Register: reg->at(l, unsigned(off + e)) = s; break;
+      case Place::Register:
+        if (off + e >= reg->width) CAKE_INTERNAL_ERROR("interpreter: a register write past the value's width");
+        reg->at(l, unsigned(off + e)) = s;
+        break;
       case Place::Shared: storeScalar(p.shared->bytes.data() + p.shared->physical(off + e), p.shared->elem, s); break;
       case Place::Global:
         storeScalar(p.global->bytes.data() + (off + e) * scalarBytes(p.global->elem), p.global->elem, s);

@@ -389,3 +389,13 @@ TEST_CASE("interp: shapes too large for the host and huge register arrays are di
   CHECK_FALSE(runKernel(q->kernel(), q->sema, r2, q->diags).ok);
   CHECK(q->has("E0903"));
 }
+
+TEST_CASE("interp: a constant let of vector type is broadcast; vector element access on lets and calls") {
+  auto p = compile("target sm_80;\nkernel k(Y: f32[N]) grid(1) threads(32) {\n  let z: f32x4 = 1.5;\n"
+                   "  let v = f32x4(z) + 1.0;\n  Y[lane] = z[3] + v[lane % 4] + f32x2(2.0, f32(lane))[1];\n}\n");
+  RunRequest req;
+  req.shape["N"] = 32;
+  RunResult r = runKernel(p->kernel(), p->sema, req, p->diags);
+  REQUIRE_MESSAGE(r.ok, p->messages());
+  for (int l = 0; l < 32; ++l) CHECK(r.tensors.at("Y").at(l) == 1.5 + 2.5 + l);
+}
