@@ -119,7 +119,7 @@ Place WarpExecutor::place(const Expr &e, LaneMask mask, const char *access) {
       if (i < 0 || i + n > f.dims[d]) {
         std::string shown = item.kind == IndexItem::Slice ? std::to_string(i) + " +: " + std::to_string(n) : std::to_string(i);
         fail(DiagKind::InterpOutOfBounds, item.range,
-             {access, p.name, whereText(l), shown, std::to_string(d), std::to_string(f.dims[d])},
+             {access, std::string(p.name), whereText(l), shown, std::to_string(d), std::to_string(f.dims[d])},
              "guard the access with an 'if', or require the shape that makes it safe");
       }
       p.offset[size_t(l)] += i * f.strides[d];

@@ -73,7 +73,7 @@ struct Place {
   ValueKind elem;                         // registers may hold untyped constants (a constant let)
   unsigned length = 1;                    // scalars per lane
   std::array<int64_t, kLanes> offset{};   // element index (register: scalar index in the value)
-  std::string name;                       // for messages
+  std::string_view name;                  // for messages (the AST's spelling)
 };
 
 class WarpExecutor {
