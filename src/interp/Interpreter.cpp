@@ -30,6 +30,7 @@
 
 #include "frontend/ConstEval.h"
 #include "frontend/Builtins.h"
+#include "frontend/Ops.h"
 #include "interp/WarpExecutor.h"
 
 #include <cstring>
@@ -266,6 +267,28 @@ struct Setup {
   }
 };
 
+// Whether a warp of the kernel can block: any barrier operation anywhere in the body.
+bool mayBlock(const Stmt &s) {
+  switch (s.kind) {
+  case StmtKind::Block:
+    for (const Ptr<Stmt> &c : cast<BlockStmt>(&s)->stmts)
+      if (mayBlock(*c)) return true;
+    return false;
+  case StmtKind::Role: return mayBlock(*cast<RoleStmt>(&s)->body);
+  case StmtKind::For: return mayBlock(*cast<ForStmt>(&s)->body);
+  case StmtKind::Elect: return mayBlock(*cast<ElectStmt>(&s)->body);
+  case StmtKind::If: {
+    auto *i = cast<IfStmt>(&s);
+    return mayBlock(*i->thenBody) || (i->elseBody && mayBlock(*i->elseBody));
+  }
+  case StmtKind::Op: {
+    const OpInfo *op = cast<OpStmt>(&s)->op;
+    return !op || op->id == OpId::Syncthreads || op->id == OpId::Sync || op->id == OpId::Arrive || op->id == OpId::Wait;
+  }
+  default: return false;
+  }
+}
+
 void allocateShared(const KernelInfo &info, BlockState &block) {
   for (const SharedAllocation &a : info.shared) {
     SharedArray s;
@@ -303,6 +326,7 @@ RunResult runKernel(const Kernel &kernel, const SemaResult &sema, const RunReque
   if (!setup.bindShapes() || !setup.bindScalars() || !setup.allocateTensors() || !setup.checkRequiresAndGrid()) return result;
 
   const int warps = int(info->warps());
+  const bool blocking = mayBlock(*kernel.body);
   for (int64_t z = 0; z < launch.grid[2]; ++z)
     for (int64_t y = 0; y < launch.grid[1]; ++y)
       for (int64_t x = 0; x < launch.grid[0]; ++x) {
@@ -314,7 +338,7 @@ RunResult runKernel(const Kernel &kernel, const SemaResult &sema, const RunReque
         WarpScheduler::Outcome out = scheduler.run([&](int w) {
           WarpExecutor exec(launch, block, w);
           exec.run();
-        });
+        }, blocking);
         if (out.deadlock) {
           DiagBuilder d = diags.report(DiagKind::InterpDeadlock, kernel.nameRange,
                                        "block (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")");

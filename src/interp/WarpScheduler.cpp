@@ -1,6 +1,10 @@
 // WarpScheduler: warps as cooperative tasks with a baton (see WarpScheduler.h).
 #include "interp/WarpScheduler.h"
 
+#include "support/Diagnostics.h"
+
+#include <algorithm>
+
 #include <thread>
 
 namespace cake::interp {
@@ -42,6 +46,7 @@ void WarpScheduler::waitForBaton(int me, std::unique_lock<std::mutex> &lock) {
 }
 
 void WarpScheduler::sync(int warp, int id, int expectedWarps, const Stmt *at, std::string what) {
+  if (sequential_) CAKE_INTERNAL_ERROR("interpreter: a barrier in a kernel run without barriers");
   std::unique_lock<std::mutex> lock(mutex_);
   Barrier &b = barriers_[id];
   b.expected = expectedWarps;
@@ -54,6 +59,7 @@ void WarpScheduler::sync(int warp, int id, int expectedWarps, const Stmt *at, st
 }
 
 void WarpScheduler::arrive(int, int id, int expectedWarps) {
+  if (sequential_) CAKE_INTERNAL_ERROR("interpreter: a barrier in a kernel run without barriers");
   std::unique_lock<std::mutex> lock(mutex_);
   Barrier &b = barriers_[id];
   b.expected = expectedWarps;
@@ -61,7 +67,23 @@ void WarpScheduler::arrive(int, int id, int expectedWarps) {
   completeBarriers();
 }
 
-WarpScheduler::Outcome WarpScheduler::run(const std::function<void(int warp)> &body) {
+WarpScheduler::Outcome WarpScheduler::run(const std::function<void(int warp)> &body, bool mayBlock) {
+  if (!mayBlock) {
+    sequential_ = true;
+    std::vector<int> order(static_cast<size_t>(warps_));
+    for (int w = 0; w < warps_; ++w) order[size_t(w)] = w;
+    if (seed_ != 0) std::shuffle(order.begin(), order.end(), rng_);
+    Outcome out;
+    for (int w : order) {
+      try {
+        body(w);
+      } catch (const RunFailed &) {
+        out.ok = false;
+        return out;
+      }
+    }
+    return out;
+  }
   std::vector<std::thread> threads;
   threads.reserve(size_t(warps_));
   bool failed = false;

@@ -48,7 +48,9 @@ public:
   };
 
   // Runs body(w) for every warp w as described above; returns when all finished, one failed, or deadlock.
-  Outcome run(const std::function<void(int warp)> &body);
+  // `mayBlock` false (the kernel has no barrier) runs the warps one after another on the calling thread,
+  // in warp order for seed 0 and a seeded shuffle otherwise: the same schedules without thread switches.
+  Outcome run(const std::function<void(int warp)> &body, bool mayBlock = true);
 
   // From a warp body: arrive at barrier `id` and wait for `expectedWarps` arrivals (0 = all live warps).
   void sync(int warp, int id, int expectedWarps, const Stmt *at, std::string what);
@@ -80,6 +82,7 @@ private:
   std::vector<Blocked> blockedAt_;
   std::map<int, Barrier> barriers_;
   int done_ = 0;
+  bool sequential_ = false;
   std::exception_ptr internal_;
 };
 
