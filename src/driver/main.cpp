@@ -2,6 +2,7 @@
 // and hands over to runDriver() (Driver.h) or explainDiagnostic().  An InternalError escaping the pipeline
 // is reported as "internal compiler error: ..." with exit code 4.  docs/cli.md is the user reference.
 #include "driver/CalibrateCommand.h"
+#include "driver/RunCommand.h"
 #include "codegen/Backend.h"
 #include "codegen/Ptxas.h"
 #include "driver/Driver.h"
@@ -123,6 +124,8 @@ int main(int argc, char **argv) {
   gJsonDiagnostics = jsonRequested(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "calibrate")
     return guarded("calibrate", [&] { return runCalibrateCommand(argc - 1, argv + 1); });
+  if (argc > 1 && std::string_view(argv[1]) == "run")
+    return guarded("run", [&] { return runRunCommand(argc - 1, argv + 1); });
   CLI::App app{"cakec: compiler for CAKE IR, a hardware-explicit schedule language for NVIDIA GPUs"};
   app.name("cakec");
   app.footer("Subcommands:\n  cakec calibrate MEASUREMENTS -o MACHINE.json   fit the cost model's machine description to measured "

@@ -27,4 +27,21 @@ std::string_view binaryOpSpelling(BinaryOp op) {
   return "?";
 }
 
+BinaryOp assignBinaryOp(AssignOp op) {
+  switch (op) {
+  case AssignOp::Add: return BinaryOp::Add;
+  case AssignOp::Sub: return BinaryOp::Sub;
+  case AssignOp::Mul: return BinaryOp::Mul;
+  case AssignOp::Div: return BinaryOp::Div;
+  case AssignOp::Rem: return BinaryOp::Rem;
+  case AssignOp::And: return BinaryOp::BitAnd;
+  case AssignOp::Or: return BinaryOp::BitOr;
+  case AssignOp::Xor: return BinaryOp::BitXor;
+  case AssignOp::Shl: return BinaryOp::Shl;
+  case AssignOp::Shr: return BinaryOp::Shr;
+  case AssignOp::Set: break;
+  }
+  return BinaryOp::Add;
+}
+
 } // namespace cake

@@ -1,4 +1,5 @@
-// Source spellings of CAKE's operators, shared by the printer and by diagnostics.
+// Source spellings of CAKE's operators, shared by the printer and by diagnostics, and the binary operator
+// of each compound assignment (sema types `x += e` as `x + e`; the interpreter computes it so).
 #pragma once
 #include "frontend/AST.h"
 
@@ -7,5 +8,6 @@
 namespace cake {
 
 std::string_view binaryOpSpelling(BinaryOp op);   // BinaryOp::Add -> "+"
+BinaryOp assignBinaryOp(AssignOp op);             // AssignOp::Add -> BinaryOp::Add (Set: Add, unused)
 
 } // namespace cake

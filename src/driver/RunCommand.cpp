@@ -1,0 +1,182 @@
+// cakec run: a kernel on the CPU interpreter (see RunCommand.h).
+#include "driver/RunCommand.h"
+
+#include "driver/Driver.h"
+#include "frontend/Inline.h"
+#include "frontend/Parser.h"
+#include "frontend/Sema.h"
+#include "interp/Interpreter.h"
+#include "interp/Npy.h"
+#include "support/ReadFile.h"
+
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+#include <iostream>
+
+namespace cake {
+
+namespace {
+
+constexpr uint64_t kMaxRunFileBytes = 1ull << 30;   // .npy inputs (and the 64 MiB source limit below)
+
+struct Binding {
+  std::string param;   // empty: the next tensor parameter in order
+  std::string path;
+};
+
+std::vector<Binding> parseBindings(const std::vector<std::string> &items) {
+  std::vector<Binding> out;
+  for (const std::string &item : items) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos) out.push_back({"", item});
+    else out.push_back({item.substr(0, eq), item.substr(eq + 1)});
+  }
+  return out;
+}
+
+} // namespace
+
+int runRunCommand(int argc, char **argv) {
+  CLI::App app{"cakec run: execute a kernel on the CPU interpreter"};
+  app.name("cakec run");
+  std::string input, kernelName, shapeText, formatName = "text";
+  std::vector<std::string> inputs, outputs, scalars, defineTexts;
+  uint64_t seed = 0, maxSteps = 200'000'000;
+  app.add_option("FILE", input, "input .cake file")->required();
+  app.add_option("--kernel", kernelName, "the kernel to run (default: the file's only kernel)");
+  app.add_option("--shape", shapeText, "shape variables not fixed by the inputs, e.g. N=1000,G=1");
+  app.add_option("--inputs", inputs, "input .npy files: PATH (the next tensor parameter) or PARAM=PATH")->delimiter(',');
+  app.add_option("--outputs", outputs, "output .npy files: PATH (the next tensor parameter after the inputs) or PARAM=PATH")
+      ->delimiter(',');
+  app.add_option("--scalar", scalars, "scalar parameters: NAME=VALUE,...")->delimiter(',');
+  app.add_option("-D,--define", defineTexts, "override a compile-time parameter: -D NAME=VALUE (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--seed", seed, "warp schedule: 0 (default) runs the lowest runnable warp first, others pick at random");
+  app.add_option("--max-steps", maxSteps, "stop after this many warp statements (default 200000000)")->check(CLI::Range(uint64_t(1), uint64_t(1) << 62));
+  app.add_option("--diagnostics-format", formatName, "text (stderr, default) or json (stdout)")
+      ->check(CLI::IsMember({"text", "json"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "cakec run: error: " << e.what() << "\nRun with --help for more information.\n";
+    return static_cast<int>(ExitCode::Usage);
+  }
+  bool json = formatName == "json";
+  auto usage = [&](const std::string &message) {
+    return static_cast<int>(reportUsageError(DiagKind::CommandLineError, {message}, json ? DiagFormat::Json : DiagFormat::Text,
+                                             std::cout, std::cerr));
+  };
+
+  interp::RunRequest request;
+  request.seed = seed;
+  request.maxSteps = maxSteps;
+  SemaOptions semaOptions;
+  for (const std::string &d : defineTexts) {
+    auto def = parseDefine(d);
+    if (!def) return usage("malformed -D '" + d + "': expected NAME=INTEGER");
+    semaOptions.defines[def->first] = def->second;
+  }
+  if (!shapeText.empty()) {
+    auto shape = parseShape(shapeText);
+    if (!shape) return usage("malformed --shape '" + shapeText + "': expected NAME=INTEGER,...");
+    request.shape = *shape;
+  }
+  for (const std::string &s : scalars) {
+    size_t eq = s.find('=');
+    char *end = nullptr;
+    double v = eq == std::string::npos ? 0 : std::strtod(s.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || end == s.c_str() + eq + 1)
+      return usage("malformed --scalar '" + s + "': expected NAME=NUMBER");
+    request.scalars[s.substr(0, eq)] = v;
+  }
+
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  auto finish = [&](ExitCode code) {
+    if (json) diags.renderJson(std::cout);
+    else diags.renderText(std::cerr);
+    return static_cast<int>(code);
+  };
+  ReadFileResult source = readFileBounded(input, 64ull << 20);
+  if (!source.ok()) {
+    diags.report(DiagKind::CannotReadFile, SourceRange{}, input, source.status == ReadFileResult::TooLarge ? "larger than 64 MiB" : source.error);
+    return finish(ExitCode::Environment);
+  }
+  uint32_t file = sources.addBuffer(input, std::move(source.text));
+  Ptr<Module> module = parseModule(sources, file, diags);
+  if (diags.hasErrors()) return finish(ExitCode::InputErrors);
+  if (!inlineFunctions(*module, sources, diags) || diags.hasErrors()) return finish(ExitCode::InputErrors);
+  SemaResult sema = analyzeModule(*module, semaOptions, diags);
+  if (diags.hasErrors() || !sema.ok) return finish(ExitCode::InputErrors);
+
+  const Kernel *kernel = nullptr;
+  std::string names;
+  for (const Ptr<Kernel> &k : module->kernels) {
+    names += (names.empty() ? "" : ", ") + k->name;
+    if (k->name == kernelName || (kernelName.empty() && module->kernels.size() == 1)) kernel = k.get();
+  }
+  if (!kernel)
+    return usage(kernelName.empty() ? "the file has several kernels (" + names + "): choose one with --kernel"
+                                    : "no kernel '" + kernelName + "' (the file has: " + names + ")");
+
+  // Tensor parameters in declaration order; inputs take them first, outputs the ones after.
+  std::vector<const Param *> tensors;
+  for (const Ptr<Param> &p : kernel->params)
+    if (p->type && p->type->isTensor()) tensors.push_back(p.get());
+  size_t next = 0;
+  auto resolve = [&](const Binding &b, std::string &error) -> const Param * {
+    if (b.param.empty()) {
+      if (next >= tensors.size()) {
+        error = "more files than tensor parameters";
+        return nullptr;
+      }
+      return tensors[next++];
+    }
+    for (const Param *p : tensors)
+      if (p->name == b.param) return p;
+    error = "kernel '" + kernel->name + "' has no tensor parameter '" + b.param + "'";
+    return nullptr;
+  };
+  for (const Binding &b : parseBindings(inputs)) {
+    std::string error;
+    const Param *p = resolve(b, error);
+    if (!p) return usage("--inputs " + b.path + ": " + error);
+    ReadFileResult bytes = readFileBounded(b.path, kMaxRunFileBytes);
+    if (!bytes.ok()) {
+      diags.report(DiagKind::CannotReadFile, SourceRange{}, b.path, bytes.status == ReadFileResult::TooLarge ? "larger than 1 GiB" : bytes.error);
+      return finish(ExitCode::Environment);
+    }
+    std::string why;
+    std::optional<interp::HostTensor> t = interp::readNpy(bytes.text, p->type->elementScalar(), why);
+    if (!t) {
+      diags.report(DiagKind::InterpBadArgument, p->nameRange, p->name, b.path + ": " + why);
+      return finish(ExitCode::InputErrors);
+    }
+    request.tensors[p->name] = std::move(*t);
+  }
+  std::vector<std::pair<const Param *, std::string>> outputFiles;
+  for (const Binding &b : parseBindings(outputs)) {
+    std::string error;
+    const Param *p = resolve(b, error);
+    if (!p) return usage("--outputs " + b.path + ": " + error);
+    outputFiles.emplace_back(p, b.path);
+  }
+
+  interp::RunResult result = interp::runKernel(*kernel, sema, request, diags);
+  if (!result.ok) return finish(ExitCode::InputErrors);
+  for (auto &[param, path] : outputFiles) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << interp::writeNpy(result.tensors.at(param->name));
+    out.close();
+    if (!out) {
+      diags.report(DiagKind::CannotWriteOutput, SourceRange{}, path, "write failed");
+      return finish(ExitCode::Environment);
+    }
+  }
+  if (!json) std::cerr << "cakec run: " << kernel->name << ": " << result.steps << " warp statements\n";
+  return finish(ExitCode::Success);
+}
+
+} // namespace cake

@@ -1,0 +1,140 @@
+// WarpExecutor: executes the typed AST of one kernel for one warp of one block, in lock-step over the
+// warp's 32 lanes (the model: Interpreter.cpp).
+//
+// Statements run under an active-lane mask: `if` runs its branches under the lanes whose condition holds
+// (and fails), a `for` runs its body while any lane's index is below its bound, `return` removes lanes for
+// the rest of the kernel, `elect` runs on the lowest active lane, and a role's body only on its warps.
+// Expressions return a WarpValue computed for the active lanes only, so a masked-off lane never divides
+// by zero or reads out of bounds.  Warp collectives (shuffles, warp.*) need all 32 lanes (E0904).
+// Barriers hand the baton to the WarpScheduler.
+//
+// The implementation is split by concept: ExecStmt.cpp (statements, barriers), EvalExpr.cpp (operators,
+// names, builtins), EvalCall.cpp (conversions, intrinsics, shuffles, atomics), Memory.cpp (places:
+// register / shared / global addressing with bounds checks, loads and stores).
+#pragma once
+#include "frontend/KernelInfo.h"
+#include "frontend/SharedLayout.h"
+#include "frontend/Types.h"
+#include "interp/Value.h"
+#include "interp/WarpScheduler.h"
+#include "support/Diagnostics.h"
+
+#include <array>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace cake::interp {
+
+// A global tensor argument: an element image with the manifest's dims and strides (in elements).
+struct GlobalTensor {
+  const Param *param = nullptr;
+  ScalarKind elem = ScalarKind::F32;
+  std::vector<int64_t> dims, strides;
+  std::vector<uint8_t> bytes;   // large enough for the largest in-bounds element
+};
+
+// A shared array of one block: logical indices, physical bytes (swizzled / column-blocked: SharedLayout.h).
+struct SharedArray {
+  const SharedStmt *decl = nullptr;
+  ScalarKind elem = ScalarKind::F32;
+  std::vector<int64_t> dims;    // all bracket groups, flattened
+  ColumnBlocks layout;
+  std::vector<uint8_t> bytes;
+  int64_t physical(int64_t linearElement) const;
+};
+
+// What every block of a launch shares.
+struct LaunchState {
+  const Kernel *kernel = nullptr;
+  const KernelInfo *info = nullptr;
+  DiagnosticEngine *diags = nullptr;
+  std::unordered_map<const Decl *, Scalar> scalarArgs;   // shape variables (i32) and scalar params
+  std::map<const Param *, GlobalTensor> globals;
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  int64_t numSms = 132;
+  uint64_t maxSteps = 0;
+  uint64_t steps = 0;           // only the warp holding the baton touches it
+};
+
+struct BlockState {
+  std::array<int64_t, 3> index = {0, 0, 0};
+  std::map<const SharedStmt *, SharedArray> shared;
+  WarpScheduler *scheduler = nullptr;
+};
+
+// Where a register, shared or global access goes: per lane, the first element; `length` elements on.
+struct Place {
+  enum Kind : uint8_t { Register, Shared, Global } kind = Register;
+  const Decl *reg = nullptr;
+  SharedArray *shared = nullptr;
+  GlobalTensor *global = nullptr;
+  ValueKind elem;                         // registers may hold untyped constants (a constant let)
+  unsigned length = 1;                    // scalars per lane
+  std::array<int64_t, kLanes> offset{};   // element index (register: scalar index in the value)
+  std::string_view name;                  // for messages (the AST's spelling)
+};
+
+class WarpExecutor {
+public:
+  WarpExecutor(LaunchState &launch, BlockState &block, int warp);
+  void run();   // the kernel body; throws RunFailed after reporting a diagnostic
+
+  // ---- ExecStmt.cpp
+  void execBlock(const BlockStmt &b, LaneMask mask);
+  void execStmt(const Stmt &s, LaneMask mask);
+
+  // ---- EvalExpr.cpp
+  WarpValue eval(const Expr &e, LaneMask mask);
+  // eval, then the untyped constant (if it is one) converted to `to`.
+  WarpValue evalAs(const Expr &e, LaneMask mask, ValueKind to);
+  static WarpValue adapt(WarpValue v, ValueKind to, LaneMask mask);
+  static ValueKind kindOf(const Type *t);
+  static unsigned widthOf(const Type *t);
+  int64_t constInt(const Expr &e, LaneMask mask);   // an integer that must be uniform (slice lengths)
+
+  // ---- EvalCall.cpp
+  WarpValue evalCall(const CallExpr &c, LaneMask mask);
+
+  // ---- Memory.cpp
+  Place place(const Expr &e, LaneMask mask, const char *access);
+  WarpValue load(const Place &p, LaneMask mask, ValueKind kind);
+  void store(const Place &p, const WarpValue &v, LaneMask mask);
+
+  // ---- diagnostics: report (with the block / thread) and stop the block
+  [[noreturn]] void fail(DiagKind kind, SourceRange where, std::vector<std::string> args, std::string hint = {});
+  std::string whereText(int lane) const;   // "block (0, 0, 0), thread 37"
+  std::string blockText() const;           // "block (0, 0, 0)"
+  void requireFullWarp(const char *what, SourceRange where, LaneMask mask);
+
+  LaunchState &launch;
+  BlockState &block;
+  const int warp;
+  LaneMask alive = kAllLanes;                        // lanes that have not returned
+  std::unordered_map<const Decl *, WarpValue> env;   // let / var / loop variables
+  const RoleInfo *role = nullptr;                    // the role whose body runs now
+
+private:
+  void execFor(const ForStmt &f, LaneMask mask);
+  void execIf(const IfStmt &s, LaneMask mask);
+  void execAssign(const AssignStmt &a, LaneMask mask);
+  void execOp(const OpStmt &op, LaneMask mask);
+  WarpValue evalBinary(const BinaryExpr &e, LaneMask mask);
+  WarpValue evalUnary(const UnaryExpr &e, LaneMask mask);
+  WarpValue evalName(const NameExpr &e, LaneMask mask);
+  WarpValue evalMember(const MemberExpr &e, LaneMask mask);
+  WarpValue evalIndex(const IndexExpr &e, LaneMask mask);
+  WarpValue evalShuffle(const CallExpr &c, LaneMask mask);
+  WarpValue evalWarpReduce(const CallExpr &c, LaneMask mask);
+  WarpValue evalAtomic(const CallExpr &c, LaneMask mask);
+  WarpValue evalMath(const CallExpr &c, LaneMask mask);
+  WarpValue evalConversion(const CallExpr &c, LaneMask mask);
+};
+
+// Element-wise binary arithmetic on two values of one kind (shared by operators, compound assignment and
+// atomics); `where` locates a division by zero.
+WarpValue binaryArith(WarpExecutor &x, BinaryOp op, const WarpValue &a, const WarpValue &b, LaneMask mask,
+                      SourceRange where);
+
+} // namespace cake::interp
