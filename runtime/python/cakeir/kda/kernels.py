@@ -335,3 +335,83 @@ def scan_chunks_torch(prep, v_shape, cu, *, initial_state=None, state_v_first: b
             take = min(CHUNK, eos - bos - c * CHUNK)
             o[bos + c * CHUNK: bos + c * CHUNK + take] = oc.transpose(0, 1)[:take]
     return o, (S.transpose(-1, -2).contiguous() if state_v_first else S)
+
+
+def block_inverse_unit_lower(L: torch.Tensor, bc: int = 16) -> torch.Tensor:
+    """(I + L)^-1 for strictly lower-triangular L [..., n, n], as kernels/kda/chunk_prep_tc.cake computes it: the
+    bc x bc diagonal blocks A_b = (I + L_bb)^-1 by forward substitution, then the off-diagonal blocks level by level,
+    T_ij = -A_i sum_{k=j}^{i-1} L_ik T_kj (T_jj = A_j).  Works in L's dtype."""
+    n = L.shape[-1]
+    nb = n // bc
+    T = torch.zeros_like(L)
+    eye = torch.eye(bc, dtype=L.dtype, device=L.device)
+    blk = lambda X, i, j: X[..., i * bc:(i + 1) * bc, j * bc:(j + 1) * bc]  # noqa: E731
+    for b in range(nb):
+        Lb = blk(L, b, b)
+        x = torch.zeros_like(Lb)
+        for r in range(bc):                                      # row r of A_b: e_r - sum_{s<r} L[r, s] x[s]
+            x[..., r, :] = eye[r] - (Lb[..., r, :r, None] * x[..., :r, :]).sum(-2)
+        blk(T, b, b).copy_(x)
+    for d in range(1, nb):
+        for j in range(nb - d):
+            i = j + d
+            M = L[..., i * bc:(i + 1) * bc, j * bc:i * bc] @ T[..., j * bc:i * bc, j * bc:(j + 1) * bc]
+            blk(T, i, j).copy_(-(blk(T, i, i) @ M))
+    return T
+
+
+def prepare_chunks_tc_model(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu):
+    """What kernels/kda/chunk_prep_tc.cake computes, on CPU / GPU tensors in torch, with its roundings: the
+    off-diagonal 16 x 16 blocks of L and P from f16 operands (k_r e^(G_r - G_n), q_r e^(G_r - G_n), k_s e^(G_n - G_s),
+    n the first row of r's sub-chunk) with f32 sums; the diagonal blocks exact in f32; T = (I + L)^-1 by
+    block_inverse_unit_lower in f32; w, u = T (beta e^G k), T (beta v) from bf16 operands with f32 sums.  Returns
+    prepare_chunks' dict."""
+    from . import reference as ref
+    TT, H, K = q.shape
+    V = v.shape[-1]
+    dev = q.device
+    qf, kf, gf, bf = ref.activations(q, k, g, beta, A_log=A_log, dt_bias=dt_bias, lower_bound=lower_bound,
+                                     dtype=torch.float32)
+    co, nct, rows = chunk_layout(cu, TT)
+    valid = (rows >= 0)
+    src = rows.clamp(min=0)
+
+    def pad(x):
+        y = x[src] * valid.reshape((-1,) + (1,) * (x.dim() - 1)).to(x.dtype)
+        return y.reshape((nct, CHUNK) + tuple(x.shape[1:])).transpose(1, 2)   # [NCT, H, 64, ...]
+
+    qc, kc, Gc, bc, vc = pad(qf), pad(kf), pad(gf).cumsum(2), pad(bf), pad(v.float())
+    r16 = lambda x: x.to(torch.float16).float()  # noqa: E731
+    rb = lambda x: x.to(torch.bfloat16).float()  # noqa: E731
+    L = torch.zeros(nct, H, CHUNK, CHUNK, device=dev)
+    P = torch.zeros(nct, H, CHUNK, CHUNK, device=dev)
+    for i in range(4):
+        n = 16 * i
+        ri = slice(n, n + 16)
+        diff = Gc[:, :, ri, None, :] - Gc[:, :, None, ri, :]              # exact diagonal block
+        tri = torch.tril(torch.ones(16, 16, dtype=torch.bool, device=dev))[..., None]
+        e = torch.where(tri, diff, torch.full_like(diff, -float("inf"))).exp()
+        L[:, :, ri, ri] = torch.einsum("chrd,chsd,chrsd->chrs", kc[:, :, ri], kc[:, :, ri], e) \
+            * torch.tril(torch.ones(16, 16, device=dev), -1)
+        P[:, :, ri, ri] = torch.einsum("chrd,chsd,chrsd->chrs", qc[:, :, ri], kc[:, :, ri], e)
+        if i == 0:
+            continue
+        fr = (Gc[:, :, ri] - Gc[:, :, n:n + 1]).exp()
+        fs = (Gc[:, :, n:n + 1] - Gc[:, :, :n]).exp()
+        a, qa, b = r16(kc[:, :, ri] * fr), r16(qc[:, :, ri] * fr), r16(kc[:, :, :n] * fs)
+        L[:, :, ri, :n] = a @ b.transpose(-1, -2)
+        P[:, :, ri, :n] = qa @ b.transpose(-1, -2)
+    L = L * bc[..., None]
+    P = P * scale
+    T = block_inverse_unit_lower(L)
+    eG = Gc.exp()
+    W = rb(T) @ rb(bc[..., None] * eG * kc)
+    U = rb(T) @ rb(bc[..., None] * vc)
+    out = {"W": W, "U": U, "QG": scale * qc * eG, "KG": kc * (Gc[:, :, -1:] - Gc).exp(), "P": P}
+    TP = nct * CHUNK
+    for name, x in list(out.items()):
+        out[name] = x.transpose(1, 2).to(torch.bfloat16).reshape(TP, -1)
+    out["GL"] = Gc[:, :, -1].exp().reshape(nct, H * K).contiguous()
+    out["CO"] = co
+    out["NCT"] = nct
+    return out
