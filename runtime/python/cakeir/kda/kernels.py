@@ -214,9 +214,12 @@ def prepare_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, bat
     return out
 
 
-def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, layout=None):
-    """prepare_chunks with kernels/kda/chunk_prep.cake (kernel 1).  layout: chunk_layout(cu, TT) if the caller
-    has it (the timed path reuses it; it depends on cu only)."""
+def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, layout=None,
+                        kernel: str = "kda_chunk_prep", poison: bool = False):
+    """prepare_chunks with kernels/kda/chunk_prep.cake (kernel 1; kernel = "kda_chunk_prep_tc":
+    kernels/kda/chunk_prep_tc.cake, the tensor-core version, same interface).  layout: chunk_layout(cu, TT) if the
+    caller has it (the timed path reuses it; it depends on cu only).  poison: fill the workspaces with NaN first
+    (checks: a part the kernel fails to write shows in o)."""
     TT, H, K = q.shape
     V = v.shape[-1]
     dev = q.device
@@ -228,13 +231,16 @@ def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_
            "U": torch.empty(TP, H * V, dtype=torch.bfloat16, device=dev),
            "P": torch.empty(TP, H * CHUNK, dtype=torch.bfloat16, device=dev),
            "GL": torch.empty(nct, H * K, dtype=torch.float32, device=dev), "CO": co, "NCT": nct}
+    if poison:
+        for name in ("W", "QG", "KG", "U", "P", "GL"):
+            out[name].fill_(float("nan"))
     if nct > 0:
-        name = "kda_chunk_prep_%s" % ("unbounded" if lower_bound is None else "safe")
+        name = "%s_%s" % (kernel, "unbounded" if lower_bound is None else "safe")
         if name not in lib._modules:
             path = os.path.join(lib.folder, name + ".cubin")
             if not os.path.isfile(path):
                 raise FileNotFoundError("cakeir.kda: %s: not built (bench/kda_build.sh)" % path)
-            lib._modules[name] = load(path).kernels["kda_chunk_prep"]
+            lib._modules[name] = load(path).kernels[kernel]
         lib._modules[name](q, k, v, g, beta, A_log.to(device=dev, dtype=torch.float32).contiguous(),
                            dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous(),
                            rows.to(torch.int32).contiguous(), out["W"], out["QG"], out["KG"], out["U"], out["P"],
@@ -280,9 +286,10 @@ def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_stat
 
 def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_bound: Optional[float] = None,
                     scale: Optional[float] = None, initial_state=None, output_final_state: bool = False,
-                    cu_seqlens=None, state_v_first: bool = False, prep: str = "cake"):
-    """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "torch": the prepare_chunks
-    scaffold) + kda_chunk_scan.  Same contract as Kernels.forward."""
+                    cu_seqlens=None, state_v_first: bool = False, prep: str = "cake", poison: bool = False):
+    """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "cake_tc": kernels/kda/
+    chunk_prep_tc.cake; "torch": the prepare_chunks scaffold) + kda_chunk_scan.  Same contract as
+    Kernels.forward.  poison: NaN-fill kernel 1's workspaces first (CAKE preps)."""
     B, T, H, K = q.shape
     V = v.shape[-1]
     if scale is None:
@@ -293,7 +300,8 @@ def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_b
         torch.arange(0, (B + 1) * T, T, dtype=torch.int64, device=dev)
     TT = B * T
     make = prepare_chunks if prep == "torch" else (
-        lambda *a: prepare_chunks_cake(lib, *a))
+        lambda *a: prepare_chunks_cake(lib, *a, kernel="kda_chunk_prep_tc" if prep == "cake_tc" else
+                                       "kda_chunk_prep", poison=poison))
     work = make(q.reshape(TT, H, K), k.reshape(TT, H, K), v.reshape(TT, H, V), g.reshape(TT, H, K),
                 beta.reshape(TT, H), A_log, dt_bias, lower_bound, scale, cu)
     N = cu.numel() - 1

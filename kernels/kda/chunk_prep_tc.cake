@@ -1,0 +1,289 @@
+// kda_chunk_prep_tc: kernels/kda/chunk_prep.cake (same interface, same workspaces, same math; read its header) with
+// the intra-chunk products on the tensor cores and the UT inverse by 16 x 16 blocks:
+//   L, P off-diagonal 16 x 16 blocks  mma.sync m16n8k16 on f16 operands built in shared memory, f32 sums:
+//                 (k_r e^(G_r - G_n)) . (k_s e^(G_n - G_s)), (q_r e^(G_r - G_n)) . (k_s e^(G_n - G_s)), n = 16 i the
+//                 first row of r's sub-chunk i, s < n.  Both exponents are <= 0 (G decreases along the chunk) and
+//                 |k|, |q| <= 1 after the L2 norm, so every operand lies in [-1, 1]: no f16 overflow.
+//   L, P diagonal blocks   exact exponents per channel in f32 SIMT (as chunk_prep.cake; no factoring, so safe for
+//                 the unbounded gate too).
+//   T = (I + L)^-1  f32 SIMT: the four diagonal blocks A_b = (I + L_bb)^-1 by forward substitution (64 threads),
+//                 then the off-diagonal blocks by levels, T_ij = -A_i sum_{k=j}^{i-1} L_ik T_kj (fla chunk_intra's
+//                 Ai10 = -Ai11 L10 Ai00, ...): 16 x 16 products, about 300 FMAs a thread in all.
+//   w, u          = T (beta e^G k), T (beta v): mma.sync m16n8k16 on bf16 operands (T and the right-hand sides, as
+//                 fla stores T in bf16), f32 sums; warp w: rows 16 (w % 4) .. +16, w / 4 = 0: w, 1: u.
+// The torch model of these roundings is cakeir.kda.kernels.prepare_chunks_tc_model (tests/python/
+// test_kda_chunk_prep_tc.py checks it against the float64 recurrence).
+//
+// Schedule: grid (NCT, H) blocks of 256 threads (8 warps).  1. activations (thread: token t / 4, 32 channels); raw
+// q, k -> shared bf16 (exact) with their row norms.  2. cumsum of g per channel; GL.  3. the f16 factored operands,
+// the bf16 right-hand sides [beta e^G k | beta v], QG, KG, the diagonal blocks of L (-> shared) and P (-> global),
+// P's upper blocks = 0.  4. per warp 3 of the 24 (L | P) x 16-row x 8-column off-diagonal tiles, 8 k-steps each.
+// 5. the block inverse; T -> bf16.  6. w, u: per warp 16 rows x 128 columns, 4 k-steps x 16 mma.sync.
+target sm_90a;
+
+fn sigmoid(x: f32) -> f32 {
+  return rcp(1.0 + ex2(-1.4426950408889634 * x));
+}
+
+kernel kda_chunk_prep_tc<BT = 64, KD = 128, VD = 128, SAFE = 1>(
+    q: bf16[TT, H, KD] align(16),
+    k: bf16[TT, H, KD] align(16),
+    v: bf16[TT, H, VD],
+    g: bf16[TT, H, KD] align(16),
+    beta: bf16[TT, H],
+    A_log: f32[H],
+    dt_bias: f32[H, KD],
+    ROWS: i32[TP],
+    W: bf16[TP, HK],
+    QG: bf16[TP, HK],
+    KG: bf16[TP, HK],
+    U: bf16[TP, HV],
+    P: bf16[TP, HB],
+    GL: f32[NCT, HK],
+    scale: f32,
+    lower_bound: f32)
+  requires(BT == 64, KD == 128, VD == 128, HK == H * KD, HV == H * VD, HB == H * BT, TP == NCT * BT, TT >= 1,
+           TP >= BT, TT < 268435456, TP < 268435456, H <= 4096, SAFE >= 0, SAFE <= 1)
+  grid(NCT, H) threads(256)
+{
+  shared qs: bf16[BT, KD + 8];                // raw q, k (bf16, exact); the norms apart
+  shared ks: bf16[BT, KD + 8];
+  shared rq: f32[BT];                         // 1 / |q_r|, 1 / |k_r| (0 on padded rows)
+  shared rk: f32[BT];
+  shared gs: f32[BT, KD + 1];                 // g, then G
+  shared bs: f32[BT];
+  shared fa: f16[2][48, KD + 8];              // [0]: k_r e^(G_r - G_n), [1]: q_r e^(G_r - G_n); row r - 16, r = 16..63
+  shared fb: f16[96, KD + 8];                 // k_s e^(G_n - G_s), n = 16 i: row 8 (i - 1) i + s, s < 16 i
+  shared ls: f32[BT, BT + 4];                 // L, strictly lower (beta_r included)
+  shared ti: f32[BT, BT + 4];                 // T = (I + L)^-1, lower blocks
+  shared ms: f32[3][16, 17];                  // the block merges' partial products
+  shared tb: bf16[BT, BT + 8];                // T, bf16, upper blocks 0
+  shared rb: bf16[BT, KD + VD + 8];           // [beta e^G k | beta v]
+
+  let t = i32(tid.x);
+  let ch = i32(block.x);
+  let h = i32(block.y);
+  let p0 = ch * BT;
+  let log2e: f32 = 1.4426950408889634;
+
+  // ---- 1. activations of token r, channels c0 .. c0 + 31
+  {
+    let r = t / 4;
+    let c0 = (t % 4) * 32;
+    let row = ROWS[p0 + r];
+    let ok_row = row >= 0;
+    let tok = i32(u32(row) % u32(TT));
+    let a = ex2(A_log[h] * log2e);
+    var sqq: f32 = 0.0;
+    var skk: f32 = 0.0;
+    for j in 0..4 unroll {
+      let q8 = f32x8(q[tok, h, c0 + 8 * j +: 8]);
+      let k8 = f32x8(k[tok, h, c0 + 8 * j +: 8]);
+      let g8 = f32x8(g[tok, h, c0 + 8 * j +: 8]);
+      for e in 0..8 unroll {
+        qs[r, c0 + 8 * j + e] = bf16(q8[e]);
+        ks[r, c0 + 8 * j + e] = bf16(k8[e]);
+        sqq = fma(q8[e], q8[e], sqq);
+        skk = fma(k8[e], k8[e], skk);
+        let x = g8[e] + dt_bias[h, c0 + 8 * j + e];
+        var gate: f32 = 0.0;
+        if SAFE == 1 {
+          gate = lower_bound * sigmoid(a * x);
+        } else {
+          gate = -a * select(x > 20.0, x, 0.6931471805599453 * lg2(1.0 + ex2(x * log2e)));
+        }
+        gs[r, c0 + 8 * j + e] = select(ok_row, gate, 0.0);
+      }
+    }
+    sqq += shfl.xor(sqq, 1);
+    sqq += shfl.xor(sqq, 2);
+    skk += shfl.xor(skk, 1);
+    skk += shfl.xor(skk, 2);
+    if t % 4 == 0 {
+      rq[r] = select(ok_row, rsqrt(sqq + 1.0e-6), 0.0);
+      rk[r] = select(ok_row, rsqrt(skk + 1.0e-6), 0.0);
+      bs[r] = select(ok_row, sigmoid(f32(beta[tok, h])), 0.0);
+    }
+  }
+  syncthreads;
+
+  // ---- 2. G = cumsum of g down each channel; GL = e^(G_last)
+  if t < KD {
+    var acc: f32 = 0.0;
+    for r in 0..BT unroll {
+      acc += gs[r, t];
+      gs[r, t] = acc;
+    }
+    GL[ch, h * KD + t] = ex2(acc * log2e);
+  }
+  syncthreads;
+
+  // ---- 3a. the factored f16 operands of the off-diagonal blocks
+  for m in 0..24 unroll {                           // 48 rows x 128 channels of fa
+    let e = t + 256 * m;
+    let rr = e / KD;
+    let d = e % KD;
+    let r = 16 + rr;
+    let n = 16 * (r / 16);
+    let f = ex2((gs[r, d] - gs[n, d]) * log2e);
+    fa[0][rr, d] = f16(f32(ks[r, d]) * rk[r] * f);
+    fa[1][rr, d] = f16(f32(qs[r, d]) * rq[r] * f);
+  }
+  for m in 0..48 unroll {                           // 96 rows x 128 channels of fb (m < 8: i = 1; < 24: 2; else 3)
+    let e = t + 256 * m;
+    let row = e / KD;
+    let d = e % KD;
+    let i = select(m < 8, 1, select(m < 24, 2, 3));
+    let s = row - 8 * (i - 1) * i;
+    let n = 16 * i;
+    fb[row, d] = f16(f32(ks[s, d]) * rk[s] * ex2((gs[n, d] - gs[s, d]) * log2e));
+  }
+  // ---- 3b. right-hand sides (bf16), QG, KG; row r = e / 128, channel c = e % 128 (coalesced)
+  for m in 0..32 unroll {
+    let e = t + 256 * m;
+    let r = e / KD;
+    let c = e % KD;
+    let row = ROWS[p0 + r];
+    let tok = i32(u32(row) % u32(TT));
+    let gr = gs[r, c];
+    let eg = ex2(gr * log2e);
+    let kn = f32(ks[r, c]) * rk[r];
+    rb[r, c] = bf16(bs[r] * eg * kn);
+    rb[r, KD + c] = bf16(bs[r] * f32(v[tok, h, c]));   // bs[r] = 0 on padded rows
+    QG[p0 + r, h * KD + c] = bf16(scale * f32(qs[r, c]) * rq[r] * eg);
+    KG[p0 + r, h * KD + c] = bf16(kn * ex2((gs[BT - 1, c] - gr) * log2e));
+  }
+  // ---- 3c. the four diagonal 16 x 16 blocks, exact exponents (s <= r inside one sub-chunk); P's upper blocks 0
+  {
+    let blk = t / 64;
+    let rr = (t % 64) / 4;
+    let r = 16 * blk + rr;
+    for m in 0..4 unroll {
+      let s = 16 * blk + t % 4 + 4 * m;
+      var dl: f32 = 0.0;
+      var dp: f32 = 0.0;
+      if s <= r {
+        for d in 0..KD unroll(8) {
+          let f = ex2((gs[r, d] - gs[s, d]) * log2e) * f32(ks[s, d]);
+          dl = fma(f32(ks[r, d]), f, dl);
+          dp = fma(f32(qs[r, d]), f, dp);
+        }
+        if s < r {
+          ls[r, s] = bs[r] * rk[r] * rk[s] * dl;
+        }
+      }
+      P[p0 + r, h * BT + s] = bf16(select(s <= r, scale * rq[r] * rk[s] * dp, 0.0));
+    }
+    let pr = t / 4;                                 // row pr, column block t % 4: zero when above the diagonal
+    let cb = t % 4;
+    if cb > pr / 16 {
+      for e in 0..16 unroll {
+        P[p0 + pr, h * BT + 16 * cb + e] = bf16(0.0);
+      }
+    }
+  }
+  syncthreads;
+
+  // ---- 4. off-diagonal tiles: tile tau = 3 warp + m of 24: typ = tau / 12 (0: L, 1: P); rest = tau % 12 names
+  // sub-chunk i (rest < 2: 1, < 6: 2, else 3) and the 8-column tile nt < 2 i of columns 0 .. 16 i
+  for m in 0..3 unroll {
+    let tau = 3 * warp + m;
+    let typ = tau / 12;
+    let rest = tau % 12;
+    let i = 1 + select(rest >= 2, 1, 0) + select(rest >= 6, 1, 0);
+    let nt = rest - select(i == 1, 0, select(i == 2, 2, 6));
+    let base = 8 * (i - 1) * i;
+    var acc: frag<mma_c, f32, 16, 8, 16> = 0.0;
+    for kk in 0..KD / 16 unroll {
+      var af: frag<mma_a, f16, 16, 8, 16>;
+      var bfr: frag<mma_b, f16, 16, 8, 16>;
+      ldmatrix af <- fa[typ][16 * (i - 1) + lane % 16, 16 * kk + (lane / 16) * 8 +: 8];
+      ldmatrix bfr <- fb[base + 8 * nt + lane % 8, 16 * kk + ((lane / 8) % 2) * 8 +: 8];
+      mma.sync acc += af * bfr;
+    }
+    if typ == 0 {
+      store ls[16 * i, 8 * nt] <- acc * bs[16 * i + acc.row];
+    } else {
+      store P[p0 + 16 * i, h * BT + 8 * nt] <- bf16(acc * scale);
+    }
+  }
+  syncthreads;
+
+  // ---- 5. T = (I + L)^-1.  Diagonal blocks: thread (b = t / 16, column c = t % 16), forward substitution
+  if t < 64 {
+    let b = t / 16;
+    let c = t % 16;
+    var x: f32[16];
+    for r in 0..16 unroll {
+      var acc: f32 = select(r == c, 1.0, 0.0);
+      for s in 0..r unroll {
+        acc = fma(-ls[16 * b + r, 16 * b + s], x[s], acc);
+      }
+      x[r] = acc;
+      ti[16 * b + r, 16 * b + c] = acc;
+    }
+  }
+  syncthreads;
+  // off-diagonal blocks, level d = i - j: M = sum_{sigma in 16 j .. 16 i} L[16 i + r, sigma] T[sigma, 16 j + c], then
+  // T_ij = -A_i M; thread (r = t / 16, c = t % 16) of every block of the level
+  for d in 1..4 unroll {
+    let r = t / 16;
+    let c = t % 16;
+    for j in 0..4 - d unroll {
+      let i = j + d;
+      var acc: f32 = 0.0;
+      for sg in 16 * j..16 * i unroll {
+        acc = fma(ls[16 * i + r, sg], ti[sg, 16 * j + c], acc);
+      }
+      ms[j][r, c] = acc;
+    }
+    syncthreads;
+    for j in 0..4 - d unroll {
+      let i = j + d;
+      var acc: f32 = 0.0;
+      for s in 0..16 unroll {
+        acc = fma(ti[16 * i + r, 16 * i + s], ms[j][s, c], acc);
+      }
+      ti[16 * i + r, 16 * j + c] = -acc;
+    }
+    syncthreads;
+  }
+  for m in 0..16 unroll {                           // T -> bf16, upper blocks 0
+    let e = t + 256 * m;
+    let r = e / BT;
+    let s = e % BT;
+    var x: f32 = 0.0;
+    if s / 16 <= r / 16 {
+      x = ti[r, s];
+    }
+    tb[r, s] = bf16(x);
+  }
+  syncthreads;
+
+  // ---- 6. [w | u] = T [beta e^G k | beta v]: warp: rows 16 mi .. +16, columns 128 half .. +128
+  {
+    let mi = warp % 4;
+    let half = warp / 4;
+    var acc: frag<mma_c, f32, 16, 8, 16>[16] = 0.0;
+    for kk in 0..BT / 16 unroll {
+      var af: frag<mma_a, bf16, 16, 8, 16>;
+      var bfr: frag<mma_b, bf16, 16, 8, 16>[16];
+      ldmatrix af <- tb[16 * mi + lane % 16, 16 * kk + (lane / 16) * 8 +: 8];
+      for j in 0..16 step 2 unroll {
+        ldmatrix.trans bfr[j], bfr[j + 1] <- rb[16 * kk + lane % 16, KD * half + 8 * j + (lane / 16) * 8 +: 8];
+      }
+      for j in 0..16 unroll {
+        mma.sync acc[j] += af * bfr[j];
+      }
+    }
+    if half == 0 {
+      for j in 0..16 unroll {
+        store W[p0 + 16 * mi, h * KD + 8 * j] <- bf16(acc[j]);
+      }
+    } else {
+      for j in 0..16 unroll {
+        store U[p0 + 16 * mi, h * VD + 8 * j] <- bf16(acc[j]);
+      }
+    }
+  }
+}
