@@ -50,7 +50,7 @@ kernel kda_chunk_prep_tc<BT = 64, KD = 128, VD = 128, SAFE = 1>(
   shared ks: bf16[BT, KD + 8];
   shared rq: f32[BT];                         // 1 / |q_r|, 1 / |k_r| (0 on padded rows)
   shared rk: f32[BT];
-  shared gs: f32[BT, KD + 1];                 // g, then G
+  shared gs: f32[BT, KD + 4];                 // g, then G (rows 16-byte aligned: vector loads)
   shared bs: f32[BT];
   shared fa: f16[2][48, KD + 8];              // [0]: k_r e^(G_r - G_n), [1]: q_r e^(G_r - G_n); row r - 16, r = 16..63
   shared fb: f16[96, KD + 8];                 // k_s e^(G_n - G_s), n = 16 i: row 8 (i - 1) i + s, s < 16 i
@@ -153,27 +153,58 @@ kernel kda_chunk_prep_tc<BT = 64, KD = 128, VD = 128, SAFE = 1>(
     QG[p0 + r, h * KD + c] = bf16(scale * f32(qs[r, c]) * rq[r] * eg);
     KG[p0 + r, h * KD + c] = bf16(kn * ex2((gs[BT - 1, c] - gr) * log2e));
   }
-  // ---- 3c. the four diagonal 16 x 16 blocks, exact exponents (s <= r inside one sub-chunk); P's upper blocks 0
+  // ---- 3c. the four diagonal 16 x 16 blocks, exact exponents (s <= r inside one sub-chunk).  Thread (block t / 64,
+  // ri = (t % 64) / 8, si = t % 8) owns the 2 x 2 entries rows r0 = 16 b + ri, r1 = r0 + 8, columns s0 = 16 b + si,
+  // s1 = s0 + 8: (r1, s0) is always below the diagonal, (r0, s0) and (r1, s1) when si <= ri, (r0, s1) never.  Four
+  // channels per step from 16- and 8-byte shared loads.
   {
     let blk = t / 64;
-    let rr = (t % 64) / 4;
-    let r = 16 * blk + rr;
-    for m in 0..4 unroll {
-      let s = 16 * blk + t % 4 + 4 * m;
-      var dl: f32 = 0.0;
-      var dp: f32 = 0.0;
-      if s <= r {
-        for d in 0..KD unroll(8) {
-          let f = ex2((gs[r, d] - gs[s, d]) * log2e) * f32(ks[s, d]);
-          dl = fma(f32(ks[r, d]), f, dl);
-          dp = fma(f32(qs[r, d]), f, dp);
-        }
-        if s < r {
-          ls[r, s] = bs[r] * rk[r] * rk[s] * dl;
-        }
+    let ri = (t % 64) / 8;
+    let si = t % 8;
+    let r0 = 16 * blk + ri;
+    let r1 = r0 + 8;
+    let s0 = 16 * blk + si;
+    let s1 = s0 + 8;
+    var la: f32 = 0.0;
+    var lb: f32 = 0.0;
+    var lc: f32 = 0.0;
+    var pa: f32 = 0.0;
+    var pb: f32 = 0.0;
+    var pc: f32 = 0.0;
+    for dq in 0..KD / 4 unroll(2) {
+      let d = 4 * dq;
+      let gr0 = gs[r0, d +: 4];
+      let gr1 = gs[r1, d +: 4];
+      let gs0 = gs[s0, d +: 4];
+      let gs1 = gs[s1, d +: 4];
+      let kr0 = f32x4(ks[r0, d +: 4]);
+      let kr1 = f32x4(ks[r1, d +: 4]);
+      let ks0 = f32x4(ks[s0, d +: 4]);
+      let ks1 = f32x4(ks[s1, d +: 4]);
+      let qr0 = f32x4(qs[r0, d +: 4]);
+      let qr1 = f32x4(qs[r1, d +: 4]);
+      for e in 0..4 unroll {
+        let xa = ex2(min(gr0[e] - gs0[e], 0.0) * log2e) * ks0[e];   // min: the masked pairs never overflow
+        let xb = ex2((gr1[e] - gs0[e]) * log2e) * ks0[e];
+        let xc = ex2(min(gr1[e] - gs1[e], 0.0) * log2e) * ks1[e];
+        la = fma(kr0[e], xa, la);
+        pa = fma(qr0[e], xa, pa);
+        lb = fma(kr1[e], xb, lb);
+        pb = fma(qr1[e], xb, pb);
+        lc = fma(kr1[e], xc, lc);
+        pc = fma(qr1[e], xc, pc);
       }
-      P[p0 + r, h * BT + s] = bf16(select(s <= r, scale * rq[r] * rk[s] * dp, 0.0));
     }
+    let below = si <= ri;
+    if si < ri {
+      ls[r0, s0] = bs[r0] * rk[r0] * rk[s0] * la;
+      ls[r1, s1] = bs[r1] * rk[r1] * rk[s1] * lc;
+    }
+    ls[r1, s0] = bs[r1] * rk[r1] * rk[s0] * lb;
+    P[p0 + r0, h * BT + s0] = bf16(select(below, scale * rq[r0] * rk[s0] * pa, 0.0));
+    P[p0 + r0, h * BT + s1] = bf16(0.0);
+    P[p0 + r1, h * BT + s0] = bf16(scale * rq[r1] * rk[s0] * pb);
+    P[p0 + r1, h * BT + s1] = bf16(select(below, scale * rq[r1] * rk[s1] * pc, 0.0));
     let pr = t / 4;                                 // row pr, column block t % 4: zero when above the diagonal
     let cb = t % 4;
     if cb > pr / 16 {
