@@ -28,15 +28,15 @@ fn sigmoid(x: f32) -> f32 {
 kernel kda_chunk_prep_tc<BT = 64, KD = 128, VD = 128, SAFE = 1>(
     q: bf16[TT, H, KD] align(16),
     k: bf16[TT, H, KD] align(16),
-    v: bf16[TT, H, VD],
+    v: bf16[TT, H, VD] align(16),
     g: bf16[TT, H, KD] align(16),
     beta: bf16[TT, H],
     A_log: f32[H],
     dt_bias: f32[H, KD],
     ROWS: i32[TP],
     W: bf16[TP, HK],
-    QG: bf16[TP, HK],
-    KG: bf16[TP, HK],
+    QG: bf16[TP, HK] align(16),
+    KG: bf16[TP, HK] align(16),
     U: bf16[TP, HV],
     P: bf16[TP, HB],
     GL: f32[NCT, HK],
@@ -118,40 +118,77 @@ kernel kda_chunk_prep_tc<BT = 64, KD = 128, VD = 128, SAFE = 1>(
   }
   syncthreads;
 
-  // ---- 3a. the factored f16 operands of the off-diagonal blocks
-  for m in 0..24 unroll {                           // 48 rows x 128 channels of fa
+  // ---- 3a. the factored f16 operands of the off-diagonal blocks, 8 channels a thread and step
+  for m in 0..3 unroll {                            // 48 rows x 16 groups of fa
     let e = t + 256 * m;
-    let rr = e / KD;
-    let d = e % KD;
+    let rr = e / 16;
+    let d = (e % 16) * 8;
     let r = 16 + rr;
     let n = 16 * (r / 16);
-    let f = ex2((gs[r, d] - gs[n, d]) * log2e);
-    fa[0][rr, d] = f16(f32(ks[r, d]) * rk[r] * f);
-    fa[1][rr, d] = f16(f32(qs[r, d]) * rq[r] * f);
+    let g8 = gs[r, d +: 8];
+    let n8 = gs[n, d +: 8];
+    let k8 = f32x8(ks[r, d +: 8]);
+    let q8 = f32x8(qs[r, d +: 8]);
+    let kr = rk[r];
+    let qr = rq[r];
+    var a8: f32x8;
+    var b8: f32x8;
+    for j in 0..8 unroll {
+      let f = ex2((g8[j] - n8[j]) * log2e);
+      a8[j] = k8[j] * kr * f;
+      b8[j] = q8[j] * qr * f;
+    }
+    fa[0][rr, d +: 8] = f16x8(a8);
+    fa[1][rr, d +: 8] = f16x8(b8);
   }
-  for m in 0..48 unroll {                           // 96 rows x 128 channels of fb (m < 8: i = 1; < 24: 2; else 3)
+  for m in 0..6 unroll {                            // 96 rows x 16 groups of fb (m < 1: i = 1; < 3: 2; else 3)
     let e = t + 256 * m;
-    let row = e / KD;
-    let d = e % KD;
-    let i = select(m < 8, 1, select(m < 24, 2, 3));
-    let s = row - 8 * (i - 1) * i;
+    let row = e / 16;
+    let d = (e % 16) * 8;
+    let i = select(m < 1, 1, select(m < 3, 2, 3));
+    let sr = row - 8 * (i - 1) * i;
     let n = 16 * i;
-    fb[row, d] = f16(f32(ks[s, d]) * rk[s] * ex2((gs[n, d] - gs[s, d]) * log2e));
+    let g8 = gs[sr, d +: 8];
+    let n8 = gs[n, d +: 8];
+    let k8 = f32x8(ks[sr, d +: 8]);
+    let kr = rk[sr];
+    var b8: f32x8;
+    for j in 0..8 unroll {
+      b8[j] = k8[j] * kr * ex2((n8[j] - g8[j]) * log2e);
+    }
+    fb[row, d +: 8] = f16x8(b8);
   }
-  // ---- 3b. right-hand sides (bf16), QG, KG; row r = e / 128, channel c = e % 128 (coalesced)
-  for m in 0..32 unroll {
+  // ---- 3b. right-hand sides (bf16), QG, KG; row r = e / 16, channels c .. c + 7 (16-byte accesses)
+  for m in 0..4 unroll {
     let e = t + 256 * m;
-    let r = e / KD;
-    let c = e % KD;
+    let r = e / 16;
+    let c = (e % 16) * 8;
     let row = ROWS[p0 + r];
     let tok = i32(u32(row) % u32(TT));
-    let gr = gs[r, c];
-    let eg = ex2(gr * log2e);
-    let kn = f32(ks[r, c]) * rk[r];
-    rb[r, c] = bf16(bs[r] * eg * kn);
-    rb[r, KD + c] = bf16(bs[r] * f32(v[tok, h, c]));   // bs[r] = 0 on padded rows
-    QG[p0 + r, h * KD + c] = bf16(scale * f32(qs[r, c]) * rq[r] * eg);
-    KG[p0 + r, h * KD + c] = bf16(kn * ex2((gs[BT - 1, c] - gr) * log2e));
+    let g8 = gs[r, c +: 8];
+    let l8 = gs[BT - 1, c +: 8];
+    let k8 = f32x8(ks[r, c +: 8]);
+    let q8 = f32x8(qs[r, c +: 8]);
+    let v8 = f32x8(v[tok, h, c +: 8]);
+    let kr = rk[r];
+    let qr = rq[r];
+    let br = bs[r];                                 // 0 on padded rows
+    var wk: f32x8;
+    var wv: f32x8;
+    var qg: f32x8;
+    var kg: f32x8;
+    for j in 0..8 unroll {
+      let eg = ex2(g8[j] * log2e);
+      let kn = k8[j] * kr;
+      wk[j] = br * eg * kn;
+      wv[j] = br * v8[j];
+      qg[j] = scale * q8[j] * qr * eg;
+      kg[j] = kn * ex2((l8[j] - g8[j]) * log2e);
+    }
+    rb[r, c +: 8] = bf16x8(wk);
+    rb[r, KD + c +: 8] = bf16x8(wv);
+    QG[p0 + r, h * KD + c +: 8] = bf16x8(qg);
+    KG[p0 + r, h * KD + c +: 8] = bf16x8(kg);
   }
   // ---- 3c. the four diagonal 16 x 16 blocks, exact exponents (s <= r inside one sub-chunk).  Thread (block t / 64,
   // ri = (t % 64) / 8, si = t % 8) owns the 2 x 2 entries rows r0 = 16 b + ri, r1 = r0 + 8, columns s0 = 16 b + si,
