@@ -107,14 +107,30 @@ kernel kda_chunk_prep_tc<BT = 64, KD = 128, VD = 128, SAFE = 1>(
   }
   syncthreads;
 
-  // ---- 2. G = cumsum of g down each channel; GL = e^(G_last)
-  if t < KD {
-    var acc: f32 = 0.0;
-    for r in 0..BT unroll {
-      acc += gs[r, t];
-      gs[r, t] = acc;
+  // ---- 2. G = cumsum of g down each channel (thread: channel t % 128, rows 32 (t / 128) .. +32, the prefix in
+  // registers; then the second half adds the first half's total); GL = e^(G_last)
+  {
+    let c = t % KD;
+    let r0 = 32 * (t / KD);
+    var x: f32[32];
+    for r in 0..32 unroll {
+      x[r] = gs[r0 + r, c];
     }
-    GL[ch, h * KD + t] = ex2(acc * log2e);
+    for r in 1..32 unroll {
+      x[r] += x[r - 1];
+    }
+    for r in 0..32 unroll {
+      gs[r0 + r, c] = x[r];
+    }
+  }
+  syncthreads;
+  if t >= KD {
+    let c = t - KD;
+    let base = gs[31, c];
+    for r in 32..BT unroll {
+      gs[r, c] = gs[r, c] + base;
+    }
+    GL[ch, h * KD + c] = ex2(gs[BT - 1, c] * log2e);      // this thread wrote it just above
   }
   syncthreads;
 
