@@ -41,3 +41,30 @@ def test_tc_model_matches_recurrence(lower_bound, T, cu):
                                    cu_seqlens=None if cu is None else cut, state_v_first=False, method="recurrent")
     assert ref.rel_error(o.reshape(o_ref.shape), o_ref) < 1e-2
     assert ref.rel_error(st, s_ref) < 1e-2
+
+
+@pytest.mark.parametrize("lower_bound,name", [(-5.0, "kda_chunk_prep_tc_safe"), (None, "kda_chunk_prep_tc_unbounded")])
+def test_prep_tc_launch_arguments(tmp_path, lower_bound, name):
+    """prepare_chunks_cake(kernel="kda_chunk_prep_tc") picks the build by gate and passes chunk_prep_tc.cake's
+    signature (q k v g beta A_log dt_bias ROWS W QG KG U P GL scale lower_bound); poison NaN-fills the workspaces."""
+    calls = []
+
+    def recorder(q, k, v, g, beta, A_log, dt_bias, rows, W, QG, KG, U, P, GL, scale, lb):
+        TT, H, K = q.shape
+        TP = rows.numel()
+        assert rows.dtype == torch.int32 and TP % 64 == 0
+        assert W.shape == QG.shape == KG.shape == U.shape == (TP, H * 128) and P.shape == (TP, H * 64)
+        assert GL.shape == (TP // 64, H * 128) and GL.dtype == torch.float32
+        assert dt_bias.shape == (H, 128) and isinstance(scale, float) and isinstance(lb, float)
+        assert torch.isnan(W.float()).all() and torch.isnan(GL).all()
+        calls.append(TP)
+
+    lib = kk.Kernels(str(tmp_path))
+    lib._modules[name] = recorder
+    T, H = 70, 2
+    x = ref.make_inputs(1, T, H, 128, 128, seed=1)
+    flat = lambda t: t.reshape(T, H, *t.shape[3:])  # noqa: E731
+    kk.prepare_chunks_cake(lib, flat(x["q"]), flat(x["k"]), flat(x["v"]), flat(x["g"]), x["beta"].reshape(T, H),
+                           x["A_log"], x["dt_bias"], lower_bound, 128 ** -0.5, torch.tensor([0, T]),
+                           kernel="kda_chunk_prep_tc", poison=True)
+    assert calls == [128]
