@@ -77,12 +77,15 @@ kernel kda_chunk_prep_tc<BT = 64, KD = 128, VD = 128, SAFE = 1>(
     var sqq: f32 = 0.0;
     var skk: f32 = 0.0;
     for j in 0..4 unroll {
-      let q8 = f32x8(q[tok, h, c0 + 8 * j +: 8]);
-      let k8 = f32x8(k[tok, h, c0 + 8 * j +: 8]);
+      let qraw = q[tok, h, c0 + 8 * j +: 8];
+      let kraw = k[tok, h, c0 + 8 * j +: 8];
+      qs[r, c0 + 8 * j +: 8] = qraw;
+      ks[r, c0 + 8 * j +: 8] = kraw;
+      let q8 = f32x8(qraw);
+      let k8 = f32x8(kraw);
       let g8 = f32x8(g[tok, h, c0 + 8 * j +: 8]);
+      var gv: f32x8;
       for e in 0..8 unroll {
-        qs[r, c0 + 8 * j + e] = bf16(q8[e]);
-        ks[r, c0 + 8 * j + e] = bf16(k8[e]);
         sqq = fma(q8[e], q8[e], sqq);
         skk = fma(k8[e], k8[e], skk);
         let x = g8[e] + dt_bias[h, c0 + 8 * j + e];
@@ -92,8 +95,9 @@ kernel kda_chunk_prep_tc<BT = 64, KD = 128, VD = 128, SAFE = 1>(
         } else {
           gate = -a * select(x > 20.0, x, 0.6931471805599453 * lg2(1.0 + ex2(x * log2e)));
         }
-        gs[r, c0 + 8 * j + e] = select(ok_row, gate, 0.0);
+        gv[e] = select(ok_row, gate, 0.0);
       }
+      gs[r, c0 + 8 * j +: 8] = gv;
     }
     sqq += shfl.xor(sqq, 1);
     sqq += shfl.xor(sqq, 2);
