@@ -136,7 +136,7 @@ def cake_impl(torch, cake_kda, x):
     return cake_kda.make_forward(x, lower_bound=LOWER_BOUND, scale=D ** -0.5)
 
 
-def cake_chunked_impl(torch, cake_kda, x):
+def cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep"):
     """The chunked CAKE forward: kernels/kda/chunk_prep.cake + kernels/kda/chunk_scan.cake.  The chunk layout
     (chunk offsets and the padded-row map, a function of cu_seqlens only) is computed once, as fla caches its
     chunk indices per cu_seqlens."""
@@ -152,7 +152,7 @@ def cake_chunked_impl(torch, cake_kda, x):
             x["beta"].reshape(TT, H), x["A_log"], x["dt_bias"], LOWER_BOUND, D ** -0.5, cu)
 
     def fn():
-        work = kk.prepare_chunks_cake(cake_kda, *args, layout=layout)
+        work = kk.prepare_chunks_cake(cake_kda, *args, layout=layout, kernel=kernel)
         kk.scan_chunks(cake_kda, work, (TT, H, D), cu, varlen=varlen, initial_state=x["h0"], final_state=ht,
                        state_v_first=True, out=o)
         return o.view(B, T, H, D), ht
@@ -192,7 +192,7 @@ def main():
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--cake", default="", help="folder of the CAKE kda cubins (cakeir.kda.kernels)")
     ap.add_argument("--budget", type=float, default=400.0, help="seconds; later cases are skipped past it")
-    ap.add_argument("--impls", default="cake_chunked,cake,cake_scan,flashkda,fla,fla_safe",
+    ap.add_argument("--impls", default="cake_chunked_tc,cake_chunked,cake,cake_scan,flashkda,fla,fla_safe",
                     help="which implementations to run (fla_safe: chunk_kda with safe_gate=True)")
     ap.add_argument("--only-cake", default=None,
                     help="comma-separated CAKE paths allowed to run (bench/kda_device_run.sh passes those that "
@@ -252,6 +252,8 @@ def main():
                 fns["cake"] = cake_impl(torch, cake_kda, x)
             if cake_kda is not None and "cake_chunked" in impls:
                 fns["cake_chunked"] = cake_chunked_impl(torch, cake_kda, x)
+            if cake_kda is not None and "cake_chunked_tc" in impls:
+                fns["cake_chunked_tc"] = cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep_tc")
             if cake_kda is not None and "cake_scan" in impls:
                 fns["cake_scan"] = cake_scan_impl(torch, cake_kda, x)
             if flash_kda is not None and "flashkda" in impls:
@@ -315,7 +317,7 @@ def main():
 
 def markdown(document, common):
     rows, six_ratios = [], {}
-    names = ["cake_chunked", "cake", "cake_scan", "flashkda", "fla", "fla_safe"]
+    names = ["cake_chunked_tc", "cake_chunked", "cake", "cake_scan", "flashkda", "fla", "fla_safe"]
     for rec in document["cases"]:
         t = rec.get("timing", {})
         ck = rec.get("checks", {})
@@ -336,8 +338,8 @@ def markdown(document, common):
         if rec.get("six"):
             for n in t:
                 six_ratios.setdefault(n, []).append(t[n]["ms"])
-    header = ["case", "B x T", "cake chunked ms", "cake recurrent ms", "cake scan only ms", "FlashKDA ms", "fla ms",
-              "fla safe_gate ms", "cake chunked err o / state", "cake recurrent err o / state",
+    header = ["case", "B x T", "cake chunked (tc prep) ms", "cake chunked ms", "cake recurrent ms", "cake scan only ms", "FlashKDA ms", "fla ms",
+              "fla safe_gate ms", "cake chunked (tc prep) err o / state", "cake chunked err o / state", "cake recurrent err o / state",
               "cake scan+torch prep err o / state",
               "FlashKDA err o / state", "fla err o / state", "fla safe err o / state", "fla / FlashKDA"]
     text = ("# KDA forward, H200\n\n`%s`\n\n\"cake scan only\" times kernels/kda/chunk_scan.cake alone (the sequential "

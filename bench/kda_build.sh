@@ -11,6 +11,7 @@
 #                                             loop bound is read from memory): status ok-unverified
 #   kda_chunk_prep_<gate>                      kernels/kda/chunk_prep.cake (the parallel half: activations, gate
 #                                             cumsum, L, P, the UT inverse, w, u, qg, kg, e^G_last)
+#   kda_chunk_prep_tc_<gate>                   kernels/kda/chunk_prep_tc.cake (the same on the tensor cores)
 #
 # Usage: bash bench/kda_build.sh [--list]      Env: as bench/build_variants.sh (BUILD_DIR, CAKEC, RUNTIME_LIB)
 set -u -o pipefail
@@ -18,6 +19,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rec=kernels/kda/recurrent.cake
 scan=kernels/kda/chunk_scan.cake
 prep=kernels/kda/chunk_prep.cake
+preptc=kernels/kda/chunk_prep_tc.cake
 
 variants() {
   for gate in safe unbounded; do
@@ -30,6 +32,8 @@ variants() {
   done
   echo "kda_chunk_prep_safe|$prep|SAFE=1"
   echo "kda_chunk_prep_unbounded|$prep|SAFE=0"
+  echo "kda_chunk_prep_tc_safe|$preptc|SAFE=1"
+  echo "kda_chunk_prep_tc_unbounded|$preptc|SAFE=0"
   for layout in vfirst kfirst; do
     vf=$([ $layout = vfirst ] && echo 1 || echo 0)
     for vl in 0 1; do

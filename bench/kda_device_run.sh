@@ -38,6 +38,8 @@ if cases and all("error" not in c and c.get("o_rel_err", 1) <= 1e-2 for c in cas
     names.append("cake")
 if ok("chunked_cake_ok"):
     names.append("cake_chunked")
+if ok("chunked_cake_tc_ok"):
+    names.append("cake_chunked_tc")
 if ok("chunked_torch_ok"):
     names.append("cake_scan")
 print(",".join(names))

@@ -24,3 +24,17 @@
 // RUN: %expect-exit 1 %cakec --verify-only -D VARLEN=1 %kernels/kda/chunk_scan.cake 2>&1 | %FileCheck %s --check-prefix=VARLEN
 // VARLEN: error: could not prove the synchronisation protocol: the branch condition around synchronisation cannot be evaluated: it depends on a value loaded from memory
 target sm_90a;
+// RUN: %cakec --verify-only %kernels/kda/chunk_prep_tc.cake 2>&1 | %FileCheck %s --check-prefix=PREPTC
+// PREPTC: verified
+// PREPTC-NOT: warning
+// RUN: %cakec --verify-only -D SAFE=0 %kernels/kda/chunk_prep_tc.cake 2>&1 | %FileCheck %s --check-prefix=PREPTC
+// the tensor-core prep: f16 m16n8k16 mma for the off-diagonal L / P tiles, bf16 for w / u, ldmatrix (plain and
+// transposed) from padded shared tiles, and nothing in local memory:
+// RUN: %cakec --no-verify --emit=ptx %kernels/kda/chunk_prep_tc.cake -o - | %FileCheck %s --check-prefix=PREPTCPTX
+// PREPTCPTX: .entry kda_chunk_prep_tc
+// PREPTCPTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PREPTCPTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PREPTCPTX-DAG: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// PREPTCPTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// RUN: %cakec --no-verify --emit=ptx %kernels/kda/chunk_prep_tc.cake -o - | %FileCheck %s --check-prefix=PREPTCLOCAL
+// PREPTCLOCAL-NOT: .local

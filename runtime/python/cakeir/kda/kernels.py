@@ -214,9 +214,12 @@ def prepare_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, bat
     return out
 
 
-def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, layout=None):
-    """prepare_chunks with kernels/kda/chunk_prep.cake (kernel 1).  layout: chunk_layout(cu, TT) if the caller
-    has it (the timed path reuses it; it depends on cu only)."""
+def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, layout=None,
+                        kernel: str = "kda_chunk_prep", poison: bool = False):
+    """prepare_chunks with kernels/kda/chunk_prep.cake (kernel 1; kernel = "kda_chunk_prep_tc":
+    kernels/kda/chunk_prep_tc.cake, the tensor-core version, same interface).  layout: chunk_layout(cu, TT) if the
+    caller has it (the timed path reuses it; it depends on cu only).  poison: fill the workspaces with NaN first
+    (checks: a part the kernel fails to write shows in o)."""
     TT, H, K = q.shape
     V = v.shape[-1]
     dev = q.device
@@ -228,13 +231,16 @@ def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_
            "U": torch.empty(TP, H * V, dtype=torch.bfloat16, device=dev),
            "P": torch.empty(TP, H * CHUNK, dtype=torch.bfloat16, device=dev),
            "GL": torch.empty(nct, H * K, dtype=torch.float32, device=dev), "CO": co, "NCT": nct}
+    if poison:
+        for name in ("W", "QG", "KG", "U", "P", "GL"):
+            out[name].fill_(float("nan"))
     if nct > 0:
-        name = "kda_chunk_prep_%s" % ("unbounded" if lower_bound is None else "safe")
+        name = "%s_%s" % (kernel, "unbounded" if lower_bound is None else "safe")
         if name not in lib._modules:
             path = os.path.join(lib.folder, name + ".cubin")
             if not os.path.isfile(path):
                 raise FileNotFoundError("cakeir.kda: %s: not built (bench/kda_build.sh)" % path)
-            lib._modules[name] = load(path).kernels["kda_chunk_prep"]
+            lib._modules[name] = load(path).kernels[kernel]
         lib._modules[name](q, k, v, g, beta, A_log.to(device=dev, dtype=torch.float32).contiguous(),
                            dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous(),
                            rows.to(torch.int32).contiguous(), out["W"], out["QG"], out["KG"], out["U"], out["P"],
@@ -280,9 +286,10 @@ def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_stat
 
 def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_bound: Optional[float] = None,
                     scale: Optional[float] = None, initial_state=None, output_final_state: bool = False,
-                    cu_seqlens=None, state_v_first: bool = False, prep: str = "cake"):
-    """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "torch": the prepare_chunks
-    scaffold) + kda_chunk_scan.  Same contract as Kernels.forward."""
+                    cu_seqlens=None, state_v_first: bool = False, prep: str = "cake", poison: bool = False):
+    """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "cake_tc": kernels/kda/
+    chunk_prep_tc.cake; "torch": the prepare_chunks scaffold) + kda_chunk_scan.  Same contract as
+    Kernels.forward.  poison: NaN-fill kernel 1's workspaces first (CAKE preps)."""
     B, T, H, K = q.shape
     V = v.shape[-1]
     if scale is None:
@@ -293,7 +300,8 @@ def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_b
         torch.arange(0, (B + 1) * T, T, dtype=torch.int64, device=dev)
     TT = B * T
     make = prepare_chunks if prep == "torch" else (
-        lambda *a: prepare_chunks_cake(lib, *a))
+        lambda *a: prepare_chunks_cake(lib, *a, kernel="kda_chunk_prep_tc" if prep == "cake_tc" else
+                                       "kda_chunk_prep", poison=poison))
     work = make(q.reshape(TT, H, K), k.reshape(TT, H, K), v.reshape(TT, H, V), g.reshape(TT, H, K),
                 beta.reshape(TT, H), A_log, dt_bias, lower_bound, scale, cu)
     N = cu.numel() - 1
@@ -335,3 +343,83 @@ def scan_chunks_torch(prep, v_shape, cu, *, initial_state=None, state_v_first: b
             take = min(CHUNK, eos - bos - c * CHUNK)
             o[bos + c * CHUNK: bos + c * CHUNK + take] = oc.transpose(0, 1)[:take]
     return o, (S.transpose(-1, -2).contiguous() if state_v_first else S)
+
+
+def block_inverse_unit_lower(L: torch.Tensor, bc: int = 16) -> torch.Tensor:
+    """(I + L)^-1 for strictly lower-triangular L [..., n, n], as kernels/kda/chunk_prep_tc.cake computes it: the
+    bc x bc diagonal blocks A_b = (I + L_bb)^-1 by forward substitution, then the off-diagonal blocks level by level,
+    T_ij = -A_i sum_{k=j}^{i-1} L_ik T_kj (T_jj = A_j).  Works in L's dtype."""
+    n = L.shape[-1]
+    nb = n // bc
+    T = torch.zeros_like(L)
+    eye = torch.eye(bc, dtype=L.dtype, device=L.device)
+    blk = lambda X, i, j: X[..., i * bc:(i + 1) * bc, j * bc:(j + 1) * bc]  # noqa: E731
+    for b in range(nb):
+        Lb = blk(L, b, b)
+        x = torch.zeros_like(Lb)
+        for r in range(bc):                                      # row r of A_b: e_r - sum_{s<r} L[r, s] x[s]
+            x[..., r, :] = eye[r] - (Lb[..., r, :r, None] * x[..., :r, :]).sum(-2)
+        blk(T, b, b).copy_(x)
+    for d in range(1, nb):
+        for j in range(nb - d):
+            i = j + d
+            M = L[..., i * bc:(i + 1) * bc, j * bc:i * bc] @ T[..., j * bc:i * bc, j * bc:(j + 1) * bc]
+            blk(T, i, j).copy_(-(blk(T, i, i) @ M))
+    return T
+
+
+def prepare_chunks_tc_model(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu):
+    """What kernels/kda/chunk_prep_tc.cake computes, on CPU / GPU tensors in torch, with its roundings: the
+    off-diagonal 16 x 16 blocks of L and P from f16 operands (k_r e^(G_r - G_n), q_r e^(G_r - G_n), k_s e^(G_n - G_s),
+    n the first row of r's sub-chunk) with f32 sums; the diagonal blocks exact in f32; T = (I + L)^-1 by
+    block_inverse_unit_lower in f32; w, u = T (beta e^G k), T (beta v) from bf16 operands with f32 sums.  Returns
+    prepare_chunks' dict."""
+    from . import reference as ref
+    TT, H, K = q.shape
+    V = v.shape[-1]
+    dev = q.device
+    qf, kf, gf, bf = ref.activations(q, k, g, beta, A_log=A_log, dt_bias=dt_bias, lower_bound=lower_bound,
+                                     dtype=torch.float32)
+    co, nct, rows = chunk_layout(cu, TT)
+    valid = (rows >= 0)
+    src = rows.clamp(min=0)
+
+    def pad(x):
+        y = x[src] * valid.reshape((-1,) + (1,) * (x.dim() - 1)).to(x.dtype)
+        return y.reshape((nct, CHUNK) + tuple(x.shape[1:])).transpose(1, 2)   # [NCT, H, 64, ...]
+
+    qc, kc, Gc, bc, vc = pad(qf), pad(kf), pad(gf).cumsum(2), pad(bf), pad(v.float())
+    r16 = lambda x: x.to(torch.float16).float()  # noqa: E731
+    rb = lambda x: x.to(torch.bfloat16).float()  # noqa: E731
+    L = torch.zeros(nct, H, CHUNK, CHUNK, device=dev)
+    P = torch.zeros(nct, H, CHUNK, CHUNK, device=dev)
+    for i in range(4):
+        n = 16 * i
+        ri = slice(n, n + 16)
+        diff = Gc[:, :, ri, None, :] - Gc[:, :, None, ri, :]              # exact diagonal block
+        tri = torch.tril(torch.ones(16, 16, dtype=torch.bool, device=dev))[..., None]
+        e = torch.where(tri, diff, torch.full_like(diff, -float("inf"))).exp()
+        L[:, :, ri, ri] = torch.einsum("chrd,chsd,chrsd->chrs", kc[:, :, ri], kc[:, :, ri], e) \
+            * torch.tril(torch.ones(16, 16, device=dev), -1)
+        P[:, :, ri, ri] = torch.einsum("chrd,chsd,chrsd->chrs", qc[:, :, ri], kc[:, :, ri], e)
+        if i == 0:
+            continue
+        fr = (Gc[:, :, ri] - Gc[:, :, n:n + 1]).exp()
+        fs = (Gc[:, :, n:n + 1] - Gc[:, :, :n]).exp()
+        a, qa, b = r16(kc[:, :, ri] * fr), r16(qc[:, :, ri] * fr), r16(kc[:, :, :n] * fs)
+        L[:, :, ri, :n] = a @ b.transpose(-1, -2)
+        P[:, :, ri, :n] = qa @ b.transpose(-1, -2)
+    L = L * bc[..., None]
+    P = P * scale
+    T = block_inverse_unit_lower(L)
+    eG = Gc.exp()
+    W = rb(T) @ rb(bc[..., None] * eG * kc)
+    U = rb(T) @ rb(bc[..., None] * vc)
+    out = {"W": W, "U": U, "QG": scale * qc * eG, "KG": kc * (Gc[:, :, -1:] - Gc).exp(), "P": P}
+    TP = nct * CHUNK
+    for name, x in list(out.items()):
+        out[name] = x.transpose(1, 2).to(torch.bfloat16).reshape(TP, -1)
+    out["GL"] = Gc[:, :, -1].exp().reshape(nct, H * K).contiguous()
+    out["CO"] = co
+    out["NCT"] = nct
+    return out
