@@ -2,6 +2,7 @@
 // test_verify_tile_variants.cpp): a one-kernel CAKE source parsed and analysed, with its slot table and
 // agents (SyncModel.h) built.
 #pragma once
+#include "fragment_diagnostics.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "verify/SyncModel.h"
@@ -15,7 +16,7 @@ namespace cake::synctest {
 
 struct SyncFixture {
   SourceManager sm;
-  DiagnosticEngine diags{sm, 0};
+  DiagnosticEngine diags = fragmentDiagnostics(sm);
   Ptr<Module> module;
   SemaResult sema;
   const KernelInfo *info = nullptr;

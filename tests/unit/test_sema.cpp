@@ -3,6 +3,7 @@
 // facts in KernelInfo (launch, roles, register budgets, shared-memory layout, ct values, shape variables);
 // -D and --arch handling; error recovery (one mistake, one diagnostic).  The per-code failing inputs live
 // in tests/lit/diagnostics/E03xx_*.cake and E04xx_*.cake.
+#include "fragment_diagnostics.h"
 #include "frontend/Builtins.h"
 #include "frontend/Inline.h"
 #include "frontend/Parser.h"
@@ -23,7 +24,7 @@ namespace {
 // Parses and analyses `source`; keeps everything the typed AST points into alive.
 struct Analysis {
   SourceManager sm;
-  DiagnosticEngine diags{sm, 0};
+  DiagnosticEngine diags = fragmentDiagnostics(sm);
   Ptr<Module> module;
   SemaResult result;
   bool parsed = false;

@@ -2,6 +2,7 @@
 // (bar.warp.sync, bar.sync with an immediate or register id), the warp-barrier and named-barrier verifier
 // families (WarpSync.cpp, NamedBarriers.cpp), the syncwarp ordering in the shared-memory race check, and
 // code generation's one-diagnostic-per-construct reporting.
+#include "fragment_diagnostics.h"
 #include "verify_local_helpers.h"
 
 #include "codegen/CodeGen.h"
@@ -14,7 +15,7 @@ namespace {
 
 struct Lowered {
   SourceManager sm;
-  DiagnosticEngine diags{sm, 0};
+  DiagnosticEngine diags = fragmentDiagnostics(sm);
   Ptr<Module> module;
   SemaResult sema;
   CodegenResult cg;
@@ -56,7 +57,7 @@ const std::string kRoleArray =
 
 TEST_CASE("sema: a named barrier array records its first id and count; its type prints with the count") {
   SourceManager sm;
-  DiagnosticEngine diags(sm, 0);
+  DiagnosticEngine diags = fragmentDiagnostics(sm);
   uint32_t file = sm.addBuffer("t.cake", kRoleArray);
   Ptr<Module> m = parseModule(sm, file, diags);
   REQUIRE(!diags.hasErrors());
@@ -75,7 +76,7 @@ TEST_CASE("sema: a named barrier array records its first id and count; its type 
 TEST_CASE("sema: barrier arrays past id 15, overlapping ids, a bare array operand, a zero syncwarp mask") {
   auto codesOf = [](const std::string &body) {
     SourceManager sm;
-    DiagnosticEngine diags(sm, 0);
+    DiagnosticEngine diags = fragmentDiagnostics(sm);
     uint32_t file = sm.addBuffer("t.cake", "target sm_80;\nkernel k(X: f32[N]) requires(N >= 1) grid(1) threads(256) {\n" +
                                                body + "\n}\n");
     Ptr<Module> m = parseModule(sm, file, diags);
@@ -99,7 +100,7 @@ TEST_CASE("printer: syncwarp(MASK) and barrier arrays round-trip") {
   std::string src = "target sm_80;\nkernel k(X: f32[N]) requires(N >= 1) grid(1) threads(256) {\n"
                     "  barrier epi[2] id(1) threads(128);\n  syncwarp;\n  syncwarp(0x0000ffff);\n}\n";
   SourceManager sm;
-  DiagnosticEngine diags(sm, 0);
+  DiagnosticEngine diags = fragmentDiagnostics(sm);
   Ptr<Module> m = parseModule(sm, sm.addBuffer("t.cake", src), diags);
   REQUIRE(!diags.hasErrors());
   std::string printed = printModule(*m);

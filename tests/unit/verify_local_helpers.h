@@ -1,6 +1,7 @@
 // Shared helper of the verifier-family unit tests (test_verify_*.cpp of the verify-local families): compile a
 // CAKE source through parse + sema + verifyModule and collect the diagnostic codes (and messages).
 #pragma once
+#include "fragment_diagnostics.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "verify/Verifier.h"
@@ -16,7 +17,7 @@ namespace cake::verifytest {
 
 struct Verified {
   SourceManager sm;
-  DiagnosticEngine diags{sm, 0};
+  DiagnosticEngine diags = fragmentDiagnostics(sm);
   Ptr<Module> module;
   SemaResult sema;
   VerifyResult result;
