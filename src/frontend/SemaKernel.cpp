@@ -637,8 +637,10 @@ void Sema::layoutSharedMemory(Kernel &k) {
 }
 
 // E0375: a shared array, mbarrier or named barrier that no name in the kernel resolved to (its uses inside
-// inlined fns included: sema runs after inlining).
+// inlined fns included: sema runs after inlining).  Not after errors: a statement that failed to type may be
+// the one that would have named it.
 void Sema::warnUnusedDeclarations(const KernelInfo &info) {
+  if (diags_.hasErrors()) return;
   auto warn = [&](const Decl *d, const char *what, const std::string &costs) {
     if (!d || referenced_.count(d)) return;
     diags_.report(DiagKind::UnusedDeclaration, d->nameRange, what, d->name).hint("remove it: it takes " + costs);

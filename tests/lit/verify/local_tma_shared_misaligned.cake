@@ -5,6 +5,7 @@ target sm_90;
 kernel k<BM = 64, BN = 64>(Out: bf16[M, N] tma(box=[BM, BN]) align(16))
   requires(M % BM == 0, N % 8 == 0) grid(cdiv(N, BN), M / BM) threads(128)
 {
+  // expected-warning@+1 E0375 {{shared array 'flags' is declared but never used}}
   shared flags: i32[4];
   // expected-note@+1 {{'tile' starts at byte 16 and its stages are 8192 bytes apart (stage 0)}}
   shared tile: bf16[2][BM, BN];
