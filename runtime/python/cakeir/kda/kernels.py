@@ -38,12 +38,13 @@ class Kernels:
                                     % self.folder)
         self._modules: Dict[str, Any] = {}
 
-    def _kernel(self, name: str):
+    def _kernel(self, name: str, entry: str = "kda_recurrent"):
+        """Kernel `entry` of the build `name` (<folder>/<name>.cubin), loaded once."""
         if name not in self._modules:
             path = os.path.join(self.folder, name + ".cubin")
             if not os.path.isfile(path):
                 raise FileNotFoundError("cakeir.kda: %s: not built (bench/kda_build.sh)" % path)
-            self._modules[name] = load(path).kernels["kda_recurrent"]
+            self._modules[name] = load(path).kernels[entry]
         return self._modules[name]
 
     def forward(self, q, k, v, g, beta, *, A_log, dt_bias, lower_bound: Optional[float] = None,
@@ -157,25 +158,31 @@ def chunk_layout(cu: torch.Tensor, T_total: int):
     return co.to(torch.int32), nct, rows.reshape(-1)
 
 
+def _padded_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, cu):
+    """The activated q, k, g, beta (float32) and v, laid out in chunks: each [NCT, 64, H, ...], rows past a
+    sequence's end zero.  Returns (CO, NCT, (q, k, g, beta, v))."""
+    from . import reference as ref
+    qf, kf, gf, bf = ref.activations(q, k, g, beta, A_log=A_log, dt_bias=dt_bias, lower_bound=lower_bound,
+                                     dtype=torch.float32)
+    co, nct, rows = chunk_layout(cu, q.shape[0])
+    valid = (rows >= 0)
+    src = rows.clamp(min=0)
+
+    def pad(x):
+        y = x[src] * valid.reshape((-1,) + (1,) * (x.dim() - 1)).to(x.dtype)
+        return y.reshape((nct, CHUNK) + tuple(x.shape[1:]))
+
+    return co, nct, (pad(qf), pad(kf), pad(gf), pad(bf), pad(v.float()))
+
+
 def prepare_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, batch_chunks: int = 256):
     """The chunk-local inputs of chunk_scan.cake, float32 math on q's device (the scaffold described above).
     q, k, g [TT, H, K], v [TT, H, V], beta [TT, H] raw (bf16).  Returns dict W, QG, KG, P, U (bf16 2-D), GL
     (f32), CO (int32), NCT."""
-    from . import reference as ref
-    TT, H, K = q.shape
+    H, K = q.shape[1:]
     V = v.shape[-1]
     dev = q.device
-    qf, kf, gf, bf = ref.activations(q, k, g, beta, A_log=A_log, dt_bias=dt_bias, lower_bound=lower_bound,
-                                     dtype=torch.float32)
-    co, nct, rows = chunk_layout(cu, TT)
-    valid = (rows >= 0)
-    src = rows.clamp(min=0)
-
-    def pad(x):                                                      # [TT, H, ...] -> [NCT, 64, H, ...], 0 padded
-        y = x[src] * valid.reshape((-1,) + (1,) * (x.dim() - 1)).to(x.dtype)
-        return y.reshape((nct, CHUNK) + tuple(x.shape[1:]))
-
-    qp, kp, gp, bp, vp = pad(qf), pad(kf), pad(gf), pad(bf), pad(v.float())
+    co, nct, (qp, kp, gp, bp, vp) = _padded_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, cu)
     G = gp.cumsum(1)                                                 # [NCT, 64, H, K]
     out = {"W": torch.empty(nct, CHUNK, H, K, dtype=torch.bfloat16, device=dev),
            "QG": torch.empty(nct, CHUNK, H, K, dtype=torch.bfloat16, device=dev),
@@ -236,25 +243,11 @@ def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_
             out[name].fill_(float("nan"))
     if nct > 0:
         name = "%s_%s" % (kernel, "unbounded" if lower_bound is None else "safe")
-        if name not in lib._modules:
-            path = os.path.join(lib.folder, name + ".cubin")
-            if not os.path.isfile(path):
-                raise FileNotFoundError("cakeir.kda: %s: not built (bench/kda_build.sh)" % path)
-            lib._modules[name] = load(path).kernels[kernel]
-        lib._modules[name](q, k, v, g, beta, A_log.to(device=dev, dtype=torch.float32).contiguous(),
+        lib._kernel(name, kernel)(q, k, v, g, beta, A_log.to(device=dev, dtype=torch.float32).contiguous(),
                            dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous(),
                            rows.to(torch.int32).contiguous(), out["W"], out["QG"], out["KG"], out["U"], out["P"],
                            out["GL"], float(scale), float(lower_bound if lower_bound is not None else -5.0))
     return out
-
-
-def _scan_kernel(lib: "Kernels", name: str):
-    if name not in lib._modules:
-        path = os.path.join(lib.folder, name + ".cubin")
-        if not os.path.isfile(path):
-            raise FileNotFoundError("cakeir.kda: %s: not built (bench/kda_build.sh)" % path)
-        lib._modules[name] = load(path).kernels["kda_chunk_scan"]
-    return lib._modules[name]
 
 
 def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_state=None, final_state=None,
@@ -268,7 +261,7 @@ def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_stat
     state_shape = (N, H, V, V)
     name = "kda_chunk_scan_%s%s%s" % ("vfirst" if state_v_first else "kfirst", "_varlen" if varlen else "",
                                       "" if use_state else "_nostate")
-    kernel = _scan_kernel(lib, name)
+    kernel = lib._kernel(name, "kda_chunk_scan")
     if use_state:
         h0 = initial_state.contiguous() if initial_state is not None else \
             torch.zeros(state_shape, dtype=torch.float32, device=dev)
@@ -374,21 +367,11 @@ def prepare_chunks_tc_model(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale
     n the first row of r's sub-chunk) with f32 sums; the diagonal blocks exact in f32; T = (I + L)^-1 by
     block_inverse_unit_lower in f32; w, u = T (beta e^G k), T (beta v) from bf16 operands with f32 sums.  Returns
     prepare_chunks' dict."""
-    from . import reference as ref
-    TT, H, K = q.shape
-    V = v.shape[-1]
+    H, K = q.shape[1:]
     dev = q.device
-    qf, kf, gf, bf = ref.activations(q, k, g, beta, A_log=A_log, dt_bias=dt_bias, lower_bound=lower_bound,
-                                     dtype=torch.float32)
-    co, nct, rows = chunk_layout(cu, TT)
-    valid = (rows >= 0)
-    src = rows.clamp(min=0)
-
-    def pad(x):
-        y = x[src] * valid.reshape((-1,) + (1,) * (x.dim() - 1)).to(x.dtype)
-        return y.reshape((nct, CHUNK) + tuple(x.shape[1:])).transpose(1, 2)   # [NCT, H, 64, ...]
-
-    qc, kc, Gc, bc, vc = pad(qf), pad(kf), pad(gf).cumsum(2), pad(bf), pad(v.float())
+    co, nct, padded = _padded_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, cu)
+    qc, kc, gc, bc, vc = (x.transpose(1, 2) for x in padded)                 # [NCT, H, 64, ...]
+    Gc = gc.cumsum(2)
     r16 = lambda x: x.to(torch.float16).float()  # noqa: E731
     rb = lambda x: x.to(torch.bfloat16).float()  # noqa: E731
     L = torch.zeros(nct, H, CHUNK, CHUNK, device=dev)
