@@ -237,30 +237,28 @@ TEST_CASE("a warning policy drops, keeps or promotes warnings") {
   SourceManager sm;
   uint32_t f = sm.addBuffer("w.cake", "x");
   SourceRange r{{f, 0}, 1};
-  {
+  // An unused-declaration and a spill warning reported under `policy`: the diagnostics kept and the errors.
+  auto underPolicy = [&](const WarningPolicy &policy) {
     DiagnosticEngine d(sm);
-    d.report(DiagKind::UnusedDeclaration, r, "shared array", "t");
-    CHECK(d.diagnostics().size() == 1);
-    CHECK(!d.hasErrors());
-  }
-  {
-    DiagnosticEngine d(sm);
-    WarningPolicy p;
-    p.off.insert(DiagKind::UnusedDeclaration);
-    d.setWarningPolicy(p);
+    d.setWarningPolicy(policy);
     d.report(DiagKind::UnusedDeclaration, r, "shared array", "t");
     d.report(DiagKind::RegisterSpills, r, "k", 4, 4);
-    REQUIRE(d.diagnostics().size() == 1);
-    CHECK(d.diagnostics()[0].kind == DiagKind::RegisterSpills);
-  }
-  {
-    DiagnosticEngine d(sm);
-    WarningPolicy p;
-    p.errors.insert(DiagKind::RegisterSpills);
-    d.setWarningPolicy(p);
-    d.report(DiagKind::UnusedDeclaration, r, "shared array", "t");
-    d.report(DiagKind::RegisterSpills, r, "k", 4, 4);
-    CHECK(d.errorCount() == 1);
-    CHECK(d.diagnostics()[1].severity == Severity::Error);
-  }
+    std::vector<std::pair<DiagKind, Severity>> kept;
+    for (const Diagnostic &x : d.diagnostics()) kept.emplace_back(x.kind, x.severity);
+    return std::make_pair(kept, d.errorCount());
+  };
+  using Kept = std::vector<std::pair<DiagKind, Severity>>;
+  CHECK(underPolicy({}) == std::make_pair(Kept{{DiagKind::UnusedDeclaration, Severity::Warning},
+                                                {DiagKind::RegisterSpills, Severity::Warning}}, 0u));
+  WarningPolicy off;
+  off.off.insert(DiagKind::UnusedDeclaration);
+  CHECK(underPolicy(off) == std::make_pair(Kept{{DiagKind::RegisterSpills, Severity::Warning}}, 0u));
+  WarningPolicy promote;
+  promote.errors.insert(DiagKind::RegisterSpills);
+  CHECK(underPolicy(promote) == std::make_pair(Kept{{DiagKind::UnusedDeclaration, Severity::Warning},
+                                                     {DiagKind::RegisterSpills, Severity::Error}}, 1u));
+  WarningPolicy quiet;
+  quiet.allOff = true;
+  quiet.allErrors = true;
+  CHECK(underPolicy(quiet) == std::make_pair(Kept{}, 0u));
 }
