@@ -130,6 +130,7 @@ int main(int argc, char **argv) {
   app.name("cakec");
   app.footer("Subcommands:\n  cakec calibrate MEASUREMENTS -o MACHINE.json   fit the cost model's machine description to measured "
              "runs\n                                               (cakec calibrate --help)\n"
+             "  cakec run FILE --shape .. --inputs .. --outputs ..   run a kernel on the CPU (cakec run --help)\n"
              "Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
              "misuse,\n3 environment failure (unreadable input, unwritable output, missing tool), 4 internal "
              "compiler error.\nReference: docs/cli.md");

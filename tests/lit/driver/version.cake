@@ -19,6 +19,7 @@
 // HELP-DAG: --color
 // HELP-DAG: --lineinfo
 // HELP: cakec calibrate MEASUREMENTS -o MACHINE.json
+// HELP: cakec run FILE
 // HELP: Exit codes: 0 success, 1 errors in the input
 // The test-only hook is hidden.
 // RUN: %cakec --help | not grep -q debug-force
