@@ -292,11 +292,13 @@ def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_b
     cu = cu_seqlens.to(device=dev, dtype=torch.int64) if varlen else \
         torch.arange(0, (B + 1) * T, T, dtype=torch.int64, device=dev)
     TT = B * T
-    make = prepare_chunks if prep == "torch" else (
-        lambda *a: prepare_chunks_cake(lib, *a, kernel="kda_chunk_prep_tc" if prep == "cake_tc" else
-                                       "kda_chunk_prep", poison=poison))
-    work = make(q.reshape(TT, H, K), k.reshape(TT, H, K), v.reshape(TT, H, V), g.reshape(TT, H, K),
-                beta.reshape(TT, H), A_log, dt_bias, lower_bound, scale, cu)
+    inputs = (q.reshape(TT, H, K), k.reshape(TT, H, K), v.reshape(TT, H, V), g.reshape(TT, H, K), beta.reshape(TT, H),
+              A_log, dt_bias, lower_bound, scale, cu)
+    if prep == "torch":
+        work = prepare_chunks(*inputs)
+    else:
+        work = prepare_chunks_cake(lib, *inputs, kernel="kda_chunk_prep_tc" if prep == "cake_tc" else "kda_chunk_prep",
+                                   poison=poison)
     N = cu.numel() - 1
     ht = None
     if output_final_state:
