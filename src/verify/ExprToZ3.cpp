@@ -95,10 +95,18 @@ z3::expr ExprToZ3::builtinVar(BuiltinValue value, const RoleStmt *role) {
   std::string name(builtinValueName(value));
   if (ri && name.rfind("ROLE", 0) == 0) name = ri->name + name.substr(4);
   auto gridVar = [&](size_t dim) {
-    z3::expr v = newVar(name, 0, std::nullopt);
+    // A launch's grid is at most 2^31 - 1 blocks along x and 65535 along y and z (the driver refuses more),
+    // and below the grid expression's own range where interval arithmetic bounds it (cdiv(N, 128) with
+    // N < 2^31): the range lets wrap-around checks of block.x * BM + tid.x pass without a solver call.
+    int64_t hardwareLimit = dim == 0 ? kI32Max : 65535;
+    z3::expr v = newVar(name, 0, hardwareLimit);
     if (dim < info_.grid.size() && info_.grid[dim]) {
       TranslateFailure ignored;
-      if (auto g = tr(*info_.grid[dim], ignored, 0)) sideConditions_.push_back(v < *g);
+      if (auto g = tr(*info_.grid[dim], ignored, 0)) {
+        sideConditions_.push_back(v < *g);
+        if (std::optional<IntRange> gr = rangeOf(*g); gr && gr->hi - 1 < freeVarRanges_[v.id()].hi)
+          freeVarRanges_[v.id()].hi = std::max<int64_t>(gr->hi - 1, 0);
+      }
     } else {
       sideConditions_.push_back(v == 0);
     }

@@ -70,27 +70,39 @@ constexpr unsigned kFastPathShare = 10;
 // where the default solver first builds its tactic for the query's logic: ~12 ms for every query, however
 // trivial (2,000 trivial kernels took 39 s to verify).  Only its unsat is taken: a proof is a proof whichever
 // procedure found it.  sat and unknown go to the default solver, so counterexamples and undecided verdicts are
-// the default solver's, as before.
-bool provenFast(z3::context &ctx, const z3::expr &query, unsigned timeoutMs) {
+// the default solver's, as before.  It is asked the query's slice (QuerySlice: the facts connected to the goal),
+// and one plain solver serves every query of the session, each in its own push/pop scope.
+bool provenFast(VerifySession &session, const z3::expr &query, unsigned timeoutMs) {
+  z3::context &ctx = session.z3;
+  unsigned limitMs = std::max(1u, timeoutMs / kFastPathShare);
   try {
-    z3::solver fast(ctx, z3::solver::simple());
-    fast.set(limitParams(ctx, std::max(1u, timeoutMs / kFastPathShare)));
-    fast.add(query);
-    return fast.check() == z3::unsat;
+    if (!session.fast) session.fast.emplace(ctx, z3::solver::simple());
+    if (session.fastLimitMs != limitMs) {
+      session.fast->set(limitParams(ctx, limitMs));
+      session.fastLimitMs = limitMs;
+    }
+    session.fast->push();
+    session.fast->add(query);
+    bool unsat = session.fast->check() == z3::unsat;
+    session.fast->pop();
+    return unsat;
   } catch (const z3::exception &) {
+    session.fast.reset();   // a solver interrupted mid-scope is not reused
     return false;
   }
 }
 
-ProofResult runQuery(VerifySession &session, const z3::expr &query, unsigned timeoutMs,
+// Is facts /\ goal unsatisfiable?  (goal: a claim's negation, or the condition a model is sought for.)
+ProofResult runQuery(VerifySession &session, const z3::expr &facts, const z3::expr &goal, unsigned timeoutMs,
                      const std::vector<std::pair<std::string, z3::expr>> &vars) {
   z3::context &ctx = session.z3;
+  z3::expr query = facts && goal;
   ProofResult r;
   if (session.proven.count(query.id())) {
     r.status = ProofStatus::Proven;
     return r;
   }
-  if (provenFast(ctx, query, timeoutMs)) {
+  if (provenFast(session, session.slicer.slice(facts, goal), timeoutMs)) {
     r.status = ProofStatus::Proven;
     session.proven.emplace(query.id(), query);
     return r;
@@ -141,16 +153,16 @@ bool VerifyContext::isLimitReason(const std::string &reason) {
 void VerifyContext::configureSolver(z3::solver &solver) { setLimits(*z3_, solver, options_.timeoutMs); }
 
 ProofResult VerifyContext::proveForAll(const z3::expr &claim, const std::vector<z3::expr> &extra) {
-  return runQuery(*session_, assumptions(extra) && !claim, options_.timeoutMs, translator_->freeVars());
+  return runQuery(*session_, assumptions(extra), !claim, options_.timeoutMs, translator_->freeVars());
 }
 
 ProofResult VerifyContext::proveForAllWithin(const z3::expr &claim, const std::vector<z3::expr> &extra,
                                              unsigned timeoutMs) {
-  return runQuery(*session_, assumptions(extra) && !claim, timeoutMs, translator_->freeVars());
+  return runQuery(*session_, assumptions(extra), !claim, timeoutMs, translator_->freeVars());
 }
 
 ProofResult VerifyContext::findModel(const z3::expr &condition, const std::vector<z3::expr> &extra) {
-  return runQuery(*session_, assumptions(extra) && condition, options_.timeoutMs, translator_->freeVars());
+  return runQuery(*session_, assumptions(extra), condition, options_.timeoutMs, translator_->freeVars());
 }
 
 DiagBuilder VerifyContext::reportUnproven(SourceRange range, const std::string &obligation,

@@ -16,6 +16,7 @@
 #include "support/Diagnostics.h"
 #include "verify/ExprToZ3.h"
 #include "verify/Families.h"
+#include "verify/QuerySlice.h"
 #include "verify/Verifier.h"
 
 #include <z3++.h>
@@ -52,6 +53,11 @@ struct ProofResult {
 struct VerifySession {
   z3::context z3;
   std::unordered_map<unsigned, z3::expr> proven;   // Z3 term id -> the proven query
+  // The fast path's plain solver, kept across queries (each query in its own push/pop scope): making a solver
+  // per query cost more than most trivial queries themselves.  fastLimitMs: the limit it is configured for.
+  std::optional<z3::solver> fast;
+  unsigned fastLimitMs = 0;
+  QuerySlicer slicer;   // the fast path asks only the facts connected to the goal
 };
 
 class VerifyContext {
