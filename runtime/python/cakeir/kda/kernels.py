@@ -138,6 +138,9 @@ class Kernels:
 
 CHUNK = 64
 
+# forward_chunked's prep names -> the kernel 1 entry (its builds are <entry>_<gate>.cubin)
+PREP_KERNELS = {"cake": "kda_chunk_prep", "cake_tc": "kda_chunk_prep_tc", "cake_tc2": "kda_chunk_prep_tc2"}
+
 
 def chunk_layout(cu: torch.Tensor, T_total: int):
     """(CO int32 [N + 1], NCT, rows): the chunk-padded layout of sequences cu (int64 [N + 1]): sequence n's chunk c
@@ -224,7 +227,8 @@ def prepare_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, bat
 def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, layout=None,
                         kernel: str = "kda_chunk_prep", poison: bool = False):
     """prepare_chunks with kernels/kda/chunk_prep.cake (kernel 1; kernel = "kda_chunk_prep_tc":
-    kernels/kda/chunk_prep_tc.cake, the tensor-core version, same interface).  layout: chunk_layout(cu, TT) if the
+    kernels/kda/chunk_prep_tc.cake, the tensor-core version; "kda_chunk_prep_tc2": kernels/kda/chunk_prep_tc2.cake,
+    the same in 108 KB of shared memory (two blocks per SM); all three have one interface).  layout: chunk_layout(cu, TT) if the
     caller has it (the timed path reuses it; it depends on cu only).  poison: fill the workspaces with NaN first
     (checks: a part the kernel fails to write shows in o)."""
     TT, H, K = q.shape
@@ -243,8 +247,10 @@ def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_
             out[name].fill_(float("nan"))
     if nct > 0:
         name = "%s_%s" % (kernel, "unbounded" if lower_bound is None else "safe")
-        lib._kernel(name, kernel)(q, k, v, g, beta, A_log.to(device=dev, dtype=torch.float32).contiguous(),
-                           dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous(),
+        dtb = dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous()
+        if dtb.data_ptr() % 16:                 # the tc2 kernel reads it in 16-byte vectors
+            dtb = dtb.clone()
+        lib._kernel(name, kernel)(q, k, v, g, beta, A_log.to(device=dev, dtype=torch.float32).contiguous(), dtb,
                            rows.to(torch.int32).contiguous(), out["W"], out["QG"], out["KG"], out["U"], out["P"],
                            out["GL"], float(scale), float(lower_bound if lower_bound is not None else -5.0))
     return out
@@ -281,7 +287,8 @@ def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_b
                     scale: Optional[float] = None, initial_state=None, output_final_state: bool = False,
                     cu_seqlens=None, state_v_first: bool = False, prep: str = "cake", poison: bool = False):
     """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "cake_tc": kernels/kda/
-    chunk_prep_tc.cake; "torch": the prepare_chunks scaffold) + kda_chunk_scan.  Same contract as
+    chunk_prep_tc.cake; "cake_tc2": kernels/kda/chunk_prep_tc2.cake; "torch": the prepare_chunks scaffold) +
+    kda_chunk_scan.  Same contract as
     Kernels.forward.  poison: NaN-fill kernel 1's workspaces first (CAKE preps)."""
     B, T, H, K = q.shape
     V = v.shape[-1]
@@ -297,8 +304,9 @@ def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_b
     if prep == "torch":
         work = prepare_chunks(*inputs)
     else:
-        work = prepare_chunks_cake(lib, *inputs, kernel="kda_chunk_prep_tc" if prep == "cake_tc" else "kda_chunk_prep",
-                                   poison=poison)
+        if prep not in PREP_KERNELS:
+            raise ValueError("cakeir.kda: unknown prep %r (one of %s, torch)" % (prep, ", ".join(PREP_KERNELS)))
+        work = prepare_chunks_cake(lib, *inputs, kernel=PREP_KERNELS[prep], poison=poison)
     N = cu.numel() - 1
     ht = None
     if output_final_state:
