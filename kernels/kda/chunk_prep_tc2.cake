@@ -7,12 +7,17 @@
 //     written from registers (the off-diagonal mma accumulators, the diagonal sums) once G is dead;
 //   - the factored f16 operands of the off-diagonal L / P tiles are built and consumed in two halves of 64
 //     channels (fa, fb half as wide); the mma accumulators stay in registers across the halves.
+// With the safe gate (SAFE = 1) the diagonal blocks are factored through each block's middle row in f32
+// (e^(G_r - G_s) = e^(G_r - G_m) e^(G_m - G_s), finite because g >= lower_bound >= -5) and summed as 4 x 4
+// register micro-tiles: 8 ex2 per channel for 32 products instead of one per product (the exact per-pair form,
+// chunk_prep_tc's, stays for SAFE = 0).  Build with --maxrregcount=128 (bench/kda_build.sh): two blocks of 256
+// threads need at most 128 registers each.
 // Phases (barriers between them): 1. activations -> xb (raw q | raw k), fbuf (g), norms, beta.  2. G = cumsum.
 // 3. f16 operands, channels 0 .. 63; QG, KG -> global.  4. mma k-steps over channels 0 .. 63.  5. f16 operands,
 // channels 64 .. 127; the diagonal blocks (exact, f32; P's to global, L's kept in registers); P's upper blocks 0.
 // 6. mma k-steps over channels 64 .. 127, P tiles -> global; [beta e^G k | beta v] -> xb in place.  7. L -> fbuf.
 // 8. T = (I + L)^-1 by 16 x 16 blocks (fbuf columns 64 ..), T -> bf16.  9. [w | u] = T [beta e^G k | beta v].
-// The torch model of its roundings is cakeir.kda.kernels.prepare_chunks_tc_model (the same as chunk_prep_tc's).
+// The torch model of its roundings is cakeir.kda.kernels.prepare_chunks_tc_model (factored_diagonal = SAFE).
 target sm_90a;
 
 fn sigmoid(x: f32) -> f32 {
@@ -22,6 +27,18 @@ fn sigmoid(x: f32) -> f32 {
 // sub-chunk i (1..3) of off-diagonal tile rest (0..11): rest < 2: 1, < 6: 2, else 3
 fn tile_i(rest: i32) -> i32 {
   return 1 + select(rest >= 2, 1, 0) + select(rest >= 6, 1, 0);
+}
+
+// SAFE = 1 diagonal blocks: thread t < 160 works on lower micro-tile t / 4 (block b = t / 40, id = (t / 4) % 10 ->
+// micro-row ti = 0, 1, 1, 2, 2, 2, 3, 3, 3, 3 and micro-column si <= ti); its rows / columns start here
+fn diag_row0(t: i32) -> i32 {
+  let id = (t / 4) % 10;
+  return 16 * (t / 40) + 4 * (select(id >= 1, 1, 0) + select(id >= 3, 1, 0) + select(id >= 6, 1, 0));
+}
+
+fn diag_col0(t: i32) -> i32 {
+  let id = (t / 4) % 10;
+  return 16 * (t / 40) + 4 * (id - select(id >= 6, 6, select(id >= 3, 3, select(id >= 1, 1, 0))));
 }
 
 // the factored f16 operands of the off-diagonal blocks over channels 64 hf .. +64 (fbuf holds G, xb raw q | k)
@@ -231,23 +248,126 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
   tiles_half(acc);
   syncthreads;
 
-  // ---- 5. f16 operands over channels 64 .. 127; the four diagonal 16 x 16 blocks, exact exponents (s <= r inside
-  // one sub-chunk).  Thread (block t / 64, ri = (t % 64) / 8, si = t % 8) owns the 2 x 2 entries rows r0 = 16 b + ri,
-  // r1 = r0 + 8, columns s0 = 16 b + si, s1 = s0 + 8: (r1, s0) is always below the diagonal, (r0, s0) and (r1, s1)
-  // when si <= ri, (r0, s1) never.  Four channels per step from 16- and 8-byte shared loads.  L's entries stay in
-  // registers (la, lb, lc) until G is dead.
+  // ---- 5. f16 operands over channels 64 .. 127; the four diagonal 16 x 16 blocks (s <= r inside one sub-chunk);
+  // P's entries to global (and 0 above the diagonal), L's kept in registers until G is dead.
+  //   SAFE = 1 (g >= lower_bound >= -5): factored through the block's middle row m = 16 b + 8 in f32,
+  //     e^(G_r - G_s) = e^(G_r - G_m) e^(G_m - G_s), both factors within e^(+-8 * 5): no overflow, and the products
+  //     keep f32 accuracy.  Warps 0 .. 4: thread (micro-tile t / 4 of the 40 lower 4 x 4 micro-tiles, channel
+  //     quarter kq = t % 4: channels 16 st + 4 kq +: 4) sums 4 x 4 entries of L and P over its channels (8 ex2 per
+  //     channel for 32 products), then the 4 lanes add up (butterflies) and lane kq keeps row 4 ti + kq.
+  //     Warps 5 .. 7 write P's zeros above the micro-tile diagonal (8-byte stores).
+  //   SAFE = 0 (unbounded gate): exact exponents per pair.  Thread (block t / 64, ri = (t % 64) / 8, si = t % 8)
+  //     owns the 2 x 2 entries rows r0 = 16 b + ri, r1 = r0 + 8, columns s0 = 16 b + si, s1 = s0 + 8: (r1, s0) is
+  //     always below the diagonal, (r0, s0) and (r1, s1) when si <= ri, (r0, s1) never.
   build_operands(1, t);
-  let blk = t / 64;
-  let ri = (t % 64) / 8;
-  let si = t % 8;
-  let r0 = 16 * blk + ri;
-  let r1 = r0 + 8;
-  let s0 = 16 * blk + si;
-  let s1 = s0 + 8;
-  var la: f32 = 0.0;
+  var ld: f32x4;                                    // SAFE = 1: L's row of this lane in its micro-tile
+  var la: f32 = 0.0;                                // SAFE = 0: L's entries (r0, s0), (r1, s0), (r1, s1)
   var lb: f32 = 0.0;
   var lc: f32 = 0.0;
-  {
+  if SAFE == 1 {
+    if warp < 5 {
+      let kq = t % 4;
+      let ra = diag_row0(t);
+      let sa = diag_col0(t);
+      let mr = 16 * (t / 40) + 8;
+      var al: f32[4, 4];
+      var ap: f32[4, 4];
+      for i in 0..4 unroll {
+        for j in 0..4 unroll {
+          al[i, j] = 0.0;
+          ap[i, j] = 0.0;
+        }
+      }
+      for st in 0..KD / 16 {
+        let d = 16 * st + 4 * kq;
+        let gm = fbuf[mr, d +: 4];
+        let g0 = fbuf[ra, d +: 4];
+        let g1 = fbuf[ra + 1, d +: 4];
+        let g2 = fbuf[ra + 2, d +: 4];
+        let g3 = fbuf[ra + 3, d +: 4];
+        let h0 = fbuf[sa, d +: 4];
+        let h1 = fbuf[sa + 1, d +: 4];
+        let h2 = fbuf[sa + 2, d +: 4];
+        let h3 = fbuf[sa + 3, d +: 4];
+        let k0 = f32x4(xb[ra, KD + d +: 4]);
+        let k1 = f32x4(xb[ra + 1, KD + d +: 4]);
+        let k2 = f32x4(xb[ra + 2, KD + d +: 4]);
+        let k3 = f32x4(xb[ra + 3, KD + d +: 4]);
+        let q0 = f32x4(xb[ra, d +: 4]);
+        let q1 = f32x4(xb[ra + 1, d +: 4]);
+        let q2 = f32x4(xb[ra + 2, d +: 4]);
+        let q3 = f32x4(xb[ra + 3, d +: 4]);
+        let c0 = f32x4(xb[sa, KD + d +: 4]);
+        let c1 = f32x4(xb[sa + 1, KD + d +: 4]);
+        let c2 = f32x4(xb[sa + 2, KD + d +: 4]);
+        let c3 = f32x4(xb[sa + 3, KD + d +: 4]);
+        for e in 0..4 unroll {
+          var xk: f32[4];
+          var xq: f32[4];
+          var y: f32[4];
+          let x0 = ex2((g0[e] - gm[e]) * log2e);
+          let x1 = ex2((g1[e] - gm[e]) * log2e);
+          let x2 = ex2((g2[e] - gm[e]) * log2e);
+          let x3 = ex2((g3[e] - gm[e]) * log2e);
+          xk[0] = k0[e] * x0;
+          xk[1] = k1[e] * x1;
+          xk[2] = k2[e] * x2;
+          xk[3] = k3[e] * x3;
+          xq[0] = q0[e] * x0;
+          xq[1] = q1[e] * x1;
+          xq[2] = q2[e] * x2;
+          xq[3] = q3[e] * x3;
+          y[0] = c0[e] * ex2((gm[e] - h0[e]) * log2e);
+          y[1] = c1[e] * ex2((gm[e] - h1[e]) * log2e);
+          y[2] = c2[e] * ex2((gm[e] - h2[e]) * log2e);
+          y[3] = c3[e] * ex2((gm[e] - h3[e]) * log2e);
+          for i in 0..4 unroll {
+            for j in 0..4 unroll {
+              al[i, j] = fma(xk[i], y[j], al[i, j]);
+              ap[i, j] = fma(xq[i], y[j], ap[i, j]);
+            }
+          }
+        }
+      }
+      for i in 0..4 unroll {
+        for j in 0..4 unroll {
+          al[i, j] += shfl.xor(al[i, j], 1);
+          al[i, j] += shfl.xor(al[i, j], 2);
+          ap[i, j] += shfl.xor(ap[i, j], 1);
+          ap[i, j] += shfl.xor(ap[i, j], 2);
+        }
+      }
+      let r = ra + kq;
+      var pv: f32x4;
+      for j in 0..4 unroll {
+        let s = sa + j;
+        let lv = select(kq == 0, al[0, j], select(kq == 1, al[1, j], select(kq == 2, al[2, j], al[3, j])));
+        let pw = select(kq == 0, ap[0, j], select(kq == 1, ap[1, j], select(kq == 2, ap[2, j], ap[3, j])));
+        ld[j] = select(s < r, bs[r] * rk[r] * rk[s] * lv, 0.0);
+        pv[j] = select(s <= r, scale * rq[r] * rk[s] * pw, 0.0);
+      }
+      P[p0 + r, h * BT + sa +: 4] = bf16x4(pv);
+    } else {
+      let z = f32x4(0.0, 0.0, 0.0, 0.0);
+      for m in 0..11 unroll {                       // (row e / 16, columns 4 (e % 16) +: 4) above the micro-diagonal
+        let e = t - 160 + 96 * m;
+        if e < 1024 {
+          let r = e / 16;
+          let cq = e % 16;
+          if cq > r / 4 {
+            P[p0 + r, h * BT + 4 * cq +: 4] = bf16x4(z);
+          }
+        }
+      }
+    }
+  } else {
+    let blk = t / 64;
+    let ri = (t % 64) / 8;
+    let si = t % 8;
+    let r0 = 16 * blk + ri;
+    let r1 = r0 + 8;
+    let s0 = 16 * blk + si;
+    let s1 = s0 + 8;
     var pa: f32 = 0.0;
     var pb: f32 = 0.0;
     var pc: f32 = 0.0;
@@ -332,11 +452,23 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
       store fbuf[16 * i, 8 * nt] <- acc[m] * bs[16 * i + acc[m].row];
     }
   }
-  if si < ri {
-    fbuf[r0, s0] = bs[r0] * rk[r0] * rk[s0] * la;
-    fbuf[r1, s1] = bs[r1] * rk[r1] * rk[s1] * lc;
+  if SAFE == 1 {
+    if warp < 5 {
+      fbuf[diag_row0(t) + t % 4, diag_col0(t) +: 4] = ld;   // 0 on and above the diagonal
+    }
+  } else {
+    let ri = (t % 64) / 8;
+    let si = t % 8;
+    let r0 = 16 * (t / 64) + ri;
+    let r1 = r0 + 8;
+    let s0 = 16 * (t / 64) + si;
+    let s1 = s0 + 8;
+    if si < ri {
+      fbuf[r0, s0] = bs[r0] * rk[r0] * rk[s0] * la;
+      fbuf[r1, s1] = bs[r1] * rk[r1] * rk[s1] * lc;
+    }
+    fbuf[r1, s0] = bs[r1] * rk[r1] * rk[s0] * lb;
   }
-  fbuf[r1, s0] = bs[r1] * rk[r1] * rk[s0] * lb;
   syncthreads;
 
   // ---- 8. T = (I + L)^-1 in fbuf columns BT ..  Diagonal blocks: thread (b = t / 16, column c = t % 16), forward

@@ -371,12 +371,39 @@ def block_inverse_unit_lower(L: torch.Tensor, bc: int = 16) -> torch.Tensor:
     return T
 
 
-def prepare_chunks_tc_model(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu):
+def diagonal_blocks(kc, qc, Gc, factored: bool = False):
+    """The four diagonal 16 x 16 blocks of the intra-chunk matrices, without beta / scale / masks: (KK, QK) [..., 64,
+    16] with KK[..., 16 b + r, s] = sum_d k_rd k_sd e^(G_rd - G_sd) (r, s in block b; likewise QK with q_r), for s <= r
+    (above the diagonal: 0).  kc, qc, Gc [..., 64, K] (normalised k, q; the gate's cumsum).  factored = False: exact
+    exponents per pair (chunk_prep_tc.cake, chunk_prep_tc2.cake with SAFE = 0); True: through the block's middle row
+    m = 16 b + 8, e^(G_r - G_m) e^(G_m - G_s) (chunk_prep_tc2.cake with SAFE = 1: finite while the gate is bounded,
+    |G_r - G_m| <= 8 |lower_bound|)."""
+    KK = torch.zeros(kc.shape[:-1] + (16,), dtype=kc.dtype, device=kc.device)
+    QK = torch.zeros_like(KK)
+    tri = torch.tril(torch.ones(16, 16, dtype=torch.bool, device=kc.device))
+    for b in range(kc.shape[-2] // 16):
+        rb = slice(16 * b, 16 * b + 16)
+        kb, qb, Gb = kc[..., rb, :], qc[..., rb, :], Gc[..., rb, :]
+        if factored:
+            Gm = Gc[..., 16 * b + 8: 16 * b + 9, :]
+            x, y = (Gb - Gm).exp(), (Gm - Gb).exp()
+            kk_, qk_ = (kb * x) @ (kb * y).transpose(-1, -2), (qb * x) @ (kb * y).transpose(-1, -2)
+        else:
+            diff = Gb[..., :, None, :] - Gb[..., None, :, :]
+            e = torch.where(tri[..., None], diff, torch.full_like(diff, -float("inf"))).exp()
+            kk_ = torch.einsum("...rd,...sd,...rsd->...rs", kb, kb, e)
+            qk_ = torch.einsum("...rd,...sd,...rsd->...rs", qb, kb, e)
+        KK[..., rb, :] = torch.where(tri, kk_, torch.zeros_like(kk_))
+        QK[..., rb, :] = torch.where(tri, qk_, torch.zeros_like(qk_))
+    return KK, QK
+
+
+def prepare_chunks_tc_model(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, factored_diagonal=False):
     """What kernels/kda/chunk_prep_tc.cake computes, on CPU / GPU tensors in torch, with its roundings: the
     off-diagonal 16 x 16 blocks of L and P from f16 operands (k_r e^(G_r - G_n), q_r e^(G_r - G_n), k_s e^(G_n - G_s),
-    n the first row of r's sub-chunk) with f32 sums; the diagonal blocks exact in f32; T = (I + L)^-1 by
-    block_inverse_unit_lower in f32; w, u = T (beta e^G k), T (beta v) from bf16 operands with f32 sums.  Returns
-    prepare_chunks' dict."""
+    n the first row of r's sub-chunk) with f32 sums; the diagonal blocks in f32 (diagonal_blocks; factored_diagonal:
+    as chunk_prep_tc2.cake computes them for the safe gate); T = (I + L)^-1 by block_inverse_unit_lower in f32; w, u =
+    T (beta e^G k), T (beta v) from bf16 operands with f32 sums.  Returns prepare_chunks' dict."""
     H, K = q.shape[1:]
     dev = q.device
     co, nct, padded = _padded_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, cu)
@@ -386,15 +413,12 @@ def prepare_chunks_tc_model(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale
     rb = lambda x: x.to(torch.bfloat16).float()  # noqa: E731
     L = torch.zeros(nct, H, CHUNK, CHUNK, device=dev)
     P = torch.zeros(nct, H, CHUNK, CHUNK, device=dev)
+    KK, QK = diagonal_blocks(kc, qc, Gc, factored=factored_diagonal)
     for i in range(4):
         n = 16 * i
         ri = slice(n, n + 16)
-        diff = Gc[:, :, ri, None, :] - Gc[:, :, None, ri, :]              # exact diagonal block
-        tri = torch.tril(torch.ones(16, 16, dtype=torch.bool, device=dev))[..., None]
-        e = torch.where(tri, diff, torch.full_like(diff, -float("inf"))).exp()
-        L[:, :, ri, ri] = torch.einsum("chrd,chsd,chrsd->chrs", kc[:, :, ri], kc[:, :, ri], e) \
-            * torch.tril(torch.ones(16, 16, device=dev), -1)
-        P[:, :, ri, ri] = torch.einsum("chrd,chsd,chrsd->chrs", qc[:, :, ri], kc[:, :, ri], e)
+        L[:, :, ri, ri] = KK[:, :, ri] * torch.tril(torch.ones(16, 16, device=dev), -1)
+        P[:, :, ri, ri] = QK[:, :, ri]
         if i == 0:
             continue
         fr = (Gc[:, :, ri] - Gc[:, :, n:n + 1]).exp()
