@@ -10,13 +10,14 @@
 // With the safe gate (SAFE = 1) the diagonal blocks are factored through each block's middle row in f32
 // (e^(G_r - G_s) = e^(G_r - G_m) e^(G_m - G_s), finite because g >= lower_bound >= -5) and summed as 4 x 4
 // register micro-tiles: 8 ex2 per channel for 32 products instead of one per product (the exact per-pair form,
-// chunk_prep_tc's, stays for SAFE = 0).  Build with --maxrregcount=128 (bench/kda_build.sh): two blocks of 256
-// threads need at most 128 registers each.
+// chunk_prep_tc's, stays for SAFE = 0).  Two blocks of 256 threads need at most 128 registers each: SAFE = 1 is
+// built with --maxrregcount=128 (bench/kda_build.sh; 126, no spills), SAFE = 0 needs 106 without a cap.
 // Phases (barriers between them): 1. activations -> xb (raw q | raw k), fbuf (g), norms, beta.  2. G = cumsum.
 // 3. f16 operands, channels 0 .. 63; QG, KG -> global.  4. mma k-steps over channels 0 .. 63.  5. f16 operands,
 // channels 64 .. 127; the diagonal blocks (exact, f32; P's to global, L's kept in registers); P's upper blocks 0.
 // 6. mma k-steps over channels 64 .. 127, P tiles -> global; [beta e^G k | beta v] -> xb in place.  7. L -> fbuf.
-// 8. T = (I + L)^-1 by 16 x 16 blocks (fbuf columns 64 ..), T -> bf16.  9. [w | u] = T [beta e^G k | beta v].
+// 8. T = (I + L)^-1 by 16 x 16 blocks (fbuf columns 64 ..), T -> bf16.  9. [w | u] = T [beta e^G k | beta v],
+// staged in xb.  10. w, u -> global in 16-byte row segments.
 // The torch model of its roundings is cakeir.kda.kernels.prepare_chunks_tc_model (factored_diagonal = SAFE).
 target sm_90a;
 
@@ -117,10 +118,10 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
     A_log: f32[H],
     dt_bias: f32[H, KD] align(16),
     ROWS: i32[TP],
-    W: bf16[TP, HK],
+    W: bf16[TP, HK] align(16),
     QG: bf16[TP, HK] align(16),
     KG: bf16[TP, HK] align(16),
-    U: bf16[TP, HV],
+    U: bf16[TP, HV] align(16),
     P: bf16[TP, HB] align(16),
     GL: f32[NCT, HK],
     scale: f32,
@@ -539,14 +540,22 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
         mma.sync wu[j] += af * bfr[j];
       }
     }
-    if half == 0 {
-      for j in 0..16 unroll {
-        store W[p0 + 16 * mi, h * KD + 8 * j] <- bf16(wu[j]);
-      }
+    syncthreads;                                    // every warp has read xb: it becomes the [w | u] stage
+    for j in 0..16 unroll {
+      store xb[16 * mi, KD * half + 8 * j] <- bf16(wu[j]);
+    }
+  }
+  syncthreads;
+  // ---- 10. w, u -> global in 16-byte row segments (row e / 32, columns 8 (e % 32) +: 8 of [w | u])
+  for m in 0..8 unroll {
+    let e = t + 256 * m;
+    let r = e / 32;
+    let c = (e % 32) * 8;
+    let x = xb[r, c +: 8];
+    if c < KD {
+      W[p0 + r, h * KD + c +: 8] = x;
     } else {
-      for j in 0..16 unroll {
-        store U[p0 + 16 * mi, h * VD + 8 * j] <- bf16(wu[j]);
-      }
+      U[p0 + r, h * VD + c - KD +: 8] = x;
     }
   }
 }

@@ -65,7 +65,10 @@ void renderEstimateText(const std::vector<Estimate> &estimates, const std::map<s
        << e.occupancy.limiter << "); " << std::fixed << std::setprecision(2) << e.waves << " waves, tail efficiency "
        << percent(e.tailEfficiency) << std::defaultfloat << "\n";
     os << "  resources   " << p.registersPerThread << " registers/thread"
-       << (p.registersFromRoles ? " (regs() budgets)" : e.occupancy.registersEstimated ? " (estimated)" : " (ptxas)")
+       << (p.registersFromRoles            ? " (regs() budgets)"
+           : e.occupancy.registersCapped   ? " (--maxrregcount)"
+           : e.occupancy.registersEstimated ? " (estimated)"
+                                            : " (ptxas)")
        << ", " << p.sharedBytes << " bytes shared/block\n";
     os << "  work        tensor " << formatCount(p.tensorFlops(), "FLOP");
     if (p.count(Count::WgmmaFlops) > 0) os << " (wgmma)";
@@ -136,7 +139,10 @@ std::string estimateToJson(const Estimate &e, const std::map<std::string, int64_
      << ",\"occupancy_limiter\":" << jsonString(e.occupancy.limiter) << ",\"waves\":" << jsonNumber(e.waves)
      << ",\"tail_efficiency\":" << jsonNumber(e.tailEfficiency) << ",\"registers_per_thread\":" << p.registersPerThread
      << ",\"registers_source\":"
-     << jsonString(p.registersFromRoles ? "regs" : e.occupancy.registersEstimated ? "estimate" : "ptxas")
+     << jsonString(p.registersFromRoles            ? "regs"
+                   : e.occupancy.registersCapped   ? "maxrregcount"
+                   : e.occupancy.registersEstimated ? "estimate"
+                                                    : "ptxas")
      << ",\"shared_bytes\":" << p.sharedBytes << ",\"counts\":{";
   for (size_t i = 0; i < kCountKinds; ++i)
     os << (i ? "," : "") << jsonString(countName(static_cast<Count>(i))) << ":" << jsonNumber(p.totals[i]);
