@@ -12,7 +12,7 @@
 #   kda_chunk_prep_<gate>                      kernels/kda/chunk_prep.cake (the parallel half: activations, gate
 #                                             cumsum, L, P, the UT inverse, w, u, qg, kg, e^G_last)
 #   kda_chunk_prep_tc_<gate>                   kernels/kda/chunk_prep_tc.cake (the same on the tensor cores)
-#   kda_chunk_prep_tc2_<gate>                  kernels/kda/chunk_prep_tc2.cake (chunk_prep_tc in 108 KB of shared
+#   kda_chunk_prep_tc2_<gate>                  kernels/kda/chunk_prep_tc2.cake (chunk_prep_tc in 109 KB of shared
 #                                             memory and at most 128 registers: two blocks per SM; the safe
 #                                             gate needs --maxrregcount=128 for that, the unbounded one not)
 #

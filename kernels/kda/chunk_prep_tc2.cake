@@ -1,5 +1,5 @@
 // kda_chunk_prep_tc2: kernels/kda/chunk_prep_tc.cake (same interface, workspaces, math and roundings; read its
-// header) with its shared memory cut from 202,688 B to about 108 KB, so that two blocks fit on an SM (one block's
+// header) with its shared memory cut from 202,688 B to about 109 KB, so that two blocks fit on an SM (one block's
 // global loads, syncthreads and SIMT phases overlap the other's), and with 16-byte zero stores for P:
 //   - the raw q, k (bf16) and, once nothing reads them any more, [beta e^G k | beta v] share one bf16 buffer xb;
 //     the right-hand sides are built in place (each thread reads its own k slice, then writes its two slices);
@@ -16,7 +16,8 @@
 // 3. f16 operands, channels 0 .. 63; QG, KG -> global.  4. mma k-steps over channels 0 .. 63.  5. f16 operands,
 // channels 64 .. 127; the diagonal blocks (exact, f32; P's to global, L's kept in registers); P's upper blocks 0.
 // 6. mma k-steps over channels 64 .. 127, P tiles -> global; [beta e^G k | beta v] -> xb in place.  7. L -> fbuf.
-// 8. T = (I + L)^-1 by 16 x 16 blocks (fbuf columns 64 ..), T -> bf16.  9. [w | u] = T [beta e^G k | beta v],
+// 8. T = (I + L)^-1 by 16 x 16 blocks (fbuf columns 64 ..; the block merges with 16-byte loads, 4 columns a
+// thread), T -> bf16.  9. [w | u] = T [beta e^G k | beta v],
 // staged in xb.  10. w, u -> global in 16-byte row segments.
 // The torch model of its roundings is cakeir.kda.kernels.prepare_chunks_tc_model (factored_diagonal = SAFE).
 target sm_90a;
@@ -137,7 +138,7 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
   shared fbuf: f32[BT, KD + 4];               // g, then G; then L (columns 0 .. BT) and T (BT .. 2 BT)
   shared fa: f16[2][48, KD / 2 + 8];          // one half of the channels: [0] k_r e^(G_r - G_n), [1] q_r e^(G_r - G_n)
   shared fb: f16[96, KD / 2 + 8];             // k_s e^(G_n - G_s), n = 16 i: row 8 (i - 1) i + s, s < 16 i
-  shared ms: f32[3][16, 17];                  // the block merges' partial products
+  shared ms: f32[3][16, 20];                  // the block merges' partial products (rows 16-byte aligned)
   shared tb: bf16[BT, BT + 8];                // T, bf16, upper blocks 0
 
   let t = i32(tid.x);
@@ -489,26 +490,45 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
   }
   syncthreads;
   // off-diagonal blocks, level d = i - j: M = sum_{sigma in 16 j .. 16 i} L[16 i + r, sigma] T[sigma, 16 j + c], then
-  // T_ij = -A_i M; thread (r = t / 16, c = t % 16) of every block of the level
+  // T_ij = -A_i M.  Thread (block j = t / 64 of the level's 4 - d, row r = (t % 64) / 4, columns 4 (t % 4) +: 4):
+  // 16-byte loads of L / A_i rows (4 sigma) and of T / M rows (the 4 columns), 16 FMAs per 5 loads
   for d in 1..4 unroll {
-    let r = t / 16;
-    let c = t % 16;
-    for j in 0..4 - d unroll {
-      let i = j + d;
-      var a: f32 = 0.0;
-      for sg in 16 * j..16 * i unroll {
-        a = fma(fbuf[16 * i + r, sg], fbuf[sg, BT + 16 * j + c], a);
+    let jb = t / 64;
+    let rr = (t % 64) / 4;
+    let cq = 4 * (t % 4);
+    if jb < 4 - d {
+      let i = jb + d;
+      var a4: f32x4 = f32x4(0.0, 0.0, 0.0, 0.0);
+      for s4 in 0..4 * d unroll {
+        let sg = 16 * jb + 4 * s4;
+        let l4 = fbuf[16 * i + rr, sg +: 4];
+        for e in 0..4 unroll {
+          let t4 = fbuf[sg + e, BT + 16 * jb + cq +: 4];
+          for c in 0..4 unroll {
+            a4[c] = fma(l4[e], t4[c], a4[c]);
+          }
+        }
       }
-      ms[j][r, c] = a;
+      ms[jb][rr, cq +: 4] = a4;
     }
     syncthreads;
-    for j in 0..4 - d unroll {
-      let i = j + d;
-      var a: f32 = 0.0;
-      for s in 0..16 unroll {
-        a = fma(fbuf[16 * i + r, BT + 16 * i + s], ms[j][s, c], a);
+    if jb < 4 - d {
+      let i = jb + d;
+      var a4: f32x4 = f32x4(0.0, 0.0, 0.0, 0.0);
+      for s4 in 0..4 unroll {
+        let l4 = fbuf[16 * i + rr, BT + 16 * i + 4 * s4 +: 4];
+        for e in 0..4 unroll {
+          let m4 = ms[jb][4 * s4 + e, cq +: 4];
+          for c in 0..4 unroll {
+            a4[c] = fma(l4[e], m4[c], a4[c]);
+          }
+        }
       }
-      fbuf[16 * i + r, BT + 16 * j + c] = -a;
+      var o4: f32x4;
+      for c in 0..4 unroll {
+        o4[c] = -a4[c];
+      }
+      fbuf[16 * i + rr, BT + 16 * jb + cq +: 4] = o4;
     }
     syncthreads;
   }

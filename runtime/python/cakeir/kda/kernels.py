@@ -228,7 +228,7 @@ def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_
                         kernel: str = "kda_chunk_prep", poison: bool = False):
     """prepare_chunks with kernels/kda/chunk_prep.cake (kernel 1; kernel = "kda_chunk_prep_tc":
     kernels/kda/chunk_prep_tc.cake, the tensor-core version; "kda_chunk_prep_tc2": kernels/kda/chunk_prep_tc2.cake,
-    the same in 108 KB of shared memory (two blocks per SM); all three have one interface).  layout: chunk_layout(cu, TT) if the
+    the same in 109 KB of shared memory (two blocks per SM); all three have one interface).  layout: chunk_layout(cu, TT) if the
     caller has it (the timed path reuses it; it depends on cu only).  poison: fill the workspaces with NaN first
     (checks: a part the kernel fails to write shows in o)."""
     TT, H, K = q.shape
