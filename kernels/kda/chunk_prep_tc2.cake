@@ -1,5 +1,5 @@
-// kda_chunk_prep_tc2: kernels/kda/chunk_prep_tc.cake (same interface, workspaces, math and roundings; read its
-// header) with its shared memory cut from 202,688 B to about 109 KB, so that two blocks fit on an SM (one block's
+// kda_chunk_prep_tc2: kernels/kda/chunk_prep_tc.cake (same interface, workspaces and math, the same roundings but in
+// the safe gate's diagonal blocks; read its header) with its shared memory cut from 202,688 B to about 109 KB, so that two blocks fit on an SM (one block's
 // global loads, syncthreads and SIMT phases overlap the other's), and with 16-byte zero stores for P:
 //   - the raw q, k (bf16) and, once nothing reads them any more, [beta e^G k | beta v] share one bf16 buffer xb;
 //     the right-hand sides are built in place (each thread reads its own k slice, then writes its two slices);
@@ -14,11 +14,11 @@
 // built with --maxrregcount=128 (bench/kda_build.sh; 126, no spills), SAFE = 0 needs 106 without a cap.
 // Phases (barriers between them): 1. activations -> xb (raw q | raw k), fbuf (g), norms, beta.  2. G = cumsum.
 // 3. f16 operands, channels 0 .. 63; QG, KG -> global.  4. mma k-steps over channels 0 .. 63.  5. f16 operands,
-// channels 64 .. 127; the diagonal blocks (exact, f32; P's to global, L's kept in registers); P's upper blocks 0.
+// channels 64 .. 127; the diagonal blocks (f32; P's to global, L's kept in registers); P's upper blocks 0.
 // 6. mma k-steps over channels 64 .. 127, P tiles -> global; [beta e^G k | beta v] -> xb in place.  7. L -> fbuf.
 // 8. T = (I + L)^-1 by 16 x 16 blocks (fbuf columns 64 ..; the block merges with 16-byte loads, 4 columns a
-// thread), T -> bf16.  9. [w | u] = T [beta e^G k | beta v],
-// staged in xb.  10. w, u -> global in 16-byte row segments.
+// thread), T -> bf16.  9. [w | u] = T [beta e^G k | beta v], staged in xb.  10. w, u -> global in 16-byte row
+// segments.
 // The torch model of its roundings is cakeir.kda.kernels.prepare_chunks_tc_model (factored_diagonal = SAFE).
 target sm_90a;
 

@@ -43,7 +43,8 @@ def test_tc_model_matches_recurrence(lower_bound, T, cu):
     assert ref.rel_error(st, s_ref) < 1e-2
 
 
-@pytest.mark.parametrize("lower_bound,name", [(-5.0, "kda_chunk_prep_tc_safe"), (None, "kda_chunk_prep_tc_unbounded")])
+@pytest.mark.parametrize("lower_bound,name", [(-5.0, "kda_chunk_prep_tc_safe"), (None, "kda_chunk_prep_tc_unbounded"),
+                                              (-5.0, "kda_chunk_prep_tc2_safe"), (None, "kda_chunk_prep_tc2_unbounded")])
 def test_prep_tc_launch_arguments(tmp_path, lower_bound, name):
     """prepare_chunks_cake(kernel="kda_chunk_prep_tc") picks the build by gate and passes chunk_prep_tc.cake's
     signature (q k v g beta A_log dt_bias ROWS W QG KG U P GL scale lower_bound); poison NaN-fills the workspaces."""
@@ -56,6 +57,7 @@ def test_prep_tc_launch_arguments(tmp_path, lower_bound, name):
         assert W.shape == QG.shape == KG.shape == U.shape == (TP, H * 128) and P.shape == (TP, H * 64)
         assert GL.shape == (TP // 64, H * 128) and GL.dtype == torch.float32
         assert dt_bias.shape == (H, 128) and isinstance(scale, float) and isinstance(lb, float)
+        assert dt_bias.data_ptr() % 16 == 0           # chunk_prep_tc2 reads it in 16-byte vectors
         assert torch.isnan(W.float()).all() and torch.isnan(GL).all()
         calls.append(TP)
 
@@ -66,7 +68,7 @@ def test_prep_tc_launch_arguments(tmp_path, lower_bound, name):
     flat = lambda t: t.reshape(T, H, *t.shape[3:])  # noqa: E731
     kk.prepare_chunks_cake(lib, flat(x["q"]), flat(x["k"]), flat(x["v"]), flat(x["g"]), x["beta"].reshape(T, H),
                            x["A_log"], x["dt_bias"], lower_bound, 128 ** -0.5, torch.tensor([0, T]),
-                           kernel="kda_chunk_prep_tc", poison=True)
+                           kernel=name.rsplit("_", 1)[0], poison=True)
     assert calls == [128]
 
 
@@ -107,3 +109,16 @@ def test_tc_model_factored_diagonal_matches_recurrence():
                                    initial_state=x["initial_state"], state_v_first=False, method="recurrent")
     assert ref.rel_error(o.reshape(o_ref.shape), o_ref) < 1e-2
     assert ref.rel_error(st, s_ref) < 1e-2
+
+
+def test_prep_refuses_a_gate_bound_below_minus_5(tmp_path):
+    """The safe-gate preps rely on g >= lower_bound >= -5 (chunk_prep_tc2's factored diagonal blocks)."""
+    lib = kk.Kernels(str(tmp_path))
+    lib._modules["kda_chunk_prep_tc2_safe"] = lambda *a: pytest.fail("launched with lower_bound < -5")
+    T, H = 64, 1
+    x = ref.make_inputs(1, T, H, 128, 128, seed=2)
+    flat = lambda t: t.reshape(T, H, *t.shape[3:])  # noqa: E731
+    with pytest.raises(ValueError):
+        kk.prepare_chunks_cake(lib, flat(x["q"]), flat(x["k"]), flat(x["v"]), flat(x["g"]), x["beta"].reshape(T, H),
+                               x["A_log"], x["dt_bias"], -6.0, 128 ** -0.5, torch.tensor([0, T]),
+                               kernel="kda_chunk_prep_tc2")

@@ -234,6 +234,9 @@ def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_
     TT, H, K = q.shape
     V = v.shape[-1]
     dev = q.device
+    if lower_bound is not None and not (-5.0 <= lower_bound < 0.0):
+        # the safe-gate builds rely on g >= -5 (chunk_prep_tc2 factors e^(G_r - G_s) through f32 factors)
+        raise ValueError("cakeir.kda: lower_bound must lie in [-5, 0), got %r" % lower_bound)
     co, nct, rows = layout if layout is not None else chunk_layout(cu, TT)
     TP = nct * CHUNK
     out = {"W": torch.empty(TP, H * K, dtype=torch.bfloat16, device=dev),
