@@ -192,7 +192,7 @@ def main():
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--cake", default="", help="folder of the CAKE kda cubins (cakeir.kda.kernels)")
     ap.add_argument("--budget", type=float, default=400.0, help="seconds; later cases are skipped past it")
-    ap.add_argument("--impls", default="cake_chunked_tc,cake_chunked,cake,cake_scan,flashkda,fla,fla_safe",
+    ap.add_argument("--impls", default="cake_chunked_tc2,cake_chunked_tc,cake_chunked,cake,cake_scan,flashkda,fla,fla_safe",
                     help="which implementations to run (fla_safe: chunk_kda with safe_gate=True)")
     ap.add_argument("--only-cake", default=None,
                     help="comma-separated CAKE paths allowed to run (bench/kda_device_run.sh passes those that "
@@ -254,6 +254,8 @@ def main():
                 fns["cake_chunked"] = cake_chunked_impl(torch, cake_kda, x)
             if cake_kda is not None and "cake_chunked_tc" in impls:
                 fns["cake_chunked_tc"] = cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep_tc")
+            if cake_kda is not None and "cake_chunked_tc2" in impls:
+                fns["cake_chunked_tc2"] = cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep_tc2")
             if cake_kda is not None and "cake_scan" in impls:
                 fns["cake_scan"] = cake_scan_impl(torch, cake_kda, x)
             if flash_kda is not None and "flashkda" in impls:
@@ -317,7 +319,7 @@ def main():
 
 def markdown(document, common):
     rows, six_ratios = [], {}
-    names = ["cake_chunked_tc", "cake_chunked", "cake", "cake_scan", "flashkda", "fla", "fla_safe"]
+    names = ["cake_chunked_tc2", "cake_chunked_tc", "cake_chunked", "cake", "cake_scan", "flashkda", "fla", "fla_safe"]
     for rec in document["cases"]:
         t = rec.get("timing", {})
         ck = rec.get("checks", {})
@@ -338,8 +340,8 @@ def markdown(document, common):
         if rec.get("six"):
             for n in t:
                 six_ratios.setdefault(n, []).append(t[n]["ms"])
-    header = ["case", "B x T", "cake chunked (tc prep) ms", "cake chunked ms", "cake recurrent ms", "cake scan only ms", "FlashKDA ms", "fla ms",
-              "fla safe_gate ms", "cake chunked (tc prep) err o / state", "cake chunked err o / state", "cake recurrent err o / state",
+    header = ["case", "B x T", "cake chunked (tc2 prep) ms", "cake chunked (tc prep) ms", "cake chunked ms", "cake recurrent ms", "cake scan only ms", "FlashKDA ms", "fla ms",
+              "fla safe_gate ms", "cake chunked (tc2 prep) err o / state", "cake chunked (tc prep) err o / state", "cake chunked err o / state", "cake recurrent err o / state",
               "cake scan+torch prep err o / state",
               "FlashKDA err o / state", "fla err o / state", "fla safe err o / state", "fla / FlashKDA"]
     text = ("# KDA forward, H200\n\n`%s`\n\n\"cake scan only\" times kernels/kda/chunk_scan.cake alone (the sequential "

@@ -12,6 +12,9 @@
 #   kda_chunk_prep_<gate>                      kernels/kda/chunk_prep.cake (the parallel half: activations, gate
 #                                             cumsum, L, P, the UT inverse, w, u, qg, kg, e^G_last)
 #   kda_chunk_prep_tc_<gate>                   kernels/kda/chunk_prep_tc.cake (the same on the tensor cores)
+#   kda_chunk_prep_tc2_<gate>                  kernels/kda/chunk_prep_tc2.cake (chunk_prep_tc in 109 KB of shared
+#                                             memory and at most 128 registers: two blocks per SM; the safe
+#                                             gate needs --maxrregcount=128 for that, the unbounded one not)
 #
 # Usage: bash bench/kda_build.sh [--list]      Env: as bench/build_variants.sh (BUILD_DIR, CAKEC, RUNTIME_LIB)
 set -u -o pipefail
@@ -20,6 +23,7 @@ rec=kernels/kda/recurrent.cake
 scan=kernels/kda/chunk_scan.cake
 prep=kernels/kda/chunk_prep.cake
 preptc=kernels/kda/chunk_prep_tc.cake
+preptc2=kernels/kda/chunk_prep_tc2.cake
 
 variants() {
   for gate in safe unbounded; do
@@ -34,6 +38,8 @@ variants() {
   echo "kda_chunk_prep_unbounded|$prep|SAFE=0"
   echo "kda_chunk_prep_tc_safe|$preptc|SAFE=1"
   echo "kda_chunk_prep_tc_unbounded|$preptc|SAFE=0"
+  echo "kda_chunk_prep_tc2_safe|$preptc2|SAFE=1 --maxrregcount=128"
+  echo "kda_chunk_prep_tc2_unbounded|$preptc2|SAFE=0"
   for layout in vfirst kfirst; do
     vf=$([ $layout = vfirst ] && echo 1 || echo 0)
     for vl in 0 1; do

@@ -40,6 +40,8 @@ if ok("chunked_cake_ok"):
     names.append("cake_chunked")
 if ok("chunked_cake_tc_ok"):
     names.append("cake_chunked_tc")
+if ok("chunked_cake_tc2_ok"):
+    names.append("cake_chunked_tc2")
 if ok("chunked_torch_ok"):
     names.append("cake_scan")
 print(",".join(names))

@@ -26,7 +26,7 @@ std::vector<Estimate> estimateModule(const Module &module, const SemaResult &sem
     if (!info) continue;
     std::optional<ShapeBinding> binding = bindShape(*k, *info, options.shape, machine.sms, diags);
     if (!binding) continue;
-    Occupancy occ = computeOccupancy(*k, *info, machine, options.registersPerThread);
+    Occupancy occ = computeOccupancy(*k, *info, machine, options.registersPerThread, options.registerCap);
     if (occ.blocksPerSm == 0) {
       diags.report(DiagKind::KernelDoesNotFit, k->nameRange, k->name, machine.name, occ.whyNot);
       continue;

@@ -20,6 +20,7 @@ namespace cake::cost {
 struct EstimateOptions {
   std::map<std::string, int64_t> shape;          // --shape
   std::optional<int64_t> registersPerThread;     // from a ptxas report, when the caller has one
+  std::optional<int64_t> registerCap;            // --maxrregcount: bounds the register estimate
 };
 
 // One Estimate per kernel, in file order; empty (with diagnostics) on failure.

@@ -52,12 +52,16 @@ int64_t estimateRegisters(const Kernel &kernel) {
 }
 
 Occupancy computeOccupancy(const Kernel &kernel, const KernelInfo &info, const Machine &machine,
-                           std::optional<int64_t> ptxasRegisters) {
+                           std::optional<int64_t> ptxasRegisters, std::optional<int64_t> registerCap) {
   Occupancy o;
   int64_t threads = std::max<int64_t>(32, info.threads);
   int64_t warps = threads / 32;
   o.registersEstimated = !ptxasRegisters;
   o.registersPerThread = std::min(machine.maxRegistersPerThread, ptxasRegisters.value_or(estimateRegisters(kernel)));
+  if (!ptxasRegisters && registerCap && *registerCap < o.registersPerThread) {
+    o.registersPerThread = *registerCap;
+    o.registersCapped = true;
+  }
   // setmaxnreg budgets: when every warp is in a role with regs(), the block allocates exactly those
   int64_t roleWarps = 0, roleRegs = 0;
   bool allBudgets = !info.roles.empty();

@@ -29,6 +29,7 @@ struct Occupancy {
   int64_t blockRegisters = 0;
   bool registersFromRoles = false;
   bool registersEstimated = true;  // false when a ptxas report gave them
+  bool registersCapped = false;    // the estimate was above the --maxrregcount cap, which binds instead
   int64_t residentWarps = 0;       // warps per SM at this occupancy
   std::string whyNot;              // blocksPerSm == 0: which limit one block already exceeds
 };
@@ -36,7 +37,10 @@ struct Occupancy {
 // 32-bit registers per thread the kernel's variables need, plus kRegisterOverhead.
 int64_t estimateRegisters(const Kernel &kernel);
 
+// ptxasRegisters: a ptxas report's count (used as is); registerCap: --maxrregcount (.maxnreg in every entry),
+// which bounds the estimate when there is no report.
 Occupancy computeOccupancy(const Kernel &kernel, const KernelInfo &info, const Machine &machine,
-                           std::optional<int64_t> ptxasRegisters = std::nullopt);
+                           std::optional<int64_t> ptxasRegisters = std::nullopt,
+                           std::optional<int64_t> registerCap = std::nullopt);
 
 } // namespace cake::cost

@@ -65,7 +65,10 @@ void renderEstimateText(const std::vector<Estimate> &estimates, const std::map<s
        << e.occupancy.limiter << "); " << std::fixed << std::setprecision(2) << e.waves << " waves, tail efficiency "
        << percent(e.tailEfficiency) << std::defaultfloat << "\n";
     os << "  resources   " << p.registersPerThread << " registers/thread"
-       << (p.registersFromRoles ? " (regs() budgets)" : e.occupancy.registersEstimated ? " (estimated)" : " (ptxas)")
+       << (p.registersFromRoles             ? " (regs() budgets)"
+           : e.occupancy.registersCapped    ? " (--maxrregcount)"
+           : e.occupancy.registersEstimated ? " (estimated)"
+                                            : " (ptxas)")
        << ", " << p.sharedBytes << " bytes shared/block\n";
     os << "  work        tensor " << formatCount(p.tensorFlops(), "FLOP");
     if (p.count(Count::WgmmaFlops) > 0) os << " (wgmma)";
@@ -130,13 +133,16 @@ std::string estimateToJson(const Estimate &e, const std::map<std::string, int64_
     first = false;
   }
   os << "},\"predicted_ms\":" << jsonNumber(e.seconds * 1e3) << ",\"kernel_ms\":" << jsonNumber(e.kernelSeconds * 1e3)
-     << ",\"launch_overhead_ms\":" << jsonNumber(e.overheadSeconds * 1e3) << ",\"bottleneck\":" << jsonString(e.bottleneck)
-     << ",\"grid\":[" << p.grid[0] << "," << p.grid[1] << "," << p.grid[2] << "],\"blocks\":" << p.blocks
-     << ",\"threads\":" << p.threads << ",\"blocks_per_sm\":" << e.occupancy.blocksPerSm
-     << ",\"occupancy_limiter\":" << jsonString(e.occupancy.limiter) << ",\"waves\":" << jsonNumber(e.waves)
-     << ",\"tail_efficiency\":" << jsonNumber(e.tailEfficiency) << ",\"registers_per_thread\":" << p.registersPerThread
-     << ",\"registers_source\":"
-     << jsonString(p.registersFromRoles ? "regs" : e.occupancy.registersEstimated ? "estimate" : "ptxas")
+     << ",\"launch_overhead_ms\":" << jsonNumber(e.overheadSeconds * 1e3)
+     << ",\"bottleneck\":" << jsonString(e.bottleneck) << ",\"grid\":[" << p.grid[0] << "," << p.grid[1] << ","
+     << p.grid[2] << "],\"blocks\":" << p.blocks << ",\"threads\":" << p.threads
+     << ",\"blocks_per_sm\":" << e.occupancy.blocksPerSm << ",\"occupancy_limiter\":" << jsonString(e.occupancy.limiter)
+     << ",\"waves\":" << jsonNumber(e.waves) << ",\"tail_efficiency\":" << jsonNumber(e.tailEfficiency)
+     << ",\"registers_per_thread\":" << p.registersPerThread << ",\"registers_source\":"
+     << jsonString(p.registersFromRoles             ? "regs"
+                   : e.occupancy.registersCapped    ? "maxrregcount"
+                   : e.occupancy.registersEstimated ? "estimate"
+                                                    : "ptxas")
      << ",\"shared_bytes\":" << p.sharedBytes << ",\"counts\":{";
   for (size_t i = 0; i < kCountKinds; ++i)
     os << (i ? "," : "") << jsonString(countName(static_cast<Count>(i))) << ":" << jsonNumber(p.totals[i]);

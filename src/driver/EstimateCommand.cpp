@@ -105,6 +105,7 @@ cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::M
   }
   cost::EstimateOptions options;
   options.shape = shape;
+  options.registerCap = request.registerCap;
   outcome.estimates = cost::estimateModule(*module, sema, machine, options, diags);
   if (diags.hasErrors() || outcome.estimates.empty()) return reject();
   // A variant that would not compile is rejected with codegen's first error, not ranked.
@@ -134,6 +135,7 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
   if (opts.sweep.empty()) {
     cost::EstimateOptions options;
     options.shape = opts.shape;
+    if (opts.maxRegisters) options.registerCap = opts.maxRegisters;
     std::vector<cost::Estimate> estimates = cost::estimateModule(module, sema, *machine, options, diags);
     if (diags.hasErrors()) return ExitCode::InputErrors;
     std::map<std::string, std::string> problems = compileProblems(module, sema, sources);
@@ -181,6 +183,7 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
   request.arch = opts.arch;
   request.verify = !opts.noVerify;
   request.verifyTimeoutMs = opts.verifyTimeoutMs;
+  if (opts.maxRegisters) request.registerCap = opts.maxRegisters;
   request.debugForceInternalError = opts.debugForceInternalError;
   const std::vector<std::map<std::string, int64_t>> variants = cost::expandSweep(parsed.axes);
   std::vector<cost::VariantOutcome> outcomes(variants.size());

@@ -33,6 +33,7 @@ struct VariantRequest {
   std::optional<Arch> arch;
   bool verify = true;
   std::optional<unsigned> verifyTimeoutMs;
+  std::optional<int64_t> registerCap;               // --maxrregcount: bounds the register estimate
   std::map<std::string, std::string> typeDefines;   // -D NAME=TYPE (type parameters)
   bool debugForceInternalError = false;        // testing: raise an InternalError (in the sweep's worker thread)
 };

@@ -41,6 +41,16 @@ TEST_CASE("occupancy: threads, shared memory and register limits") {
     Occupancy p = computeOccupancy(*a->kernel(), a->info(), h200, 64);   // a ptxas report wins
     CHECK(p.blocksPerSm == 4);
     CHECK(!p.registersEstimated);
+    Occupancy c = computeOccupancy(*a->kernel(), a->info(), h200, std::nullopt, 128);   // --maxrregcount 128
+    CHECK(c.registersPerThread == 128);
+    CHECK(c.registersCapped);
+    CHECK(c.blocksPerSm == 2);
+    Occupancy loose = computeOccupancy(*a->kernel(), a->info(), h200, std::nullopt, 255);   // above: no effect
+    CHECK(loose.registersPerThread == 200 + kRegisterOverhead);
+    CHECK(!loose.registersCapped);
+    Occupancy both = computeOccupancy(*a->kernel(), a->info(), h200, 64, 128);   // a ptxas report still wins
+    CHECK(both.registersPerThread == 64);
+    CHECK(!both.registersCapped);
   }
   {
     auto a = analyse(kernelWith("  shared s: f32[50000];\n", 128));   // 200 KB: fits sm_90a, not the A100

@@ -38,3 +38,22 @@ target sm_90a;
 // PREPTCPTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // RUN: %cakec --no-verify --emit=ptx %kernels/kda/chunk_prep_tc.cake -o - | %FileCheck %s --check-prefix=PREPTCLOCAL
 // PREPTCLOCAL-NOT: .local
+// the same prep in 109056 B of shared memory (two blocks per SM: at most 113 KB each) and at most 128 registers
+// (two blocks of 256 threads; bench/kda_build.sh caps the safe gate's build with --maxrregcount=128: ptxas
+// spills the unbounded one's under that cap but needs fewer without), without spills:
+// RUN: %cakec --verify-only %kernels/kda/chunk_prep_tc2.cake 2>&1 | %FileCheck %s --check-prefix=PREPTC2
+// PREPTC2: verified
+// PREPTC2-NOT: warning
+// RUN: %cakec --verify-only -D SAFE=0 %kernels/kda/chunk_prep_tc2.cake 2>&1 | %FileCheck %s --check-prefix=PREPTC2
+// RUN: %cakec -v --no-verify --maxrregcount=128 %kernels/kda/chunk_prep_tc2.cake -o %t.cubin 2>&1 | %FileCheck %s --check-prefix=PREPTC2RES
+// RUN: %cakec -v --no-verify -D SAFE=0 %kernels/kda/chunk_prep_tc2.cake -o %t.cubin 2>&1 | %FileCheck %s --check-prefix=PREPTC2RES
+// PREPTC2RES: kda_chunk_prep_tc2 (sm_90a): {{([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8])}} registers, {{.*}} 0 bytes spill stores, 0 bytes spill loads
+// PREPTC2RES: kda_chunk_prep_tc2: 109056 bytes dynamic shared memory
+// RUN: %cakec --no-verify --emit=ptx %kernels/kda/chunk_prep_tc2.cake -o - | %FileCheck %s --check-prefix=PREPTC2PTX
+// PREPTC2PTX: .entry kda_chunk_prep_tc2
+// PREPTC2PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PREPTC2PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// the safe gate's diagonal blocks: butterflies over the channel quarters, 8-byte P stores
+// PREPTC2PTX-DAG: shfl.sync.bfly.b32
+// PREPTC2PTX-DAG: st.global.v2.b32
+// PREPTC2PTX-NOT: .local

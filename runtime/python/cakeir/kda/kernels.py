@@ -138,6 +138,9 @@ class Kernels:
 
 CHUNK = 64
 
+# forward_chunked's prep names -> the kernel 1 entry (its builds are <entry>_<gate>.cubin)
+PREP_KERNELS = {"cake": "kda_chunk_prep", "cake_tc": "kda_chunk_prep_tc", "cake_tc2": "kda_chunk_prep_tc2"}
+
 
 def chunk_layout(cu: torch.Tensor, T_total: int):
     """(CO int32 [N + 1], NCT, rows): the chunk-padded layout of sequences cu (int64 [N + 1]): sequence n's chunk c
@@ -224,12 +227,16 @@ def prepare_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, bat
 def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, layout=None,
                         kernel: str = "kda_chunk_prep", poison: bool = False):
     """prepare_chunks with kernels/kda/chunk_prep.cake (kernel 1; kernel = "kda_chunk_prep_tc":
-    kernels/kda/chunk_prep_tc.cake, the tensor-core version, same interface).  layout: chunk_layout(cu, TT) if the
+    kernels/kda/chunk_prep_tc.cake, the tensor-core version; "kda_chunk_prep_tc2": kernels/kda/chunk_prep_tc2.cake,
+    the same in 109 KB of shared memory (two blocks per SM); all three have one interface).  layout: chunk_layout(cu, TT) if the
     caller has it (the timed path reuses it; it depends on cu only).  poison: fill the workspaces with NaN first
     (checks: a part the kernel fails to write shows in o)."""
     TT, H, K = q.shape
     V = v.shape[-1]
     dev = q.device
+    if lower_bound is not None and not (-5.0 <= lower_bound < 0.0):
+        # the safe-gate builds rely on g >= -5 (chunk_prep_tc2 factors e^(G_r - G_s) through f32 factors)
+        raise ValueError("cakeir.kda: lower_bound must lie in [-5, 0), got %r" % lower_bound)
     co, nct, rows = layout if layout is not None else chunk_layout(cu, TT)
     TP = nct * CHUNK
     out = {"W": torch.empty(TP, H * K, dtype=torch.bfloat16, device=dev),
@@ -243,8 +250,10 @@ def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_
             out[name].fill_(float("nan"))
     if nct > 0:
         name = "%s_%s" % (kernel, "unbounded" if lower_bound is None else "safe")
-        lib._kernel(name, kernel)(q, k, v, g, beta, A_log.to(device=dev, dtype=torch.float32).contiguous(),
-                           dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous(),
+        dtb = dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous()
+        if dtb.data_ptr() % 16:                 # the tc2 kernel reads it in 16-byte vectors
+            dtb = dtb.clone()
+        lib._kernel(name, kernel)(q, k, v, g, beta, A_log.to(device=dev, dtype=torch.float32).contiguous(), dtb,
                            rows.to(torch.int32).contiguous(), out["W"], out["QG"], out["KG"], out["U"], out["P"],
                            out["GL"], float(scale), float(lower_bound if lower_bound is not None else -5.0))
     return out
@@ -281,7 +290,8 @@ def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_b
                     scale: Optional[float] = None, initial_state=None, output_final_state: bool = False,
                     cu_seqlens=None, state_v_first: bool = False, prep: str = "cake", poison: bool = False):
     """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "cake_tc": kernels/kda/
-    chunk_prep_tc.cake; "torch": the prepare_chunks scaffold) + kda_chunk_scan.  Same contract as
+    chunk_prep_tc.cake; "cake_tc2": kernels/kda/chunk_prep_tc2.cake; "torch": the prepare_chunks scaffold) +
+    kda_chunk_scan.  Same contract as
     Kernels.forward.  poison: NaN-fill kernel 1's workspaces first (CAKE preps)."""
     B, T, H, K = q.shape
     V = v.shape[-1]
@@ -297,8 +307,9 @@ def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_b
     if prep == "torch":
         work = prepare_chunks(*inputs)
     else:
-        work = prepare_chunks_cake(lib, *inputs, kernel="kda_chunk_prep_tc" if prep == "cake_tc" else "kda_chunk_prep",
-                                   poison=poison)
+        if prep not in PREP_KERNELS:
+            raise ValueError("cakeir.kda: unknown prep %r (one of %s, torch)" % (prep, ", ".join(PREP_KERNELS)))
+        work = prepare_chunks_cake(lib, *inputs, kernel=PREP_KERNELS[prep], poison=poison)
     N = cu.numel() - 1
     ht = None
     if output_final_state:
@@ -363,12 +374,39 @@ def block_inverse_unit_lower(L: torch.Tensor, bc: int = 16) -> torch.Tensor:
     return T
 
 
-def prepare_chunks_tc_model(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu):
+def diagonal_blocks(kc, qc, Gc, factored: bool = False):
+    """The four diagonal 16 x 16 blocks of the intra-chunk matrices, without beta / scale / masks: (KK, QK) [..., 64,
+    16] with KK[..., 16 b + r, s] = sum_d k_rd k_sd e^(G_rd - G_sd) (r, s in block b; likewise QK with q_r), for s <= r
+    (above the diagonal: 0).  kc, qc, Gc [..., 64, K] (normalised k, q; the gate's cumsum).  factored = False: exact
+    exponents per pair (chunk_prep_tc.cake, chunk_prep_tc2.cake with SAFE = 0); True: through the block's middle row
+    m = 16 b + 8, e^(G_r - G_m) e^(G_m - G_s) (chunk_prep_tc2.cake with SAFE = 1: finite while the gate is bounded,
+    |G_r - G_m| <= 8 |lower_bound|)."""
+    KK = torch.zeros(kc.shape[:-1] + (16,), dtype=kc.dtype, device=kc.device)
+    QK = torch.zeros_like(KK)
+    tri = torch.tril(torch.ones(16, 16, dtype=torch.bool, device=kc.device))
+    for b in range(kc.shape[-2] // 16):
+        rb = slice(16 * b, 16 * b + 16)
+        kb, qb, Gb = kc[..., rb, :], qc[..., rb, :], Gc[..., rb, :]
+        if factored:
+            Gm = Gc[..., 16 * b + 8: 16 * b + 9, :]
+            x, y = (Gb - Gm).exp(), (Gm - Gb).exp()
+            kk_, qk_ = (kb * x) @ (kb * y).transpose(-1, -2), (qb * x) @ (kb * y).transpose(-1, -2)
+        else:
+            diff = Gb[..., :, None, :] - Gb[..., None, :, :]
+            e = torch.where(tri[..., None], diff, torch.full_like(diff, -float("inf"))).exp()
+            kk_ = torch.einsum("...rd,...sd,...rsd->...rs", kb, kb, e)
+            qk_ = torch.einsum("...rd,...sd,...rsd->...rs", qb, kb, e)
+        KK[..., rb, :] = torch.where(tri, kk_, torch.zeros_like(kk_))
+        QK[..., rb, :] = torch.where(tri, qk_, torch.zeros_like(qk_))
+    return KK, QK
+
+
+def prepare_chunks_tc_model(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale, cu, factored_diagonal=False):
     """What kernels/kda/chunk_prep_tc.cake computes, on CPU / GPU tensors in torch, with its roundings: the
     off-diagonal 16 x 16 blocks of L and P from f16 operands (k_r e^(G_r - G_n), q_r e^(G_r - G_n), k_s e^(G_n - G_s),
-    n the first row of r's sub-chunk) with f32 sums; the diagonal blocks exact in f32; T = (I + L)^-1 by
-    block_inverse_unit_lower in f32; w, u = T (beta e^G k), T (beta v) from bf16 operands with f32 sums.  Returns
-    prepare_chunks' dict."""
+    n the first row of r's sub-chunk) with f32 sums; the diagonal blocks in f32 (diagonal_blocks; factored_diagonal:
+    as chunk_prep_tc2.cake computes them for the safe gate); T = (I + L)^-1 by block_inverse_unit_lower in f32; w, u =
+    T (beta e^G k), T (beta v) from bf16 operands with f32 sums.  Returns prepare_chunks' dict."""
     H, K = q.shape[1:]
     dev = q.device
     co, nct, padded = _padded_chunks(q, k, v, g, beta, A_log, dt_bias, lower_bound, cu)
@@ -378,15 +416,12 @@ def prepare_chunks_tc_model(q, k, v, g, beta, A_log, dt_bias, lower_bound, scale
     rb = lambda x: x.to(torch.bfloat16).float()  # noqa: E731
     L = torch.zeros(nct, H, CHUNK, CHUNK, device=dev)
     P = torch.zeros(nct, H, CHUNK, CHUNK, device=dev)
+    KK, QK = diagonal_blocks(kc, qc, Gc, factored=factored_diagonal)
     for i in range(4):
         n = 16 * i
         ri = slice(n, n + 16)
-        diff = Gc[:, :, ri, None, :] - Gc[:, :, None, ri, :]              # exact diagonal block
-        tri = torch.tril(torch.ones(16, 16, dtype=torch.bool, device=dev))[..., None]
-        e = torch.where(tri, diff, torch.full_like(diff, -float("inf"))).exp()
-        L[:, :, ri, ri] = torch.einsum("chrd,chsd,chrsd->chrs", kc[:, :, ri], kc[:, :, ri], e) \
-            * torch.tril(torch.ones(16, 16, device=dev), -1)
-        P[:, :, ri, ri] = torch.einsum("chrd,chsd,chrsd->chrs", qc[:, :, ri], kc[:, :, ri], e)
+        L[:, :, ri, ri] = KK[:, :, ri] * torch.tril(torch.ones(16, 16, device=dev), -1)
+        P[:, :, ri, ri] = QK[:, :, ri]
         if i == 0:
             continue
         fr = (Gc[:, :, ri] - Gc[:, :, n:n + 1]).exp()
