@@ -7,6 +7,7 @@
 #include "codegen/Ptxas.h"
 #include "driver/Driver.h"
 #include "support/EditDistance.h"
+#include "support/LargeStack.h"
 #include "support/SignalCleanup.h"
 
 #include <CLI/CLI.hpp>
@@ -119,7 +120,9 @@ template <class Body> int guarded(const std::string &input, Body &&body) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+namespace {
+
+int cakecMain(int argc, char **argv) {
   installSignalCleanup();   // SIGINT/SIGTERM/SIGHUP: kill ptxas, remove temporary files, re-raise
   gJsonDiagnostics = jsonRequested(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "calibrate")
@@ -324,4 +327,12 @@ int main(int argc, char **argv) {
                       "use one (with --estimate --json alone, diagnostics go to stderr as text)");
 
   return guarded(opts.inputPath, [&] { return code(runDriver(opts, std::cout, std::cerr)); });
+}
+
+} // namespace
+
+// The whole command runs on a thread with a stack of its own (support/LargeStack.h), so that the deepest
+// program the parser accepts is analysed whatever the user's stack limit is.
+int main(int argc, char **argv) {
+  return cake::runOnLargeStack([&] { return cakecMain(argc, argv); });
 }

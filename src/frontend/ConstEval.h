@@ -12,6 +12,7 @@
 // switches select the verifier's reading of `&&`/`||`, integer casts, `<<` and cdiv.  The defaults are
 // sema's rules above.
 #pragma once
+#include "frontend/Limits.h"
 #include "frontend/AST.h"
 
 #include <cstdint>
@@ -32,7 +33,7 @@ struct ConstResult {
 
 struct ConstEvalOptions {
   // Bounds recursion through nested expressions and let bindings (deeper = NotConstant).
-  unsigned maxDepth = 512;
+  unsigned maxDepth = kMaxExprDepth;
   // Consulted first for every Name and Member expression: a value binds the expression; nullopt falls
   // through to the default rules (compile-time parameters and lets for names; members are not constant).
   std::function<std::optional<int64_t>(const Expr &)> bind;
@@ -53,7 +54,7 @@ struct ConstEvalOptions {
 
 class ConstEvaluator {
 public:
-  explicit ConstEvaluator(unsigned maxDepth = 512) { options_.maxDepth = maxDepth; }
+  explicit ConstEvaluator(unsigned maxDepth = kMaxExprDepth) { options_.maxDepth = maxDepth; }
   explicit ConstEvaluator(ConstEvalOptions options) : options_(std::move(options)) {}
   ConstResult evaluate(const Expr &e) const;
 

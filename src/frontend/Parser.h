@@ -4,14 +4,11 @@
 // (kMaxNesting) so that no input can exhaust the stack.
 #pragma once
 #include "frontend/AST.h"
+#include "frontend/Limits.h"
 #include "support/Diagnostics.h"
 
 namespace cake {
 
-constexpr unsigned kMaxNesting = 256;
-// Operators of flat binary chains (`a + b + c ...`, each a level of the left-leaning tree) along one path of
-// an expression tree: counted apart from kMaxNesting, so the tree depth stays below their sum (E0813).
-constexpr unsigned kMaxChainOperators = 1024;
 
 // Returns the module (possibly partial when there were errors; never null).
 Ptr<Module> parseModule(const SourceManager &sm, uint32_t file, DiagnosticEngine &diags);

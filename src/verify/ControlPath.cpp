@@ -5,6 +5,7 @@
 // the shared ConstEvaluator in 64-bit arithmetic, with the per-warp builtins (warp, <role>.index,
 // <role>.warp) bound through its hook and everything compile-time folded; it gives up (nullopt) on anything
 // else, overflow and division by zero included.
+#include "frontend/Limits.h"
 #include "verify/ControlPath.h"
 
 #include "frontend/Builtins.h"
@@ -97,7 +98,7 @@ void walkControl(const Kernel &k, const UniformityAnalysis &u,
 
 std::optional<int64_t> evalAtWarp(const Expr &e, const WarpPoint &at) {
   ConstEvalOptions options;
-  options.maxDepth = 256;
+  options.maxDepth = kMaxExprDepth;
   options.shortCircuitLogic = true;   // so `warp == 0 && tid.x < 8`-style mixes fold when the left side decides
   options.integerCasts = true;
   options.wrappingShiftLeft = true;

@@ -28,6 +28,7 @@
 //      so a commit or wait in one branch also covers a store in the other (a known gap).
 //      A write to a tile that an uncommitted or pending tma.store still reads is E0609 of the ring-buffer
 //      family (SyncModel models tma.store reads, commits and waits), so it is not checked again here.
+#include "frontend/Limits.h"
 #include "verify/Families.h"
 #include "verify/SmallestModel.h"
 #include "verify/SourceText.h"
@@ -100,7 +101,7 @@ private:
   // Concrete value under the current loop and shape variables (env_), through the shared ConstEvaluator.
   std::optional<int64_t> eval(const Expr &e) const {
     ConstEvalOptions options;
-    options.maxDepth = 256;
+    options.maxDepth = kMaxExprDepth;
     options.shortCircuitLogic = true;
     options.integerCasts = true;
     options.wrappingShiftLeft = true;

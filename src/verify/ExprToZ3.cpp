@@ -1,4 +1,5 @@
 // ExprToZ3: typed-AST expressions -> Z3 terms (see ExprToZ3.h for the semantics chosen).
+#include "frontend/Limits.h"
 #include "verify/ExprToZ3.h"
 
 #include "frontend/Builtins.h"
@@ -10,7 +11,7 @@ namespace cake {
 
 namespace {
 
-constexpr unsigned kMaxDepth = 256;
+constexpr unsigned kMaxDepth = kMaxExprDepth;
 constexpr int64_t kI32Max = 2147483647;
 
 bool isUnsignedType(const Type *t) {
@@ -95,17 +96,15 @@ z3::expr ExprToZ3::builtinVar(BuiltinValue value, const RoleStmt *role) {
   std::string name(builtinValueName(value));
   if (ri && name.rfind("ROLE", 0) == 0) name = ri->name + name.substr(4);
   auto gridVar = [&](size_t dim) {
-    // A launch's grid is at most 2^31 - 1 blocks along x and 65535 along y and z (the driver refuses more),
-    // and below the grid expression's own range where interval arithmetic bounds it (cdiv(N, 128) with
-    // N < 2^31): the range lets wrap-around checks of block.x * BM + tid.x pass without a solver call.
-    int64_t hardwareLimit = dim == 0 ? kI32Max : 65535;
-    z3::expr v = newVar(name, 0, hardwareLimit);
+    z3::expr v = newVar(name, 0, std::nullopt);
     if (dim < info_.grid.size() && info_.grid[dim]) {
       TranslateFailure ignored;
       if (auto g = tr(*info_.grid[dim], ignored, 0)) {
         sideConditions_.push_back(v < *g);
-        if (std::optional<IntRange> gr = rangeOf(*g); gr && gr->hi - 1 < freeVarRanges_[v.id()].hi)
-          freeVarRanges_[v.id()].hi = std::max<int64_t>(gr->hi - 1, 0);
+        // The index's interval (not a solver fact: the solver has v < g): below the grid expression's own
+        // range where interval arithmetic bounds it (cdiv(N, 128) with N < 2^31), so that wrap-around checks
+        // of block.x * BM + tid.x pass without a solver call.
+        if (std::optional<IntRange> gr = rangeOf(*g); gr && gr->hi >= 1) freeVarRanges_[v.id()].hi = gr->hi - 1;
       }
     } else {
       sideConditions_.push_back(v == 0);

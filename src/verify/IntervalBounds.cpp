@@ -1,4 +1,5 @@
 // IntervalBounds: interval arithmetic over integer Z3 terms (see IntervalBounds.h).
+#include "frontend/Limits.h"
 #include "verify/IntervalBounds.h"
 
 #include <algorithm>
@@ -9,7 +10,7 @@ namespace {
 
 __extension__ typedef __int128 Wide;   // exact for every product of two endpoints below 2^62
 constexpr Wide kLimit = kRangeUnbounded;   // endpoints past this have no range (no overflow in products)
-constexpr unsigned kMaxDepth = 200;
+constexpr unsigned kMaxDepth = kMaxExprDepth;
 
 std::optional<IntRange> fromWide(Wide lo, Wide hi) {
   if (lo < -kLimit || hi > kLimit) return std::nullopt;

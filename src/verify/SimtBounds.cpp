@@ -29,6 +29,7 @@
 // by interval arithmetic over their operands' bounds (IntervalBounds) need no query; one query per site for the
 // rest (the conjunction); on a refutation the first node out of range in the counterexample is reported, once
 // per node.
+#include "frontend/Limits.h"
 #include "verify/Families.h"
 #include "verify/IntervalBounds.h"
 #include "verify/SourceText.h"
@@ -46,7 +47,7 @@ namespace cake {
 namespace {
 
 constexpr unsigned kWrapBudgetShare = 10;   // a wrap-around query gets --verify-timeout / 10
-constexpr unsigned kMaxNarrowDepth = 256;   // levels of an expression (and its lets) searched for wrap-around
+constexpr unsigned kMaxNarrowDepth = kMaxExprDepth;   // levels of an expression (and its lets) searched for wrap-around
 
 class BoundsChecker {
 public:

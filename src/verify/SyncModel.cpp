@@ -1,4 +1,5 @@
 // SyncModel: agents, slots, and the expansion of the typed AST into per-agent event lists (SyncModel.h).
+#include "frontend/Limits.h"
 #include "verify/SyncModel.h"
 
 #include "verify/NamedBarrierOperand.h"
@@ -16,7 +17,7 @@ namespace cake {
 namespace {
 
 constexpr size_t kMaxEventsPerAgent = 200000;
-constexpr unsigned kMaxEvalDepth = 256;
+constexpr unsigned kMaxEvalDepth = kMaxExprDepth;
 
 std::string ctaPrefix(bool inCluster, int cta) { return inCluster ? "CTA " + std::to_string(cta) + ": " : ""; }
 

@@ -18,6 +18,7 @@
 //      analysis already found the lane-varying construct) and a partial mask as unproven (E0601).
 // The race checks (SharedRaces.cpp) rely on this family: they order two lanes of one warp at a full-mask
 // syncwarp, which is only right when all 32 lanes execute it.
+#include "frontend/Limits.h"
 #include "verify/ControlPath.h"
 #include "verify/Families.h"
 #include "verify/SourceText.h"
@@ -49,7 +50,7 @@ struct LanePoint {
 
 std::optional<int64_t> evalAtLane(const Expr &e, const LanePoint &at) {
   ConstEvalOptions options;
-  options.maxDepth = 256;
+  options.maxDepth = kMaxExprDepth;
   options.shortCircuitLogic = true;
   options.integerCasts = true;
   options.wrappingShiftLeft = true;

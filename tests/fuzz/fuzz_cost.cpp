@@ -8,6 +8,7 @@
 // exception, a timeout, an estimate without an error diagnostic whose predicted time is negative, NaN or
 // infinite, and estimates returned together with error diagnostics (estimateModule promises none then).
 #include "FuzzFrontEnd.h"
+#include "support/LargeStack.h"
 
 #include "cost/CostModel.h"
 #include "cost/Machine.h"
@@ -35,7 +36,7 @@ const cake::cost::Machine *machineFor(cake::Arch arch) {
 
 } // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+static int testOneInput(const uint8_t *data, size_t size) {
   using namespace cake;
   std::unique_ptr<fuzz::Analysed> a = fuzz::analyse(data, size);
   if (!a->ok) return 0;
@@ -68,4 +69,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cost::renderEstimateText(estimates, options.shape, os);
   cost::renderEstimateJson(estimates, options.shape, os);
   return 0;
+}
+
+// On a stack as large as cakec's own (support/LargeStack.h): the deepest program the parser accepts must not
+// overflow the fuzzer's thread either.
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  return cake::runOnLargeStack([&] { return testOneInput(data, size); });
 }

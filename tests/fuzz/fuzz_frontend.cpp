@@ -5,6 +5,7 @@
 // Anything the front end does wrong on user input shows up as a crash here: a sanitizer report (ASan,
 // UBSan), a stack overflow, a timeout (-timeout=5 in utils/fuzz.sh), an uncaught InternalError (a broken
 // invariant, CAKE_ASSERT), or abort() from a failed round trip.  Build and run with utils/fuzz.sh.
+#include "support/LargeStack.h"
 #include "frontend/ASTEquality.h"
 #include "frontend/ASTPrinter.h"
 #include "frontend/Inline.h"
@@ -30,7 +31,7 @@ namespace {
 
 } // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+static int testOneInput(const uint8_t *data, size_t size) {
   using namespace cake;
   std::string source(reinterpret_cast<const char *>(data), size);
 
@@ -82,4 +83,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string reprinted = printModule(*reparsed);
   if (reprinted != printed) roundTripFailure("printing is not a fixed point", printed, reprinted);
   return 0;
+}
+
+// On a stack as large as cakec's own (support/LargeStack.h): the deepest program the parser accepts must not
+// overflow the fuzzer's thread either.
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  return cake::runOnLargeStack([&] { return testOneInput(data, size); });
 }

@@ -6,13 +6,14 @@
 // utils/fuzz.sh), and a result that is not one of proven / failed / unproven, i.e. a kernel reported as
 // having failed or unproven obligations without any error diagnostic to say so.
 #include "FuzzFrontEnd.h"
+#include "support/LargeStack.h"
 
 #include "verify/Verifier.h"
 
 #include <cstdio>
 #include <cstdlib>
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+static int testOneInput(const uint8_t *data, size_t size) {
   using namespace cake;
   std::unique_ptr<fuzz::Analysed> a = fuzz::analyse(data, size);
   if (!a->ok) return 0;
@@ -27,4 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::abort();
   }
   return 0;
+}
+
+// On a stack as large as cakec's own (support/LargeStack.h): the deepest program the parser accepts must not
+// overflow the fuzzer's thread either.
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  return cake::runOnLargeStack([&] { return testOneInput(data, size); });
 }
