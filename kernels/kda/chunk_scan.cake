@@ -16,9 +16,15 @@
 // o is written to O bf16 [TT, H * VD] (token-major, rows cu[n] .. cu[n + 1]); the state is read from h0 and written
 // to ht (f32, [N, H, VD, KD] when VFIRST = 1 else [N, H, KD, VD]; USE_H0 / STORE_HT as in recurrent.cake).
 //
-// Schedule: grid (N * H, VD / BV) blocks of one warpgroup (128 threads); block (n * H + h, j) owns the state
-// columns v0 = j * BV +: BV (BV = 64), as two 64 x 64 accumulators sa (state rows 0..63) and sb (64..127).  Per
-// chunk c (stage c % 2 of a two-stage ring, filled by TMA one chunk ahead by one elected thread):
+// Schedule: grid (N * H, VD / (BV * WG)) blocks of WG warpgroups (role math[WG]); instance i of block
+// (n * H + h, j) owns the state columns v0 = (j * WG + i) * BV +: BV (BV = 64), as two 64 x 64 accumulators sa
+// (state rows 0..63) and sb (64..127).  The warpgroups of a block share the chunk's ring tiles (w, qg, kg, P are
+// loaded once for WG column blocks) and have their own ss / sv / so.  WG = 2 puts both column blocks of a
+// (sequence, head) on one SM: the scan is latency-bound along the chunks, so at H = 96 the 96 blocks of two
+// warpgroups take one wave where the 192 blocks of one (144 KB of shared memory each, one per SM) take two.
+// Per chunk c (stage c % 2 of a two-stage ring, filled by TMA one chunk ahead by one elected thread of
+// warpgroup 0 once every warpgroup has released the stage: mbarrier empty, one arrival per warpgroup after its
+// last wgmma on it):
 //   1. S -> shared as bf16 (ss [KD, BV], the MN-major B operand of the next two products)
 //   2. vn = w S (wgmma, A = w [BT, KD] K-major), then vn = u - vn (u gathered from global at vn's layout)
 //      -> shared as bf16 (sv [BT, BV])
@@ -54,13 +60,16 @@ fn chunk_step(var sa: frag<wgmma_acc, f32, 64, BV, 16>, var sb: frag<wgmma_acc, 
               c: i32, row0: i32, crow: i32, t0: i32, h: i32, v0: i32, pref: i32, rows: i32) {
   let st = c % 2;
   // 1. the entering state, bf16, as the B operand of w S and qg S
-  store ss[0, 0] <- bf16(sa);
-  store ss[64, 0] <- bf16(sb);
+  let wi = math.index;
+  store ss[wi][0, 0] <- bf16(sa);
+  store ss[wi][64, 0] <- bf16(sb);
   fence.proxy_async;
-  sync wg;                                          // also: every warp is past chunk c - 1 (its stage is free)
+  sync wg[wi];
   if pref == 1 {
-    if math.warp == 0 {
+    if math.index == 0 && math.warp == 0 {
       elect {
+        // stage (c + 1) % 2 held chunk c - 1: every warpgroup has released it (the first use passes at once)
+        wait empty[(c + 1) % 2] parity(((c + 1) / 2 + 1) & 1);
         load_chunk((c + 1) % 2, row0 + BT, h);
       }
     }
@@ -69,31 +78,36 @@ fn chunk_step(var sa: frag<wgmma_acc, f32, 64, BV, 16>, var sb: frag<wgmma_acc, 
   // 2. v_new = u - w S
   vn = 0.0;
   wgmma.fence;
-  wgmma vn += ws[st] * ss;
+  wgmma vn += ws[st] * ss[wi];
   wgmma.commit;
   wgmma.wait 0;
   vn = f32(U[row0 + vn.row, h * VD + v0 + vn.col]) - vn;
-  store sv[0, 0] <- bf16(vn);
+  store sv[wi][0, 0] <- bf16(vn);
   fence.proxy_async;
-  sync wg;
+  sync wg[wi];
   // 3. o = qg S + P v_new;  S = e^(G_last) S + kg^T v_new
   sa = sa * GL[crow, h * KD + sa.row];
   sb = sb * GL[crow, h * KD + 64 + sb.row];
   oa = 0.0;
   wgmma.fence;
-  wgmma oa += qs[st] * ss;
-  wgmma oa += ps[st] * sv;
-  wgmma sa += ks[st][:, 0 +: 64].T * sv;
-  wgmma sb += ks[st][:, 64 +: 64].T * sv;
+  wgmma oa += qs[st] * ss[wi];
+  wgmma oa += ps[st] * sv[wi];
+  wgmma sa += ks[st][:, 0 +: 64].T * sv[wi];
+  wgmma sb += ks[st][:, 64 +: 64].T * sv[wi];
   wgmma.commit;
   wgmma.wait 0;
   // 4. the chunk's o rows that belong to the sequence
-  store so[0, 0] <- bf16(oa);
-  sync wg;
+  store so[wi][0, 0] <- bf16(oa);
+  sync wg[wi];                                      // also: the warpgroup's wgmmas on stage st have completed
+  if math.warp == 0 {
+    elect {
+      arrive empty[st];
+    }
+  }
   let r = math.thread / 2;
   let cc = (math.thread % 2) * 32;
   for e in 0..4 unroll {
-    let x = so[r, cc + 8 * e +: 8];                 // every thread reads (the shared accesses stay uniform)
+    let x = so[wi][r, cc + 8 * e +: 8];                 // every thread reads (the shared accesses stay uniform)
     if r < rows && t0 + r < TT {                    // t0 + r < TT follows from r < rows; stated for the solver
       O[t0 + r, h * VD + v0 + cc + 8 * e +: 8] = x;
     }
@@ -119,7 +133,7 @@ fn scan(n: i32, h: i32, v0: i32, bos: i32, len: i32, co: i32) {
   var oa: frag<wgmma_acc, f32, 64, BV, 16>;
 
   if nch > 0 {
-    if math.warp == 0 {
+    if math.index == 0 && math.warp == 0 {
       elect {
         load_chunk(0, co * BT, h);
       }
@@ -150,7 +164,8 @@ fn scan(n: i32, h: i32, v0: i32, bos: i32, len: i32, co: i32) {
   }
 }
 
-kernel kda_chunk_scan<BT = 64, KD = 128, VD = 128, BV = 64, VARLEN = 0, VFIRST = 1, USE_H0 = 1, STORE_HT = 1>(
+kernel kda_chunk_scan<BT = 64, KD = 128, VD = 128, BV = 64, VARLEN = 0, VFIRST = 1, USE_H0 = 1, STORE_HT = 1,
+                     WG = 1>(
     W: bf16[TP, HK] tma(box=[BT, 64], swizzle=128B) align(16),
     QG: bf16[TP, HK] tma(box=[BT, 64], swizzle=128B) align(16),
     KG: bf16[TP, HK] tma(box=[BT, 64], swizzle=128B) align(16),
@@ -162,38 +177,41 @@ kernel kda_chunk_scan<BT = 64, KD = 128, VD = 128, BV = 64, VARLEN = 0, VFIRST =
     O: bf16[TT, HV] align(16),
     cu: i64[NP1],
     CO: i32[NP1])
-  requires(BT == 64, KD == 128, VD == KD, BV == 64, VD % BV == 0, HK == H * KD, HV == H * VD, HB == H * BT,
+  requires(BT == 64, KD == 128, VD == KD, BV == 64, WG >= 1, WG <= 2, VD % (BV * WG) == 0, HK == H * KD, HV == H * VD, HB == H * BT,
            TP == NCT * BT, TT >= 1, NP1 >= 2, TT < 268435456, TP < 268435456, H <= 4096,
            (NP1 - 1) * H <= 16777216, USE_H0 == 0 || NS == NP1 - 1, STORE_HT == 0 || NT == NP1 - 1,
            VARLEN == 1 || TT % (NP1 - 1) == 0, VARLEN == 1 || TP == (NP1 - 1) * cdiv(TT / (NP1 - 1), BT) * BT,
            VARLEN >= 0, VARLEN <= 1, VFIRST >= 0, VFIRST <= 1)
-  grid((NP1 - 1) * H, VD / BV) threads(128)
+  grid((NP1 - 1) * H, VD / (BV * WG)) threads(128 * WG)
 {
   shared ws: bf16[2][BT, KD] swizzle(128B) align(1024);
   shared qs: bf16[2][BT, KD] swizzle(128B) align(1024);
   shared ks: bf16[2][BT, KD] swizzle(128B) align(1024);
   shared ps: bf16[2][BT, BT] swizzle(128B) align(1024);
-  shared ss: bf16[KD, BV] swizzle(128B) align(1024);
-  shared sv: bf16[BT, BV] swizzle(128B) align(1024);
-  shared so: bf16[BT, BV] align(16);
+  shared ss: bf16[WG][KD, BV] swizzle(128B) align(1024);
+  shared sv: bf16[WG][BT, BV] swizzle(128B) align(1024);
+  shared so: bf16[WG][BT, BV] align(16);
   mbarrier full[2] arrivals(1);
-  barrier wg id(1) threads(128);
+  mbarrier empty[2] arrivals(WG);                   // each warpgroup releases a stage once its wgmmas read it
+  barrier wg[WG] id(1) threads(128);                // one warpgroup's own steps
 
   if tid.x == 0 {
     mbarrier.init full;
+    mbarrier.init empty;
     fence.mbarrier_init;
   }
   syncthreads;
 
   let n = i32(block.x) / H;
-  role math = warpgroup(0) {
+  role math[WG] = warpgroups(0..WG) {
+    let v0 = (i32(block.y) * WG + math.index) * BV;
     if VARLEN == 0 {
       let len = TT / (NP1 - 1);
-      scan(n, i32(block.x) % H, i32(block.y) * BV, n * len, len, n * cdiv(len, BT));
+      scan(n, i32(block.x) % H, v0, n * len, len, n * cdiv(len, BT));
     } else {
       let bos = i32(u32(cu[n]) % u32(TT + 1));
       let eos = i32(u32(cu[n + 1]) % u32(TT + 1));
-      scan(n, i32(block.x) % H, i32(block.y) * BV, bos, max(eos - bos, 0), i32(u32(CO[n]) % u32(NCT + 1)));
+      scan(n, i32(block.x) % H, v0, bos, max(eos - bos, 0), i32(u32(CO[n]) % u32(NCT + 1)));
     }
   }
 }
