@@ -21,14 +21,17 @@
 // (state rows 0..63) and sb (64..127).  The warpgroups of a block share the chunk's ring tiles (w, qg, kg, P are
 // loaded once for WG column blocks) and have their own ss / sv / so.  WG = 2 puts both column blocks of a
 // (sequence, head) on one SM: the scan is latency-bound along the chunks, so at H = 96 the 96 blocks of two
-// warpgroups take one wave where the 192 blocks of one (144 KB of shared memory each, one per SM) take two.
+// warpgroups take one wave where the 192 blocks of one (161 KB of shared memory each, one per SM) take two.
+// Every global input of a chunk - w, qg, kg, P, the block's columns of u (us) and the row e^G_last (gs) - comes
+// through the ring, so no global load sits on the chain from one chunk to the next.
 // Per chunk c (stage c % 2 of a two-stage ring, filled by TMA one chunk ahead by one elected thread of
-// warpgroup 0 once every warpgroup has released the stage: mbarrier empty, one arrival per warpgroup after its
-// last wgmma on it):
+// warpgroup 0 once every warpgroup has released the stage: a block-wide named barrier at step 1 orders the
+// generic reads of us / gs before the refill, and mbarrier empty, one arrival per warpgroup after its last
+// wgmma on the stage, tells the issuer which phase it may overwrite):
 //   1. S -> shared as bf16 (ss [KD, BV], the MN-major B operand of the next two products)
-//   2. vn = w S (wgmma, A = w [BT, KD] K-major), then vn = u - vn (u gathered from global at vn's layout)
+//   2. vn = w S (wgmma, A = w [BT, KD] K-major), then vn = u - vn (u read from the ring at vn's layout)
 //      -> shared as bf16 (sv [BT, BV])
-//   3. o = qg S + P vn (two wgmmas, A = qg, P from the ring), and S = e^(G_last) S (per-row, e^G gathered)
+//   3. o = qg S + P vn (two wgmmas, A = qg, P from the ring), and S = e^(G_last) S (per-row, from the ring)
 //      + kg^T vn (A = kg read transposed: the ring's [BT, 64] column block is M-major)
 //   4. o -> shared (so [BT, BV]) -> the rows of the sequence, masked by its end (a chunk-padded tail row is not
 //      the next sequence's row).
@@ -42,15 +45,21 @@
 // shares every line but the bounds with the verified variant.
 target sm_90a;
 
-// stage st's ring tiles <- the chunk at padded row r (one elected thread)
-fn load_chunk(st: i32, r: i32, h: i32) {
-  arrive full[st] expect_tx((3 * BT * KD + BT * BT) * 2);
+// stage st's ring tiles <- the chunk at padded row r, chunk row cr (one elected thread): w, qg, kg, P, the block's
+// WG column blocks of u and e^G_last
+fn load_chunk(st: i32, r: i32, cr: i32, h: i32) {
+  let vb = i32(block.y) * WG * BV;
+  arrive full[st] expect_tx((3 * BT * KD + BT * BT + BT * BV * WG) * 2 + KD * 4);
   for cb in 0..KD / 64 unroll {
     tma.load ws[st][:, 64 * cb +: 64] <- W[r, h * KD + 64 * cb] signal(full[st]);
     tma.load qs[st][:, 64 * cb +: 64] <- QG[r, h * KD + 64 * cb] signal(full[st]);
     tma.load ks[st][:, 64 * cb +: 64] <- KG[r, h * KD + 64 * cb] signal(full[st]);
   }
   tma.load ps[st] <- P[r, h * BT] signal(full[st]);
+  for cb in 0..WG unroll {
+    tma.load us[st][:, 64 * cb +: 64] <- U[r, h * VD + vb + 64 * cb] signal(full[st]);
+  }
+  tma.load gs[st] <- GL[cr, h * KD] signal(full[st]);
 }
 
 // one chunk: c its index in the sequence, row0 its first padded row, t0 its first token row; PREF: load chunk
@@ -64,13 +73,14 @@ fn chunk_step(var sa: frag<wgmma_acc, f32, 64, BV, 16>, var sb: frag<wgmma_acc, 
   store ss[wi][0, 0] <- bf16(sa);
   store ss[wi][64, 0] <- bf16(sb);
   fence.proxy_async;
-  sync wg[wi];
+  sync blk;                                         // both warpgroups are past chunk c - 1: their generic reads of
+                                                    // the stage's u / e^G_last precede the refill below
   if pref == 1 {
     if math.index == 0 && math.warp == 0 {
       elect {
         // stage (c + 1) % 2 held chunk c - 1: every warpgroup has released it (the first use passes at once)
         wait empty[(c + 1) % 2] parity(((c + 1) / 2 + 1) & 1);
-        load_chunk((c + 1) % 2, row0 + BT, h);
+        load_chunk((c + 1) % 2, row0 + BT, crow + 1, h);
       }
     }
   }
@@ -81,13 +91,13 @@ fn chunk_step(var sa: frag<wgmma_acc, f32, 64, BV, 16>, var sb: frag<wgmma_acc, 
   wgmma vn += ws[st] * ss[wi];
   wgmma.commit;
   wgmma.wait 0;
-  vn = f32(U[row0 + vn.row, h * VD + v0 + vn.col]) - vn;
+  vn = f32(us[st][vn.row, BV * wi + vn.col]) - vn;
   store sv[wi][0, 0] <- bf16(vn);
   fence.proxy_async;
   sync wg[wi];
   // 3. o = qg S + P v_new;  S = e^(G_last) S + kg^T v_new
-  sa = sa * GL[crow, h * KD + sa.row];
-  sb = sb * GL[crow, h * KD + 64 + sb.row];
+  sa = sa * gs[st][0, sa.row];
+  sb = sb * gs[st][0, 64 + sb.row];
   oa = 0.0;
   wgmma.fence;
   wgmma oa += qs[st] * ss[wi];
@@ -135,7 +145,7 @@ fn scan(n: i32, h: i32, v0: i32, bos: i32, len: i32, co: i32) {
   if nch > 0 {
     if math.index == 0 && math.warp == 0 {
       elect {
-        load_chunk(0, co * BT, h);
+        load_chunk(0, co * BT, co, h);
       }
     }
     for c in 0..nch - 1 {
@@ -170,8 +180,8 @@ kernel kda_chunk_scan<BT = 64, KD = 128, VD = 128, BV = 64, VARLEN = 0, VFIRST =
     QG: bf16[TP, HK] tma(box=[BT, 64], swizzle=128B) align(16),
     KG: bf16[TP, HK] tma(box=[BT, 64], swizzle=128B) align(16),
     P: bf16[TP, HB] tma(box=[BT, BT], swizzle=128B) align(16),
-    U: bf16[TP, HV] align(16),
-    GL: f32[NCT, HK] align(16),
+    U: bf16[TP, HV] tma(box=[BT, 64], swizzle=128B) align(16),
+    GL: f32[NCT, HK] tma(box=[1, KD]) align(16),
     h0: f32[NS, H, VD, KD] align(16),
     ht: f32[NT, H, VD, KD] align(16),
     O: bf16[TT, HV] align(16),
@@ -188,12 +198,15 @@ kernel kda_chunk_scan<BT = 64, KD = 128, VD = 128, BV = 64, VARLEN = 0, VFIRST =
   shared qs: bf16[2][BT, KD] swizzle(128B) align(1024);
   shared ks: bf16[2][BT, KD] swizzle(128B) align(1024);
   shared ps: bf16[2][BT, BT] swizzle(128B) align(1024);
+  shared us: bf16[2][BT, BV * WG] swizzle(128B) align(1024);
+  shared gs: f32[2][1, KD] align(128);
   shared ss: bf16[WG][KD, BV] swizzle(128B) align(1024);
   shared sv: bf16[WG][BT, BV] swizzle(128B) align(1024);
   shared so: bf16[WG][BT, BV] align(16);
   mbarrier full[2] arrivals(1);
   mbarrier empty[2] arrivals(WG);                   // each warpgroup releases a stage once its wgmmas read it
   barrier wg[WG] id(1) threads(128);                // one warpgroup's own steps
+  barrier blk id(3) threads(128 * WG);              // every warpgroup, once a chunk
 
   if tid.x == 0 {
     mbarrier.init full;
