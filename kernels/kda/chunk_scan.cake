@@ -31,8 +31,10 @@
 //   1. S -> shared as bf16 (ss [KD, BV], the MN-major B operand of the next two products)
 //   2. vn = w S (wgmma, A = w [BT, KD] K-major), then vn = u - vn (u read from the ring at vn's layout)
 //      -> shared as bf16 (sv [BT, BV])
-//   3. o = qg S + P vn (two wgmmas, A = qg, P from the ring), and S = e^(G_last) S (per-row, from the ring)
-//      + kg^T vn (A = kg read transposed: the ring's [BT, 64] column block is M-major)
+//      o = qg S (A = qg) is committed behind vn's wgmma and overlaps its epilogue (wgmma.wait 1)
+//   3. S = e^(G_last) S (per-row, from the ring; not between the commits and the wait: ptxas then serializes
+//      every wgmma of the kernel, C7518), o += P vn (P from the ring), S += kg^T vn (A = kg read transposed:
+//      the ring's [BT, 64] column block is M-major)
 //   4. o -> shared (so [BT, BV]) -> the rows of the sequence, masked by its end (a chunk-padded tail row is not
 //      the next sequence's row).
 // The last chunk of a sequence is peeled off the loop (no prefetch; its o rows are masked by the sequence's end),
@@ -85,22 +87,23 @@ fn chunk_step(var sa: frag<wgmma_acc, f32, 64, BV, 16>, var sb: frag<wgmma_acc, 
     }
   }
   wait full[st] parity((c / 2) & 1);
-  // 2. v_new = u - w S
+  // 2. v_new = u - w S; o = qg S is issued behind it and runs during v_new's epilogue, as does the decay of S
   vn = 0.0;
+  oa = 0.0;
   wgmma.fence;
   wgmma vn += ws[st] * ss[wi];
   wgmma.commit;
-  wgmma.wait 0;
+  wgmma oa += qs[st] * ss[wi];
+  wgmma.commit;
+  wgmma.wait 1;                                     // vn is ready; oa's group may still run
   vn = f32(us[st][vn.row, BV * wi + vn.col]) - vn;
   store sv[wi][0, 0] <- bf16(vn);
   fence.proxy_async;
   sync wg[wi];
-  // 3. o = qg S + P v_new;  S = e^(G_last) S + kg^T v_new
+  // 3. o += P v_new;  S = e^(G_last) S + kg^T v_new
   sa = sa * gs[st][0, sa.row];
   sb = sb * gs[st][0, 64 + sb.row];
-  oa = 0.0;
   wgmma.fence;
-  wgmma oa += qs[st] * ss[wi];
   wgmma oa += ps[st] * sv[wi];
   wgmma sa += ks[st][:, 0 +: 64].T * sv[wi];
   wgmma sb += ks[st][:, 64 +: 64].T * sv[wi];
