@@ -29,7 +29,13 @@
 // releases a stage), one block per SM, no spills:
 // RUN: %cakec --verify-only -D WG=2 %kernels/kda/chunk_scan.cake 2>&1 | %FileCheck %s --check-prefix=SCAN
 // RUN: %cakec -v --no-verify -D WG=2 %kernels/kda/chunk_scan.cake -o %t.cubin 2>&1 | %FileCheck %s --check-prefix=SCANWG2RES
+// (and ptxas keeps the wgmma instructions asynchronous: no C7518 serialization, in either build)
+// RUN: %cakec -v --no-verify %kernels/kda/chunk_scan.cake -o %t.cubin 2>&1 | %FileCheck %s --check-prefix=SCANRES
+// SCANRES: kda_chunk_scan (sm_90a): {{.*}} 0 bytes spill stores, 0 bytes spill loads
+// SCANRES-NOT: serialized
+// SCANRES: kda_chunk_scan: 164896 bytes dynamic shared memory
 // SCANWG2RES: kda_chunk_scan (sm_90a): {{.*}} 0 bytes spill stores, 0 bytes spill loads
+// SCANWG2RES-NOT: serialized
 // SCANWG2RES: kda_chunk_scan: 214048 bytes dynamic shared memory
 // RUN: %cakec --no-verify --emit=ptx -D WG=2 %kernels/kda/chunk_scan.cake -o - | %FileCheck %s --check-prefix=SCANWG2PTX
 // SCANWG2PTX: .entry kda_chunk_scan
