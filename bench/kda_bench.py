@@ -136,8 +136,9 @@ def cake_impl(torch, cake_kda, x):
     return cake_kda.make_forward(x, lower_bound=LOWER_BOUND, scale=D ** -0.5)
 
 
-def cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep"):
-    """The chunked CAKE forward: kernels/kda/chunk_prep.cake + kernels/kda/chunk_scan.cake.  The chunk layout
+def cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep", scan_wg=1):
+    """The chunked CAKE forward: kernels/kda/chunk_prep.cake (or kernel) + kernels/kda/chunk_scan.cake (its
+    build with scan_wg warpgroups per block).  The chunk layout
     (chunk offsets and the padded-row map, a function of cu_seqlens only) is computed once, as fla caches its
     chunk indices per cu_seqlens."""
     from cakeir.kda import kernels as kk
@@ -154,12 +155,12 @@ def cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep"):
     def fn():
         work = kk.prepare_chunks_cake(cake_kda, *args, layout=layout, kernel=kernel)
         kk.scan_chunks(cake_kda, work, (TT, H, D), cu, varlen=varlen, initial_state=x["h0"], final_state=ht,
-                       state_v_first=True, out=o)
+                       state_v_first=True, out=o, wg=scan_wg)
         return o.view(B, T, H, D), ht
     return fn
 
 
-def cake_scan_impl(torch, cake_kda, x):
+def cake_scan_impl(torch, cake_kda, x, wg=1):
     """kernels/kda/chunk_scan.cake alone: its inputs (kernel 1's outputs) are prepared once here by the torch
     scaffold (cakeir.kda.kernels.prepare_chunks) and not timed; the callable runs the scan only, so its time is
     the sequential half of a chunked CAKE forward, not a whole forward."""
@@ -176,7 +177,7 @@ def cake_scan_impl(torch, cake_kda, x):
 
     def fn():
         kk.scan_chunks(cake_kda, prep, (TT, H, D), cu, varlen=varlen, initial_state=x["h0"], final_state=ht,
-                       state_v_first=True, out=o)
+                       state_v_first=True, out=o, wg=wg)
         return o.view(B, T, H, D), ht
     return fn
 
@@ -192,7 +193,8 @@ def main():
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--cake", default="", help="folder of the CAKE kda cubins (cakeir.kda.kernels)")
     ap.add_argument("--budget", type=float, default=400.0, help="seconds; later cases are skipped past it")
-    ap.add_argument("--impls", default="cake_chunked_tc2,cake_chunked_tc,cake_chunked,cake,cake_scan,flashkda,fla,fla_safe",
+    ap.add_argument("--impls", default="cake_chunked_tc2_wg2,cake_chunked_tc2,cake_chunked_tc,cake_chunked,cake,"
+                                       "cake_scan_wg2,cake_scan,flashkda,fla,fla_safe",
                     help="which implementations to run (fla_safe: chunk_kda with safe_gate=True)")
     ap.add_argument("--only-cake", default=None,
                     help="comma-separated CAKE paths allowed to run (bench/kda_device_run.sh passes those that "
@@ -256,8 +258,13 @@ def main():
                 fns["cake_chunked_tc"] = cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep_tc")
             if cake_kda is not None and "cake_chunked_tc2" in impls:
                 fns["cake_chunked_tc2"] = cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep_tc2")
+            if cake_kda is not None and "cake_chunked_tc2_wg2" in impls:
+                fns["cake_chunked_tc2_wg2"] = cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep_tc2",
+                                                                scan_wg=2)
             if cake_kda is not None and "cake_scan" in impls:
                 fns["cake_scan"] = cake_scan_impl(torch, cake_kda, x)
+            if cake_kda is not None and "cake_scan_wg2" in impls:
+                fns["cake_scan_wg2"] = cake_scan_impl(torch, cake_kda, x, wg=2)
             if flash_kda is not None and "flashkda" in impls:
                 fns["flashkda"] = flashkda_impl(torch, flash_kda, x)
             if chunk_kda is not None and "fla" in impls:
@@ -319,7 +326,8 @@ def main():
 
 def markdown(document, common):
     rows, six_ratios = [], {}
-    names = ["cake_chunked_tc2", "cake_chunked_tc", "cake_chunked", "cake", "cake_scan", "flashkda", "fla", "fla_safe"]
+    names = ["cake_chunked_tc2_wg2", "cake_chunked_tc2", "cake_chunked_tc", "cake_chunked", "cake", "cake_scan_wg2",
+             "cake_scan", "flashkda", "fla", "fla_safe"]
     for rec in document["cases"]:
         t = rec.get("timing", {})
         ck = rec.get("checks", {})
@@ -340,9 +348,12 @@ def markdown(document, common):
         if rec.get("six"):
             for n in t:
                 six_ratios.setdefault(n, []).append(t[n]["ms"])
-    header = ["case", "B x T", "cake chunked (tc2 prep) ms", "cake chunked (tc prep) ms", "cake chunked ms", "cake recurrent ms", "cake scan only ms", "FlashKDA ms", "fla ms",
-              "fla safe_gate ms", "cake chunked (tc2 prep) err o / state", "cake chunked (tc prep) err o / state", "cake chunked err o / state", "cake recurrent err o / state",
-              "cake scan+torch prep err o / state",
+    header = ["case", "B x T", "cake chunked (tc2 prep, 2-wg scan) ms", "cake chunked (tc2 prep) ms",
+              "cake chunked (tc prep) ms", "cake chunked ms", "cake recurrent ms", "cake 2-wg scan only ms",
+              "cake scan only ms", "FlashKDA ms", "fla ms",
+              "fla safe_gate ms", "cake chunked (tc2 prep, 2-wg scan) err o / state",
+              "cake chunked (tc2 prep) err o / state", "cake chunked (tc prep) err o / state", "cake chunked err o / state", "cake recurrent err o / state",
+              "cake 2-wg scan+torch prep err o / state", "cake scan+torch prep err o / state",
               "FlashKDA err o / state", "fla err o / state", "fla safe err o / state", "fla / FlashKDA"]
     text = ("# KDA forward, H200\n\n`%s`\n\n\"cake scan only\" times kernels/kda/chunk_scan.cake alone (the sequential "
             "half of the chunked form; its inputs come from a torch scaffold that is not timed): it is not a whole "
@@ -352,7 +363,7 @@ def markdown(document, common):
         base = six_ratios["flashkda"]
         lines = []
         for n, ms in six_ratios.items():
-            if len(ms) == len(base) and n != "cake_scan":     # the scan alone is no whole forward
+            if len(ms) == len(base) and not n.startswith("cake_scan"):     # the scan alone is no whole forward
                 gm = math.exp(sum(math.log(b / m) for b, m in zip(base, ms)) / len(ms))
                 lines.append("- %s: geometric-mean speed vs FlashKDA over the six cases = %.3fx" % (n, gm))
         text += "\n" + "\n".join(lines) + "\n"

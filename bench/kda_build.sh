@@ -9,6 +9,8 @@
 #   kda_chunk_scan_<layout>[_varlen][_nostate] kernels/kda/chunk_scan.cake (the sequential half of the chunked
 #                                             form); _varlen: VARLEN = 1, which the verifier cannot check (its
 #                                             loop bound is read from memory): status ok-unverified
+#   kda_chunk_scan_wg2_<layout>[_varlen][_nostate]  the same with WG = 2 (both 64-column blocks of a (sequence,
+#                                             head) as two warpgroups of one block sharing the ring tiles)
 #   kda_chunk_prep_<gate>                      kernels/kda/chunk_prep.cake (the parallel half: activations, gate
 #                                             cumsum, L, P, the UT inverse, w, u, qg, kg, e^G_last)
 #   kda_chunk_prep_tc_<gate>                   kernels/kda/chunk_prep_tc.cake (the same on the tensor cores)
@@ -46,6 +48,8 @@ variants() {
       sfx=$([ $vl = 1 ] && echo _varlen || true)
       echo "kda_chunk_scan_${layout}${sfx}|$scan|VFIRST=$vf VARLEN=$vl"
       echo "kda_chunk_scan_${layout}${sfx}_nostate|$scan|VFIRST=$vf VARLEN=$vl USE_H0=0 STORE_HT=0"
+      echo "kda_chunk_scan_wg2_${layout}${sfx}|$scan|VFIRST=$vf VARLEN=$vl WG=2"
+      echo "kda_chunk_scan_wg2_${layout}${sfx}_nostate|$scan|VFIRST=$vf VARLEN=$vl USE_H0=0 STORE_HT=0 WG=2"
     done
   done
 }

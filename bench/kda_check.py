@@ -7,7 +7,7 @@ and chunk-by-chunk state passing (two calls chained through the final state) aga
 runs the chunked form (cakeir.kda.kernels.forward_chunked: kernel 1 as kernels/kda/chunk_prep.cake, as
 kernels/kda/chunk_prep_tc.cake and chunk_prep_tc2.cake (tensor cores, workspaces NaN-poisoned first) and as the
 torch scaffold, each +
-kernels/kda/chunk_scan.cake).
+kernels/kda/chunk_scan.cake; the tc2 prep and the torch scaffold also with the scan's WG = 2 build).
 
     bash bench/kda_build.sh                                          # development machine: the cubins
     python3 bench/kda_check.py --cubins bench/out/kda/cubins --out DIR [--seed S]
@@ -107,23 +107,25 @@ def main():
                   (not want_ht or (rec["state_rel_err"] <= args.tol and rec["state_nan"] == 0)))
             # the chunked form: kernel 1 as kernels/kda/chunk_prep.cake ("cake") and as the torch scaffold
             # ("torch"), each followed by kernels/kda/chunk_scan.cake
-            for prep in ("cake", "cake_tc", "cake_tc2", "torch"):
+            for label, prep, scan_wg in (("cake", "cake", 1), ("cake_tc", "cake_tc", 1), ("cake_tc2", "cake_tc2", 1),
+                                         ("cake_tc2_wg2", "cake_tc2", 2), ("torch", "torch", 1),
+                                         ("torch_wg2", "torch", 2)):
                 try:
                     oc, sc = kk.forward_chunked(lib, x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"],
                                                 dt_bias=x["dt_bias"], lower_bound=lb,
                                                 initial_state=h0 if use_h0 else None, output_final_state=want_ht,
                                                 cu_seqlens=cu, state_v_first=vfirst, prep=prep,
-                                                poison=prep in ("cake_tc", "cake_tc2"))
+                                                poison=prep in ("cake_tc", "cake_tc2"), scan_wg=scan_wg)
                     torch.cuda.synchronize()
-                    rec["chunked_%s_o_rel_err" % prep] = ref.rel_error(oc, o_ref)
+                    rec["chunked_%s_o_rel_err" % label] = ref.rel_error(oc, o_ref)
                     if want_ht:
-                        rec["chunked_%s_state_rel_err" % prep] = ref.rel_error(sc, s_ref)
-                    good = (rec["chunked_%s_o_rel_err" % prep] <= args.tol and
-                            (not want_ht or rec["chunked_%s_state_rel_err" % prep] <= args.tol))
+                        rec["chunked_%s_state_rel_err" % label] = ref.rel_error(sc, s_ref)
+                    good = (rec["chunked_%s_o_rel_err" % label] <= args.tol and
+                            (not want_ht or rec["chunked_%s_state_rel_err" % label] <= args.tol))
                 except Exception as error:  # noqa: BLE001
                     good = False
-                    rec["chunked_%s_error" % prep] = "%s: %s" % (type(error).__name__, error)
-                rec["chunked_%s_ok" % prep] = bool(good)
+                    rec["chunked_%s_error" % label] = "%s: %s" % (type(error).__name__, error)
+                rec["chunked_%s_ok" % label] = bool(good)
                 ok = ok and good
             if lens is None and want_ht and T >= 2:
                 # chunk-by-chunk state passing: [0, T1) then [T1, T) through the final state == one pass
@@ -153,16 +155,23 @@ def main():
     lines = ["| case | seed | recurrent: o err | state err | passing o / state | chunked (CAKE prep + scan): o / state "
              "| chunked (CAKE tensor-core prep + scan): o / state "
              "| chunked (CAKE tensor-core prep in 109 KB + scan): o / state "
-             "| chunked (torch prep + scan): o / state | ok |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "| chunked (CAKE tensor-core prep in 109 KB + two-warpgroup scan): o / state "
+             "| chunked (torch prep + scan): o / state "
+             "| chunked (torch prep + two-warpgroup scan): o / state | ok |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         g = lambda k: ("%.2e" % r[k]) if k in r else "-"  # noqa: E731
-        lines.append("| %s | %d | %s | %s | %s / %s | %s / %s %s | %s / %s %s | %s / %s %s | %s / %s %s | %s |" % (
+        lines.append("| %s | %d | %s | %s | %s / %s | %s / %s %s | %s / %s %s | %s / %s %s | %s / %s %s | %s / %s %s "
+                     "| %s / %s %s | %s |" % (
             r["case"], r["seed"], g("o_rel_err"), g("state_rel_err"), g("passing_o_rel_err"),
             g("passing_state_rel_err"), g("chunked_cake_o_rel_err"), g("chunked_cake_state_rel_err"),
             r.get("chunked_cake_error", ""), g("chunked_cake_tc_o_rel_err"), g("chunked_cake_tc_state_rel_err"),
             r.get("chunked_cake_tc_error", ""), g("chunked_cake_tc2_o_rel_err"), g("chunked_cake_tc2_state_rel_err"),
-            r.get("chunked_cake_tc2_error", ""), g("chunked_torch_o_rel_err"), g("chunked_torch_state_rel_err"),
-            r.get("chunked_torch_error", ""), "yes" if r["ok"] else "NO " + r.get("error", "")))
+            r.get("chunked_cake_tc2_error", ""), g("chunked_cake_tc2_wg2_o_rel_err"),
+            g("chunked_cake_tc2_wg2_state_rel_err"), r.get("chunked_cake_tc2_wg2_error", ""),
+            g("chunked_torch_o_rel_err"), g("chunked_torch_state_rel_err"), r.get("chunked_torch_error", ""),
+            g("chunked_torch_wg2_o_rel_err"), g("chunked_torch_wg2_state_rel_err"), r.get("chunked_torch_wg2_error", ""),
+            "yes" if r["ok"] else "NO " + r.get("error", "")))
     with open(os.path.join(args.out, "kda_check.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -42,8 +42,12 @@ if ok("chunked_cake_tc_ok"):
     names.append("cake_chunked_tc")
 if ok("chunked_cake_tc2_ok"):
     names.append("cake_chunked_tc2")
+if ok("chunked_cake_tc2_wg2_ok"):
+    names.append("cake_chunked_tc2_wg2")
 if ok("chunked_torch_ok"):
     names.append("cake_scan")
+if ok("chunked_torch_wg2_ok"):
+    names.append("cake_scan_wg2")
 print(",".join(names))
 PY
 )

@@ -166,6 +166,10 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
       os << "cakec: " << f.function << " (" << archName(sema.arch) << "): " << f.registers << " registers, "
          << f.sharedBytes << " bytes static smem, " << f.stackBytes << " bytes stack, " << f.spillStores
          << " bytes spill stores, " << f.spillLoads << " bytes spill loads\n";
+    for (const PtxasFunctionReport &f : pr.functions)
+      if (!f.wgmmaSerialized.empty())
+        os << "cakec: " << f.function << ": ptxas serialized its wgmma instructions (C7518): " << f.wgmmaSerialized
+           << "\n";
     for (const KernelManifest &k : cg.manifest.kernels)
       os << "cakec: " << k.name << ": " << k.dynamicSmem << " bytes dynamic shared memory\n";
     result.statusText = os.str();

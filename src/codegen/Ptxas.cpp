@@ -9,6 +9,8 @@
 //   ptxas k.ptx, line 11; error   : Unknown modifier '.op'
 //   ptxas info    : Used 8 registers, used 0 barriers, 16 bytes smem
 //       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+//   ptxas info    : (C7518) Potential Performance Loss: wgmma.mma_async instructions are serialized due to
+//                   REASON in the function 'NAME'          (before NAME's "Compiling entry function" line)
 // and are parsed line by line.
 #include "codegen/Ptxas.h"
 
@@ -24,6 +26,7 @@
 #include <filesystem>
 #include <memory>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -362,11 +365,24 @@ std::vector<PtxasMessage> parsePtxasMessages(const std::string &output) {
 
 std::vector<PtxasFunctionReport> parsePtxasReport(const std::string &output) {
   std::vector<PtxasFunctionReport> out;
+  std::vector<std::pair<std::string, std::string>> serialized;   // (function, reason), attached at the end
   std::istringstream in(output);
   std::string text;
   PtxasFunctionReport *cur = nullptr;
   while (std::getline(in, text)) {
     std::string_view line = text;
+    static constexpr std::string_view kSerialized = "wgmma.mma_async instructions are serialized due to ";
+    static constexpr std::string_view kInFunction = " in the function '";
+    if (size_t at = line.find(kSerialized); at != std::string_view::npos) {
+      std::string_view rest = line.substr(at + kSerialized.size());
+      size_t fn = rest.rfind(kInFunction);
+      if (fn != std::string_view::npos) {
+        std::string_view name = rest.substr(fn + kInFunction.size());
+        name = name.substr(0, name.find('\''));
+        serialized.emplace_back(capQuoted(name), capQuoted(rest.substr(0, fn)));
+      }
+      continue;
+    }
     // "Compiling entry function 'NAME' for 'sm_90a'" or "Function properties for NAME"
     std::optional<std::string_view> function;
     if (size_t at = line.find("Compiling entry function '"); at != std::string_view::npos) {
@@ -407,6 +423,16 @@ std::vector<PtxasFunctionReport> parsePtxasReport(const std::string &output) {
       }
     }
     if (auto v = numberWithSuffix(line, " bytes smem")) cur->sharedBytes = *v;
+  }
+  for (auto &[function, reason] : serialized) {
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const PtxasFunctionReport &f) { return f.function == function; });
+    if (it == out.end()) {
+      out.push_back({});
+      out.back().function = function;
+      it = std::prev(out.end());
+    }
+    it->wgmmaSerialized = reason;
   }
   return out;
 }

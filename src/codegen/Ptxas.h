@@ -26,6 +26,7 @@ struct PtxasFunctionReport {
   unsigned stackBytes = 0;
   unsigned spillStores = 0;
   unsigned spillLoads = 0;
+  std::string wgmmaSerialized;   // ptxas's reason when it serialized the function's wgmma instructions (C7518)
 };
 
 // Defaults of --ptxas-time-limit and --ptxas-memory-limit (docs/cli.md, resource limits).

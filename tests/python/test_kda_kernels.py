@@ -121,3 +121,40 @@ def test_chunk_workspaces_reproduce_the_recurrence(lens, lower_bound, v_first):
                                    lower_bound=lower_bound, initial_state=h0, cu_seqlens=cu, state_v_first=v_first)
     assert ref.rel_error(o, o_ref[0]) < 5e-3          # measured: 2.4e-3 / 2.3e-3 / 2.4e-3
     assert ref.rel_error(s, s_ref) < 5e-3
+
+
+@pytest.mark.parametrize("wg,varlen,v_first,state,name", [
+    (1, False, True, True, "kda_chunk_scan_vfirst"),
+    (2, False, True, True, "kda_chunk_scan_wg2_vfirst"),
+    (2, True, False, True, "kda_chunk_scan_wg2_kfirst_varlen"),
+    (2, False, True, False, "kda_chunk_scan_wg2_vfirst_nostate"),
+])
+def test_scan_build_choice(tmp_path, monkeypatch, wg, varlen, v_first, state, name):
+    """forward_chunked(scan_wg=2) launches chunk_scan.cake's WG = 2 builds (bench/kda_build.sh's
+    kda_chunk_scan_wg2_*) with the same arguments as the one-warpgroup builds; other counts are refused."""
+    calls = []
+
+    def recorder(W, QG, KG, P, U, GL, h0, ht, O, cu, CO):
+        TP, HK = W.shape
+        assert QG.shape == KG.shape == U.shape == (TP, HK) and P.shape == (TP, HK // 2) and TP % 64 == 0
+        assert GL.shape == (TP // 64, HK) and cu.dtype == torch.int64 and O.shape[1] == HK
+        calls.append(name_seen[-1])
+
+    name_seen = []
+    lib = kk.Kernels(str(tmp_path))
+    monkeypatch.setattr(lib, "_kernel", lambda n, entry: (name_seen.append(n), recorder)[1])
+    lens = [70, 5] if varlen else [70, 70]
+    x = args(1, sum(lens), 2, N=2)
+    cu = torch.tensor([0, lens[0], sum(lens)]) if varlen else None
+    B, T = (1, sum(lens)) if varlen else (2, 70)
+    q, k, v, g, beta = (x[n].reshape(B, T, *x[n].shape[2:]) for n in ("q", "k", "v", "g", "beta"))
+    h0 = x["initial_state"] if state else None
+    if h0 is not None and v_first:
+        h0 = h0.transpose(-1, -2).contiguous()
+    kk.forward_chunked(lib, q, k, v, g, beta, A_log=x["A_log"], dt_bias=x["dt_bias"], lower_bound=-5.0,
+                       initial_state=h0, output_final_state=state, cu_seqlens=cu, state_v_first=v_first,
+                       prep="torch", scan_wg=wg)
+    assert calls == [name]
+    with pytest.raises(ValueError):
+        kk.forward_chunked(lib, q, k, v, g, beta, A_log=x["A_log"], dt_bias=x["dt_bias"], lower_bound=-5.0,
+                           cu_seqlens=cu, prep="torch", scan_wg=3)

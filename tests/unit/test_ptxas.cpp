@@ -40,6 +40,23 @@ TEST_CASE("parsePtxasReport: registers, shared memory, stack and spills per func
   CHECK(fns[1].registers == 8);
 }
 
+TEST_CASE("parsePtxasReport: wgmma serialization (C7518) is attached to the function it names") {
+  auto fns = parsePtxasReport(
+      "ptxas info    : (C7518) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+      "program dependence on compiler-inserted WG.DP in divergent path in the function 'k'\n"
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'j' for 'sm_90a'\n"
+      "ptxas info    : Used 8 registers\n"
+      "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+      "ptxas info    : Used 168 registers, used 16 barriers\n");
+  REQUIRE(fns.size() == 2);
+  CHECK(fns[0].function == "j");
+  CHECK(fns[0].wgmmaSerialized.empty());
+  CHECK(fns[1].function == "k");
+  CHECK(fns[1].registers == 168);
+  CHECK(fns[1].wgmmaSerialized == "program dependence on compiler-inserted WG.DP in divergent path");
+}
+
 TEST_CASE("ptxas parsers survive a line with a 200,000-character kernel name and cap what they quote") {
   std::string name(200000, 'k');
   std::string output = "ptxas info    : Compiling entry function '" + name + "' for 'sm_80'\n"

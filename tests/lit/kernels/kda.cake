@@ -20,6 +20,28 @@
 // SCANPTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 // SCANPTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // SCANPTX-DAG: fence.proxy.async.shared::cta
+// u and e^G_last come through the ring as well (no ld.global on the chunk chain; only the initial state is
+// read with ld.global):
+// RUN: %cakec --no-verify --emit=ptx -D USE_H0=0 %kernels/kda/chunk_scan.cake -o - | %FileCheck %s --check-prefix=SCANNOLD
+// SCANNOLD: .entry kda_chunk_scan
+// SCANNOLD-NOT: ld.global
+// two warpgroups a block (both column blocks of a head share the ring; empty[2] with one arrival per warpgroup
+// releases a stage), one block per SM, no spills:
+// RUN: %cakec --verify-only -D WG=2 %kernels/kda/chunk_scan.cake 2>&1 | %FileCheck %s --check-prefix=SCAN
+// RUN: %cakec -v --no-verify -D WG=2 %kernels/kda/chunk_scan.cake -o %t.cubin 2>&1 | %FileCheck %s --check-prefix=SCANWG2RES
+// (and ptxas keeps the wgmma instructions asynchronous: no C7518 serialization, in either build)
+// RUN: %cakec -v --no-verify %kernels/kda/chunk_scan.cake -o %t.cubin 2>&1 | %FileCheck %s --check-prefix=SCANRES
+// SCANRES: kda_chunk_scan (sm_90a): {{.*}} 0 bytes spill stores, 0 bytes spill loads
+// SCANRES-NOT: serialized
+// SCANRES: kda_chunk_scan: 164896 bytes dynamic shared memory
+// SCANWG2RES: kda_chunk_scan (sm_90a): {{.*}} 0 bytes spill stores, 0 bytes spill loads
+// SCANWG2RES-NOT: serialized
+// SCANWG2RES: kda_chunk_scan: 214048 bytes dynamic shared memory
+// RUN: %cakec --no-verify --emit=ptx -D WG=2 %kernels/kda/chunk_scan.cake -o - | %FileCheck %s --check-prefix=SCANWG2PTX
+// SCANWG2PTX: .entry kda_chunk_scan
+// SCANWG2PTX-DAG: mbarrier.init.shared.b64 [{{.*}}], 2;
+// SCANWG2PTX-DAG: mbarrier.arrive.shared.b64
+// SCANWG2PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // the varlen variant reads its chunk count from cu_seqlens, which the sync verifier cannot model:
 // RUN: %expect-exit 1 %cakec --verify-only -D VARLEN=1 %kernels/kda/chunk_scan.cake 2>&1 | %FileCheck %s --check-prefix=VARLEN
 // VARLEN: error: could not prove the synchronisation protocol: the branch condition around synchronisation cannot be evaluated: it depends on a value loaded from memory

@@ -260,16 +260,19 @@ def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_
 
 
 def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_state=None, final_state=None,
-                state_v_first: bool = True, out=None):
+                state_v_first: bool = True, out=None, wg: int = 1):
     """Runs kda_chunk_scan on prepare_chunks' output: o [TT, H, V] bf16 (into out) and the final state (into
-    final_state, when given)."""
+    final_state, when given).  wg: the build's warpgroups per block (chunk_scan.cake -D WG; 2: both 64-column
+    blocks of a (sequence, head) in one block, builds kda_chunk_scan_wg2_*)."""
+    if wg not in (1, 2):
+        raise ValueError("cakeir.kda: scan wg must be 1 or 2, not %r" % (wg,))
     TT, H, V = v_shape
     dev = prep["W"].device
     N = cu.numel() - 1
     use_state = initial_state is not None or final_state is not None
     state_shape = (N, H, V, V)
-    name = "kda_chunk_scan_%s%s%s" % ("vfirst" if state_v_first else "kfirst", "_varlen" if varlen else "",
-                                      "" if use_state else "_nostate")
+    name = "kda_chunk_scan%s_%s%s%s" % ("_wg2" if wg == 2 else "", "vfirst" if state_v_first else "kfirst",
+                                        "_varlen" if varlen else "", "" if use_state else "_nostate")
     kernel = lib._kernel(name, "kda_chunk_scan")
     if use_state:
         h0 = initial_state.contiguous() if initial_state is not None else \
@@ -288,10 +291,11 @@ def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_stat
 
 def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_bound: Optional[float] = None,
                     scale: Optional[float] = None, initial_state=None, output_final_state: bool = False,
-                    cu_seqlens=None, state_v_first: bool = False, prep: str = "cake", poison: bool = False):
+                    cu_seqlens=None, state_v_first: bool = False, prep: str = "cake", poison: bool = False,
+                    scan_wg: int = 1):
     """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "cake_tc": kernels/kda/
     chunk_prep_tc.cake; "cake_tc2": kernels/kda/chunk_prep_tc2.cake; "torch": the prepare_chunks scaffold) +
-    kda_chunk_scan.  Same contract as
+    kda_chunk_scan with scan_wg warpgroups per block (scan_chunks' wg).  Same contract as
     Kernels.forward.  poison: NaN-fill kernel 1's workspaces first (CAKE preps)."""
     B, T, H, K = q.shape
     V = v.shape[-1]
@@ -315,7 +319,7 @@ def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_b
     if output_final_state:
         ht = torch.empty((N, H, V, K) if state_v_first else (N, H, K, V), dtype=torch.float32, device=dev)
     o, _ = scan_chunks(lib, work, (TT, H, V), cu, varlen=varlen, initial_state=initial_state, final_state=ht,
-                       state_v_first=state_v_first)
+                       state_v_first=state_v_first, wg=scan_wg)
     return o.view(B, T, H, V), ht
 
 
