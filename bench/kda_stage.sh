@@ -6,11 +6,17 @@
 set -eu
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dest=${1:?usage: kda_stage.sh DEST}
-rm -rf "$dest/stage" "$dest/cubins"
-mkdir -p "$dest/stage/runtime/python" "$dest/stage/machines"
-cp -r "$repo/bench" "$dest/stage/bench"
-rm -rf "$dest/stage/bench/out" "$dest/stage/bench/results"
+cubins_src=$(cd "$repo/bench/out/kda/cubins" && pwd -P)
+mkdir -p "$dest"
+cubins_dst=$(cd "$dest" && pwd -P)/cubins
+rm -rf "$dest/stage"
+mkdir -p "$dest/stage/bench" "$dest/stage/runtime/python" "$dest/stage/machines"
+# bench/ without its outputs (DEST may itself lie under bench/out) and results
+tar -C "$repo/bench" --exclude=./out --exclude=./results -cf - . | tar -C "$dest/stage/bench" -xf -
 cp -r "$repo/runtime/python/cakeir" "$dest/stage/runtime/python/"
 cp "$repo"/machines/*.json "$dest/stage/machines/"
-cp -r "$repo/bench/out/kda/cubins" "$dest/cubins"
+if [ "$cubins_src" != "$cubins_dst" ]; then
+  rm -rf "$cubins_dst"
+  cp -r "$cubins_src" "$cubins_dst"
+fi
 du -sh "$dest"/*
