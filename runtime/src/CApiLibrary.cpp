@@ -12,6 +12,7 @@ using namespace cake::rt;
 
 struct cake_library {
   std::unique_ptr<LibraryState> state;
+  std::string target;   // cake_library_target's string
 };
 
 namespace {
@@ -72,6 +73,29 @@ cake_status cake_library_load(const char *path, const char *arch, cake_library *
 }
 
 void cake_library_free(cake_library *library) { delete library; }
+
+cake_status cake_library_set_arch(cake_library *library, const char *arch, char *err, size_t err_size) {
+  return guarded(err, err_size, [&] {
+    if (!library)
+      misuse("cake_library_set_arch: library must not be NULL");
+    if (arch) {
+      library->state->setTargetArch(arch);
+      return;
+    }
+    CudaDriverLoad load = sharedCudaDriver();
+    if (!load.driver)
+      throw LaunchError(CAKE_ERROR_DRIVER_UNAVAILABLE, load.error);
+    auto [major, minor] = currentComputeCapability(*load.driver);
+    library->state->setTarget(major, minor);
+  });
+}
+
+const char *cake_library_target(const cake_library *library) {
+  if (!library)
+    return "";
+  const_cast<cake_library *>(library)->target = library->state->targetName();
+  return library->target.c_str();
+}
 
 const char *cake_library_name(const cake_library *library) { return library ? library->state->name.c_str() : ""; }
 

@@ -202,6 +202,12 @@ typedef struct cake_library cake_library;
 CAKE_API cake_status cake_library_load(const char *path, const char *arch, cake_library **out, char *err,
                                        size_t err_size);
 CAKE_API void cake_library_free(cake_library *library); /* NULL is a no-op */
+/* Fixes the target after loading: `arch` ("sm_90a"), or NULL for the current CUDA device's compute
+ * capability (opens the driver; makes device 0's primary context current if the thread has none). */
+CAKE_API cake_status cake_library_set_arch(cake_library *library, const char *arch, char *err, size_t err_size);
+/* The target in words ("compute capability 9.0"), or "" while none is fixed; owned by the library until the
+ * next cake_library_set_arch. */
+CAKE_API const char *cake_library_target(const cake_library *library);
 CAKE_API const char *cake_library_name(const cake_library *library);
 /* The shape variables, in the order cake_library_select takes their values. */
 CAKE_API size_t cake_library_num_shape_vars(const cake_library *library);

@@ -39,7 +39,7 @@ __all__ = [
     "load", "load_data", "compile", "default_cache_dir", "CakeCompileError", "Module", "Kernel", "LaunchPlan", "DevicePtr", "eval_expression", "driver_check",
     "runtime_version", "library_path", "dtypes", "CakeError", "CakeIOError", "CakeManifestError",
     "CakeNotFoundError", "CakeArgumentError", "CakeRequirementError", "CakeLaunchConfigError",
-    "CakeExpressionError", "CakeDriverUnavailable", "CakeCudaError",
+    "CakeExpressionError", "CakeDriverUnavailable", "CakeCudaError", "load_library", "Library",
 ]
 
 
@@ -411,3 +411,6 @@ class _Missing:
 
 
 _MISSING = _Missing()
+
+
+from .library import Library, load_library  # noqa: E402  (needs Kernel above)
