@@ -15,11 +15,13 @@ kernel's own (prepared) launch path.
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
 from ._errors import CakeArgumentError, CakeRequirementError, error_for
-from ._lib import OK, error_buffer, load_library
+from ._lib import OK, error_buffer
+from ._lib import load_library as _runtime
 
 _MEMO_LIMIT = 4096   # remembered shapes per library (all dropped when a new one would pass it)
 
@@ -43,7 +45,7 @@ class Library:
     def __init__(self, path: str, arch: Optional[str] = None) -> None:
         from . import Kernel  # the package's Kernel class (a cycle at import time otherwise)
 
-        self._lib = lib = load_library()
+        self._lib = lib = _runtime()
         err = error_buffer()
         handle = ctypes.c_void_p()
         status = lib.cake_library_load(os.fsencode(path), arch.encode() if arch else None, ctypes.byref(handle),
@@ -72,8 +74,9 @@ class Library:
         # Where each shape variable is read: (param index, dim) or None (given by name).
         self._sources: List[Optional[Tuple[int, int]]] = []
         with open(self._manifest_path(path), encoding="utf-8") as f:
-            import json
             doc = json.load(f)
+        self._folder = os.path.dirname(os.path.abspath(self._manifest_path(path)))
+        self._variant_docs = {v["name"]: v for v in doc["variants"]}
         for var in doc["shape_vars"]:
             src = var.get("from")
             self._sources.append((src["param"], src["dim"]) if src else None)
@@ -94,6 +97,17 @@ class Library:
 
     def __repr__(self) -> str:
         return "<cakeir.Library %s shape_vars=%s variants=%s>" % (self.name, self.shape_vars, list(self.variants))
+
+    def ct_params(self, variant: str) -> Dict[str, Any]:
+        """The compile-time parameters of a variant's kernel (from its manifest), e.g. {"BN": 128, "T": "bf16"}:
+        what a caller needs to size work buffers whose padding depends on the variant."""
+        doc = self._variant_docs[variant]
+        with open(os.path.join(self._folder, doc["manifest"]), encoding="utf-8") as f:
+            manifest = json.load(f)
+        for kernel in manifest["kernels"]:
+            if kernel["name"] == doc["kernel"]:
+                return dict(kernel.get("ct_params", {}))
+        return {}
 
     # ------------------------------------------------------------------------------------------ target
     def set_arch(self, arch: Optional[str] = None) -> None:
