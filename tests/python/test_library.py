@@ -46,7 +46,7 @@ def test_explain(lib, built):
     assert text == ("library rowscale_lib at M = 8192, N = 7 on compute capability 8.0:\n"
                     "  [0] v8: not taken: `N % 8 == 0` of the guard is false (N = 7)\n"
                     "  [1] v4: not taken: guard `N % 4 == 0` is false (N = 7)\n"
-                    "  [2] any (fallback): chosen: the fallback accepts every shape (%s:13:18)\n" % SPEC)
+                    "  [2] any (fallback): chosen: the fallback accepts every shape (" + SPEC + ":13:18)\n")
     assert "[0] v8: chosen: guard `N % 8 == 0 && M >= 4096` holds (" in library.explain(M=4096, N=8)
 
 
