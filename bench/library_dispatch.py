@@ -61,7 +61,9 @@ def main():
     lib = cakeir.load_library(args.library, arch=args.arch)
     shapes = shapes_for(args.shapes, lib.shape_vars)
     lines = ["command: " + " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
-             "host: %s, python %s" % (platform.processor() or platform.machine(), platform.python_version()),
+             "host: %s, %d CPUs, load average %.1f, python %s" % (platform.processor() or platform.machine(),
+                                                                 os.cpu_count() or 0, os.getloadavg()[0],
+                                                                 platform.python_version()),
              "library: %s (%d entries, shape variables %s), %d shapes" % (lib.name, len(lib.entries),
                                                                        ", ".join(lib.shape_vars), len(shapes))]
     with tempfile.TemporaryDirectory() as tmp:
@@ -104,9 +106,15 @@ def main():
     t0 = time.perf_counter()
     for _ in range(reps):
         for tensors, named in calls:
-            lib._entry_for(lib.shape_of(*tensors, **named))
+            lib.dispatch(*tensors, **named)
     per_call = (time.perf_counter() - t0) / (reps * len(calls)) * 1e9
-    lines.append("Py  shape_of + memo lookup (a call's dispatch): %.0f ns per call" % per_call)
+    lines.append("Py  Library.dispatch (a call's choice: shape from the arguments, memo): %.0f ns per call" % per_call)
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        for tensors, named in calls:
+            pass
+    lines.append("Py  (the empty loop over the same calls: %.0f ns per iteration)"
+                 % ((time.perf_counter() - t0) / (reps * len(calls)) * 1e9))
     keys = [tuple(s) for s in shapes]
     t0 = time.perf_counter()
     for _ in range(reps):

@@ -1,4 +1,5 @@
-// Flattening of an Expr tree into ExprProgram's node array and its evaluator.  The evaluator mirrors
+// Flattening of an Expr tree into ExprProgram's node array and its evaluator, and the recognition of the
+// common guard shape (a conjunction of comparisons of a name with a constant) evaluated as a flat loop.  The evaluator mirrors
 // Expr::evaluate's checked arithmetic; on any failure it stops and the slow checked evaluator is run once to
 // produce the same message the manifest's expressions give.
 #include "ExprProgram.h"
@@ -26,7 +27,62 @@ ExprProgram ExprProgram::compile(const Expr &expr, const std::vector<std::string
   program.root_ = flatten(*expr.root(), slots, program.nodes_);
   program.source_ = expr;
   program.slots_ = slots;
+  program.compileAtoms();
   return program;
+}
+
+// Recognises a conjunction of atoms (see Atom) in the flattened tree; leaves simple_ false otherwise.
+void ExprProgram::compileAtoms() {
+  std::vector<Atom> atoms;
+  std::vector<int32_t> stack{root_};
+  while (!stack.empty()) {
+    const Node &n = nodes_[static_cast<size_t>(stack.back())];
+    stack.pop_back();
+    auto op = static_cast<ExprOp>(n.op);
+    if (op == ExprOp::And) {
+      stack.push_back(n.b);
+      stack.push_back(n.a);
+      continue;
+    }
+    if (op == ExprOp::Literal && n.value != 0)
+      continue;   // `1`: always true
+    if (n.a < 0 || n.b < 0)
+      return;
+    const Node &l = nodes_[static_cast<size_t>(n.a)], &r = nodes_[static_cast<size_t>(n.b)];
+    auto kindOf = [](ExprOp o, bool swapped, Atom::Kind &k) {
+      switch (o) {
+      case ExprOp::Lt: k = swapped ? Atom::Gt : Atom::Lt; return true;
+      case ExprOp::Le: k = swapped ? Atom::Ge : Atom::Le; return true;
+      case ExprOp::Gt: k = swapped ? Atom::Lt : Atom::Gt; return true;
+      case ExprOp::Ge: k = swapped ? Atom::Le : Atom::Ge; return true;
+      case ExprOp::Eq: k = Atom::Eq; return true;
+      case ExprOp::Ne: k = Atom::Ne; return true;
+      default: return false;
+      }
+    };
+    Atom atom{};
+    auto lop = static_cast<ExprOp>(l.op), rop = static_cast<ExprOp>(r.op);
+    if (lop == ExprOp::Name && rop == ExprOp::Literal && kindOf(op, false, atom.kind)) {
+      atom.slot = static_cast<int32_t>(l.value);
+      atom.value = r.value;
+    } else if (lop == ExprOp::Literal && rop == ExprOp::Name && kindOf(op, true, atom.kind)) {
+      atom.slot = static_cast<int32_t>(r.value);
+      atom.value = l.value;
+    } else if ((op == ExprOp::Eq || op == ExprOp::Ne) && lop == ExprOp::Rem && rop == ExprOp::Literal &&
+               static_cast<ExprOp>(nodes_[static_cast<size_t>(l.a)].op) == ExprOp::Name &&
+               static_cast<ExprOp>(nodes_[static_cast<size_t>(l.b)].op) == ExprOp::Literal &&
+               nodes_[static_cast<size_t>(l.b)].value > 0) {
+      atom.kind = op == ExprOp::Eq ? Atom::RemEq : Atom::RemNe;
+      atom.slot = static_cast<int32_t>(nodes_[static_cast<size_t>(l.a)].value);
+      atom.divisor = nodes_[static_cast<size_t>(l.b)].value;
+      atom.value = r.value;
+    } else {
+      return;
+    }
+    atoms.push_back(atom);
+  }
+  atoms_ = std::move(atoms);
+  simple_ = true;
 }
 
 namespace {
@@ -118,7 +174,7 @@ bool ExprProgram::eval(int32_t index, const int64_t *values, int64_t &out) const
   }
 }
 
-bool ExprProgram::evaluate(const int64_t *values, int64_t &result, std::string *error) const {
+bool ExprProgram::evaluateTree(const int64_t *values, int64_t &result, std::string *error) const {
   if (root_ >= 0 && eval(root_, values, result))
     return true;
   if (error) {

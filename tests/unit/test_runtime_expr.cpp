@@ -137,7 +137,8 @@ TEST_CASE("runtime expr: a compiled ExprProgram evaluates exactly as Expr::evalu
   const std::vector<std::string> slots{"M", "N", "K"};
   const char *texts[] = {"M <= 64 && N % 8 == 0", "cdiv(M, 128) * cdiv(N, 256) >= 132 || K > 8192",
                          "-M / 3 + N % -5 - min(K, 7) * max(M, N)", "!(M & 1) | (N ^ K) << 2", "~M >> 1",
-                         "M / (N - N)", "M * 4611686018427387904", "(M > 0) * 2 - (K == 4096)", "1 << K"};
+                         "M / (N - N)", "M * 4611686018427387904", "(M > 0) * 2 - (K == 4096)", "1 << K",
+                         "64 >= M && K % 64 != 0 && N == 4096", "N % 3 == 2 && 1 && -7 < M", "M % -3 == 0"};
   const int64_t shapes[][3] = {{1, 1, 1}, {64, 4096, 4096}, {65, 4097, 63}, {0, 8, 8192}, {-7, 3, 70}};
   for (const char *text : texts) {
     Expr expr = Expr::parse(text);

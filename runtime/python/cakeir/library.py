@@ -81,6 +81,12 @@ class Library:
             src = var.get("from")
             self._sources.append((src["param"], src["dim"]) if src else None)
         self._named_only = [name for name, src in zip(self.shape_vars, self._sources) if src is None]
+        # The fast path of a call with every argument positional: the key read by one generated function
+        # (`lambda a: (a[0].shape[0], a[1].shape[0], a[0].shape[1])`), no loop, no name lookups.
+        self._fast_key = None
+        if not self._named_only and self._sources:
+            reads = ", ".join("a[%d].shape[%d]" % src for src in self._sources if src is not None)
+            self._fast_key = eval("lambda a: (%s,)" % reads)  # noqa: S307 - built from integers only
         self._values = (ctypes.c_int64 * max(len(self.shape_vars), 1))()
         self._memo: Dict[Tuple[int, ...], int] = {}
         self._target_fixed = arch is not None
@@ -219,11 +225,21 @@ class Library:
                 return
         self.set_arch(None)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> None:
+    def dispatch(self, *args: Any, **kwargs: Any):
+        """The Kernel a call with these arguments launches (the dispatch of __call__ without the launch)."""
         if not self._target_fixed:
             self._fix_target(args)
-        key = self.shape_of(*args, **kwargs)
-        kernel = self._entry_kernels[self._entry_for(key)]
+        if self._fast_key is not None and not kwargs and len(args) == len(self.param_names):
+            try:
+                key = self._fast_key(args)
+            except (AttributeError, IndexError, TypeError):
+                key = self.shape_of(*args)
+            entry = self._memo.get(key)
+            return self._entry_kernels[entry if entry is not None else self._entry_for(key)]
+        return self._entry_kernels[self._entry_for(self.shape_of(*args, **kwargs))]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        kernel = self.dispatch(*args, **kwargs)
         for name in self._named_only:
             kwargs.pop(name, None)
         kernel(*args, **kwargs)
