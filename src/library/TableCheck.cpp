@@ -200,7 +200,7 @@ public:
       if (r == z3::sat) {
         const EntrySpec &last = spec_.entries.back();
         const VariantSpec &fallback = spec_.variants[last.variant];
-        auto d = diags_.report(DiagKind::LibraryGap, last.range, target, shapeOf(s.get_model()));
+        auto d = diags_.report(DiagKind::LibraryGap, last.range, target, shapeOf(smallModel(s)));
         if (!runsOn(variants_[last.variant].manifest.arch, target))
           d.note(fallback.range, "the fallback '" + fallback.name + "' is built for " +
                                      variants_[last.variant].manifest.arch + ", which does not run on " + target);
@@ -218,7 +218,7 @@ public:
         if (s.check() == z3::sat)
           d.note(spec_.entries[j].range, "entry " + std::to_string(j) + " ('" +
                                              spec_.variants[spec_.entries[j].variant].name + "') accepts " +
-                                             shapeOf(s.get_model()) + " first");
+                                             shapeOf(smallModel(s)) + " first");
       }
     }
   }
@@ -255,6 +255,26 @@ private:
       return std::nullopt;
     }
     return r;
+  }
+
+  // A model of `s` (which is satisfiable) with small values where there is one: shape variables bounded by
+  // 16, then 256, 4096, 65536, 2^20; the first bound that keeps it satisfiable gives the counterexample
+  // (a shape of a few thousand reads better than one near 2^31).
+  z3::model smallModel(z3::solver &s) {
+    for (int64_t bound : {int64_t{16}, int64_t{256}, int64_t{4096}, int64_t{65536}, int64_t{1} << 20}) {
+      s.push();
+      for (const z3::expr &v : vars_)
+        s.add(v <= z3_.bv_val(bound, 64));
+      bool found = s.check() == z3::sat;
+      if (found) {
+        z3::model m = s.get_model();
+        s.pop();
+        return m;
+      }
+      s.pop();
+    }
+    s.check();
+    return s.get_model();
   }
 
   std::string shapeOf(const z3::model &m) {
@@ -331,7 +351,7 @@ private:
         continue;
       const EntrySpec &e = spec_.entries[entry];
       const std::string &variant = spec_.variants[e.variant].name;
-      std::string shape = shapeOf(s.get_model());
+      std::string shape = shapeOf(smallModel(s));
       if (e.fallback) {
         auto d = diags_.report(DiagKind::LibraryGap, e.range, target, shape);
         d.note(spec_.variants[e.variant].range,
