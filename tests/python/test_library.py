@@ -83,3 +83,15 @@ def test_launch_through_the_fake_driver(built, fake_cuda):
                 cake.DevicePtr(0x7f0000100000, shape=(64, 9), dtype="f32"))
     with pytest.raises(cake.CakeArgumentError, match="no value for shape variable M"):
         library(0x7f0000000000, 0x7f0000100000)
+
+
+def test_named_shape_variables_and_the_fast_path(lib, built):
+    library = cake.load_library(built, arch="sm_80")
+    x = cake.DevicePtr(0x7f0000000000, shape=(8192, 64), dtype="f32")
+    y = cake.DevicePtr(0x7f0000100000, shape=(8192, 64), dtype="f32")
+    assert library.dispatch(x, y) is library.variants["v8"]
+    assert library.dispatch(X=x, Y=y) is library.variants["v8"]          # by name: the general path
+    assert library.dispatch(x, cake.DevicePtr(0x7f0000100000, shape=(8192, 7), dtype="f32")) \
+        is library.variants["v8"]                                        # the shape comes from X (param 0)
+    with pytest.raises(cake.CakeArgumentError, match="must be an int"):
+        library.entry(M=8192.0, N=64)

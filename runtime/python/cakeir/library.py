@@ -83,10 +83,13 @@ class Library:
         self._named_only = [name for name, src in zip(self.shape_vars, self._sources) if src is None]
         # The fast path of a call with every argument positional: the key read by one generated function
         # (`lambda a: (a[0].shape[0], a[1].shape[0], a[0].shape[1])`), no loop, no name lookups.
+        # Named-only variables come from the keyword arguments (`kw["k"]`).
         self._fast_key = None
-        if not self._named_only and self._sources:
-            reads = ", ".join("a[%d].shape[%d]" % src for src in self._sources if src is not None)
-            self._fast_key = eval("lambda a: (%s,)" % reads)  # noqa: S307 - built from integers only
+        if self._sources and all(n.isidentifier() for n in self._named_only):
+            reads = ", ".join("a[%d].shape[%d]" % src if src is not None else "kw[%r]" % name
+                              for name, src in zip(self.shape_vars, self._sources))
+            self._fast_key = eval("lambda a, kw: (%s,)" % reads)  # noqa: S307 - integers and identifiers only
+        self._named_set = set(self._named_only)
         self._values = (ctypes.c_int64 * max(len(self.shape_vars), 1))()
         self._memo: Dict[Tuple[int, ...], int] = {}
         self._target_fixed = arch is not None
@@ -152,6 +155,9 @@ class Library:
         if entry is not None:
             return entry
         for i, v in enumerate(key):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise CakeArgumentError("library %s: shape variable %s must be an int, not %r"
+                                        % (self.name, self.shape_vars[i], v))
             if not -(1 << 63) <= v < (1 << 63):
                 raise CakeArgumentError("library %s: shape variable %s = %d is out of range"
                                         % (self.name, self.shape_vars[i], v))
@@ -229,11 +235,12 @@ class Library:
         """The Kernel a call with these arguments launches (the dispatch of __call__ without the launch)."""
         if not self._target_fixed:
             self._fix_target(args)
-        if self._fast_key is not None and not kwargs and len(args) == len(self.param_names):
+        if self._fast_key is not None and len(args) == len(self.param_names) and \
+                (not kwargs if not self._named_set else kwargs.keys() == self._named_set):
             try:
-                key = self._fast_key(args)
-            except (AttributeError, IndexError, TypeError):
-                key = self.shape_of(*args)
+                key = self._fast_key(args, kwargs)
+            except (AttributeError, IndexError, KeyError, TypeError):
+                key = self.shape_of(*args, **kwargs)
             entry = self._memo.get(key)
             return self._entry_kernels[entry if entry is not None else self._entry_for(key)]
         return self._entry_kernels[self._entry_for(self.shape_of(*args, **kwargs))]
