@@ -241,8 +241,7 @@ std::string render(const ExprNode &node) {
 int precedenceOf(const ExprNode &node) {
   if (node.operands.size() == 2 && node.op != ExprOp::Cdiv && node.op != ExprOp::Min && node.op != ExprOp::Max)
     for (const auto &info : kBinaryOps)
-      if (info.op == node.op)
-        return info.precedence;
+      if (info.op == node.op) return info.precedence;
   return 100;
 }
 
@@ -266,10 +265,8 @@ std::string renderMinimal(const ExprNode &node) {
   default: {
     int p = precedenceOf(node);
     std::string lhs = renderMinimal(*node.operands[0]), rhs = renderMinimal(*node.operands[1]);
-    if (precedenceOf(*node.operands[0]) < p)
-      lhs = "(" + lhs + ")";
-    if (precedenceOf(*node.operands[1]) <= p)
-      rhs = "(" + rhs + ")";
+    if (precedenceOf(*node.operands[0]) < p) lhs = "(" + lhs + ")";
+    if (precedenceOf(*node.operands[1]) <= p) rhs = "(" + rhs + ")";
     return lhs + " " + std::string(opSpelling(node.op)) + " " + rhs;
   }
   }
@@ -420,8 +417,7 @@ std::string renderExpr(const ExprNode &node) { return renderMinimal(node); }
 
 std::vector<Expr> Expr::conjuncts() const {
   std::vector<Expr> parts;
-  if (!root_)
-    return parts;
+  if (!root_) return parts;
   std::vector<std::shared_ptr<const ExprNode>> stack{root_};
   while (!stack.empty()) {
     auto node = stack.back();

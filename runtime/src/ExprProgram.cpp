@@ -1,6 +1,6 @@
 // Flattening of an Expr tree into ExprProgram's node array and its evaluator, and the recognition of the
-// common guard shape (a conjunction of comparisons of a name with a constant) evaluated as a flat loop.  The evaluator mirrors
-// Expr::evaluate's checked arithmetic; on any failure it stops and the slow checked evaluator is run once to
+// common guard shape (a conjunction of comparisons of a name with a constant) evaluated as a flat loop.  The evaluator
+// mirrors Expr::evaluate's checked arithmetic; on any failure it stops and the slow checked evaluator is run once to
 // produce the same message the manifest's expressions give.
 #include "ExprProgram.h"
 
@@ -15,12 +15,11 @@ namespace {
 
 int32_t flatten(const ExprNode &node, const std::vector<std::string> &slots, std::vector<ExprProgram::Node> &out);
 
-} // namespace
+}   // namespace
 
 ExprProgram ExprProgram::compile(const Expr &expr, const std::vector<std::string> &slots) {
   ExprProgram program;
-  if (!expr.valid())
-    throw ExprSyntaxError("empty expression");
+  if (!expr.valid()) throw ExprSyntaxError("empty expression");
   for (const std::string &name : expr.names())
     if (std::find(slots.begin(), slots.end(), name) == slots.end())
       throw ExprSyntaxError("in `" + expr.text() + "`: unknown name '" + name + "'");
@@ -44,10 +43,8 @@ void ExprProgram::compileAtoms() {
       stack.push_back(n.a);
       continue;
     }
-    if (op == ExprOp::Literal && n.value != 0)
-      continue;   // `1`: always true
-    if (n.a < 0 || n.b < 0)
-      return;
+    if (op == ExprOp::Literal && n.value != 0) continue;   // `1`: always true
+    if (n.a < 0 || n.b < 0) return;
     const Node &l = nodes_[static_cast<size_t>(n.a)], &r = nodes_[static_cast<size_t>(n.b)];
     auto kindOf = [](ExprOp o, bool swapped, Atom::Kind &k) {
       switch (o) {
@@ -90,19 +87,15 @@ namespace {
 int32_t flatten(const ExprNode &node, const std::vector<std::string> &slots, std::vector<ExprProgram::Node> &out) {
   ExprProgram::Node n;
   n.op = static_cast<uint8_t>(node.op);
-  if (node.op == ExprOp::Literal)
-    n.value = node.value;
-  if (node.op == ExprOp::Name)
-    n.value = std::find(slots.begin(), slots.end(), node.name) - slots.begin();
-  if (!node.operands.empty())
-    n.a = flatten(*node.operands[0], slots, out);
-  if (node.operands.size() > 1)
-    n.b = flatten(*node.operands[1], slots, out);
+  if (node.op == ExprOp::Literal) n.value = node.value;
+  if (node.op == ExprOp::Name) n.value = std::find(slots.begin(), slots.end(), node.name) - slots.begin();
+  if (!node.operands.empty()) n.a = flatten(*node.operands[0], slots, out);
+  if (node.operands.size() > 1) n.b = flatten(*node.operands[1], slots, out);
   out.push_back(n);
   return static_cast<int32_t>(out.size() - 1);
 }
 
-} // namespace
+}   // namespace
 
 bool ExprProgram::eval(int32_t index, const int64_t *values, int64_t &out) const {
   const Node &n = nodes_[static_cast<size_t>(index)];
@@ -113,13 +106,19 @@ bool ExprProgram::eval(int32_t index, const int64_t *values, int64_t &out) const
   case ExprOp::Name: out = values[n.value]; return true;
   case ExprOp::And:
     if (!eval(n.a, values, a)) return false;
-    if (a == 0) { out = 0; return true; }
+    if (a == 0) {
+      out = 0;
+      return true;
+    }
     if (!eval(n.b, values, b)) return false;
     out = b != 0;
     return true;
   case ExprOp::Or:
     if (!eval(n.a, values, a)) return false;
-    if (a != 0) { out = 1; return true; }
+    if (a != 0) {
+      out = 1;
+      return true;
+    }
     if (!eval(n.b, values, b)) return false;
     out = b != 0;
     return true;
@@ -137,8 +136,7 @@ bool ExprProgram::eval(int32_t index, const int64_t *values, int64_t &out) const
     return true;
   default: break;
   }
-  if (!eval(n.a, values, a) || !eval(n.b, values, b))
-    return false;
+  if (!eval(n.a, values, a) || !eval(n.b, values, b)) return false;
   switch (op) {
   case ExprOp::Add: return !__builtin_add_overflow(a, b, &out);
   case ExprOp::Sub: return !__builtin_sub_overflow(a, b, &out);
@@ -147,9 +145,12 @@ bool ExprProgram::eval(int32_t index, const int64_t *values, int64_t &out) const
   case ExprOp::Rem:
   case ExprOp::Cdiv:
     if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1)) return false;
-    if (op == ExprOp::Div) out = a / b;
-    else if (op == ExprOp::Rem) out = a % b;
-    else out = a / b + ((a % b != 0 && (a < 0) == (b < 0)) ? 1 : 0);
+    if (op == ExprOp::Div)
+      out = a / b;
+    else if (op == ExprOp::Rem)
+      out = a % b;
+    else
+      out = a / b + ((a % b != 0 && (a < 0) == (b < 0)) ? 1 : 0);
     return true;
   case ExprOp::Shl:
     if (b < 0 || b > 63 || a < 0 || (b > 0 && (a >> (63 - b)) != 0)) return false;
@@ -175,8 +176,7 @@ bool ExprProgram::eval(int32_t index, const int64_t *values, int64_t &out) const
 }
 
 bool ExprProgram::evaluateTree(const int64_t *values, int64_t &result, std::string *error) const {
-  if (root_ >= 0 && eval(root_, values, result))
-    return true;
+  if (root_ >= 0 && eval(root_, values, result)) return true;
   if (error) {
     *error = "empty expression";
     if (source_.valid()) {
@@ -195,4 +195,4 @@ bool ExprProgram::evaluateTree(const int64_t *values, int64_t &result, std::stri
   return false;
 }
 
-} // namespace cake::rt
+}   // namespace cake::rt

@@ -37,10 +37,11 @@ public:
   }
 
   struct Node {
-    uint8_t op;        // ExprOp
+    uint8_t op;               // ExprOp
     int32_t a = -1, b = -1;   // operand node indices
-    int64_t value = 0; // literal value, or slot index for a name
+    int64_t value = 0;        // literal value, or slot index for a name
   };
+
 private:
   // `NAME cmp INT` (or `INT cmp NAME`, turned around) and `NAME % INT ==/!= INT` with INT > 0: what guards
   // are made of.  A literal `1` (the fallback) is the empty conjunction.
@@ -71,8 +72,8 @@ private:
 
   std::vector<Node> nodes_;
   int32_t root_ = -1;
-  Expr source_;        // for error messages (the checked evaluator says which sub-expression failed)
+  Expr source_;   // for error messages (the checked evaluator says which sub-expression failed)
   std::vector<std::string> slots_;
 };
 
-} // namespace cake::rt
+}   // namespace cake::rt

@@ -10,20 +10,42 @@
 namespace cake::rt {
 
 enum class ExprOp {
-  Literal, Name,
-  Neg, Not, BitNot,
-  Mul, Div, Rem, Add, Sub, Shl, Shr, Lt, Le, Gt, Ge, Eq, Ne, BitAnd, BitXor, BitOr, And, Or,
-  Cdiv, Min, Max
+  Literal,
+  Name,
+  Neg,
+  Not,
+  BitNot,
+  Mul,
+  Div,
+  Rem,
+  Add,
+  Sub,
+  Shl,
+  Shr,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  BitAnd,
+  BitXor,
+  BitOr,
+  And,
+  Or,
+  Cdiv,
+  Min,
+  Max
 };
 
 struct ExprNode {
   ExprOp op;
-  int64_t value = 0;       // Literal
-  std::string name;        // Name
+  int64_t value = 0;                                       // Literal
+  std::string name;                                        // Name
   std::vector<std::shared_ptr<const ExprNode>> operands;   // one (unary) or two
 };
 
 // The node as expression text with the parentheses precedence needs (`K % 64 == 0`), e.g. one conjunct of a guard.
 std::string renderExpr(const ExprNode &node);
 
-} // namespace cake::rt
+}   // namespace cake::rt

@@ -46,7 +46,7 @@ int deviceAttribute(const CudaDriver &driver, int attribute, const char *what) {
   return value;
 }
 
-} // namespace
+}   // namespace
 
 std::pair<int, int> currentComputeCapability(const CudaDriver &driver) {
   currentContext(driver);
@@ -73,7 +73,7 @@ void ensureDynamicSmem(const CudaDriver &driver, LoadedFunction &function, uint3
   function.maxDynamicSmemSet = bytes;
 }
 
-} // namespace
+}   // namespace
 
 LaunchInputs makeLaunchInputs(const cake_arg *args, size_t numArgs, const cake_launch_options *options,
                               const std::shared_ptr<const CudaDriver> &driver) {

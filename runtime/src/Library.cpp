@@ -25,18 +25,15 @@ void checkKeys(const std::string &origin, const std::string &path, const JsonVal
     bad(origin, path, std::string("expected an object, found ") + std::string(jsonTypeName(object.type)));
   for (const std::string &key : object.keys) {
     bool known = false;
-    for (std::string_view a : allowed)
-      known = known || key == a;
-    if (!known)
-      bad(origin, path, "unknown key '" + key + "'");
+    for (std::string_view a : allowed) known = known || key == a;
+    if (!known) bad(origin, path, "unknown key '" + key + "'");
   }
 }
 
 const JsonValue &member(const std::string &origin, const std::string &path, const JsonValue &object,
                         std::string_view key, JsonType type) {
   const JsonValue *value = object.find(key);
-  if (!value)
-    bad(origin, path, "missing '" + std::string(key) + "'");
+  if (!value) bad(origin, path, "missing '" + std::string(key) + "'");
   if (value->type != type)
     bad(origin, path + (path.empty() ? "" : ".") + std::string(key),
         "expected " + std::string(jsonTypeName(type)) + ", found " + std::string(jsonTypeName(value->type)));
@@ -46,10 +43,8 @@ const JsonValue &member(const std::string &origin, const std::string &path, cons
 std::string optionalString(const std::string &origin, const std::string &path, const JsonValue &object,
                            std::string_view key) {
   const JsonValue *value = object.find(key);
-  if (!value)
-    return "";
-  if (!value->isString())
-    bad(origin, path + "." + std::string(key), "expected a string");
+  if (!value) return "";
+  if (!value->isString()) bad(origin, path + "." + std::string(key), "expected a string");
   return value->string;
 }
 
@@ -64,9 +59,7 @@ std::string directoryOf(const std::string &path) {
 }
 
 // A path ending in ".json" names library.json itself; anything else is the library's folder.
-bool isDirectory(const std::string &path) {
-  return path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0;
-}
+bool isDirectory(const std::string &path) { return path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0; }
 
 Expr parseExprAt(const std::string &origin, const std::string &path, const std::string &text) {
   try {
@@ -92,25 +85,25 @@ void checkSignatures(const std::string &origin, const LibraryState &lib) {
     const KernelSpec &k = lib.variants[v].kernel->module->manifest().kernels[lib.variants[v].kernel->index];
     std::string where = "variants[" + std::to_string(v) + "] (" + lib.variants[v].name + ")";
     if (k.params.size() != first.params.size())
-      bad(origin, where, "kernel " + k.name + " takes " + std::to_string(k.params.size()) + " parameters but " +
-                             lib.variants[0].name + " takes " + std::to_string(first.params.size()) +
-                             " (every variant of a library takes the same arguments)");
+      bad(origin, where,
+          "kernel " + k.name + " takes " + std::to_string(k.params.size()) + " parameters but " + lib.variants[0].name +
+              " takes " + std::to_string(first.params.size()) +
+              " (every variant of a library takes the same arguments)");
     for (size_t p = 0; p < k.params.size(); ++p) {
       const ParamSpec &a = first.params[p], &b = k.params[p];
       if (a.name != b.name || a.kind != b.kind || a.dtype != b.dtype || a.rank() != b.rank())
-        bad(origin, where, "parameter " + std::to_string(p) + " (" + b.name + ") differs from " +
-                               lib.variants[0].name + "'s (" + a.name +
-                               "): every variant of a library takes the same arguments (name, kind, dtype, rank)");
+        bad(origin, where,
+            "parameter " + std::to_string(p) + " (" + b.name + ") differs from " + lib.variants[0].name + "'s (" +
+                a.name + "): every variant of a library takes the same arguments (name, kind, dtype, rank)");
     }
   }
 }
 
-} // namespace
+}   // namespace
 
 void LibraryState::initEligibility() {
   eligible_ = std::make_unique<std::atomic<bool>[]>(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i)
-    eligible_[i].store(true, std::memory_order_relaxed);
+  for (size_t i = 0; i < entries.size(); ++i) eligible_[i].store(true, std::memory_order_relaxed);
 }
 
 void LibraryState::setTarget(int major, int minor) {
@@ -126,8 +119,7 @@ void LibraryState::setTargetArch(const std::string &arch) {
   std::string digits;
   size_t i = 3;
   if (arch.rfind("sm_", 0) == 0)
-    while (i < arch.size() && arch[i] >= '0' && arch[i] <= '9')
-      digits += arch[i++];
+    while (i < arch.size() && arch[i] >= '0' && arch[i] <= '9') digits += arch[i++];
   std::string rest = arch.size() > i ? arch.substr(i) : "";
   if (digits.size() < 2 || digits.size() > 3 || !(rest.empty() || rest == "a" || rest == "f"))
     throw LaunchError(CAKE_ERROR_INVALID_ARGUMENT, "unknown arch '" + arch + "' (expected sm_NN or sm_NNa)");
@@ -135,8 +127,7 @@ void LibraryState::setTargetArch(const std::string &arch) {
 }
 
 std::string LibraryState::targetName() const {
-  if (!hasTarget())
-    return "";
+  if (!hasTarget()) return "";
   std::lock_guard<std::mutex> lock(const_cast<std::mutex &>(targetMutex_));
   return target_;
 }
@@ -178,15 +169,13 @@ void LibraryState::shapeValues(const cake_arg *args, size_t numArgs, const cake_
 std::string LibraryState::explain(const int64_t *values, int *chosen) const {
   *chosen = -1;
   std::string text = "library " + name + " at " + describeShape(values);
-  if (hasTarget())
-    text += " on " + targetName();
+  if (hasTarget()) text += " on " + targetName();
   text += ":\n";
   auto valuesOf = [&](const Expr &expr) {
     std::string names;
     for (const std::string &n : expr.names())
       for (size_t i = 0; i < shapeVars.size(); ++i)
-        if (shapeVars[i].name == n)
-          names += (names.empty() ? "" : ", ") + n + " = " + std::to_string(values[i]);
+        if (shapeVars[i].name == n) names += (names.empty() ? "" : ", ") + n + " = " + std::to_string(values[i]);
     return names;
   };
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -204,8 +193,8 @@ std::string LibraryState::explain(const int64_t *values, int *chosen) const {
       return text;
     }
     if (result) {
-      text += head + "chosen: " + (e.fallback ? std::string("the fallback accepts every shape")
-                                              : "guard `" + e.guard.text() + "` holds") +
+      text += head + "chosen: " +
+              (e.fallback ? std::string("the fallback accepts every shape") : "guard `" + e.guard.text() + "` holds") +
               (e.loc.empty() ? "" : " (" + e.loc + ")") + "\n";
       *chosen = static_cast<int>(i);
       return text;
@@ -218,8 +207,7 @@ std::string LibraryState::explain(const int64_t *values, int *chosen) const {
         why = (e.conjuncts.size() > 1 ? "`" + e.conjuncts[c].text() + "` of the guard is false"
                                       : "guard `" + e.guard.text() + "` is false");
         std::string names = valuesOf(e.conjuncts[c]);
-        if (!names.empty())
-          why += " (" + names + ")";
+        if (!names.empty()) why += " (" + names + ")";
         break;
       }
     }
@@ -231,22 +219,21 @@ std::string LibraryState::explain(const int64_t *values, int *chosen) const {
 
 std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
   std::string path = pathIn;
-  if (isDirectory(path))
-    path = (path.empty() || path.back() == '/' ? path : path + "/") + "library.json";
+  if (isDirectory(path)) path = (path.empty() || path.back() == '/' ? path : path + "/") + "library.json";
   std::vector<unsigned char> bytes = readRegularFile(path, kMaxManifestBytes, "library manifest");
   JsonParseResult parsed = parseJson(std::string_view(reinterpret_cast<const char *>(bytes.data()), bytes.size()));
   const std::string &o = path;
-  if (!parsed.ok)
-    bad(o, "", "invalid JSON: " + parsed.error);
+  if (!parsed.ok) bad(o, "", "invalid JSON: " + parsed.error);
   const JsonValue &root = parsed.value;
-  checkKeys(o, "", root, {"format", "version", "generator", "name", "source", "shape_vars", "domain", "variants",
-                          "dispatch"});
+  checkKeys(o, "", root,
+            {"format", "version", "generator", "name", "source", "shape_vars", "domain", "variants", "dispatch"});
   if (member(o, "", root, "format", JsonType::String).string != kLibraryFormat)
     bad(o, "format", "expected \"cake-library\"");
   int64_t version = member(o, "", root, "version", JsonType::Int).integer;
   if (version != kLibraryVersion)
-    bad(o, "version", "version " + std::to_string(version) + " is not supported (this runtime reads version " +
-                          std::to_string(kLibraryVersion) + ")");
+    bad(o, "version",
+        "version " + std::to_string(version) + " is not supported (this runtime reads version " +
+            std::to_string(kLibraryVersion) + ")");
   optionalString(o, "", root, "generator");
   optionalString(o, "", root, "source");
 
@@ -270,21 +257,18 @@ std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
         bad(o, where + ".from", "param and dim must be non-negative (dim < 8)");
     }
     for (const LibraryShapeVar &other : lib->shapeVars)
-      if (other.name == var.name)
-        bad(o, where, "shape variable '" + var.name + "' is listed twice");
+      if (other.name == var.name) bad(o, where, "shape variable '" + var.name + "' is listed twice");
     lib->shapeVarNames.push_back(var.name);
     lib->shapeVars.push_back(std::move(var));
   }
   if (const JsonValue *domain = root.find("domain")) {
-    if (!domain->isString())
-      bad(o, "domain", "expected a string");
+    if (!domain->isString()) bad(o, "domain", "expected a string");
     lib->domain = parseExprAt(o, "domain", domain->string);
     lib->domainProgram = compileAt(o, "domain", lib->domain, lib->shapeVarNames);
   }
 
   const JsonValue &variants = member(o, "", root, "variants", JsonType::Array);
-  if (variants.items.empty())
-    bad(o, "variants", "a library has at least one variant");
+  if (variants.items.empty()) bad(o, "variants", "a library has at least one variant");
   const std::string dir = directoryOf(path);
   for (size_t i = 0; i < variants.items.size(); ++i) {
     std::string where = "variants[" + std::to_string(i) + "]";
@@ -293,8 +277,7 @@ std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
     LibraryVariant variant;
     variant.name = member(o, where, v, "name", JsonType::String).string;
     for (const LibraryVariant &other : lib->variants)
-      if (other.name == variant.name)
-        bad(o, where, "variant name '" + variant.name + "' is used twice");
+      if (other.name == variant.name) bad(o, where, "variant name '" + variant.name + "' is used twice");
     std::string manifest = member(o, where, v, "manifest", JsonType::String).string;
     if (!plainFileName(manifest))
       bad(o, where + ".manifest", "'" + manifest + "' is not a file name in the library's folder");
@@ -309,18 +292,17 @@ std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
     if (!arch.empty() && arch != variant.arch)
       bad(o, where + ".arch", "says " + arch + " but " + manifest + " was built for " + variant.arch);
     for (const cake_kernel &k : variant.module->state->kernels())
-      if (k.module->manifest().kernels[k.index].name == kernelName)
-        variant.kernel = &k;
-    if (!variant.kernel)
-      bad(o, where + ".kernel", manifest + " has no kernel '" + kernelName + "'");
+      if (k.module->manifest().kernels[k.index].name == kernelName) variant.kernel = &k;
+    if (!variant.kernel) bad(o, where + ".kernel", manifest + " has no kernel '" + kernelName + "'");
     lib->variants.push_back(std::move(variant));
   }
   checkSignatures(o, *lib);
   const KernelSpec &first = lib->variants[0].kernel->module->manifest().kernels[lib->variants[0].kernel->index];
   for (size_t i = 0; i < lib->shapeVars.size(); ++i) {
     const LibraryShapeVar &var = lib->shapeVars[i];
-    if (var.param >= 0 && (static_cast<size_t>(var.param) >= first.params.size() ||
-                           first.params[var.param].kind != CAKE_ARG_TENSOR || var.dim >= first.params[var.param].rank()))
+    if (var.param >= 0 &&
+        (static_cast<size_t>(var.param) >= first.params.size() || first.params[var.param].kind != CAKE_ARG_TENSOR ||
+         var.dim >= first.params[var.param].rank()))
       bad(o, "shape_vars[" + std::to_string(i) + "].from",
           "parameter " + std::to_string(var.param) + " has no dim " + std::to_string(var.dim));
   }
@@ -340,35 +322,30 @@ std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
         entry.variant = v;
         found = true;
       }
-    if (!found)
-      bad(o, where + ".variant", "no variant named '" + variantName + "'");
+    if (!found) bad(o, where + ".variant", "no variant named '" + variantName + "'");
     entry.loc = optionalString(o, where, e, "loc");
     const JsonValue *fallback = e.find("fallback");
-    if (fallback && !fallback->isBool())
-      bad(o, where + ".fallback", "expected true or false");
+    if (fallback && !fallback->isBool()) bad(o, where + ".fallback", "expected true or false");
     entry.fallback = fallback && fallback->boolean;
     const JsonValue *guard = e.find("guard");
     if (entry.fallback) {
-      if (guard)
-        bad(o, where, "a fallback has no guard (it accepts every shape)");
+      if (guard) bad(o, where, "a fallback has no guard (it accepts every shape)");
       if (i + 1 != dispatch.items.size())
         bad(o, where, "the fallback must be the last entry (entries after it could never be chosen)");
       entry.guard = Expr::constant(1);
     } else {
-      if (!guard || !guard->isString())
-        bad(o, where, "an entry has a \"guard\" string (or is the \"fallback\")");
+      if (!guard || !guard->isString()) bad(o, where, "an entry has a \"guard\" string (or is the \"fallback\")");
       if (i + 1 == dispatch.items.size())
         bad(o, where, "the table must end in a fallback entry ({\"fallback\": true, \"variant\": ...})");
       entry.guard = parseExprAt(o, where + ".guard", guard->string);
     }
     entry.program = compileAt(o, where + ".guard", entry.guard, lib->shapeVarNames);
     entry.conjuncts = entry.guard.conjuncts();
-    for (const Expr &c : entry.conjuncts)
-      entry.conjunctPrograms.push_back(ExprProgram::compile(c, lib->shapeVarNames));
+    for (const Expr &c : entry.conjuncts) entry.conjunctPrograms.push_back(ExprProgram::compile(c, lib->shapeVarNames));
     lib->entries.push_back(std::move(entry));
   }
   lib->initEligibility();
   return lib;
 }
 
-} // namespace cake::rt
+}   // namespace cake::rt

@@ -35,28 +35,28 @@ struct LibraryShapeVar {
 
 struct LibraryVariant {
   std::string name;
-  std::string arch;                    // the variant's target, from its manifest
+  std::string arch;   // the variant's target, from its manifest
   std::unique_ptr<cake_module> module;
   const cake_kernel *kernel = nullptr;
 };
 
 struct LibraryEntry {
-  size_t variant = 0;                  // index into variants
-  bool fallback = false;               // the last entry: accepts every shape (its guard is `true`)
+  size_t variant = 0;      // index into variants
+  bool fallback = false;   // the last entry: accepts every shape (its guard is `true`)
   Expr guard;
   ExprProgram program;
-  std::vector<Expr> conjuncts;         // the guard's top-level `&&` operands, for explain()
+  std::vector<Expr> conjuncts;   // the guard's top-level `&&` operands, for explain()
   std::vector<ExprProgram> conjunctPrograms;
-  std::string loc;                     // "spec.json:12:7" of the entry in the build's spec, may be empty
+  std::string loc;   // "spec.json:12:7" of the entry in the build's spec, may be empty
 };
 
 class LibraryState {
 public:
   std::string name;
-  std::string origin;                  // the library.json path, for messages
+  std::string origin;   // the library.json path, for messages
   std::vector<LibraryShapeVar> shapeVars;
   std::vector<std::string> shapeVarNames;
-  Expr domain;                         // the shapes the library serves (may be empty: every shape)
+  Expr domain;   // the shapes the library serves (may be empty: every shape)
   ExprProgram domainProgram;
   std::vector<LibraryVariant> variants;
   std::vector<LibraryEntry> entries;
@@ -72,13 +72,10 @@ public:
   // or -1 when none does (or a guard cannot be evaluated: explain() says why).
   int select(const int64_t *values) const noexcept {
     for (size_t i = 0; i < entries.size(); ++i) {
-      if (!eligible_[i].load(std::memory_order_relaxed))
-        continue;
+      if (!eligible_[i].load(std::memory_order_relaxed)) continue;
       int64_t result = 0;
-      if (!entries[i].program.evaluate(values, result))
-        return -1;
-      if (result)
-        return static_cast<int>(i);
+      if (!entries[i].program.evaluate(values, result)) return -1;
+      if (result) return static_cast<int>(i);
     }
     return -1;
   }
@@ -104,4 +101,4 @@ private:
 // (IO: unreadable files; MANIFEST: a malformed library.json or variants that do not fit together).
 std::unique_ptr<LibraryState> loadLibrary(const std::string &path);
 
-} // namespace cake::rt
+}   // namespace cake::rt

@@ -66,12 +66,11 @@ ArchVersion parseArchVersion(const std::string &arch) {
   return v;
 }
 
-} // namespace
+}   // namespace
 
 bool archRunsOn(const std::string &arch, int major, int minor) {
   ArchVersion want = parseArchVersion(arch);
-  if (!want.valid)
-    return true;   // unknown spelling: let the driver judge the cubin
+  if (!want.valid) return true;   // unknown spelling: let the driver judge the cubin
   return want.archSpecific ? (major == want.major && minor == want.minor)
                            : (major == want.major && minor >= want.minor);
 }
@@ -97,7 +96,7 @@ void checkDeviceArch(const CudaDriver &driver, const ModuleState &module, CuDevi
                                            (major >= 9 ? "a" : ""));
 }
 
-} // namespace
+}   // namespace
 
 LoadedFunction &ModuleState::functionFor(const std::shared_ptr<const CudaDriver> &driver, CuContext context,
                                          size_t index) {
@@ -185,7 +184,6 @@ std::vector<unsigned char> readRegularFile(const std::string &path, size_t limit
 
 namespace {
 
-
 bool endsWith(const std::string &text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -218,7 +216,7 @@ void checkCubinHash(const ManifestSpec &manifest, const std::vector<unsigned cha
                                          " (the two files come from different compilations; recompile)");
 }
 
-} // namespace
+}   // namespace
 
 std::unique_ptr<ModuleState> loadModuleFromFile(const std::string &path) {
   const bool isManifest = endsWith(path, ".json");

@@ -31,8 +31,7 @@ struct BuildOptions {
 };
 
 std::string locText(const SourceManager &sources, SourceRange range) {
-  if (!range.valid())
-    return "";
+  if (!range.valid()) return "";
   LineCol lc = sources.lineCol(range.begin);
   return std::string(sources.name(range.begin.file)) + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column);
 }
@@ -56,8 +55,7 @@ std::string libraryJson(const LibrarySpec &spec, const std::vector<BuiltVariant>
       v["from"] = nullptr;
     j["shape_vars"].push_back(v);
   }
-  if (spec.domain.valid())
-    j["domain"] = spec.domain.text();
+  if (spec.domain.valid()) j["domain"] = spec.domain.text();
   j["variants"] = nlohmann::ordered_json::array();
   for (size_t i = 0; i < variants.size(); ++i) {
     const library::VariantSpec &vs = spec.variants[i];
@@ -102,8 +100,7 @@ ExitCode runLibraryBuild(const BuildOptions &opts) {
   }
   uint32_t file = sources.addBuffer(opts.spec, text.text);
   std::optional<LibrarySpec> spec = library::readLibrarySpec(sources, file, diags);
-  if (!spec)
-    return finish(ExitCode::InputErrors);
+  if (!spec) return finish(ExitCode::InputErrors);
 
   std::error_code ec;
   fs::create_directories(opts.outDir, ec);
@@ -121,8 +118,7 @@ ExitCode runLibraryBuild(const BuildOptions &opts) {
     d.inputPath = (source.is_absolute() ? source : specDir / source).lexically_normal().string();
     d.outputPath = (fs::path(opts.outDir) / (v.name + ".cubin")).string();
     d.emit = EmitKind::Cubin;
-    if (!v.arch.empty())
-      d.arch = parseArch(v.arch);
+    if (!v.arch.empty()) d.arch = parseArch(v.arch);
     d.defines = v.defines;
     d.typeDefines = v.typeDefines;
     d.ptxasPath = opts.ptxas;
@@ -136,13 +132,12 @@ ExitCode runLibraryBuild(const BuildOptions &opts) {
                      "option '" + o + "' of variant '" + v.name + "' is not one a library variant takes (--no-verify)");
     }
     if (!v.arch.empty() && !d.arch)
-      diags.report(DiagKind::LibrarySpecMalformed, v.range, "unknown arch '" + v.arch + "' of variant '" + v.name + "'");
-    if (diags.hasErrors())
-      return finish(ExitCode::InputErrors);
+      diags.report(DiagKind::LibrarySpecMalformed, v.range,
+                   "unknown arch '" + v.arch + "' of variant '" + v.name + "'");
+    if (diags.hasErrors()) return finish(ExitCode::InputErrors);
     std::cerr << "cakec library: variant " << v.name << ": " << d.inputPath << "\n";
     ExitCode code = runDriver(d, std::cout, std::cerr);
-    if (code == ExitCode::Internal || code == ExitCode::Environment)
-      return finish(code);
+    if (code == ExitCode::Internal || code == ExitCode::Environment) return finish(code);
     if (code != ExitCode::Success) {
       diags.report(DiagKind::LibraryVariantFailed, v.range, v.name, d.inputPath);
       continue;
@@ -155,14 +150,16 @@ ExitCode runLibraryBuild(const BuildOptions &opts) {
     try {
       b.manifest = rt::parseManifest(manifest.text);
     } catch (const rt::ManifestError &e) {
-      throw InternalError("cakec library: the runtime refuses the manifest cakec wrote for " + v.name + ": " + e.what());
+      throw InternalError("cakec library: the runtime refuses the manifest cakec wrote for " + v.name + ": " +
+                          e.what());
     }
     const auto &kernels = b.manifest.kernels;
     if (v.kernel.empty() && kernels.size() != 1) {
       std::string names;
       for (const auto &k : kernels) names += (names.empty() ? "" : ", ") + k.name;
       diags.report(DiagKind::LibraryUnknownKernel, v.range, v.name,
-                   "its source has " + std::to_string(kernels.size()) + " kernels (" + names + "); name one with \"kernel\"");
+                   "its source has " + std::to_string(kernels.size()) + " kernels (" + names +
+                       "); name one with \"kernel\"");
       continue;
     }
     bool found = v.kernel.empty();
@@ -177,16 +174,13 @@ ExitCode runLibraryBuild(const BuildOptions &opts) {
     }
     built.push_back(std::move(b));
   }
-  if (diags.hasErrors())
-    return finish(ExitCode::InputErrors);
+  if (diags.hasErrors()) return finish(ExitCode::InputErrors);
 
   // 2. Signatures, shape variables, then the dispatch table.
   auto shapeVars = library::resolveShapeVars(*spec, built, diags);
-  if (!shapeVars)
-    return finish(ExitCode::InputErrors);
+  if (!shapeVars) return finish(ExitCode::InputErrors);
   library::checkDispatchTable(*spec, built, *shapeVars, sources, diags, opts.verifyTimeoutMs);
-  if (diags.hasErrors())
-    return finish(ExitCode::InputErrors);
+  if (diags.hasErrors()) return finish(ExitCode::InputErrors);
 
   // 3. library.json, through a temporary file renamed into place.
   fs::path out = fs::path(opts.outDir) / "library.json", tmp = fs::path(opts.outDir) / ".library.json.tmp";
@@ -208,7 +202,7 @@ ExitCode runLibraryBuild(const BuildOptions &opts) {
   return finish(ExitCode::Success);
 }
 
-} // namespace
+}   // namespace
 
 int runLibraryCommand(int argc, char **argv) {
   CLI::App app{"cakec library: build a kernel library (variants + dispatch table) from a JSON spec"};
@@ -219,8 +213,9 @@ int runLibraryCommand(int argc, char **argv) {
   build->add_option("SPEC", opts.spec, "the library spec (JSON, docs/library.md)")->required();
   build->add_option("-o,--output", opts.outDir, "the library folder to write (created if needed)")->required();
   build->add_option("--ptxas", opts.ptxas, "the ptxas to run (default: as cakec finds it)");
-  build->add_option("--verify-timeout", opts.verifyTimeoutMs,
-                    "milliseconds per solver query, for the variants' verification and the table checks (default 10000)");
+  build->add_option(
+      "--verify-timeout", opts.verifyTimeoutMs,
+      "milliseconds per solver query, for the variants' verification and the table checks (default 10000)");
   build->add_flag("--color", opts.color, "color the diagnostics");
   try {
     app.parse(argc, argv);
@@ -230,4 +225,4 @@ int runLibraryCommand(int argc, char **argv) {
   return static_cast<int>(runLibraryBuild(opts));
 }
 
-} // namespace cake
+}   // namespace cake

@@ -12,4 +12,4 @@ namespace cake {
 
 int runLibraryCommand(int argc, char **argv);
 
-} // namespace cake
+}   // namespace cake

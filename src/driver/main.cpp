@@ -131,13 +131,15 @@ int main(int argc, char **argv) {
     return guarded("run", [&] { return runRunCommand(argc - 1, argv + 1); });
   CLI::App app{"cakec: compiler for CAKE IR, a hardware-explicit schedule language for NVIDIA GPUs"};
   app.name("cakec");
-  app.footer("Subcommands:\n  cakec calibrate MEASUREMENTS -o MACHINE.json   fit the cost model's machine description to measured "
-             "runs\n                                               (cakec calibrate --help)\n"
-             "  cakec run FILE --shape .. --inputs .. --outputs ..   run a kernel on the CPU (cakec run --help)\n"
-             "  cakec library build SPEC.json -o DIR           build a kernel library: variants + checked dispatch table\n"
-             "Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
-             "misuse,\n3 environment failure (unreadable input, unwritable output, missing tool), 4 internal "
-             "compiler error.\nReference: docs/cli.md");
+  app.footer(
+      "Subcommands:\n  cakec calibrate MEASUREMENTS -o MACHINE.json   fit the cost model's machine description to "
+      "measured "
+      "runs\n                                               (cakec calibrate --help)\n"
+      "  cakec run FILE --shape .. --inputs .. --outputs ..   run a kernel on the CPU (cakec run --help)\n"
+      "  cakec library build SPEC.json -o DIR           build a kernel library: variants + checked dispatch table\n"
+      "Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
+      "misuse,\n3 environment failure (unreadable input, unwritable output, missing tool), 4 internal "
+      "compiler error.\nReference: docs/cli.md");
   app.set_version_flag("--version", [] { return versionReport(); },
                        "print cakec's version and git revision, the Z3 and the ptxas it uses, and exit");
 

@@ -22,15 +22,13 @@ public:
     case ExprOp::Literal: return z3_.bv_val(static_cast<int64_t>(n.value), 64);
     case ExprOp::Name: {
       std::optional<z3::expr> v = resolve_(n.name);
-      if (!v && unresolved_.empty())
-        unresolved_ = n.name;
+      if (!v && unresolved_.empty()) unresolved_ = n.name;
       return v;
     }
     default: break;
     }
     std::optional<z3::expr> a = walk(*n.operands[0]);
-    if (!a)
-      return std::nullopt;
+    if (!a) return std::nullopt;
     switch (n.op) {
     case ExprOp::Neg: return -*a;
     case ExprOp::Not: return boolToBv(!nonzero(*a));
@@ -38,8 +36,7 @@ public:
     default: break;
     }
     std::optional<z3::expr> b = walk(*n.operands[1]);
-    if (!b)
-      return std::nullopt;
+    if (!b) return std::nullopt;
     const z3::expr &x = *a, &y = *b;
     switch (n.op) {
     case ExprOp::Add: return x + y;
@@ -78,20 +75,18 @@ private:
   std::string &unresolved_;
 };
 
-} // namespace
+}   // namespace
 
 std::optional<z3::expr> GuardToZ3::value(const rt::Expr &expr) {
   unresolved_.clear();
-  if (!expr.valid())
-    return std::nullopt;
+  if (!expr.valid()) return std::nullopt;
   return Walker(z3_, resolve_, unresolved_).walk(*expr.root());
 }
 
 std::optional<z3::expr> GuardToZ3::truth(const rt::Expr &expr) {
   std::optional<z3::expr> v = value(expr);
-  if (!v)
-    return std::nullopt;
+  if (!v) return std::nullopt;
   return *v != z3_.bv_val(0, 64);
 }
 
-} // namespace cake::library
+}   // namespace cake::library

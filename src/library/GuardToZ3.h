@@ -39,4 +39,4 @@ private:
   std::string unresolved_;
 };
 
-} // namespace cake::library
+}   // namespace cake::library

@@ -22,10 +22,8 @@ std::vector<uint32_t> keyOffsets(std::string_view text, std::string_view key, si
   std::string quoted = "\"" + std::string(key) + "\"";
   for (size_t at = text.find(quoted, from); at != std::string_view::npos; at = text.find(quoted, at + 1)) {
     size_t p = at + quoted.size();
-    while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r'))
-      ++p;
-    if (p < text.size() && text[p] == ':')
-      out.push_back(static_cast<uint32_t>(at));
+    while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r')) ++p;
+    if (p < text.size() && text[p] == ':') out.push_back(static_cast<uint32_t>(at));
   }
   return out;
 }
@@ -33,19 +31,15 @@ std::vector<uint32_t> keyOffsets(std::string_view text, std::string_view key, si
 // The range of the value after the key at `keyAt` (a string with its quotes, or the next token).
 SourceRange valueRange(uint32_t file, std::string_view text, uint32_t keyAt) {
   size_t p = text.find(':', keyAt);
-  if (p == std::string_view::npos)
-    return {{file, keyAt}, keyAt + 1};
+  if (p == std::string_view::npos) return {{file, keyAt}, keyAt + 1};
   ++p;
-  while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r'))
-    ++p;
+  while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r')) ++p;
   size_t end = p + 1;
   if (p < text.size() && text[p] == '"') {
-    while (end < text.size() && text[end] != '"')
-      end += text[end] == '\\' ? 2 : 1;
+    while (end < text.size() && text[end] != '"') end += text[end] == '\\' ? 2 : 1;
     end = std::min(end + 1, text.size());
   } else {
-    while (end < text.size() && text[end] != ',' && text[end] != '}' && text[end] != ']' && text[end] != '\n')
-      ++end;
+    while (end < text.size() && text[end] != ',' && text[end] != '}' && text[end] != ']' && text[end] != '\n') ++end;
   }
   return {{file, static_cast<uint32_t>(p)}, static_cast<uint32_t>(end)};
 }
@@ -101,8 +95,7 @@ public:
     }
     readVariants(root, spec);
     readDispatch(root, spec);
-    if (diags_.hasErrors())
-      return std::nullopt;
+    if (diags_.hasErrors()) return std::nullopt;
     return spec;
   }
 
@@ -114,8 +107,7 @@ private:
     if (std::regex_search(e, m, std::regex("line ([0-9]+), column ([0-9]+)"))) {
       size_t line = std::stoul(m[1]), column = std::stoul(m[2]), offset = 0;
       for (size_t l = 1; l < line && offset < text_.size(); ++offset)
-        if (text_[offset] == '\n')
-          ++l;
+        if (text_[offset] == '\n') ++l;
       offset = std::min(offset + column - 1, text_.size() ? text_.size() - 1 : 0);
       return {{file_, static_cast<uint32_t>(offset)}, static_cast<uint32_t>(offset + 1)};
     }
@@ -124,8 +116,7 @@ private:
 
   SourceRange rangeOfKey(std::string_view key, size_t from, size_t index) {
     std::vector<uint32_t> offsets = keyOffsets(text_, key, from);
-    if (index < offsets.size())
-      return valueRange(file_, text_, offsets[index]);
+    if (index < offsets.size()) return valueRange(file_, text_, offsets[index]);
     return whole_;
   }
 
@@ -147,8 +138,7 @@ private:
   std::string string(const JsonValue &object, std::string_view key, bool required) {
     const JsonValue *v = object.find(key);
     if (!v) {
-      if (required)
-        diags_.report(DiagKind::LibrarySpecMalformed, whole_, "missing \"" + std::string(key) + "\"");
+      if (required) diags_.report(DiagKind::LibrarySpecMalformed, whole_, "missing \"" + std::string(key) + "\"");
       return "";
     }
     if (!v->isString()) {
@@ -160,8 +150,7 @@ private:
 
   std::vector<JsonValue> array(const JsonValue &object, std::string_view key) {
     const JsonValue *v = object.find(key);
-    if (!v)
-      return {};
+    if (!v) return {};
     if (!v->isArray()) {
       malformed(key, "\"" + std::string(key) + "\" is an array");
       return {};
@@ -192,7 +181,8 @@ private:
       VariantSpec variant;
       variant.range = rangeOfKey("name", from, i);
       if (!v.isObject()) {
-        diags_.report(DiagKind::LibrarySpecMalformed, variant.range, "variants[" + std::to_string(i) + "] is an object");
+        diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
+                      "variants[" + std::to_string(i) + "] is an object");
         continue;
       }
       std::string where = " in variants[" + std::to_string(i) + "]";
@@ -207,20 +197,22 @@ private:
       variant.name = name->string;
       for (const VariantSpec &other : spec.variants)
         if (other.name == variant.name)
-          diags_.report(DiagKind::LibrarySpecMalformed, variant.range, "variant name '" + variant.name + "' is used twice")
+          diags_
+              .report(DiagKind::LibrarySpecMalformed, variant.range,
+                      "variant name '" + variant.name + "' is used twice")
               .note(other.range, "first used here");
       if (!source || !source->isString() || source->string.empty()) {
-        diags_.report(DiagKind::LibrarySpecMalformed, variant.range, "variant '" + variant.name + "' needs a \"source\" (.cake file)");
+        diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
+                      "variant '" + variant.name + "' needs a \"source\" (.cake file)");
         continue;
       }
       variant.source = source->string;
-      if (const JsonValue *k = v.find("kernel"); k && k->isString())
-        variant.kernel = k->string;
-      if (const JsonValue *a = v.find("arch"); a && a->isString())
-        variant.arch = a->string;
+      if (const JsonValue *k = v.find("kernel"); k && k->isString()) variant.kernel = k->string;
+      if (const JsonValue *a = v.find("arch"); a && a->isString()) variant.arch = a->string;
       if (const JsonValue *defines = v.find("defines")) {
         if (!defines->isObject())
-          diags_.report(DiagKind::LibrarySpecMalformed, variant.range, "\"defines\" of '" + variant.name + "' is an object");
+          diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
+                        "\"defines\" of '" + variant.name + "' is an object");
         else
           for (size_t d = 0; d < defines->keys.size(); ++d) {
             const JsonValue &value = defines->items[d];
@@ -233,10 +225,9 @@ private:
                             "define '" + defines->keys[d] + "' of '" + variant.name + "' is an integer or a type name");
           }
       }
-      for (const JsonValue &o : v.find("options") && v.find("options")->isArray() ? v.find("options")->items
-                                                                                   : std::vector<JsonValue>{})
-        if (o.isString())
-          variant.options.push_back(o.string);
+      for (const JsonValue &o :
+           v.find("options") && v.find("options")->isArray() ? v.find("options")->items : std::vector<JsonValue>{})
+        if (o.isString()) variant.options.push_back(o.string);
       spec.variants.push_back(std::move(variant));
     }
   }
@@ -268,7 +259,8 @@ private:
       const JsonValue *guard = e.find("guard");
       const JsonValue *fallback = e.find("fallback");
       if (!variant || !variant->isString()) {
-        diags_.report(DiagKind::LibrarySpecMalformed, entry.range, "dispatch[" + std::to_string(i) + "] needs a \"variant\"");
+        diags_.report(DiagKind::LibrarySpecMalformed, entry.range,
+                      "dispatch[" + std::to_string(i) + "] needs a \"variant\"");
         continue;
       }
       auto found = std::find_if(spec.variants.begin(), spec.variants.end(),
@@ -287,8 +279,9 @@ private:
         entry.fallback = true;
         entry.guard = rt::Expr::constant(1);
         if (i + 1 != dispatch->items.size()) {
-          diags_.report(DiagKind::LibraryFallbackPlacement, entry.range,
-                        "the fallback is not the last entry: the entries after it can never be chosen")
+          diags_
+              .report(DiagKind::LibraryFallbackPlacement, entry.range,
+                      "the fallback is not the last entry: the entries after it can never be chosen")
               .hint("move the fallback to the end of \"dispatch\"");
         }
         fallbackRange = entry.range;
@@ -299,14 +292,14 @@ private:
           continue;
         }
         entry.guard = expression(guard->string, entry.range, "guard");
-        if (!entry.guard.valid())
-          continue;
+        if (!entry.guard.valid()) continue;
       }
       spec.entries.push_back(std::move(entry));
     }
     if (!fallbackRange.valid() && !diags_.hasErrors())
-      diags_.report(DiagKind::LibraryFallbackPlacement, spec.entries.empty() ? whole_ : spec.entries.back().range,
-                    "the dispatch table does not end in a fallback")
+      diags_
+          .report(DiagKind::LibraryFallbackPlacement, spec.entries.empty() ? whole_ : spec.entries.back().range,
+                  "the dispatch table does not end in a fallback")
           .hint("end \"dispatch\" with {\"fallback\": true, \"variant\": NAME}: a variant that accepts every legal "
                 "shape, so that no shape is refused");
   }
@@ -317,10 +310,10 @@ private:
   SourceRange whole_;
 };
 
-} // namespace
+}   // namespace
 
 std::optional<LibrarySpec> readLibrarySpec(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags) {
   return SpecReader(sources, file, diags).read(std::string(sources.name(file)));
 }
 
-} // namespace cake::library
+}   // namespace cake::library

@@ -36,17 +36,17 @@ struct VariantSpec {
 struct EntrySpec {
   size_t variant = 0;
   bool fallback = false;
-  rt::Expr guard;                                   // `1` for the fallback
-  SourceRange range;                                // the guard string (or the "fallback" key)
+  rt::Expr guard;      // `1` for the fallback
+  SourceRange range;   // the guard string (or the "fallback" key)
 };
 
 struct LibrarySpec {
   std::string name;
-  std::string path;                                 // the spec file
-  std::vector<std::string> shapeVars;               // empty: taken from the first variant's manifest
-  rt::Expr domain;                                  // empty: every shape
+  std::string path;                     // the spec file
+  std::vector<std::string> shapeVars;   // empty: taken from the first variant's manifest
+  rt::Expr domain;                      // empty: every shape
   SourceRange domainRange;
-  std::vector<std::string> targets;                 // empty: the variants' own archs
+  std::vector<std::string> targets;   // empty: the variants' own archs
   std::vector<VariantSpec> variants;
   std::vector<EntrySpec> entries;
 };
@@ -54,4 +54,4 @@ struct LibrarySpec {
 // Parses the spec held in SourceManager file `file`; nullopt after reporting diagnostics.
 std::optional<LibrarySpec> readLibrarySpec(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags);
 
-} // namespace cake::library
+}   // namespace cake::library

@@ -24,22 +24,18 @@ struct ArchVersion {
   bool specific = false;
 };
 std::optional<ArchVersion> parseArch(const std::string &arch) {
-  if (arch.rfind("sm_", 0) != 0)
-    return std::nullopt;
+  if (arch.rfind("sm_", 0) != 0) return std::nullopt;
   size_t i = 3;
   std::string digits;
-  while (i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])))
-    digits += arch[i++];
-  if (digits.size() < 2 || digits.size() > 3)
-    return std::nullopt;
+  while (i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i]))) digits += arch[i++];
+  if (digits.size() < 2 || digits.size() > 3) return std::nullopt;
   return ArchVersion{std::stoi(digits.substr(0, digits.size() - 1)), digits.back() - '0', i < arch.size()};
 }
 
 // Whether a cubin built for `arch` runs on the device `target` names (the runtime's rule, Module.h archRunsOn).
 bool runsOn(const std::string &arch, const std::string &target) {
   auto a = parseArch(arch), t = parseArch(target);
-  if (!a || !t)
-    return true;
+  if (!a || !t) return true;
   return a->specific ? (a->major == t->major && a->minor == t->minor) : (a->major == t->major && t->minor >= a->minor);
 }
 
@@ -49,11 +45,10 @@ std::string kindText(const rt::ParamSpec &p) {
   return std::string(p.kind == CAKE_ARG_TENSOR ? "tensor" : "scalar") + " of " + std::string(rt::dtypeName(p.dtype));
 }
 
-} // namespace
+}   // namespace
 
-std::optional<std::vector<ShapeVarSource>> resolveShapeVars(const LibrarySpec &spec,
-                                                            const std::vector<BuiltVariant> &variants,
-                                                            DiagnosticEngine &diags) {
+std::optional<std::vector<ShapeVarSource>>
+resolveShapeVars(const LibrarySpec &spec, const std::vector<BuiltVariant> &variants, DiagnosticEngine &diags) {
   unsigned before = diags.errorCount();
   const rt::KernelSpec &first = kernelOf(variants[0]);
   for (size_t v = 1; v < variants.size(); ++v) {
@@ -72,16 +67,16 @@ std::optional<std::vector<ShapeVarSource>> resolveShapeVars(const LibrarySpec &s
               std::to_string(a.rank());
     }
     if (!why.empty())
-      diags.report(DiagKind::LibrarySignatureMismatch, spec.variants[v].range, spec.variants[v].name,
-                   spec.variants[0].name, why)
+      diags
+          .report(DiagKind::LibrarySignatureMismatch, spec.variants[v].range, spec.variants[v].name,
+                  spec.variants[0].name, why)
           .note(spec.variants[0].range, "'" + spec.variants[0].name + "' is declared here");
   }
   // The library's shape variables: the spec's list, else the first variant's tensor-bound ones.
   std::vector<std::string> names = spec.shapeVars;
   if (names.empty())
     for (const rt::ShapeVarSpec &s : first.shapeVars)
-      if (s.param >= 0 && !s.fromStride)
-        names.push_back(s.name);
+      if (s.param >= 0 && !s.fromStride) names.push_back(s.name);
   std::vector<ShapeVarSource> out;
   for (const std::string &name : names) {
     ShapeVarSource source{name, -1, -1};
@@ -89,32 +84,30 @@ std::optional<std::vector<ShapeVarSource>> resolveShapeVars(const LibrarySpec &s
     for (size_t v = 0; v < variants.size(); ++v) {
       const rt::KernelSpec &k = kernelOf(variants[v]);
       int index = k.findShapeVar(name);
-      if (index < 0)
-        continue;
+      if (index < 0) continue;
       const rt::ShapeVarSpec &s = k.shapeVars[static_cast<size_t>(index)];
       if (s.fromStride) {
         diags.report(DiagKind::LibraryShapeVarSource, spec.variants[v].range, name,
                      "variant '" + spec.variants[v].name + "' reads it from a stride; the dispatcher reads dims only");
         continue;
       }
-      if (s.param < 0)
-        continue;
+      if (s.param < 0) continue;
       if (definedBy == SIZE_MAX) {
         source.param = s.param;
         source.dim = s.dim;
         definedBy = v;
       } else if (source.param != s.param || source.dim != s.dim) {
-        diags.report(DiagKind::LibraryShapeVarSource, spec.variants[v].range, name,
-                     "variant '" + spec.variants[v].name + "' reads it from dim " + std::to_string(s.dim) +
-                         " of parameter " + std::to_string(s.param) + ", variant '" + spec.variants[definedBy].name +
-                         "' from dim " + std::to_string(source.dim) + " of parameter " + std::to_string(source.param))
+        diags
+            .report(DiagKind::LibraryShapeVarSource, spec.variants[v].range, name,
+                    "variant '" + spec.variants[v].name + "' reads it from dim " + std::to_string(s.dim) +
+                        " of parameter " + std::to_string(s.param) + ", variant '" + spec.variants[definedBy].name +
+                        "' from dim " + std::to_string(source.dim) + " of parameter " + std::to_string(source.param))
             .note(spec.variants[definedBy].range, "'" + spec.variants[definedBy].name + "' is declared here");
       }
     }
     out.push_back(source);
   }
-  if (diags.errorCount() != before)
-    return std::nullopt;
+  if (diags.errorCount() != before) return std::nullopt;
   return out;
 }
 
@@ -159,8 +152,7 @@ public:
       }
       guards.push_back(*g);
     }
-    if (diags_.hasErrors())
-      return;
+    if (diags_.hasErrors()) return;
     std::vector<std::string> targets = spec_.targets;
     if (targets.empty())
       for (const BuiltVariant &v : variants_)
@@ -174,14 +166,12 @@ public:
       std::vector<size_t> eligible;
       for (size_t i = 0; i < spec_.entries.size(); ++i) {
         const std::string &arch = variants_[spec_.entries[i].variant].manifest.arch;
-        if (!runsOn(arch, target))
-          continue;
+        if (!runsOn(arch, target)) continue;
         runsSomewhere[i] = true;
         eligible.push_back(i);
         z3::expr reach = domain && !earlier && guards[i];
         auto sat = check(reach, "whether entry " + std::to_string(i) + " is reachable on " + target);
-        if (!sat)
-          return;
+        if (!sat) return;
         if (*sat == z3::sat) {
           reachable[i] = true;
           checkRequires(i, reach, target);
@@ -193,8 +183,8 @@ public:
       s.add(domain && !earlier);
       auto r = s.check();
       if (r == z3::unknown) {
-        diags_.report(DiagKind::LibraryUnproven, spec_.entries.back().range, "whether every shape is served on " + target,
-                      s.reason_unknown());
+        diags_.report(DiagKind::LibraryUnproven, spec_.entries.back().range,
+                      "whether every shape is served on " + target, s.reason_unknown());
         return;
       }
       if (r == z3::sat) {
@@ -208,8 +198,7 @@ public:
     }
     for (size_t i = 0; i < spec_.entries.size(); ++i) {
       const EntrySpec &e = spec_.entries[i];
-      if (e.fallback || reachable[i] || !runsSomewhere[i])
-        continue;
+      if (e.fallback || reachable[i] || !runsSomewhere[i]) continue;
       auto d = diags_.report(DiagKind::LibraryEntryShadowed, e.range, i, spec_.variants[e.variant].name,
                              "every shape its guard accepts is taken by an earlier entry");
       for (size_t j = 0; j < i; ++j) {
@@ -226,15 +215,13 @@ public:
 private:
   std::optional<z3::expr> shapeVar(const std::string &name) {
     for (size_t i = 0; i < names_.size(); ++i)
-      if (names_[i] == name)
-        return vars_[i];
+      if (names_[i] == name) return vars_[i];
     return std::nullopt;
   }
 
   std::string namesText() const {
     std::string t;
-    for (const std::string &n : names_)
-      t += (t.empty() ? "" : ", ") + n;
+    for (const std::string &n : names_) t += (t.empty() ? "" : ", ") + n;
     return t.empty() ? "none" : t;
   }
 
@@ -263,8 +250,7 @@ private:
   z3::model smallModel(z3::solver &s) {
     for (int64_t bound : {int64_t{16}, int64_t{256}, int64_t{4096}, int64_t{65536}, int64_t{1} << 20}) {
       s.push();
-      for (const z3::expr &v : vars_)
-        s.add(v <= z3_.bv_val(bound, 64));
+      for (const z3::expr &v : vars_) s.add(v <= z3_.bv_val(bound, 64));
       bool found = s.check() == z3::sat;
       if (found) {
         z3::model m = s.get_model();
@@ -283,8 +269,7 @@ private:
       z3::expr v = m.eval(vars_[i], true);
       int64_t value = 0;
       uint64_t bits = 0;
-      if (v.is_numeral_u64(bits))
-        value = static_cast<int64_t>(bits);
+      if (v.is_numeral_u64(bits)) value = static_cast<int64_t>(bits);
       t += (t.empty() ? "" : ", ") + names_[i] + " = " + std::to_string(value);
     }
     return t;
@@ -294,8 +279,7 @@ private:
   SourceRange locate(const std::string &loc) {
     size_t c2 = loc.rfind(':');
     size_t c1 = c2 == std::string::npos || c2 == 0 ? std::string::npos : loc.rfind(':', c2 - 1);
-    if (c1 == std::string::npos)
-      return {};
+    if (c1 == std::string::npos) return {};
     std::string path = loc.substr(0, c1);
     uint32_t line = 0, column = 0;
     try {
@@ -309,8 +293,7 @@ private:
       file = it->second;
     } else {
       std::ifstream in(path, std::ios::binary);
-      if (!in)
-        return {};
+      if (!in) return {};
       std::stringstream text;
       text << in.rdbuf();
       file = sources_.addBuffer(path, text.str());
@@ -319,8 +302,7 @@ private:
     std::string_view text = sources_.text(file);
     size_t offset = 0;
     for (uint32_t l = 1; l < line && offset < text.size(); ++offset)
-      if (text[offset] == '\n')
-        ++l;
+      if (text[offset] == '\n') ++l;
     offset = std::min<size_t>(offset + column - 1, text.size());
     return {{file, static_cast<uint32_t>(offset)}, static_cast<uint32_t>(offset + 1)};
   }
@@ -330,39 +312,33 @@ private:
     const rt::KernelSpec &k = kernelOf(v);
     for (const rt::RequireSpec &r : k.requirements) {
       GuardToZ3 t(z3_, [&](const std::string &n) -> std::optional<z3::expr> {
-        if (auto s = shapeVar(n))
-          return s;
-        if (const int64_t *c = k.findCtParam(n))
-          return z3_.bv_val(static_cast<int64_t>(*c), 64);
+        if (auto s = shapeVar(n)) return s;
+        if (const int64_t *c = k.findCtParam(n)) return z3_.bv_val(static_cast<int64_t>(*c), 64);
         return std::nullopt;
       });
       auto clause = t.truth(r.expr);
-      if (!clause)
-        continue;   // names another argument: the caller's contract
+      if (!clause) continue;   // names another argument: the caller's contract
       z3::solver s = solver();
       s.add(reach && !*clause);
       z3::check_result result = s.check();
       if (result == z3::unknown) {
         diags_.report(DiagKind::LibraryUnproven, spec_.entries[entry].range,
-                      "whether entry " + std::to_string(entry) + " respects requires(" + r.text + ")", s.reason_unknown());
+                      "whether entry " + std::to_string(entry) + " respects requires(" + r.text + ")",
+                      s.reason_unknown());
         continue;
       }
-      if (result != z3::sat)
-        continue;
+      if (result != z3::sat) continue;
       const EntrySpec &e = spec_.entries[entry];
       const std::string &variant = spec_.variants[e.variant].name;
       std::string shape = shapeOf(smallModel(s));
       if (e.fallback) {
         auto d = diags_.report(DiagKind::LibraryGap, e.range, target, shape);
-        d.note(spec_.variants[e.variant].range,
-               "the fallback '" + variant + "' refuses it: requires(" + r.text + ")");
-        if (SourceRange at = locate(r.loc); at.valid())
-          d.note(at, "the clause of '" + variant + "'");
+        d.note(spec_.variants[e.variant].range, "the fallback '" + variant + "' refuses it: requires(" + r.text + ")");
+        if (SourceRange at = locate(r.loc); at.valid()) d.note(at, "the clause of '" + variant + "'");
         continue;
       }
       auto d = diags_.report(DiagKind::LibraryGuardAdmitsRefused, e.range, entry, variant, shape, r.text);
-      if (SourceRange at = locate(r.loc); at.valid())
-        d.note(at, "the clause of '" + variant + "'");
+      if (SourceRange at = locate(r.loc); at.valid()) d.note(at, "the clause of '" + variant + "'");
       d.hint("add the clause to the guard (compile-time parameters as numbers), or narrow the domain");
     }
   }
@@ -378,12 +354,12 @@ private:
   std::map<std::string, uint32_t> files_;
 };
 
-} // namespace
+}   // namespace
 
 void checkDispatchTable(const LibrarySpec &spec, const std::vector<BuiltVariant> &variants,
-                        const std::vector<ShapeVarSource> &shapeVars, SourceManager &sources,
-                        DiagnosticEngine &diags, unsigned timeoutMs) {
+                        const std::vector<ShapeVarSource> &shapeVars, SourceManager &sources, DiagnosticEngine &diags,
+                        unsigned timeoutMs) {
   TableChecker(spec, variants, shapeVars, sources, diags, timeoutMs).run();
 }
 
-} // namespace cake::library
+}   // namespace cake::library

@@ -26,25 +26,24 @@ namespace cake::library {
 
 struct BuiltVariant {
   rt::ManifestSpec manifest;
-  size_t kernel = 0;                 // index into manifest.kernels
-  std::string manifestFile;          // file name in the output folder
+  size_t kernel = 0;          // index into manifest.kernels
+  std::string manifestFile;   // file name in the output folder
 };
 
 struct ShapeVarSource {
   std::string name;
-  int param = -1;                    // -1: given by the caller at dispatch
+  int param = -1;   // -1: given by the caller at dispatch
   int dim = -1;
 };
 
 // Signatures and shape-variable sources; returns the library's shape variables (the spec's, else those of
 // the first variant's manifest that are read from a tensor dim), or an empty optional after diagnostics.
-std::optional<std::vector<ShapeVarSource>> resolveShapeVars(const LibrarySpec &spec,
-                                                            const std::vector<BuiltVariant> &variants,
-                                                            DiagnosticEngine &diags);
+std::optional<std::vector<ShapeVarSource>>
+resolveShapeVars(const LibrarySpec &spec, const std::vector<BuiltVariant> &variants, DiagnosticEngine &diags);
 
 // The table checks above.  `sources` receives the .cake files of requires locations (for notes).
 void checkDispatchTable(const LibrarySpec &spec, const std::vector<BuiltVariant> &variants,
-                        const std::vector<ShapeVarSource> &shapeVars, SourceManager &sources,
-                        DiagnosticEngine &diags, unsigned timeoutMs);
+                        const std::vector<ShapeVarSource> &shapeVars, SourceManager &sources, DiagnosticEngine &diags,
+                        unsigned timeoutMs);
 
-} // namespace cake::library
+}   // namespace cake::library

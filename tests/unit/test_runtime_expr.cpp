@@ -135,10 +135,18 @@ TEST_CASE("runtime expr: cake_eval_expression (C API)") {
 
 TEST_CASE("runtime expr: a compiled ExprProgram evaluates exactly as Expr::evaluate, errors included") {
   const std::vector<std::string> slots{"M", "N", "K"};
-  const char *texts[] = {"M <= 64 && N % 8 == 0", "cdiv(M, 128) * cdiv(N, 256) >= 132 || K > 8192",
-                         "-M / 3 + N % -5 - min(K, 7) * max(M, N)", "!(M & 1) | (N ^ K) << 2", "~M >> 1",
-                         "M / (N - N)", "M * 4611686018427387904", "(M > 0) * 2 - (K == 4096)", "1 << K",
-                         "64 >= M && K % 64 != 0 && N == 4096", "N % 3 == 2 && 1 && -7 < M", "M % -3 == 0"};
+  const char *texts[] = {"M <= 64 && N % 8 == 0",
+                         "cdiv(M, 128) * cdiv(N, 256) >= 132 || K > 8192",
+                         "-M / 3 + N % -5 - min(K, 7) * max(M, N)",
+                         "!(M & 1) | (N ^ K) << 2",
+                         "~M >> 1",
+                         "M / (N - N)",
+                         "M * 4611686018427387904",
+                         "(M > 0) * 2 - (K == 4096)",
+                         "1 << K",
+                         "64 >= M && K % 64 != 0 && N == 4096",
+                         "N % 3 == 2 && 1 && -7 < M",
+                         "M % -3 == 0"};
   const int64_t shapes[][3] = {{1, 1, 1}, {64, 4096, 4096}, {65, 4097, 63}, {0, 8, 8192}, {-7, 3, 70}};
   for (const char *text : texts) {
     Expr expr = Expr::parse(text);
@@ -162,10 +170,8 @@ TEST_CASE("runtime expr: a compiled ExprProgram evaluates exactly as Expr::evalu
       CAPTURE(text);
       CAPTURE(shape[0]);
       CHECK(ok == expected.has_value());
-      if (ok && expected)
-        CHECK(value == *expected);
-      if (!ok)
-        CHECK(error == expectedError);
+      if (ok && expected) CHECK(value == *expected);
+      if (!ok) CHECK(error == expectedError);
     }
   }
   CHECK_THROWS_WITH_AS(ExprProgram::compile(Expr::parse("M + Q"), slots), "in `M + Q`: unknown name 'Q'",

@@ -48,7 +48,8 @@ struct LibraryDir {
   }
   ~LibraryDir() { fs::remove_all(dir); }
   void variant(const std::string &name, const std::string &manifest) {
-    std::ofstream(dir / (name + ".cubin")) << "\x7f" "ELF";
+    std::ofstream(dir / (name + ".cubin")) << "\x7f"
+                                              "ELF";
     std::ofstream(dir / (name + ".cubin.json")) << manifest;
   }
   void library(const std::string &json) { std::ofstream(dir / "library.json") << json; }
@@ -90,7 +91,7 @@ std::string loadError(const LibraryDir &d) {
   return status == CAKE_OK ? "" : err;
 }
 
-} // namespace
+}   // namespace
 
 TEST_CASE("runtime library: the dispatcher takes the first guard that holds and falls back for every other shape") {
   LibraryDir d;
@@ -111,7 +112,7 @@ TEST_CASE("runtime library: the dispatcher takes the first guard that holds and 
   CHECK(cake_library_select(lib, large, 3) == 2);   // entry 1 is built for sm_100a: skipped on sm_90a
   CHECK(cake_library_select(lib, odd, 3) == 3);     // outside every guard: the fallback
   CHECK(cake_library_select(lib, mid, 3) == 3);
-  CHECK(cake_library_select(lib, decode, 2) == -1); // wrong number of values
+  CHECK(cake_library_select(lib, decode, 2) == -1);   // wrong number of values
   CHECK(cake_library_select(nullptr, decode, 3) == -1);
   cake_library_free(lib);
 
@@ -138,12 +139,11 @@ TEST_CASE("runtime library: explain says which guard matched and why the earlier
   int entry = -2;
   REQUIRE(cake_library_explain(lib, odd, 3, &entry, text, sizeof text, err, sizeof err) == CAKE_OK);
   CHECK(entry == 3);
-  CHECK(std::string(text) ==
-        "library gemm_lib at M = 4096, N = 4097, K = 4000 on compute capability 9.0:\n"
-        "  [0] skinny: not taken: guard `M <= 256` is false (M = 4096)\n"
-        "  [1] future: skipped: built for sm_100a, which does not run on compute capability 9.0\n"
-        "  [2] big: not taken: `K % 64 == 0` of the guard is false (K = 4000)\n"
-        "  [3] any (fallback): chosen: the fallback accepts every shape\n");
+  CHECK(std::string(text) == "library gemm_lib at M = 4096, N = 4097, K = 4000 on compute capability 9.0:\n"
+                             "  [0] skinny: not taken: guard `M <= 256` is false (M = 4096)\n"
+                             "  [1] future: skipped: built for sm_100a, which does not run on compute capability 9.0\n"
+                             "  [2] big: not taken: `K % 64 == 0` of the guard is false (K = 4000)\n"
+                             "  [3] any (fallback): chosen: the fallback accepts every shape\n");
   int64_t decode[] = {16, 4096, 4096};
   REQUIRE(cake_library_explain(lib, decode, 3, &entry, text, sizeof text, err, sizeof err) == CAKE_OK);
   CHECK(entry == 0);
@@ -170,7 +170,8 @@ TEST_CASE("runtime library: shape variables come from the arguments' dims or fro
   CHECK(values[2] == 512);
   args[1].shape = nullptr;   // N no longer comes from B: it must be given by name
   CHECK(cake_library_shape(lib, args.data(), args.size(), nullptr, values, err, sizeof err) == CAKE_ERROR_ARGUMENT);
-  CHECK(std::string(err) == "library gemm_lib: no value for shape variable N (dim 0 of argument 1, which has no shape)");
+  CHECK(std::string(err) ==
+        "library gemm_lib: no value for shape variable N (dim 0 of argument 1, which has no shape)");
   cake_named_int n{"N", 300};
   cake_launch_options opts{};
   opts.struct_size = sizeof opts;
@@ -247,21 +248,22 @@ TEST_CASE("runtime library: cake_library_launch launches the chosen variant thro
   };
   int entry = -2;
   REQUIRE_MESSAGE(launch(4096, 4096, 4096, &entry) == CAKE_OK, err);
-  CHECK(entry == 2);                       // the device is 9.0 (the fake's default): sm_100a is skipped
+  CHECK(entry == 2);   // the device is 9.0 (the fake's default): sm_100a is skipped
   CHECK(std::string(fake->last_function_name) == "big");
-  CHECK(fake->grid[1] == 16);              // cdiv(4096, BN = 256)
+  CHECK(fake->grid[1] == 16);   // cdiv(4096, BN = 256)
   REQUIRE_MESSAGE(launch(4096, 4097, 4000, &entry) == CAKE_OK, err);
-  CHECK(entry == 3);                       // outside every guard: the fallback
+  CHECK(entry == 3);   // outside every guard: the fallback
   CHECK(std::string(fake->last_function_name) == "any");
-  CHECK(fake->grid[1] == 33);              // cdiv(4097, BN = 128)
+  CHECK(fake->grid[1] == 33);                                      // cdiv(4097, BN = 128)
   REQUIRE_MESSAGE(launch(256, 100, 64, &entry) == CAKE_OK, err);   // (a 2-CTA cluster: grid.x = cdiv(M, 128) even)
   CHECK(entry == 0);
   CHECK(std::string(fake->last_function_name) == "skinny");
   CHECK(fake->launches == 3);
   // The chosen variant's own checks still run, and their message names it.
   std::vector<int64_t> a{8, 64}, b{100, 64}, c{8, 99};
-  std::vector<cake_arg> bad{tensorArg(CAKE_DTYPE_BF16, 0x7f0000000000, a), tensorArg(CAKE_DTYPE_BF16, 0x7f0000100000, b),
-                            tensorArg(CAKE_DTYPE_F32, 0x7f0000200000, c), floatArg(1.0)};
+  std::vector<cake_arg> bad{tensorArg(CAKE_DTYPE_BF16, 0x7f0000000000, a),
+                            tensorArg(CAKE_DTYPE_BF16, 0x7f0000100000, b), tensorArg(CAKE_DTYPE_F32, 0x7f0000200000, c),
+                            floatArg(1.0)};
   CHECK(cake_library_launch(lib, bad.data(), bad.size(), nullptr, &entry, err, sizeof err) == CAKE_ERROR_ARGUMENT);
   CHECK(std::string(err).find("library gemm_lib, variant skinny: argument 2 (C)") == 0);
   cake_library_free(lib);

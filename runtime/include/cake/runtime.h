@@ -237,8 +237,7 @@ CAKE_API cake_status cake_library_shape(const cake_library *library, const cake_
  * from the device on first use) and launches it with cake_launch.  *entry (may be NULL) gets the entry used.
  * A shape no entry accepts is CAKE_ERROR_REQUIREMENT with the explanation. */
 CAKE_API cake_status cake_library_launch(cake_library *library, const cake_arg *args, size_t num_args,
-                                         const cake_launch_options *options, int *entry, char *err,
-                                         size_t err_size);
+                                         const cake_launch_options *options, int *entry, char *err, size_t err_size);
 
 /* Names for dtypes ("bf16") and back (CAKE_DTYPE_INVALID if unknown); bytes per element (0 if invalid). */
 CAKE_API const char *cake_dtype_name(cake_dtype dtype);
