@@ -114,7 +114,10 @@ def fit_tree(shapes: List[Shape], names: Sequence[str], times: Dict[str, Dict[st
     v, c = best_variant(times, variants, keys_of(shapes), best)
     leaves = [Leaf([], shapes, v, c)]
     while len(leaves) < max_leaves:
-        gain, where, split, parts = 0.0, None, None, None
+        gain: float = 0.0
+        where: Optional[int] = None
+        split: Optional[Condition] = None
+        parts: Any = None
         for i, leaf in enumerate(leaves):
             for cond in candidate_splits(leaf.shapes, names):
                 yes = [s for s in leaf.shapes if cond.holds(s)]
@@ -125,7 +128,7 @@ def fit_tree(shapes: List[Shape], names: Sequence[str], times: Dict[str, Dict[st
                 vn, cn = best_variant(times, variants, keys_of(no), best)
                 if leaf.cost - (cy + cn) > gain + 1e-9:
                     gain, where, split, parts = leaf.cost - (cy + cn), i, cond, ((yes, vy, cy), (no, vn, cn))
-        if where is None:
+        if where is None or split is None:
             break
         leaf = leaves.pop(where)
         (yes, vy, cy), (no, vn, cn) = parts
@@ -205,7 +208,7 @@ def prune(times: Dict[str, Dict[str, float]], variants: Sequence[str], keys: Seq
 
 
 def table_from_leaves(leaves: List[Leaf], fallback: str, guards_of: Dict[str, List[str]]) -> List[Dict[str, Any]]:
-    entries = []
+    entries: List[Dict[str, Any]] = []
     for leaf in leaves:
         if leaf.variant == fallback:
             continue

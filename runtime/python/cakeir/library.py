@@ -52,7 +52,7 @@ class Library:
                                        err, len(err))
         if status != OK:
             raise error_for(status, err.value.decode("utf-8", "replace"))
-        self._handle = handle
+        self._handle: Optional[ctypes.c_void_p] = handle
         self.origin = path
         self.name: str = lib.cake_library_name(handle).decode()
         self.shape_vars: List[str] = [lib.cake_library_shape_var_name(handle, i).decode()
