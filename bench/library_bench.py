@@ -109,7 +109,8 @@ def main():
     records, times = [], {}
     shapes = gemm_shapes()[: args.limit or None]
     for m, n, k in shapes:
-        key = "K=%d,M=%d,N=%d" % (k, m, n) if lib.shape_vars == ["M", "K", "N"] else "M=%d,N=%d,K=%d" % (m, n, k)
+        values = {"M": m, "N": n, "K": k}
+        key = ",".join("%s=%d" % (name, values[name]) for name in lib.shape_vars)   # generalize.shape_key
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
         b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
