@@ -225,10 +225,13 @@ private:
     return t.empty() ? "none" : t;
   }
 
+  // Each query is bounded in time and in Z3's resource count (rlimit: deterministic, and also counted while
+  // Z3 bit-blasts a large multiplication, where the timer is not looked at).
   z3::solver solver() {
     z3::solver s(z3_);
     z3::params p(z3_);
     p.set("timeout", timeoutMs_);
+    p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(uint64_t{timeoutMs_} * 20000, 4000000000u)));
     s.set(p);
     return s;
   }
@@ -248,19 +251,19 @@ private:
   // 16, then 256, 4096, 65536, 2^20; the first bound that keeps it satisfiable gives the counterexample
   // (a shape of a few thousand reads better than one near 2^31).
   z3::model smallModel(z3::solver &s) {
+    z3::model model = s.get_model();   // the caller's check was sat
     for (int64_t bound : {int64_t{16}, int64_t{256}, int64_t{4096}, int64_t{65536}, int64_t{1} << 20}) {
       s.push();
-      for (const z3::expr &v : vars_) s.add(v <= z3_.bv_val(bound, 64));
+      for (const z3::expr &v : vars_)
+        s.add(v <= z3_.bv_val(bound, 64));
       bool found = s.check() == z3::sat;
-      if (found) {
-        z3::model m = s.get_model();
-        s.pop();
-        return m;
-      }
+      if (found)
+        model = s.get_model();
       s.pop();
+      if (found)
+        break;
     }
-    s.check();
-    return s.get_model();
+    return model;
   }
 
   std::string shapeOf(const z3::model &m) {
