@@ -1,25 +1,12 @@
 // Expression parser (precedence climbing over a binary-operator table) and checked evaluator.
 #include "Expr.h"
+#include "ExprTree.h"
 
 #include <algorithm>
 #include <array>
 #include <limits>
 
 namespace cake::rt {
-
-enum class ExprOp {
-  Literal, Name,
-  Neg, Not, BitNot,
-  Mul, Div, Rem, Add, Sub, Shl, Shr, Lt, Le, Gt, Ge, Eq, Ne, BitAnd, BitXor, BitOr, And, Or,
-  Cdiv, Min, Max
-};
-
-struct ExprNode {
-  ExprOp op;
-  int64_t value = 0;       // Literal
-  std::string name;        // Name
-  std::vector<std::shared_ptr<const ExprNode>> operands;
-};
 
 namespace {
 
@@ -250,6 +237,41 @@ std::string render(const ExprNode &node) {
   }
 }
 
+// Precedence of a node as an operand: binary operators by the table, unary and primaries above all of them.
+int precedenceOf(const ExprNode &node) {
+  if (node.operands.size() == 2 && node.op != ExprOp::Cdiv && node.op != ExprOp::Min && node.op != ExprOp::Max)
+    for (const auto &info : kBinaryOps)
+      if (info.op == node.op) return info.precedence;
+  return 100;
+}
+
+// The node with only the parentheses its precedence needs (left associative: a right operand of equal
+// precedence keeps them): `K % 64 == 0`, `(M + 1) * 2`.
+std::string renderMinimal(const ExprNode &node) {
+  switch (node.op) {
+  case ExprOp::Literal:
+  case ExprOp::Name: return render(node);
+  case ExprOp::Neg:
+  case ExprOp::Not:
+  case ExprOp::BitNot: {
+    std::string inner = renderMinimal(*node.operands[0]);
+    return std::string(opSpelling(node.op)) + (precedenceOf(*node.operands[0]) < 100 ? "(" + inner + ")" : inner);
+  }
+  case ExprOp::Cdiv:
+  case ExprOp::Min:
+  case ExprOp::Max:
+    return std::string(opSpelling(node.op)) + "(" + renderMinimal(*node.operands[0]) + ", " +
+           renderMinimal(*node.operands[1]) + ")";
+  default: {
+    int p = precedenceOf(node);
+    std::string lhs = renderMinimal(*node.operands[0]), rhs = renderMinimal(*node.operands[1]);
+    if (precedenceOf(*node.operands[0]) < p) lhs = "(" + lhs + ")";
+    if (precedenceOf(*node.operands[1]) <= p) rhs = "(" + rhs + ")";
+    return lhs + " " + std::string(opSpelling(node.op)) + " " + rhs;
+  }
+  }
+}
+
 class Evaluator {
 public:
   explicit Evaluator(const Expr::Lookup &lookup) : lookup_(lookup) {}
@@ -387,6 +409,30 @@ std::optional<int64_t> Expr::literal() const {
   if (root_ && root_->op == ExprOp::Literal)
     return root_->value;
   return std::nullopt;
+}
+
+const ExprNode *Expr::root() const { return root_.get(); }
+
+std::string renderExpr(const ExprNode &node) { return renderMinimal(node); }
+
+std::vector<Expr> Expr::conjuncts() const {
+  std::vector<Expr> parts;
+  if (!root_) return parts;
+  std::vector<std::shared_ptr<const ExprNode>> stack{root_};
+  while (!stack.empty()) {
+    auto node = stack.back();
+    stack.pop_back();
+    if (node->op == ExprOp::And) {
+      stack.push_back(node->operands[1]);   // popped after the left operand: source order
+      stack.push_back(node->operands[0]);
+      continue;
+    }
+    Expr part;
+    part.root_ = node;
+    part.text_ = node == root_ ? text_ : renderMinimal(*node);
+    parts.push_back(std::move(part));
+  }
+  return parts;
 }
 
 std::vector<std::string> Expr::names() const {

@@ -32,7 +32,7 @@ struct ExprEvalError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct ExprNode;
+struct ExprNode;   // ExprTree.h
 
 // A parsed expression; cheap to copy (the tree is shared and immutable).
 class Expr {
@@ -54,6 +54,11 @@ public:
   std::optional<int64_t> literal() const;
   // Every distinct name the expression mentions, in order of first appearance.
   std::vector<std::string> names() const;
+  // The operands of the top-level `&&` chain, in source order (the expression itself when it is no `&&`);
+  // each keeps the text it renders to.  Used to say which part of a guard failed.
+  std::vector<Expr> conjuncts() const;
+  // The tree (ExprTree.h); nullptr for an empty Expr.
+  const ExprNode *root() const;
 
 private:
   std::shared_ptr<const ExprNode> root_;

@@ -46,6 +46,16 @@ int deviceAttribute(const CudaDriver &driver, int attribute, const char *what) {
   return value;
 }
 
+}   // namespace
+
+std::pair<int, int> currentComputeCapability(const CudaDriver &driver) {
+  currentContext(driver);
+  return {deviceAttribute(driver, kCuDeviceAttributeComputeCapabilityMajor, "compute capability major"),
+          deviceAttribute(driver, kCuDeviceAttributeComputeCapabilityMinor, "compute capability minor")};
+}
+
+namespace {
+
 // Opens the function up to `bytes` of dynamic shared memory (beyond the default 48 KiB) once per size.
 void ensureDynamicSmem(const CudaDriver &driver, LoadedFunction &function, uint32_t bytes, const KernelSpec &kernel) {
   if (bytes <= function.maxDynamicSmemSet)
@@ -63,7 +73,7 @@ void ensureDynamicSmem(const CudaDriver &driver, LoadedFunction &function, uint3
   function.maxDynamicSmemSet = bytes;
 }
 
-} // namespace
+}   // namespace
 
 LaunchInputs makeLaunchInputs(const cake_arg *args, size_t numArgs, const cake_launch_options *options,
                               const std::shared_ptr<const CudaDriver> &driver) {

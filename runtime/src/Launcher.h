@@ -8,6 +8,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace cake::rt {
@@ -47,6 +48,10 @@ std::unique_ptr<PreparedLaunch> prepareLaunch(const std::shared_ptr<const CudaDr
 // scalars' entries are ignored; numData must be the number of params).  Checks each address as bindLaunch
 // does.  Throws LaunchError.
 void launchPrepared(PreparedLaunch &prepared, const uint64_t *data, size_t numData, CuStream stream);
+
+// The compute capability of the current device (making device 0's primary context current if the thread has
+// no context, as a launch does).  Throws LaunchError(CUDA).
+std::pair<int, int> currentComputeCapability(const CudaDriver &driver);
 
 // Checks the arguments and launches kernel `index` of `module` on options->stream (prepareLaunch, then
 // launchPrepared with the arguments' own addresses).  Throws LaunchError.

@@ -66,6 +66,17 @@ ArchVersion parseArchVersion(const std::string &arch) {
   return v;
 }
 
+}   // namespace
+
+bool archRunsOn(const std::string &arch, int major, int minor) {
+  ArchVersion want = parseArchVersion(arch);
+  if (!want.valid) return true;   // unknown spelling: let the driver judge the cubin
+  return want.archSpecific ? (major == want.major && minor == want.minor)
+                           : (major == want.major && minor >= want.minor);
+}
+
+namespace {
+
 void checkDeviceArch(const CudaDriver &driver, const ModuleState &module, CuDevice device) {
   ArchVersion want = parseArchVersion(module.manifest().arch);
   if (!want.valid)
@@ -85,7 +96,7 @@ void checkDeviceArch(const CudaDriver &driver, const ModuleState &module, CuDevi
                                            (major >= 9 ? "a" : ""));
 }
 
-} // namespace
+}   // namespace
 
 LoadedFunction &ModuleState::functionFor(const std::shared_ptr<const CudaDriver> &driver, CuContext context,
                                          size_t index) {
@@ -123,13 +134,11 @@ LoadedFunction &ModuleState::functionFor(const std::shared_ptr<const CudaDriver>
   return function;
 }
 
-namespace {
-
 // Reads a regular file of at most `limit` bytes.  Opens without blocking (a FIFO does not hang the open) and
 // checks the type on the open descriptor, so that a directory, a device such as /dev/zero or a FIFO is
 // refused instead of read without bound.  Throws LaunchError(IO) naming `what` and the path.
 std::vector<unsigned char> readRegularFile(const std::string &path, size_t limit, const std::string &what,
-                                           const std::string &hint = "") {
+                                           const std::string &hint) {
   auto ioError = [&](const std::string &why) {
     throw LaunchError(CAKE_ERROR_IO, "cannot read " + what + " " + path + ": " + why + hint);
   };
@@ -173,6 +182,8 @@ std::vector<unsigned char> readRegularFile(const std::string &path, size_t limit
   return out;
 }
 
+namespace {
+
 bool endsWith(const std::string &text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -205,7 +216,7 @@ void checkCubinHash(const ManifestSpec &manifest, const std::vector<unsigned cha
                                          " (the two files come from different compilations; recompile)");
 }
 
-} // namespace
+}   // namespace
 
 std::unique_ptr<ModuleState> loadModuleFromFile(const std::string &path) {
   const bool isManifest = endsWith(path, ".json");

@@ -76,6 +76,13 @@ constexpr size_t kMaxCubinBytes = size_t{1} << 30;
 // manifest's "cubin" names a file in the manifest's folder; a "cubin_sha256" must match the cubin's bytes.
 // Throws LaunchError(IO / MANIFEST).
 std::unique_ptr<ModuleState> loadModuleFromFile(const std::string &path);
+// Reads a regular file of at most `limit` bytes (not a directory, FIFO or device); throws LaunchError(IO)
+// "cannot read <what> <path>: <why><hint>".
+std::vector<unsigned char> readRegularFile(const std::string &path, size_t limit, const std::string &what,
+                                           const std::string &hint = "");
+// Whether a cubin built for `arch` ("sm_90a", "sm_80") runs on a device of compute capability major.minor:
+// sm_XY on X.y with y >= Y, sm_XYa only on X.Y.  An unknown spelling answers true (the driver judges).
+bool archRunsOn(const std::string &arch, int major, int minor);
 std::unique_ptr<ModuleState> loadModuleFromData(std::string_view manifestJson, const void *cubin, size_t cubinSize);
 
 } // namespace cake::rt

@@ -2,6 +2,7 @@
 // and hands over to runDriver() (Driver.h) or explainDiagnostic().  An InternalError escaping the pipeline
 // is reported as "internal compiler error: ..." with exit code 4.  docs/cli.md is the user reference.
 #include "driver/CalibrateCommand.h"
+#include "driver/LibraryCommand.h"
 #include "driver/RunCommand.h"
 #include "codegen/Backend.h"
 #include "codegen/Ptxas.h"
@@ -127,16 +128,21 @@ int cakecMain(int argc, char **argv) {
   gJsonDiagnostics = jsonRequested(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "calibrate")
     return guarded("calibrate", [&] { return runCalibrateCommand(argc - 1, argv + 1); });
+  if (argc > 1 && std::string_view(argv[1]) == "library")
+    return guarded("library", [&] { return runLibraryCommand(argc - 1, argv + 1); });
   if (argc > 1 && std::string_view(argv[1]) == "run")
     return guarded("run", [&] { return runRunCommand(argc - 1, argv + 1); });
   CLI::App app{"cakec: compiler for CAKE IR, a hardware-explicit schedule language for NVIDIA GPUs"};
   app.name("cakec");
-  app.footer("Subcommands:\n  cakec calibrate MEASUREMENTS -o MACHINE.json   fit the cost model's machine description to measured "
-             "runs\n                                               (cakec calibrate --help)\n"
-             "  cakec run FILE --shape .. --inputs .. --outputs ..   run a kernel on the CPU (cakec run --help)\n"
-             "Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
-             "misuse,\n3 environment failure (unreadable input, unwritable output, missing tool), 4 internal "
-             "compiler error.\nReference: docs/cli.md");
+  app.footer(
+      "Subcommands:\n  cakec calibrate MEASUREMENTS -o MACHINE.json   fit the cost model's machine description to "
+      "measured "
+      "runs\n                                               (cakec calibrate --help)\n"
+      "  cakec run FILE --shape .. --inputs .. --outputs ..   run a kernel on the CPU (cakec run --help)\n"
+      "  cakec library build SPEC.json -o DIR           build a kernel library: variants + checked dispatch table\n"
+      "Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
+      "misuse,\n3 environment failure (unreadable input, unwritable output, missing tool), 4 internal "
+      "compiler error.\nReference: docs/cli.md");
   app.set_version_flag("--version", [] { return versionReport(); },
                        "print cakec's version and git revision, the Z3 and the ptxas it uses, and exit");
 

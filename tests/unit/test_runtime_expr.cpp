@@ -1,10 +1,13 @@
 // Runtime: the manifest's expression language (parser and checked evaluator), also through the C API.
 #include "Expr.h"
+#include "ExprProgram.h"
 #include "cake/runtime.h"
 
 #include <doctest/doctest.h>
 
 #include <map>
+#include <optional>
+#include <vector>
 #include <string>
 
 using namespace cake::rt;
@@ -128,4 +131,58 @@ TEST_CASE("runtime expr: cake_eval_expression (C API)") {
   char tiny[8];
   CHECK(cake_eval_expression("Q", nullptr, 0, &value, tiny, sizeof tiny) == CAKE_ERROR_EXPRESSION);
   CHECK(std::string(tiny).size() == 7);
+}
+
+TEST_CASE("runtime expr: a compiled ExprProgram evaluates exactly as Expr::evaluate, errors included") {
+  const std::vector<std::string> slots{"M", "N", "K"};
+  const char *texts[] = {"M <= 64 && N % 8 == 0",
+                         "cdiv(M, 128) * cdiv(N, 256) >= 132 || K > 8192",
+                         "-M / 3 + N % -5 - min(K, 7) * max(M, N)",
+                         "!(M & 1) | (N ^ K) << 2",
+                         "~M >> 1",
+                         "M / (N - N)",
+                         "M * 4611686018427387904",
+                         "(M > 0) * 2 - (K == 4096)",
+                         "1 << K",
+                         "64 >= M && K % 64 != 0 && N == 4096",
+                         "N % 3 == 2 && 1 && -7 < M",
+                         "M % -3 == 0"};
+  const int64_t shapes[][3] = {{1, 1, 1}, {64, 4096, 4096}, {65, 4097, 63}, {0, 8, 8192}, {-7, 3, 70}};
+  for (const char *text : texts) {
+    Expr expr = Expr::parse(text);
+    ExprProgram program = ExprProgram::compile(expr, slots);
+    for (const auto &shape : shapes) {
+      auto lookup = [&](std::string_view name) -> std::optional<int64_t> {
+        for (size_t i = 0; i < slots.size(); ++i)
+          if (slots[i] == name) return shape[i];
+        return std::nullopt;
+      };
+      std::optional<int64_t> expected;
+      std::string expectedError;
+      try {
+        expected = expr.evaluate(lookup);
+      } catch (const ExprEvalError &e) {
+        expectedError = e.what();
+      }
+      int64_t value = 0;
+      std::string error;
+      bool ok = program.evaluate(shape, value, &error);
+      CAPTURE(text);
+      CAPTURE(shape[0]);
+      CHECK(ok == expected.has_value());
+      if (ok && expected) CHECK(value == *expected);
+      if (!ok) CHECK(error == expectedError);
+    }
+  }
+  CHECK_THROWS_WITH_AS(ExprProgram::compile(Expr::parse("M + Q"), slots), "in `M + Q`: unknown name 'Q'",
+                       ExprSyntaxError);
+}
+
+TEST_CASE("runtime expr: conjuncts split the top-level && chain and render with the parentheses needed") {
+  std::vector<Expr> parts = Expr::parse("M >= 1024 && (N + 1) * 2 > K % 64 && !(K == 0 || M < 2)").conjuncts();
+  REQUIRE(parts.size() == 3);
+  CHECK(parts[0].text() == "M >= 1024");
+  CHECK(parts[1].text() == "(N + 1) * 2 > K % 64");
+  CHECK(parts[2].text() == "!(K == 0 || M < 2)");
+  CHECK(Expr::parse("M - (N - K)").conjuncts()[0].text() == "M - (N - K)");
 }

@@ -188,6 +188,57 @@ CAKE_API cake_status cake_launch_prepared(cake_prepared_launch *prepared, const 
 CAKE_API uint64_t cake_prepared_launch_tensor_map_encodes(const cake_prepared_launch *prepared);
 CAKE_API void cake_prepared_launch_free(cake_prepared_launch *prepared); /* NULL is a no-op */
 
+/* Kernel libraries (docs/library.md): the variants of one operation built by `cakec library build` into a
+ * folder (cubins, their manifests and library.json), with a dispatch table of ordered guards over shape
+ * variables that ends in a fallback.  Launching a library picks the first entry whose variant runs on the
+ * device and whose guard holds for the arguments' shape, and launches that variant.  A cake_library may be
+ * used from several threads at once; cake_library_free must not race with other calls on it. */
+typedef struct cake_library cake_library;
+
+/* Loads a library folder (or its library.json) and every variant's cubin + manifest; checks that the
+ * variants take the same arguments and compiles the guards.  `arch` ("sm_90a") fixes the target whose
+ * entries are considered; NULL: the device's compute capability, asked at the first launch (before that,
+ * cake_library_select considers every entry). */
+CAKE_API cake_status cake_library_load(const char *path, const char *arch, cake_library **out, char *err,
+                                       size_t err_size);
+CAKE_API void cake_library_free(cake_library *library); /* NULL is a no-op */
+/* Fixes the target after loading: `arch` ("sm_90a"), or NULL for the current CUDA device's compute
+ * capability (opens the driver; makes device 0's primary context current if the thread has none). */
+CAKE_API cake_status cake_library_set_arch(cake_library *library, const char *arch, char *err, size_t err_size);
+/* The target in words ("compute capability 9.0"), or "" while none is fixed; owned by the library until the
+ * next cake_library_set_arch. */
+CAKE_API const char *cake_library_target(const cake_library *library);
+CAKE_API const char *cake_library_name(const cake_library *library);
+/* The shape variables, in the order cake_library_select takes their values. */
+CAKE_API size_t cake_library_num_shape_vars(const cake_library *library);
+CAKE_API const char *cake_library_shape_var_name(const cake_library *library, size_t index);
+CAKE_API size_t cake_library_num_variants(const cake_library *library);
+CAKE_API const char *cake_library_variant_name(const cake_library *library, size_t index);
+CAKE_API const cake_kernel *cake_library_variant_kernel(const cake_library *library, size_t index);
+/* The dispatch table: entry i names variant cake_library_entry_variant(i); its guard text ("true" for the
+ * fallback, the last entry). */
+CAKE_API size_t cake_library_num_entries(const cake_library *library);
+CAKE_API size_t cake_library_entry_variant(const cake_library *library, size_t entry);
+CAKE_API const char *cake_library_entry_guard(const cake_library *library, size_t entry);
+/* The dispatcher: the index of the first eligible entry whose guard holds for values[0 .. num_values-1] (the
+ * shape variables in library order), or -1 (none does, a guard cannot be evaluated, num_values is wrong, or a
+ * NULL argument; cake_library_explain says which).  No allocation, no lock, no driver call. */
+CAKE_API int cake_library_select(const cake_library *library, const int64_t *values, size_t num_values);
+/* The same walk in words: for each entry up to the chosen one, why it was passed over (the first false part of
+ * its guard with the values it uses) or why it was chosen.  *entry (may be NULL) gets select's answer. */
+CAKE_API cake_status cake_library_explain(const cake_library *library, const int64_t *values, size_t num_values,
+                                          int *entry, char *text, size_t text_size, char *err, size_t err_size);
+/* The shape variables' values of a launch (from the tensors' dims or options->shape_vars), in library order;
+ * `values` has room for cake_library_num_shape_vars entries. */
+CAKE_API cake_status cake_library_shape(const cake_library *library, const cake_arg *args, size_t num_args,
+                                        const cake_launch_options *options, int64_t *values, char *err,
+                                        size_t err_size);
+/* Picks the variant for the arguments' shape (cake_library_shape + cake_library_select, after fixing the target
+ * from the device on first use) and launches it with cake_launch.  *entry (may be NULL) gets the entry used.
+ * A shape no entry accepts is CAKE_ERROR_REQUIREMENT with the explanation. */
+CAKE_API cake_status cake_library_launch(cake_library *library, const cake_arg *args, size_t num_args,
+                                         const cake_launch_options *options, int *entry, char *err, size_t err_size);
+
 /* Names for dtypes ("bf16") and back (CAKE_DTYPE_INVALID if unknown); bytes per element (0 if invalid). */
 CAKE_API const char *cake_dtype_name(cake_dtype dtype);
 CAKE_API cake_dtype cake_dtype_from_name(const char *name);

@@ -32,14 +32,15 @@ from ._errors import (CakeArgumentError, CakeCudaError, CakeDriverUnavailable, C
                       CakeIOError, CakeLaunchConfigError, CakeManifestError, CakeNotFoundError,
                       CakeRequirementError, error_for)
 from ._lib import (ARG_TENSOR, OK, CakeArg, CakeLaunchOptions, CakeLaunchPlan, CakeNamedInt, error_buffer,
-                   load_library, thread_error_buffer)
+                   thread_error_buffer)
+from ._lib import load_library as _runtime  # the libcake_runtime binding (cakeir.load_library loads a kernel library)
 from ._compile import CakeCompileError, compile, default_cache_dir
 
 __all__ = [
     "load", "load_data", "compile", "default_cache_dir", "CakeCompileError", "Module", "Kernel", "LaunchPlan", "DevicePtr", "eval_expression", "driver_check",
     "runtime_version", "library_path", "dtypes", "CakeError", "CakeIOError", "CakeManifestError",
     "CakeNotFoundError", "CakeArgumentError", "CakeRequirementError", "CakeLaunchConfigError",
-    "CakeExpressionError", "CakeDriverUnavailable", "CakeCudaError",
+    "CakeExpressionError", "CakeDriverUnavailable", "CakeCudaError", "load_library", "Library",
 ]
 
 
@@ -56,16 +57,16 @@ PathLike = Union[str, bytes, "os.PathLike[str]"]
 
 
 def runtime_version() -> str:
-    return _text(load_library().cake_runtime_version())
+    return _text(_runtime().cake_runtime_version())
 
 
 def library_path() -> str:
-    return load_library().cake_library_path
+    return _runtime().cake_library_path
 
 
 def load(path: PathLike) -> "Module":
     """Loads a cubin (its manifest is path + ".json") or a manifest (a path ending in .json)."""
-    lib = load_library()
+    lib = _runtime()
     try:
         encoded = os.fsencode(path)
     except TypeError as error:
@@ -81,7 +82,7 @@ def load(path: PathLike) -> "Module":
 
 def load_data(manifest_json: Union[str, bytes], cubin: Optional[bytes] = b"") -> "Module":
     """Loads a module from a manifest text and cubin bytes in memory (cubin may be empty for planning only)."""
-    lib = load_library()
+    lib = _runtime()
     if isinstance(manifest_json, str):
         manifest_json = manifest_json.encode("utf-8")
     if not isinstance(manifest_json, bytes) or not isinstance(cubin, (bytes, type(None))):
@@ -95,7 +96,7 @@ def load_data(manifest_json: Union[str, bytes], cubin: Optional[bytes] = b"") ->
 
 def eval_expression(expression: str, **names: int) -> int:
     """Evaluates a manifest expression (docs/manifest.md) with integer names bound."""
-    lib = load_library()
+    lib = _runtime()
     values = [checked_int(v, "eval_expression: %s" % k) for k, v in names.items()]
     entries = (CakeNamedInt * max(len(names), 1))(*[CakeNamedInt(k.encode(), v) for k, v in zip(names, values)])
     out = ctypes.c_int64()
@@ -107,7 +108,7 @@ def eval_expression(expression: str, **names: int) -> int:
 
 def driver_check() -> None:
     """Opens the CUDA driver now; raises CakeDriverUnavailable with the reason when there is none."""
-    lib = load_library()
+    lib = _runtime()
     err = error_buffer()
     _check(lib.cake_driver_check(err, len(err)), err)
 
@@ -411,3 +412,6 @@ class _Missing:
 
 
 _MISSING = _Missing()
+
+
+from .library import Library, load_library  # noqa: E402  (needs Kernel above)

@@ -99,6 +99,22 @@ _SIGNATURES = {
     "cake_eval_expression": (ctypes.c_int, (ctypes.c_char_p, ctypes.POINTER(CakeNamedInt), ctypes.c_size_t,
                                             ctypes.POINTER(ctypes.c_int64)) + _ERR),
     "cake_driver_check": (ctypes.c_int, _ERR),
+    "cake_library_load": (ctypes.c_int, (ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_P)) + _ERR),
+    "cake_library_free": (None, (_P,)),
+    "cake_library_set_arch": (ctypes.c_int, (_P, ctypes.c_char_p) + _ERR),
+    "cake_library_target": (ctypes.c_char_p, (_P,)),
+    "cake_library_name": (ctypes.c_char_p, (_P,)),
+    "cake_library_num_shape_vars": (ctypes.c_size_t, (_P,)),
+    "cake_library_shape_var_name": (ctypes.c_char_p, (_P, ctypes.c_size_t)),
+    "cake_library_num_variants": (ctypes.c_size_t, (_P,)),
+    "cake_library_variant_name": (ctypes.c_char_p, (_P, ctypes.c_size_t)),
+    "cake_library_variant_kernel": (_P, (_P, ctypes.c_size_t)),
+    "cake_library_num_entries": (ctypes.c_size_t, (_P,)),
+    "cake_library_entry_variant": (ctypes.c_size_t, (_P, ctypes.c_size_t)),
+    "cake_library_entry_guard": (ctypes.c_char_p, (_P, ctypes.c_size_t)),
+    "cake_library_select": (ctypes.c_int, (_P, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t)),
+    "cake_library_explain": (ctypes.c_int, (_P, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t,
+                                            ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t) + _ERR),
 }
 
 _lock = threading.Lock()

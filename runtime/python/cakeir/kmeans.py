@@ -23,7 +23,7 @@ from typing import Dict
 
 import torch
 
-from . import load
+from . import load, load_library
 
 _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 
@@ -57,14 +57,38 @@ class Kernels:
             self._modules[name] = (load(path).kernels, ct)
         return self._modules[name]
 
+    def _library(self, stem, dtype):
+        """The kernel library <folder>/<stem>_<dtype>/ (`cakec library build kernels/kmeans/library_*.json`), or
+        None when the folder has none."""
+        name = "%s_%s" % (stem, _TYPE_NAMES.get(dtype, "?"))
+        if name not in self._modules:
+            path = os.path.join(self.folder, name)
+            self._modules[name] = load_library(path) if os.path.isfile(os.path.join(path, "library.json")) else None
+        return self._modules[name]
+
     # ------------------------------------------------------------------------------------- assignment
     def assign(self, x, c, c_sq=None, labels=None, mind=None):
         """(labels i32 [B, N], mind f32 [B, N]): the nearest centroid of every point, ties to the smaller
         index, and ||c||^2 - 2 <x, c> of it (the squared distance without ||x||^2).  c_sq: ||c||^2 f32 [B, K]
-        if the caller has it."""
+        if the caller has it.  With a library folder kmeans_assign_<dtype>/ (kernels/kmeans/
+        library_assign_bf16.json) its dispatch table picks the variant (by D, and the device's arch)."""
         (x, squeeze), (c, _) = _batched(x, 3), _batched(c, 3)
         b, n, d = x.shape
         k = c.shape[1]
+        library = self._library("kmeans_assign", x.dtype)
+        if library is not None:
+            if not library.target:
+                major, minor = torch.cuda.get_device_capability(x.device)
+                library.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
+            kernel = library.select(B=b, N=n, K=k, D=d)
+            bn = int(library.ct_params(library.variant_name(B=b, N=n, K=k, D=d))["BN"])
+            kp = -(-k // (2 * bn)) * 2 * bn
+            norms = torch.full((b, kp), float("inf"), dtype=torch.float32, device=x.device)
+            norms[:, :k] = (c.float() * c.float()).sum(-1) if c_sq is None else c_sq.reshape(b, k)
+            labels = torch.empty((b, n), dtype=torch.int32, device=x.device) if labels is None else labels.view(b, n)
+            mind = torch.empty((b, n), dtype=torch.float32, device=x.device) if mind is None else mind.view(b, n)
+            kernel(X=x, C=c, CN=norms, L=labels, MinD=mind)
+            return (labels[0], mind[0]) if squeeze else (labels, mind)
         if x.device.type != "cuda" or torch.cuda.get_device_capability(x.device)[0] >= 9:
             kernels, ct = self._module("kmeans_assign_sm90", x.dtype, d)
             name = "kmeans_assign"

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""A GEMM kernel library on the device, shape by shape, against torch.matmul in the same process
+(docs/library.md; protocol: /work/shared/reference/measurement.md).  Run on the GPU machine:
+
+    bash bench/library_build.sh                      # here: build/libraries/gemm_bf16_sm90 (cakec library build)
+    python3 bench/library_bench.py --library build/libraries/gemm_bf16_sm90 --out DIR [--all-variants]
+
+For every shape (bf16, C = A . B^T, >= 60 shapes: squares 256..16384, LLM projections and MLPs, decode M <= 64,
+K-heavy and K-light, odd N and K):
+  - correctness: fresh random inputs (seeded), C poisoned with NaN, the library's choice against float64-accumulated
+    torch (relative error, outliers, NaN survivors: bench/measure.py compare), inputs hashed before and after;
+  - timing of the library call *with its dispatch* (Library.__call__: shape read, table lookup, launch) and of
+    torch.matmul(a, b.t(), out=c): GPU time by events (median, bench/measure.py time_runs, which holds the stream
+    so host time is excluded), and wall time per call of 200 back-to-back calls after a synchronize (host dispatch
+    and launch included: what a caller sees for small shapes);
+  - with --all-variants, every variant that accepts the shape, launched directly: the training data of
+    `python -m cakeir.generalize --times DIR/times.json`.
+Writes DIR/library_bench.json (every record, the device, the command) and prints one line per shape and the
+geometric means (torch / library: > 1 means the library is faster)."""
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "runtime", "python"))
+
+import torch  # noqa: E402
+
+import cakeir  # noqa: E402
+import measure  # noqa: E402
+
+
+def gemm_shapes():
+    """(M, N, K) triples: at least 60, including every shape the GEMM issue names."""
+    shapes = [(s, s, s) for s in (256, 512, 1000, 1024, 2048, 3072, 4096, 6144, 8192, 16384)]
+    shapes += [(64, 4096, 4096), (2000, 3000, 1000), (4096, 4097, 4096), (4096, 255, 4096), (4096, 4096, 4099)]
+    for tokens in (1, 16, 64, 512, 4096, 16384):              # LLM projections / MLP (7B/70B-like widths)
+        shapes += [(tokens, 4096, 4096), (tokens, 11008, 4096), (tokens, 4096, 11008), (tokens, 8192, 28672)]
+    shapes += [(m, 8192, 8192) for m in (1, 8, 32, 64)]       # decode
+    shapes += [(1024, 1024, 65536), (256, 256, 131072), (128, 4096, 32768)]   # K-heavy
+    shapes += [(16384, 16384, 64), (8192, 8192, 128), (4096, 16384, 256)]    # K-light
+    shapes += [(1023, 1025, 1027), (333, 777, 999), (4097, 4097, 4097), (100, 10000, 7), (7, 7, 7)]  # odd
+    seen, out = set(), []
+    for s in shapes:
+        if s not in seen:
+            seen.add(s)
+            out.append(s)
+    return out
+
+
+def digest(*tensors):
+    h = hashlib.sha256()
+    for t in tensors:
+        h.update(t.view(torch.int16).cpu().numpy().tobytes() if t.numel() < (1 << 26) else
+                 t.view(torch.int16)[:: max(1, t.numel() // (1 << 24))].cpu().numpy().tobytes())
+    return h.hexdigest()
+
+
+SLOW_MS = 20.0   # a call slower than this (the SIMT fallback on a large shape) is timed 3 times, not 50+
+
+
+def once_ms(fn):
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    fn()
+    torch.cuda.synchronize()
+    start.record()
+    fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)
+
+
+def timed(fn):
+    """bench/measure.py time_runs, or the median of 3 single runs for a call slower than SLOW_MS."""
+    first = once_ms(fn)
+    if first <= SLOW_MS:
+        return measure.time_runs([fn])
+    ms = sorted([first, once_ms(fn), once_ms(fn)])
+    return {"ms": ms[1], "ms_min": ms[0], "iters": 3, "slow": True}
+
+
+def wall_us(fn, calls=200):
+    fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / calls * 1e6
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--library", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--all-variants", action="store_true")
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--limit", type=int, default=0, help="only the first N shapes (smoke runs)")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    lib = cakeir.load_library(args.library)
+    gen = measure.generator(args.seed)
+    records, times = [], {}
+    shapes = gemm_shapes()[: args.limit or None]
+    for m, n, k in shapes:
+        values = {"M": m, "N": n, "K": k}
+        key = ",".join("%s=%d" % (name, values[name]) for name in lib.shape_vars)   # generalize.shape_key
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        before = digest(a, b)
+        rec = {"M": m, "N": n, "K": k, "variant": None}
+        try:
+            rec["variant"] = lib.variant_name(M=m, N=n, K=k)
+            lib(a, b, c)
+            torch.cuda.synchronize()
+            ref = torch.matmul(a.double(), b.double().t()) if m * n * k <= (1 << 33) else \
+                torch.matmul(a.float(), b.float().t())
+            rec["check"] = measure.compare(c, ref, tolerance=2e-2)
+            del ref
+            rec["inputs_untouched"] = digest(a, b) == before
+            rec["library"] = timed(lambda: lib(a, b, c))
+            rec["library_wall_us"] = wall_us(lambda: lib(a, b, c), 3 if rec["library"].get("slow") else 200)
+        except cakeir.CakeError as error:
+            rec["error"] = str(error)
+        out = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+        rec["torch"] = measure.time_runs([lambda: torch.matmul(a, b.t(), out=out)])
+        rec["torch_wall_us"] = wall_us(lambda: torch.matmul(a, b.t(), out=out))
+        if args.all_variants:
+            for name, kernel in lib.variants.items():
+                try:
+                    kernel.plan(a, b, c, num_sms=torch.cuda.get_device_properties(0).multi_processor_count)
+                except cakeir.CakeError:
+                    times.setdefault(name, {})[key] = math.inf
+                    continue
+                times.setdefault(name, {})[key] = timed(lambda: kernel(a, b, c))["ms"]
+        if "library" in rec:
+            rec["speedup_gpu"] = rec["torch"]["ms"] / rec["library"]["ms"]
+            rec["speedup_wall"] = rec["torch_wall_us"] / rec["library_wall_us"]
+        records.append(rec)
+        print("%6d %6d %6d  %-20s %s  lib %.4f ms (wall %.1f us)  torch %.4f ms (wall %.1f us)  x%.2f" % (
+            m, n, k, rec["variant"], "ok " if rec.get("check", {}).get("ok") else "BAD",
+            rec.get("library", {}).get("ms", float("nan")), rec.get("library_wall_us", float("nan")),
+            rec["torch"]["ms"], rec["torch_wall_us"], rec.get("speedup_gpu", float("nan"))), flush=True)
+        del a, b, c, out
+        torch.cuda.empty_cache()
+    ok = [r for r in records if "speedup_gpu" in r]
+    geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")  # noqa: E731
+    summary = {"shapes": len(records), "refused": len(records) - len(ok),
+               "incorrect": sum(1 for r in ok if not r["check"]["ok"] or not r["inputs_untouched"]),
+               "geomean_torch_over_library_gpu": geo([r["speedup_gpu"] for r in ok]),
+               "geomean_torch_over_library_wall": geo([r["speedup_wall"] for r in ok]),
+               "min_torch_over_library_gpu": min((r["speedup_gpu"] for r in ok), default=float("nan"))}
+    print(json.dumps(summary, indent=1))
+    doc = {"command": " ".join(sys.argv), "device": measure.device_info(), "library": lib.name,
+           "entries": lib.entries, "summary": summary, "records": records}
+    with open(os.path.join(args.out, "library_bench.json"), "w") as f:
+        f.write(measure.dumps(doc))
+    if args.all_variants:
+        with open(os.path.join(args.out, "times.json"), "w") as f:
+            json.dump({"times": times, "shapes": [{"M": m, "N": n, "K": k} for m, n, k in shapes]}, f)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,317 @@
+"""From per-shape timings to a dispatch table: the generalization step of a kernel library (docs/library.md).
+
+    python -m cakeir.generalize CANDIDATES.json --train train.json -o spec.json
+           [--times times.json | --estimate] [--max-leaves 6] [--prune 1.25] [--report report.txt]
+
+CANDIDATES.json is a library spec (format cake-library-spec) whose "dispatch" is replaced by
+`"fallback": "<variant>"`: the variant that serves every legal shape.  The steps:
+
+1. times: every candidate's time at every shape - measured (--times, the JSON bench/library_bench.py writes:
+   {"times": {variant: {"M=..,N=..": ms}}}) or predicted by the cost model (--estimate: `cakec SOURCE
+   --estimate --shape .. --json -D ..`; a shape the variant's `requires` refuses is infeasible).
+2. pruning: a candidate that is never within --prune x of the best on any training shape is dropped.
+3. buckets: a regression tree with at most --max-leaves leaves over shape features - thresholds on each shape
+   variable and divisibility by 2, 8, 16, 64, 128, 256 - grown greedily to minimise the summed log regret
+   (log of chosen time / best time) of the training shapes, each leaf taking the variant with the least regret
+   in it.  Leaves become dispatch entries whose guard is the leaf's path plus the variant's `requires` clauses
+   (compile-time parameters replaced by their values), so a guard never admits a shape its variant refuses;
+   the fallback ends the table.  `cakec library build` then proves the table (overlap, gaps, requires).
+4. validation (with --validate shapes.json, sets never used to choose: "held_out", "boundary", "tail"): the
+   geometric mean and worst of chosen/best per set, and every shape where the table's choice is infeasible.
+
+Shape files are JSON lists of objects ({"M": 4096, "N": 4096, "K": 4096}) or {"sets": {name: [...]}}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+Shape = Dict[str, int]
+INFEASIBLE = float("inf")
+DIVISORS = (2, 8, 16, 64, 128, 256)
+
+
+def shape_key(shape: Shape, names: Sequence[str]) -> str:
+    return ",".join("%s=%d" % (n, shape[n]) for n in names)
+
+
+# ---------------------------------------------------------------------------------------------- conditions
+class Condition:
+    """One test on a shape: `var <= value`, `var > value`, `var % d == 0` or `var % d != 0`."""
+
+    def __init__(self, var: str, op: str, value: int) -> None:
+        self.var, self.op, self.value = var, op, value
+
+    def holds(self, shape: Shape) -> bool:
+        v = shape[self.var]
+        if self.op == "<=":
+            return v <= self.value
+        if self.op == ">":
+            return v > self.value
+        if self.op == "%==":
+            return v % self.value == 0
+        return v % self.value != 0
+
+    def text(self) -> str:
+        if self.op in ("<=", ">"):
+            return "%s %s %d" % (self.var, self.op, self.value)
+        return "%s %% %d %s 0" % (self.var, self.value, "==" if self.op == "%==" else "!=")
+
+    def negation(self) -> "Condition":
+        return Condition(self.var, {"<=": ">", ">": "<=", "%==": "%!=", "%!=": "%=="}[self.op], self.value)
+
+
+def candidate_splits(shapes: Sequence[Shape], names: Sequence[str]) -> List[Condition]:
+    splits = []
+    for n in names:
+        values = sorted({s[n] for s in shapes})
+        for a, b in zip(values, values[1:]):
+            splits.append(Condition(n, "<=", (a + b) // 2))
+        for d in DIVISORS:
+            if any(s[n] % d == 0 for s in shapes) and any(s[n] % d != 0 for s in shapes):
+                splits.append(Condition(n, "%==", d))
+    return splits
+
+
+# ---------------------------------------------------------------------------------------------- the tree
+def regret(times: Dict[str, Dict[str, float]], variant: str, keys: Sequence[str], best: Dict[str, float]) -> float:
+    total = 0.0
+    for k in keys:
+        t = times[variant].get(k, INFEASIBLE)
+        if t == INFEASIBLE or best[k] <= 0 or best[k] == INFEASIBLE:
+            total += 1e6 if t == INFEASIBLE else 0.0
+        else:
+            total += math.log(t / best[k])
+    return total
+
+
+def best_variant(times, variants, keys, best) -> Tuple[str, float]:
+    scored = [(regret(times, v, keys, best), v) for v in variants]
+    scored.sort()
+    return scored[0][1], scored[0][0]
+
+
+class Leaf:
+    def __init__(self, path: List[Condition], shapes: List[Shape], variant: str, cost: float) -> None:
+        self.path, self.shapes, self.variant, self.cost = path, shapes, variant, cost
+
+
+def fit_tree(shapes: List[Shape], names: Sequence[str], times: Dict[str, Dict[str, float]], variants: Sequence[str],
+             max_leaves: int) -> List[Leaf]:
+    """Greedy best-first growth: split the leaf whose best split lowers the total regret most."""
+    keys_of = lambda group: [shape_key(s, names) for s in group]  # noqa: E731
+    best = {}
+    for s in shapes:
+        k = shape_key(s, names)
+        best[k] = min(times[v].get(k, INFEASIBLE) for v in variants)
+    v, c = best_variant(times, variants, keys_of(shapes), best)
+    leaves = [Leaf([], shapes, v, c)]
+    while len(leaves) < max_leaves:
+        gain: float = 0.0
+        where: Optional[int] = None
+        split: Optional[Condition] = None
+        parts: Any = None
+        for i, leaf in enumerate(leaves):
+            for cond in candidate_splits(leaf.shapes, names):
+                yes = [s for s in leaf.shapes if cond.holds(s)]
+                no = [s for s in leaf.shapes if not cond.holds(s)]
+                if not yes or not no:
+                    continue
+                vy, cy = best_variant(times, variants, keys_of(yes), best)
+                vn, cn = best_variant(times, variants, keys_of(no), best)
+                if leaf.cost - (cy + cn) > gain + 1e-9:
+                    gain, where, split, parts = leaf.cost - (cy + cn), i, cond, ((yes, vy, cy), (no, vn, cn))
+        if where is None or split is None:
+            break
+        leaf = leaves.pop(where)
+        (yes, vy, cy), (no, vn, cn) = parts
+        leaves.insert(where, Leaf(leaf.path + [split.negation()], no, vn, cn))
+        leaves.insert(where, Leaf(leaf.path + [split], yes, vy, cy))
+    return leaves
+
+
+# ---------------------------------------------------------------------------------------------- variants
+def requires_guards(manifest: Dict[str, Any], kernel: str, names: Sequence[str]) -> List[str]:
+    """The variant's `requires` clauses over the shape variables `names` only, compile-time parameters
+    replaced by their values (clauses naming anything else are the caller's contract)."""
+    for k in manifest["kernels"]:
+        if k["name"] == kernel or not kernel:
+            ct = {n: v for n, v in k.get("ct_params", {}).items() if isinstance(v, int)}
+            out = []
+            for r in k.get("requires", []):
+                expr = str(r["expr"])
+                words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", expr)) - {"cdiv", "min", "max", "true", "false"}
+                if not words <= set(names) | set(ct):
+                    continue
+                if not words & set(names):
+                    continue   # constant in the variant: nothing to guard
+                for n, v in ct.items():
+                    expr = re.sub(r"\b%s\b" % re.escape(n), str(v), expr)
+                out.append("(" + expr + ")" if ("||" in expr) else expr)
+            return out
+    return []
+
+
+def variant_manifest(variant: Dict[str, Any], spec_dir: str, cakec: Optional[str]) -> Dict[str, Any]:
+    from ._compile import compile as cake_compile
+    source = variant["source"] if os.path.isabs(variant["source"]) else os.path.join(spec_dir, variant["source"])
+    mod = cake_compile(source, arch=variant.get("arch"), defines=variant.get("defines", {}), cakec=cakec)
+    with open(os.path.join(mod.cache_entry, "kernel.cubin.json"), encoding="utf-8") as f:  # type: ignore[arg-type]
+        return json.load(f)
+
+
+def estimate_times(variants: Sequence[Dict[str, Any]], shapes: Sequence[Shape], names: Sequence[str], spec_dir: str,
+                   cakec: str) -> Dict[str, Dict[str, float]]:
+    """The cost model's predicted_ms of every variant at every shape (infeasible where cakec refuses it)."""
+    times: Dict[str, Dict[str, float]] = {}
+    for v in variants:
+        source = v["source"] if os.path.isabs(v["source"]) else os.path.join(spec_dir, v["source"])
+        row = times.setdefault(v["name"], {})
+        for s in shapes:
+            cmd = [cakec, source, "--estimate", "--json", "--no-verify",
+                   "--shape", ",".join("%s=%d" % (n, s[n]) for n in names if n in s)]
+            if v.get("arch"):
+                cmd += ["--arch", v["arch"]]
+            for dn, dv in v.get("defines", {}).items():
+                cmd += ["-D", "%s=%s" % (dn, dv)]
+            result = subprocess.run(cmd, capture_output=True, text=True)
+            t = INFEASIBLE
+            if result.returncode == 0:
+                doc = json.loads(result.stdout)
+                kernels = [k for k in doc["kernels"] if not v.get("kernel") or k["kernel"] == v["kernel"]]
+                if kernels and kernels[0].get("compiles", True):
+                    t = float(kernels[0]["predicted_ms"])
+            row[shape_key(s, names)] = t
+    return times
+
+
+def prune(times: Dict[str, Dict[str, float]], variants: Sequence[str], keys: Sequence[str], factor: float,
+          keep: str) -> List[str]:
+    out = []
+    for v in variants:
+        if v == keep:
+            out.append(v)
+            continue
+        for k in keys:
+            best = min(times[w].get(k, INFEASIBLE) for w in variants)
+            if times[v].get(k, INFEASIBLE) <= best * factor:
+                out.append(v)
+                break
+    return out
+
+
+def table_from_leaves(leaves: List[Leaf], fallback: str, guards_of: Dict[str, List[str]]) -> List[Dict[str, Any]]:
+    entries: List[Dict[str, Any]] = []
+    for leaf in leaves:
+        if leaf.variant == fallback:
+            continue
+        parts = [c.text() for c in leaf.path] + guards_of.get(leaf.variant, [])
+        entries.append({"guard": " && ".join(parts) if parts else "1", "variant": leaf.variant})
+    entries.append({"fallback": True, "variant": fallback})
+    return entries
+
+
+def choose(entries: List[Dict[str, Any]], shape: Shape) -> str:
+    """The table's choice for a shape, evaluated with the runtime's expression evaluator."""
+    from . import eval_expression
+    for e in entries:
+        if e.get("fallback") or eval_expression(e["guard"], **shape):
+            return e["variant"]
+    raise AssertionError("no fallback")
+
+
+def validate(entries, sets: Dict[str, List[Shape]], names, times) -> List[str]:
+    lines = []
+    for name, shapes in sets.items():
+        ratios, bad = [], []
+        for s in shapes:
+            k = shape_key(s, names)
+            chosen = choose(entries, s)
+            best = min(row.get(k, INFEASIBLE) for row in times.values())
+            t = times.get(chosen, {}).get(k)
+            if t is None:
+                continue
+            if t == INFEASIBLE:
+                bad.append(k)
+                continue
+            ratios.append(t / best if best > 0 else 1.0)
+        if ratios:
+            geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+            lines.append("%s: %d shapes, chosen/best geomean %.3f, worst %.3f, infeasible choices %d"
+                         % (name, len(shapes), geo, max(ratios), len(bad)))
+        else:
+            lines.append("%s: %d shapes, no timings" % (name, len(shapes)))
+        lines += ["  infeasible: " + k for k in bad]
+    return lines
+
+
+def load_shapes(path: str) -> Dict[str, List[Shape]]:
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    return doc["sets"] if isinstance(doc, dict) else {"shapes": doc}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cakeir.generalize", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("candidates")
+    ap.add_argument("--train", required=True)
+    ap.add_argument("--times")
+    ap.add_argument("--estimate", action="store_true")
+    ap.add_argument("--validate")
+    ap.add_argument("--max-leaves", type=int, default=6)
+    ap.add_argument("--prune", type=float, default=1.25)
+    ap.add_argument("--cakec")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--report")
+    args = ap.parse_args(argv)
+    from ._tools import find_cakec
+    with open(args.candidates, encoding="utf-8") as f:
+        spec = json.load(f)
+    spec_dir = os.path.dirname(os.path.abspath(args.candidates))
+    fallback = spec.pop("fallback")
+    variants = spec["variants"]
+    names = spec.get("shape_vars") or sorted({n for s in load_shapes(args.train)["shapes"] for n in s})
+    train = [s for group in load_shapes(args.train).values() for s in group]
+    sets = load_shapes(args.validate) if args.validate else {}
+    every = train + [s for group in sets.values() for s in group]
+    if args.times:
+        with open(args.times, encoding="utf-8") as f:
+            times = json.load(f)["times"]
+    elif args.estimate:
+        times = estimate_times(variants, every, names, spec_dir, args.cakec or find_cakec())
+    else:
+        ap.error("give --times (measurements) or --estimate (the cost model)")
+    keys = [shape_key(s, names) for s in train]
+    kept = prune(times, [v["name"] for v in variants], keys, args.prune, fallback)
+    leaves = fit_tree(train, names, times, kept, args.max_leaves)
+    guards = {v["name"]: requires_guards(variant_manifest(v, spec_dir, args.cakec), v.get("kernel", ""), names)
+              for v in variants if v["name"] in {leaf.variant for leaf in leaves}}
+    spec["variants"] = [v for v in variants if v["name"] in kept]
+    spec["dispatch"] = table_from_leaves(leaves, fallback, guards)
+    with open(args.output, "w", encoding="utf-8") as f:
+        json.dump(spec, f, indent=2)
+        f.write("\n")
+    report = ["candidates %d, kept after pruning (x%.2f): %s" % (len(variants), args.prune, ", ".join(kept)),
+              "leaves %d:" % len(leaves)]
+    report += ["  %s -> %s (%d training shapes, regret %.3f)" % (" && ".join(c.text() for c in leaf.path) or "all",
+                                                                leaf.variant, len(leaf.shapes), leaf.cost)
+               for leaf in leaves]
+    report += validate(spec["dispatch"], {"train": train, **sets}, names, times)
+    text = "\n".join(report) + "\n"
+    sys.stdout.write(text)
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,368 @@
+// Dispatch-table checks (see TableCheck.h).  One Z3 context per build; each guard, the domain and each
+// checked `requires` clause is translated once (GuardToZ3), and every question is one satisfiability query
+// whose model, when there is one, is printed as the counterexample shape.
+#include "library/TableCheck.h"
+
+#include "DType.h"
+#include "library/GuardToZ3.h"
+#include "support/ReadFile.h"
+
+#include <z3++.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace cake::library {
+
+namespace {
+
+// "sm_90a" -> (9, 0, arch-specific); nullopt if not an arch spelling.
+struct ArchVersion {
+  int major = 0, minor = 0;
+  bool specific = false;
+};
+std::optional<ArchVersion> parseArch(const std::string &arch) {
+  if (arch.rfind("sm_", 0) != 0) return std::nullopt;
+  size_t i = 3;
+  std::string digits;
+  while (i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i]))) digits += arch[i++];
+  if (digits.size() < 2 || digits.size() > 3) return std::nullopt;
+  return ArchVersion{std::stoi(digits.substr(0, digits.size() - 1)), digits.back() - '0', i < arch.size()};
+}
+
+// Whether a cubin built for `arch` runs on the device `target` names (the runtime's rule, Module.h archRunsOn).
+bool runsOn(const std::string &arch, const std::string &target) {
+  auto a = parseArch(arch), t = parseArch(target);
+  if (!a || !t) return true;
+  return a->specific ? (a->major == t->major && a->minor == t->minor) : (a->major == t->major && t->minor >= a->minor);
+}
+
+const rt::KernelSpec &kernelOf(const BuiltVariant &v) { return v.manifest.kernels[v.kernel]; }
+
+std::string kindText(const rt::ParamSpec &p) {
+  return std::string(p.kind == CAKE_ARG_TENSOR ? "tensor" : "scalar") + " of " + std::string(rt::dtypeName(p.dtype));
+}
+
+}   // namespace
+
+std::optional<std::vector<ShapeVarSource>>
+resolveShapeVars(const LibrarySpec &spec, const std::vector<BuiltVariant> &variants, DiagnosticEngine &diags) {
+  unsigned before = diags.errorCount();
+  const rt::KernelSpec &first = kernelOf(variants[0]);
+  for (size_t v = 1; v < variants.size(); ++v) {
+    const rt::KernelSpec &k = kernelOf(variants[v]);
+    std::string why;
+    if (k.params.size() != first.params.size())
+      why = std::to_string(k.params.size()) + " parameters instead of " + std::to_string(first.params.size());
+    for (size_t p = 0; why.empty() && p < k.params.size(); ++p) {
+      const rt::ParamSpec &a = first.params[p], &b = k.params[p];
+      if (a.name != b.name)
+        why = "parameter " + std::to_string(p) + " is '" + b.name + "' instead of '" + a.name + "'";
+      else if (a.kind != b.kind || a.dtype != b.dtype)
+        why = "parameter '" + b.name + "' is a " + kindText(b) + " instead of a " + kindText(a);
+      else if (a.rank() != b.rank())
+        why = "parameter '" + b.name + "' has rank " + std::to_string(b.rank()) + " instead of " +
+              std::to_string(a.rank());
+    }
+    if (!why.empty())
+      diags
+          .report(DiagKind::LibrarySignatureMismatch, spec.variants[v].range, spec.variants[v].name,
+                  spec.variants[0].name, why)
+          .note(spec.variants[0].range, "'" + spec.variants[0].name + "' is declared here");
+  }
+  // The library's shape variables: the spec's list, else the first variant's tensor-bound ones.
+  std::vector<std::string> names = spec.shapeVars;
+  if (names.empty())
+    for (const rt::ShapeVarSpec &s : first.shapeVars)
+      if (s.param >= 0 && !s.fromStride) names.push_back(s.name);
+  std::vector<ShapeVarSource> out;
+  for (const std::string &name : names) {
+    ShapeVarSource source{name, -1, -1};
+    size_t definedBy = SIZE_MAX;
+    for (size_t v = 0; v < variants.size(); ++v) {
+      const rt::KernelSpec &k = kernelOf(variants[v]);
+      int index = k.findShapeVar(name);
+      if (index < 0) continue;
+      const rt::ShapeVarSpec &s = k.shapeVars[static_cast<size_t>(index)];
+      if (s.fromStride) {
+        diags.report(DiagKind::LibraryShapeVarSource, spec.variants[v].range, name,
+                     "variant '" + spec.variants[v].name + "' reads it from a stride; the dispatcher reads dims only");
+        continue;
+      }
+      if (s.param < 0) continue;
+      if (definedBy == SIZE_MAX) {
+        source.param = s.param;
+        source.dim = s.dim;
+        definedBy = v;
+      } else if (source.param != s.param || source.dim != s.dim) {
+        diags
+            .report(DiagKind::LibraryShapeVarSource, spec.variants[v].range, name,
+                    "variant '" + spec.variants[v].name + "' reads it from dim " + std::to_string(s.dim) +
+                        " of parameter " + std::to_string(s.param) + ", variant '" + spec.variants[definedBy].name +
+                        "' from dim " + std::to_string(source.dim) + " of parameter " + std::to_string(source.param))
+            .note(spec.variants[definedBy].range, "'" + spec.variants[definedBy].name + "' is declared here");
+      }
+    }
+    out.push_back(source);
+  }
+  if (diags.errorCount() != before) return std::nullopt;
+  return out;
+}
+
+namespace {
+
+class TableChecker {
+public:
+  TableChecker(const LibrarySpec &spec, const std::vector<BuiltVariant> &variants,
+               const std::vector<ShapeVarSource> &shapeVars, SourceManager &sources, DiagnosticEngine &diags,
+               unsigned timeoutMs)
+      : spec_(spec), variants_(variants), sources_(sources), diags_(diags), timeoutMs_(timeoutMs) {
+    for (const ShapeVarSource &s : shapeVars) {
+      names_.push_back(s.name);
+      vars_.push_back(z3_.bv_const(s.name.c_str(), 64));
+    }
+  }
+
+  void run() {
+    z3::expr domain = z3_.bool_val(true);
+    for (const z3::expr &v : vars_)
+      domain = domain && v >= z3_.bv_val(0, 64) && v <= z3_.bv_val(int64_t{2147483647}, 64);
+    if (spec_.domain.valid()) {
+      GuardToZ3 t(z3_, [&](const std::string &n) { return shapeVar(n); });
+      auto d = t.truth(spec_.domain);
+      if (!d) {
+        diags_.report(DiagKind::LibraryBadGuard, spec_.domainRange, "domain",
+                      "'" + t.unresolved() + "' is not a shape variable of the library");
+        return;
+      }
+      domain = domain && *d;
+    }
+    // Guards.
+    std::vector<z3::expr> guards;
+    for (size_t i = 0; i < spec_.entries.size(); ++i) {
+      GuardToZ3 t(z3_, [&](const std::string &n) { return shapeVar(n); });
+      auto g = t.truth(spec_.entries[i].guard);
+      if (!g) {
+        diags_.report(DiagKind::LibraryBadGuard, spec_.entries[i].range, "guard",
+                      "'" + t.unresolved() + "' is not a shape variable of the library (" + namesText() + ")");
+        guards.push_back(z3_.bool_val(false));
+        continue;
+      }
+      guards.push_back(*g);
+    }
+    if (diags_.hasErrors()) return;
+    std::vector<std::string> targets = spec_.targets;
+    if (targets.empty())
+      for (const BuiltVariant &v : variants_)
+        if (std::find(targets.begin(), targets.end(), v.manifest.arch) == targets.end())
+          targets.push_back(v.manifest.arch);
+
+    // Shadowing: reachable on no target where the entry's variant runs.
+    std::vector<bool> reachable(spec_.entries.size(), false), runsSomewhere(spec_.entries.size(), false);
+    for (const std::string &target : targets) {
+      z3::expr earlier = z3_.bool_val(false);
+      std::vector<size_t> eligible;
+      for (size_t i = 0; i < spec_.entries.size(); ++i) {
+        const std::string &arch = variants_[spec_.entries[i].variant].manifest.arch;
+        if (!runsOn(arch, target)) continue;
+        runsSomewhere[i] = true;
+        eligible.push_back(i);
+        z3::expr reach = domain && !earlier && guards[i];
+        auto sat = check(reach, "whether entry " + std::to_string(i) + " is reachable on " + target);
+        if (!sat) return;
+        if (*sat == z3::sat) {
+          reachable[i] = true;
+          checkRequires(i, reach, target);
+        }
+        earlier = earlier || guards[i];
+      }
+      // Gap: a domain shape no eligible entry accepts.
+      z3::solver s = solver();
+      s.add(domain && !earlier);
+      auto r = s.check();
+      if (r == z3::unknown) {
+        diags_.report(DiagKind::LibraryUnproven, spec_.entries.back().range,
+                      "whether every shape is served on " + target, s.reason_unknown());
+        return;
+      }
+      if (r == z3::sat) {
+        const EntrySpec &last = spec_.entries.back();
+        const VariantSpec &fallback = spec_.variants[last.variant];
+        auto d = diags_.report(DiagKind::LibraryGap, last.range, target, shapeOf(smallModel(s)));
+        if (!runsOn(variants_[last.variant].manifest.arch, target))
+          d.note(fallback.range, "the fallback '" + fallback.name + "' is built for " +
+                                     variants_[last.variant].manifest.arch + ", which does not run on " + target);
+      }
+    }
+    for (size_t i = 0; i < spec_.entries.size(); ++i) {
+      const EntrySpec &e = spec_.entries[i];
+      if (e.fallback || reachable[i] || !runsSomewhere[i]) continue;
+      auto d = diags_.report(DiagKind::LibraryEntryShadowed, e.range, i, spec_.variants[e.variant].name,
+                             "every shape its guard accepts is taken by an earlier entry");
+      for (size_t j = 0; j < i; ++j) {
+        z3::solver s = solver();
+        s.add(domain && guards[j] && guards[i]);
+        if (s.check() == z3::sat)
+          d.note(spec_.entries[j].range, "entry " + std::to_string(j) + " ('" +
+                                             spec_.variants[spec_.entries[j].variant].name + "') accepts " +
+                                             shapeOf(smallModel(s)) + " first");
+      }
+    }
+  }
+
+private:
+  std::optional<z3::expr> shapeVar(const std::string &name) {
+    for (size_t i = 0; i < names_.size(); ++i)
+      if (names_[i] == name) return vars_[i];
+    return std::nullopt;
+  }
+
+  std::string namesText() const {
+    std::string t;
+    for (const std::string &n : names_) t += (t.empty() ? "" : ", ") + n;
+    return t.empty() ? "none" : t;
+  }
+
+  // Each query is bounded in time and in Z3's resource count (rlimit: deterministic, and also counted while
+  // Z3 bit-blasts a large multiplication, where the timer is not looked at).
+  z3::solver solver() {
+    z3::solver s(z3_);
+    z3::params p(z3_);
+    p.set("timeout", timeoutMs_);
+    p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(uint64_t{timeoutMs_} * 20000, 4000000000u)));
+    s.set(p);
+    return s;
+  }
+
+  std::optional<z3::check_result> check(const z3::expr &e, const std::string &what) {
+    z3::solver s = solver();
+    s.add(e);
+    z3::check_result r = s.check();
+    if (r == z3::unknown) {
+      diags_.report(DiagKind::LibraryUnproven, spec_.entries.back().range, what, s.reason_unknown());
+      return std::nullopt;
+    }
+    return r;
+  }
+
+  // A model of `s` (which is satisfiable) with small values where there is one: shape variables bounded by
+  // 16, then 256, 4096, 65536, 2^20; the first bound that keeps it satisfiable gives the counterexample
+  // (a shape of a few thousand reads better than one near 2^31).
+  z3::model smallModel(z3::solver &s) {
+    z3::model model = s.get_model();   // the caller's check was sat
+    for (int64_t bound : {int64_t{16}, int64_t{256}, int64_t{4096}, int64_t{65536}, int64_t{1} << 20}) {
+      s.push();
+      for (const z3::expr &v : vars_)
+        s.add(v <= z3_.bv_val(bound, 64));
+      bool found = s.check() == z3::sat;
+      if (found)
+        model = s.get_model();
+      s.pop();
+      if (found)
+        break;
+    }
+    return model;
+  }
+
+  std::string shapeOf(const z3::model &m) {
+    std::string t;
+    for (size_t i = 0; i < vars_.size(); ++i) {
+      z3::expr v = m.eval(vars_[i], true);
+      int64_t value = 0;
+      uint64_t bits = 0;
+      if (v.is_numeral_u64(bits)) value = static_cast<int64_t>(bits);
+      t += (t.empty() ? "" : ", ") + names_[i] + " = " + std::to_string(value);
+    }
+    return t;
+  }
+
+  // The location of a manifest "loc" ("dir/k.cake:3:12"), loading the file into the source manager.
+  SourceRange locate(const std::string &loc) {
+    size_t c2 = loc.rfind(':');
+    size_t c1 = c2 == std::string::npos || c2 == 0 ? std::string::npos : loc.rfind(':', c2 - 1);
+    if (c1 == std::string::npos) return {};
+    std::string path = loc.substr(0, c1);
+    uint32_t line = 0, column = 0;
+    try {
+      line = static_cast<uint32_t>(std::stoul(loc.substr(c1 + 1, c2 - c1 - 1)));
+      column = static_cast<uint32_t>(std::stoul(loc.substr(c2 + 1)));
+    } catch (...) {
+      return {};
+    }
+    uint32_t file = 0;
+    if (auto it = files_.find(path); it != files_.end()) {
+      file = it->second;
+    } else {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) return {};
+      std::stringstream text;
+      text << in.rdbuf();
+      file = sources_.addBuffer(path, text.str());
+      files_[path] = file;
+    }
+    std::string_view text = sources_.text(file);
+    size_t offset = 0;
+    for (uint32_t l = 1; l < line && offset < text.size(); ++offset)
+      if (text[offset] == '\n') ++l;
+    offset = std::min<size_t>(offset + column - 1, text.size());
+    return {{file, static_cast<uint32_t>(offset)}, static_cast<uint32_t>(offset + 1)};
+  }
+
+  void checkRequires(size_t entry, const z3::expr &reach, const std::string &target) {
+    const BuiltVariant &v = variants_[spec_.entries[entry].variant];
+    const rt::KernelSpec &k = kernelOf(v);
+    for (const rt::RequireSpec &r : k.requirements) {
+      GuardToZ3 t(z3_, [&](const std::string &n) -> std::optional<z3::expr> {
+        if (auto s = shapeVar(n)) return s;
+        if (const int64_t *c = k.findCtParam(n)) return z3_.bv_val(static_cast<int64_t>(*c), 64);
+        return std::nullopt;
+      });
+      auto clause = t.truth(r.expr);
+      if (!clause) continue;   // names another argument: the caller's contract
+      z3::solver s = solver();
+      s.add(reach && !*clause);
+      z3::check_result result = s.check();
+      if (result == z3::unknown) {
+        diags_.report(DiagKind::LibraryUnproven, spec_.entries[entry].range,
+                      "whether entry " + std::to_string(entry) + " respects requires(" + r.text + ")",
+                      s.reason_unknown());
+        continue;
+      }
+      if (result != z3::sat) continue;
+      const EntrySpec &e = spec_.entries[entry];
+      const std::string &variant = spec_.variants[e.variant].name;
+      std::string shape = shapeOf(smallModel(s));
+      if (e.fallback) {
+        auto d = diags_.report(DiagKind::LibraryGap, e.range, target, shape);
+        d.note(spec_.variants[e.variant].range, "the fallback '" + variant + "' refuses it: requires(" + r.text + ")");
+        if (SourceRange at = locate(r.loc); at.valid()) d.note(at, "the clause of '" + variant + "'");
+        continue;
+      }
+      auto d = diags_.report(DiagKind::LibraryGuardAdmitsRefused, e.range, entry, variant, shape, r.text);
+      if (SourceRange at = locate(r.loc); at.valid()) d.note(at, "the clause of '" + variant + "'");
+      d.hint("add the clause to the guard (compile-time parameters as numbers), or narrow the domain");
+    }
+  }
+
+  const LibrarySpec &spec_;
+  const std::vector<BuiltVariant> &variants_;
+  SourceManager &sources_;
+  DiagnosticEngine &diags_;
+  unsigned timeoutMs_;
+  z3::context z3_;
+  std::vector<std::string> names_;
+  std::vector<z3::expr> vars_;
+  std::map<std::string, uint32_t> files_;
+};
+
+}   // namespace
+
+void checkDispatchTable(const LibrarySpec &spec, const std::vector<BuiltVariant> &variants,
+                        const std::vector<ShapeVarSource> &shapeVars, SourceManager &sources, DiagnosticEngine &diags,
+                        unsigned timeoutMs) {
+  TableChecker(spec, variants, shapeVars, sources, diags, timeoutMs).run();
+}
+
+}   // namespace cake::library

@@ -1,0 +1,84 @@
+"""cakeir.generalize: a dispatch table fitted to per-shape timings (a small regret tree), its guards carrying
+the variants' `requires`, validation on shapes not used to fit, and the spec it writes proven by
+`cakec library build`."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from cakeir import generalize as gen
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+INPUTS = os.path.join(REPO, "tests", "lit", "library", "Inputs")
+NAMES = ["M", "N"]
+
+
+def synthetic_times(shapes):
+    """v8 is best for large M with N % 8 == 0, v4 for N % 4 == 0 otherwise, any is slow but runs everywhere."""
+    times = {"v8": {}, "v4": {}, "any": {}, "never": {}}
+    for s in shapes:
+        k = gen.shape_key(s, NAMES)
+        m, n = s["M"], s["N"]
+        times["any"][k] = 10.0
+        times["never"][k] = 50.0
+        times["v4"][k] = 4.0 if n % 4 == 0 else gen.INFEASIBLE
+        times["v8"][k] = (2.0 if m >= 4096 else 6.0) if n % 8 == 0 else gen.INFEASIBLE
+    return times
+
+
+TRAIN = [{"M": m, "N": n} for m in (64, 1000, 4096, 16384) for n in (3, 8, 12, 64, 100, 4097)]
+
+
+def test_tree_buckets_and_table():
+    times = synthetic_times(TRAIN)
+    kept = gen.prune(times, ["v8", "v4", "any", "never"], [gen.shape_key(s, NAMES) for s in TRAIN], 1.25, "any")
+    assert kept == ["v8", "v4", "any"]                 # 'never' is never within 1.25x of the best
+    leaves = gen.fit_tree(TRAIN, NAMES, times, kept, 4)
+    assert len(leaves) <= 4
+    # Every training shape gets its best variant: the tree found N % 4, N % 8 and M > 2548.
+    assert sum(leaf.cost for leaf in leaves) == pytest.approx(0.0)
+    entries = gen.table_from_leaves(leaves, "any", {"v8": ["N % 8 == 0"], "v4": ["N % 4 == 0"]})
+    assert entries[-1] == {"fallback": True, "variant": "any"}
+    assert all("N % 8 == 0" in e["guard"] for e in entries if e["variant"] == "v8")
+
+
+def test_validation_reports_held_out_boundary_and_tail(lib):
+    times = synthetic_times(TRAIN + [{"M": 4095, "N": 16}, {"M": 4096, "N": 16}, {"M": 7, "N": 7}, {"M": 65537, "N": 1}])
+    leaves = gen.fit_tree(TRAIN, NAMES, times, ["v8", "v4", "any"], 4)
+    entries = gen.table_from_leaves(leaves, "any", {"v8": ["N % 8 == 0"], "v4": ["N % 4 == 0"]})
+    lines = gen.validate(entries, {"boundary": [{"M": 4095, "N": 16}, {"M": 4096, "N": 16}],
+                                   "tail": [{"M": 7, "N": 7}, {"M": 65537, "N": 1}]}, NAMES, times)
+    assert lines[0].startswith("boundary: 2 shapes, chosen/best geomean")
+    assert lines[1] == "tail: 2 shapes, chosen/best geomean 1.000, worst 1.000, infeasible choices 0"
+    assert gen.choose(entries, {"M": 16384, "N": 64}) == "v8"
+    assert gen.choose(entries, {"M": 7, "N": 7}) == "any"
+
+
+def test_requires_guards_from_a_manifest():
+    manifest = {"kernels": [{"name": "gemm", "ct_params": {"BN": 128, "BK": 64},
+                             "requires": [{"expr": "K % BK == 0"}, {"expr": "KP == cdiv(K, BN) * BN"},
+                                          {"expr": "BK * 2 == 128"}, {"expr": "N % 2 == 0 || N == 1"}]}]}
+    assert gen.requires_guards(manifest, "gemm", ["M", "N", "K"]) == ["K % 64 == 0", "(N % 2 == 0 || N == 1)"]
+
+
+def test_end_to_end_spec_is_proven_by_cakec(tmp_path, cakec):
+    candidates = json.load(open(os.path.join(INPUTS, "good.json")))
+    del candidates["dispatch"]
+    candidates["fallback"] = "any"
+    for v in candidates["variants"]:
+        v["source"] = os.path.join(INPUTS, v["source"])
+    (tmp_path / "candidates.json").write_text(json.dumps(candidates))
+    (tmp_path / "train.json").write_text(json.dumps(TRAIN))
+    times = synthetic_times(TRAIN)
+    (tmp_path / "times.json").write_text(json.dumps({"times": {k: v for k, v in times.items() if k != "never"}}))
+    env = dict(os.environ, CAKE_CAKEC=cakec)
+    assert gen.main([str(tmp_path / "candidates.json"), "--train", str(tmp_path / "train.json"),
+                     "--times", str(tmp_path / "times.json"), "--cakec", cakec, "--max-leaves", "4",
+                     "-o", str(tmp_path / "spec.json")]) == 0
+    spec = json.load(open(tmp_path / "spec.json"))
+    assert spec["dispatch"][-1] == {"fallback": True, "variant": "any"}
+    result = subprocess.run([cakec, "library", "build", str(tmp_path / "spec.json"), "-o", str(tmp_path / "lib")],
+                            capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr

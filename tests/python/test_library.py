@@ -1,0 +1,97 @@
+"""cakeir.load_library: a library built by `cakec library build` (tests/lit/library/Inputs/good.json: three
+builds of rowscale.cake) loaded from Python - the variant picked by shape, the fallback for shapes outside
+every guard, explain(), errors, and launches through the fake driver."""
+
+import os
+import subprocess
+
+import pytest
+
+import cakeir as cake
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SPEC = os.path.join(REPO, "tests", "lit", "library", "Inputs", "good.json")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, _cakec_path):
+    if not _cakec_path or not os.path.isfile(_cakec_path):
+        pytest.skip("CAKE_CAKEC is not set or not built")
+    out = tmp_path_factory.mktemp("rowscale_lib")
+    result = subprocess.run([_cakec_path, "library", "build", SPEC, "-o", str(out)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return str(out)
+
+
+def test_dispatch_by_shape_and_fallback(lib, built):
+    library = cake.load_library(built, arch="sm_80")
+    assert library.name == "rowscale_lib"
+    assert library.shape_vars == ["M", "N"]
+    assert library.entries == [("N % 8 == 0 && M >= 4096", "v8"), ("N % 4 == 0", "v4"), ("true", "any")]
+    assert library.variant_name(M=8192, N=64) == "v8"
+    assert library.variant_name(M=100, N=64) == "v4"          # M too small for v8
+    assert library.variant_name(M=8192, N=7) == "any"         # outside every guard: the fallback
+    assert library.variant_name(M=1, N=1) == "any"
+    assert library.select(M=100, N=12) is library.variants["v4"]
+    assert library.entry(M=8192, N=7) == 2
+    with pytest.raises(cake.CakeArgumentError, match="no value for shape variable N"):
+        library.entry(M=3)
+    with pytest.raises(cake.CakeArgumentError, match="has no shape variable K"):
+        library.entry(M=3, N=4, K=5)
+
+
+def test_explain(lib, built):
+    library = cake.load_library(os.path.join(built, "library.json"), arch="sm_80")
+    text = library.explain(M=8192, N=7)
+    assert text == ("library rowscale_lib at M = 8192, N = 7 on compute capability 8.0:\n"
+                    "  [0] v8: not taken: `N % 8 == 0` of the guard is false (N = 7)\n"
+                    "  [1] v4: not taken: guard `N % 4 == 0` is false (N = 7)\n"
+                    "  [2] any (fallback): chosen: the fallback accepts every shape (" + SPEC + ":13:18)\n")
+    assert "[0] v8: chosen: guard `N % 8 == 0 && M >= 4096` holds (" in library.explain(M=4096, N=8)
+
+
+def test_no_entry_for_the_target(lib, built):
+    library = cake.load_library(built, arch="sm_90a")     # sm_80 cubins do not run on 9.0
+    with pytest.raises(cake.CakeRequirementError, match="no entry of the dispatch table accepts M = 5, N = 8"):
+        library.entry(M=5, N=8)
+    assert "skipped: built for sm_80, which does not run on compute capability 9.0" in library.explain(M=5, N=8)
+
+
+def test_launch_through_the_fake_driver(built, fake_cuda):
+    fake_cuda.cc_major, fake_cuda.cc_minor = 8, 0
+    library = cake.load_library(built)                    # the target comes from the device at the first call
+    assert library.target == ""
+
+    def call(m, n):
+        x = cake.DevicePtr(0x7f0000000000, shape=(m, n), dtype="f32")
+        y = cake.DevicePtr(0x7f0000100000, shape=(m, n), dtype="f32")
+        library(x, y)
+        return fake_cuda.block[0], fake_cuda.grid[0]
+
+    assert call(8192, 64) == (128, 64)                    # v8: BS = 128
+    assert library.target == "compute capability 8.0"
+    assert call(100, 64) == (256, 1)                      # v4: BS = 256
+    assert call(8192, 7) == (128, 64)                     # the fallback
+    assert library.variant_name(M=8192, N=7) == "any"
+    assert fake_cuda.launches == 3
+    # Arguments by name work too; the chosen variant's own checks still apply.
+    library(X=cake.DevicePtr(0x7f0000000000, shape=(64, 8), dtype="f32"),
+            Y=cake.DevicePtr(0x7f0000100000, shape=(64, 8), dtype="f32"))
+    assert fake_cuda.launches == 4
+    with pytest.raises(cake.CakeArgumentError, match="Y"):
+        library(cake.DevicePtr(0x7f0000000000, shape=(64, 8), dtype="f32"),
+                cake.DevicePtr(0x7f0000100000, shape=(64, 9), dtype="f32"))
+    with pytest.raises(cake.CakeArgumentError, match="no value for shape variable M"):
+        library(0x7f0000000000, 0x7f0000100000)
+
+
+def test_named_shape_variables_and_the_fast_path(lib, built):
+    library = cake.load_library(built, arch="sm_80")
+    x = cake.DevicePtr(0x7f0000000000, shape=(8192, 64), dtype="f32")
+    y = cake.DevicePtr(0x7f0000100000, shape=(8192, 64), dtype="f32")
+    assert library.dispatch(x, y) is library.variants["v8"]
+    assert library.dispatch(X=x, Y=y) is library.variants["v8"]          # by name: the general path
+    assert library.dispatch(x, cake.DevicePtr(0x7f0000100000, shape=(8192, 7), dtype="f32")) \
+        is library.variants["v8"]                                        # the shape comes from X (param 0)
+    with pytest.raises(cake.CakeArgumentError, match="must be an int"):
+        library.entry(M=8192.0, N=64)
