@@ -166,7 +166,10 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
   case OpId::Sync: case OpId::Arrive: {
     int id = 0, warps = 0;
     std::string shown;
-    if (op.dsts.empty() || !namedBarrier(*op.dsts[0], id, warps, shown)) unsupported();   // mbarriers
+    if (op.dsts.empty() || !namedBarrier(*op.dsts[0], id, warps, shown)) {   // an mbarrier
+      execAsyncOp(op, mask);
+      return;
+    }
     if (op.op->id == OpId::Sync) block.scheduler->sync(warp, id, warps, &op, "sync " + shown + ", barrier " + std::to_string(id));
     else block.scheduler->arrive(warp, id, warps);
     return;
@@ -194,8 +197,8 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
     }
     return;
   }
-  case OpId::FenceProxyAsync: return;   // no async proxy yet: nothing to order
-  default: unsupported();
+  default:
+    if (!execAsyncOp(op, mask)) unsupported();
   }
 }
 

@@ -304,6 +304,9 @@ void allocateShared(const KernelInfo &info, BlockState &block) {
     s.bytes.assign(size_t(std::max<int64_t>(a.bytes, n * s.layout.elemBytes)), 0xff);
     block.shared.emplace(a.decl, std::move(s));
   }
+  for (const MBarrierInfo &m : info.mbarriers) block.mbarriers[m.decl].assign(size_t(std::max<int64_t>(m.count, 1)), MBarrierState{});
+  block.cpCommits.assign(size_t(info.threads), 0);
+  block.bulkCommits.assign(size_t(info.threads), 0);
 }
 
 } // namespace
@@ -335,10 +338,12 @@ RunResult runKernel(const Kernel &kernel, const SemaResult &sema, const RunReque
         allocateShared(*info, block);
         WarpScheduler scheduler(warps, request.seed);
         block.scheduler = &scheduler;
+        scheduler.progress = [&block](bool force) { return block.progress(force); };
         WarpScheduler::Outcome out = scheduler.run([&](int w) {
           WarpExecutor exec(launch, block, w);
           exec.run();
         }, blocking);
+        if (out.ok) block.drain();   // copies still in flight complete before the block's memory goes away
         if (out.deadlock) {
           DiagBuilder d = diags.report(DiagKind::InterpDeadlock, kernel.nameRange,
                                        "block (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")");

@@ -20,6 +20,8 @@
 #include "support/Diagnostics.h"
 
 #include <array>
+#include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -58,10 +60,56 @@ struct LaunchState {
   uint64_t steps = 0;           // only the warp holding the baton touches it
 };
 
+// One mbarrier of a block (docs/language.md 14.2): the current phase, the arrivals it still misses and
+// its transaction bytes (expected minus completed).  A phase completes when both reach 0; the barrier then
+// moves to the next phase, re-armed with `arrivals`.
+struct MBarrierState {
+  bool initialized = false;
+  int64_t arrivals = 0;      // arrivals(n)
+  int64_t phase = 0;         // the current (incomplete) phase; phases before it completed
+  int64_t pending = 0;       // arrivals still missing in the current phase
+  int64_t tx = 0;            // transaction bytes still expected in the current phase
+  void completeIfDone() {
+    if (initialized && pending == 0 && tx == 0) {
+      ++phase;
+      pending = arrivals;
+    }
+  }
+};
+
+// An asynchronous copy in flight (ExecAsync.cpp): issued by one thread, its data moves when it completes
+// (at a hand-off, at a covering wait, or at the end of the block).
+struct AsyncOp {
+  enum Kind : uint8_t { CpAsync, TmaLoad, TmaStore } kind = CpAsync;
+  int thread = 0;
+  int64_t group = 0;                   // cp.async / tma.store: the group it belongs to (the thread's commits so far)
+  MBarrierState *signal = nullptr;     // tma.load: receives `bytes` completed transactions
+  int64_t bytes = 0;
+  std::function<void()> perform;       // moves the data
+};
+
 struct BlockState {
   std::array<int64_t, 3> index = {0, 0, 0};
   std::map<const SharedStmt *, SharedArray> shared;
+  std::map<const MBarrierStmt *, std::vector<MBarrierState>> mbarriers;
+  std::deque<AsyncOp> pending;         // in issue order
+  std::vector<int64_t> cpCommits, bulkCommits;   // per thread: cp.async / tma.store groups committed
   WarpScheduler *scheduler = nullptr;
+
+  void complete(size_t pendingIndex);  // performs one pending operation and removes it
+  bool progress(bool force);           // WarpScheduler::progress
+  void drain();                        // completes everything still pending (the block ends)
+};
+
+// A shared tile view: `a[s]`, `b[s][r0 +: 128, :]`, `v[s][:, 64 +: 64]`, `b[s].T` - logical dims with the
+// strides (in elements of the array's logical row-major order) of the array they view.
+struct SharedTile {
+  SharedArray *array = nullptr;
+  int64_t base = 0;
+  std::vector<int64_t> dims, strides;
+  int64_t elements() const;
+  int64_t linear(int64_t flat) const;   // the logical element of row-major element `flat` of the view
+  int64_t at(int64_t r, int64_t c) const { return base + r * strides[strides.size() - 2] + c * strides.back(); }
 };
 
 // Where a register, shared or global access goes: per lane, the first element; `length` elements on.
@@ -101,6 +149,10 @@ public:
   Place place(const Expr &e, LaneMask mask, const char *access);
   WarpValue load(const Place &p, LaneMask mask, ValueKind kind);
   void store(const Place &p, const WarpValue &v, LaneMask mask);
+
+  // ---- ExecAsync.cpp: mbarriers, TMA, cp.async and their groups, fences
+  bool execAsyncOp(const OpStmt &op, LaneMask mask);   // false: not one of these
+  SharedTile sharedTile(const Expr &e, LaneMask mask);
 
   // ---- diagnostics: report (with the block / thread) and stop the block
   [[noreturn]] void fail(DiagKind kind, SourceRange where, std::vector<std::string> args, std::string hint = {});

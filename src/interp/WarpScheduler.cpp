@@ -10,7 +10,16 @@
 namespace cake::interp {
 
 WarpScheduler::WarpScheduler(int warps, uint64_t seed)
-    : warps_(warps), rng_(seed), seed_(seed), state_(size_t(warps), State::Runnable), blockedAt_(size_t(warps)) {}
+    : warps_(warps), rng_(seed), seed_(seed), state_(size_t(warps), State::Runnable), blockedAt_(size_t(warps)),
+      ready_(size_t(warps)) {}
+
+void WarpScheduler::wakeReady() {
+  for (int w = 0; w < warps_; ++w)
+    if (state_[size_t(w)] == State::Blocked && ready_[size_t(w)] && ready_[size_t(w)]()) {
+      ready_[size_t(w)] = nullptr;
+      state_[size_t(w)] = State::Runnable;
+    }
+}
 
 void WarpScheduler::completeBarriers() {
   int live = warps_ - done_;
@@ -25,9 +34,19 @@ void WarpScheduler::completeBarriers() {
 
 void WarpScheduler::handOff(int from, std::unique_lock<std::mutex> &) {
   completeBarriers();
+  if (progress) progress(false);
+  wakeReady();
   std::vector<int> runnable;
-  for (int w = 0; w < warps_; ++w)
-    if (state_[size_t(w)] == State::Runnable) runnable.push_back(w);
+  auto collect = [&] {
+    runnable.clear();
+    for (int w = 0; w < warps_; ++w)
+      if (state_[size_t(w)] == State::Runnable) runnable.push_back(w);
+  };
+  collect();
+  while (runnable.empty() && done_ < warps_ && progress && progress(true)) {
+    wakeReady();
+    collect();
+  }
   if (runnable.empty()) {
     if (done_ < warps_) deadlock_ = aborted_ = true;
     current_ = -1;
@@ -65,6 +84,16 @@ void WarpScheduler::arrive(int, int id, int expectedWarps) {
   b.expected = expectedWarps;
   ++b.arrived;
   completeBarriers();
+}
+
+void WarpScheduler::waitUntil(int warp, std::function<bool()> ready, const Stmt *at, std::string what) {
+  if (sequential_) CAKE_INTERNAL_ERROR("interpreter: a blocking wait in a kernel run without barriers");
+  std::unique_lock<std::mutex> lock(mutex_);
+  ready_[size_t(warp)] = std::move(ready);
+  state_[size_t(warp)] = State::Blocked;
+  blockedAt_[size_t(warp)] = {warp, at, std::move(what)};
+  handOff(warp, lock);
+  waitForBaton(warp, lock);
 }
 
 WarpScheduler::Outcome WarpScheduler::run(const std::function<void(int warp)> &body, bool mayBlock) {

@@ -7,6 +7,11 @@
 // seed is one reproducible interleaving at barrier granularity).  So execution is deterministic for a
 // seed, and a warp-specialised kernel whose warps wait on each other in any order makes progress.
 //
+// Blocking points are barriers and waitUntil (mbarrier waits): a warp blocked on a predicate becomes
+// runnable once the predicate holds; at every hand-off the block's pending asynchronous copies may
+// complete first (the `progress` hook), and when no warp is runnable they are completed one by one until
+// one is (a copy in flight always completes eventually), before anything is called a deadlock.
+//
 // Barriers: barrier 0 (syncthreads) completes when every warp that has not finished has arrived; a named
 // barrier when `threads / 32` warps have arrived or arrived-without-waiting (bar.arrive).  Deadlock is
 // the state where no warp is runnable and some have not finished: run() then reports it, with the
@@ -56,9 +61,21 @@ public:
   void sync(int warp, int id, int expectedWarps, const Stmt *at, std::string what);
   // From a warp body: count an arrival at barrier `id` without waiting.
   void arrive(int warp, int id, int expectedWarps);
+  // From a warp body: block until `ready()` holds (an mbarrier phase).  The predicate is evaluated at every
+  // hand-off, under the baton (so it may read the block's state), after the block's pending asynchronous
+  // operations progressed.
+  void waitUntil(int warp, std::function<bool()> ready, const Stmt *at, std::string what);
+
+  // The block's pending asynchronous operations (TMA, cp.async): called at every hand-off.  force = false:
+  // complete any number of them (seed 0: all; other seeds: a seeded random subset); force = true (no warp
+  // is runnable): complete at least one if any is pending, returning false when none was.
+  std::function<bool(bool force)> progress;
+  std::mt19937_64 &rng() { return rng_; }
+  uint64_t seed() const { return seed_; }
 
 private:
   enum class State : uint8_t { Runnable, Blocked, Done };
+  void wakeReady();                               // blocked warps whose predicate holds become runnable
   struct Barrier {
     int arrived = 0;
     int expected = 0;               // 0: all live warps (barrier 0)
@@ -80,6 +97,7 @@ private:
   bool deadlock_ = false;
   std::vector<State> state_;
   std::vector<Blocked> blockedAt_;
+  std::vector<std::function<bool()>> ready_;     // per warp: the predicate of a waitUntil, else empty
   std::map<int, Barrier> barriers_;
   int done_ = 0;
   bool sequential_ = false;
