@@ -57,9 +57,8 @@ void WarpExecutor::execStmt(const Stmt &s, LaneMask mask) {
   }
   case StmtKind::Var: {
     auto *var = cast<VarStmt>(&s);
-    if (var->type && var->type->isFragment()) fail(DiagKind::InterpUnsupported, s.range, {"fragments"});
-    if (var->type && var->type->isTensor() && var->type->element && var->type->element->isFragment())
-      fail(DiagKind::InterpUnsupported, s.range, {"fragments"});
+    if (var->type && var->type->elementScalar() != ScalarKind::Pred && isF8Scalar(var->type->elementScalar()))
+      fail(DiagKind::InterpUnsupported, s.range, {"f8 types"});
     if (widthOf(var->type) > kMaxRegisterElements)
       fail(DiagKind::InterpUnsupported, s.range, {"register arrays of more than " + std::to_string(kMaxRegisterElements) + " elements"});
     WarpValue v(kindOf(var->type), widthOf(var->type));
@@ -175,7 +174,11 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
     return;
   }
   case OpId::RedAdd: case OpId::RedMin: case OpId::RedMax: case OpId::RedAnd: case OpId::RedOr: case OpId::RedXor: {
-    if (op.arrow != OpArrow::None || op.dsts.size() != 2) unsupported();   // fragment / row-vector forms
+    if (op.arrow != OpArrow::None) {   // red.add T[r0, c0] <- FRAG
+      execFragmentStore(op, mask, true);
+      return;
+    }
+    if (op.dsts.size() != 2) unsupported();
     Place p = place(*op.dsts[0], mask, "reduction");
     WarpValue v = evalAs(*op.dsts[1], mask, p.elem);
     for (int l : lanesOf(mask)) {
@@ -197,6 +200,13 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
     }
     return;
   }
+  case OpId::MmaSync: execMmaSync(op, mask); return;
+  case OpId::Wgmma: execWgmma(op, mask); return;
+  case OpId::WgmmaFence: case OpId::WgmmaCommit: case OpId::WgmmaWait: return;   // wgmma runs when issued
+  case OpId::Ldmatrix: case OpId::LdmatrixTrans: execMatrixMove(op, mask, false, op.op->id == OpId::LdmatrixTrans); return;
+  case OpId::Stmatrix: case OpId::StmatrixTrans: execMatrixMove(op, mask, true, op.op->id == OpId::StmatrixTrans); return;
+  case OpId::Store: execFragmentStore(op, mask, false); return;
+  case OpId::RowArgmin: case OpId::RowArgmax: case OpId::ColArgmin: case OpId::ColArgmax: execArgReduce(op, mask); return;
   default:
     if (!execAsyncOp(op, mask)) unsupported();
   }

@@ -124,6 +124,23 @@ struct Place {
   std::string_view name;                  // for messages (the AST's spelling)
 };
 
+// The destination of a fragment store: `C[m0, n0]`, `O[b, h, r0, 0]`, `cs[i][0, 0]`, `L[r0]` - the last
+// index list's dims and strides, its (warp-uniform) indices and the offset of the element they name.
+struct TileTarget {
+  Place base;
+  std::vector<int64_t> dims, strides, start;
+  int64_t baseOffset = 0;
+};
+
+// Where element e of a fragment of type t sits in its tile, for a lane of warp `warp` (Fragments.cpp).
+struct FragCoord {
+  int row, col;
+};
+FragCoord fragCoord(const Type *t, int warp, int lane, unsigned e);
+// A row / column vector `v` of type `from` spread to the elements of an accumulator of type `to` (other
+// combinations are returned as they are).
+WarpValue broadcastFragment(WarpValue v, const Type *from, const Type *to, LaneMask mask);
+
 class WarpExecutor {
 public:
   WarpExecutor(LaunchState &launch, BlockState &block, int warp);
@@ -153,6 +170,17 @@ public:
   // ---- ExecAsync.cpp: mbarriers, TMA, cp.async and their groups, fences
   bool execAsyncOp(const OpStmt &op, LaneMask mask);   // false: not one of these
   SharedTile sharedTile(const Expr &e, LaneMask mask);
+
+  // ---- Fragments.cpp / ExecMma.cpp: fragments, tensor cores, fragment memory traffic
+  WarpValue fragmentCoords(const Type *t, bool column, LaneMask mask);   // .row / .col
+  WarpValue lineReduce(const CallExpr &c, LaneMask mask);                // rowmax ... colsum
+  void execArgReduce(const OpStmt &op, LaneMask mask);                   // rowargmin ... colargmax
+  void execMmaSync(const OpStmt &op, LaneMask mask);
+  void execWgmma(const OpStmt &op, LaneMask mask);
+  void execMatrixMove(const OpStmt &op, LaneMask mask, bool toShared, bool trans);   // ldmatrix / stmatrix
+  void execFragmentStore(const OpStmt &op, LaneMask mask, bool add);
+  TileTarget tileTarget(const Expr &e, LaneMask mask);
+  WarpValue gather(const IndexExpr &e, LaneMask mask);                   // T[.. frag ..]: loads at a fragment's layout
 
   // ---- diagnostics: report (with the block / thread) and stop the block
   [[noreturn]] void fail(DiagKind kind, SourceRange where, std::vector<std::string> args, std::string hint = {});
