@@ -114,7 +114,11 @@ WarpValue builtinValue(WarpExecutor &x, BuiltinValue b, LaneMask mask, SourceRan
     if (b == BuiltinValue::RoleWarp) return WarpValue::uniformInt(ValueKind::of(ScalarKind::I32), inRole % per);
     return perLane(ScalarKind::I32, [&](int l) { return (inRole % per) * kLanes + l; });
   }
-  default: x.fail(DiagKind::InterpUnsupported, where, {"clusters (cluster.rank, cluster.x/y/z)"});
+  case BuiltinValue::ClusterRank: return WarpValue::uniformInt(ValueKind::of(ScalarKind::U32), x.block.rank);
+  case BuiltinValue::ClusterX: return WarpValue::uniformInt(ValueKind::of(ScalarKind::U32), x.block.clusterIndex[0]);
+  case BuiltinValue::ClusterY: return WarpValue::uniformInt(ValueKind::of(ScalarKind::U32), x.block.clusterIndex[1]);
+  case BuiltinValue::ClusterZ: return WarpValue::uniformInt(ValueKind::of(ScalarKind::U32), x.block.clusterIndex[2]);
+  default: x.fail(DiagKind::InterpUnsupported, where, {"the builtin value here"});
   }
 }
 

@@ -24,7 +24,7 @@ namespace cake::interp {
 
 // ---------------------------------------------------------------- the block's pending operations
 
-void BlockState::complete(size_t i) {
+void AsyncQueue::complete(size_t i) {
   AsyncOp op = std::move(pending[i]);
   pending.erase(pending.begin() + std::ptrdiff_t(i));
   op.perform();
@@ -34,7 +34,7 @@ void BlockState::complete(size_t i) {
   }
 }
 
-bool BlockState::progress(bool force) {
+bool AsyncQueue::progress(bool force) {
   if (pending.empty()) return false;
   if (force) {
     size_t i = scheduler && scheduler->seed() != 0
@@ -58,7 +58,7 @@ bool BlockState::progress(bool force) {
   return any;
 }
 
-void BlockState::drain() {
+void AsyncQueue::drain() {
   while (!pending.empty()) complete(0);
 }
 
@@ -137,6 +137,8 @@ namespace {
 
 struct MBarrierRef {
   MBarrierState *state = nullptr;
+  const MBarrierStmt *decl = nullptr;
+  size_t index = 0;
   std::string shown;   // "full[2]"
 };
 
@@ -171,9 +173,11 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
     for (const Clause &c : op.clauses) if (c.name == name) return &c;
     return nullptr;
   };
-  auto thread = [&](int l) { return warp * kLanes + l; };
+  auto thread = [&](int l) { return warp * kLanes + l; };                       // in the block
+  auto clusterThread = [&](int l) { return (block.firstWarp + warp) * kLanes + l; };   // in the cluster
   // The mbarrier an operand names, per lane (`full[s]` may differ between lanes).
-  auto mbarrierOf = [&](const Expr &e, LaneMask m, bool mustBeInitialised) {
+  // `ranks`: per lane, the cluster block whose copy of the barrier is meant (cta(..)); null: this block.
+  auto mbarrierOf = [&](const Expr &e, LaneMask m, bool mustBeInitialised, const WarpValue *ranks = nullptr) {
     std::array<MBarrierRef, kLanes> refs{};
     const Expr *root = &e;
     const IndexExpr *ix = dynCast<IndexExpr>(root);
@@ -181,10 +185,20 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
     auto *name = dynCast<NameExpr>(root);
     if (!name || !name->decl || name->decl->declKind != DeclKind::MBarrier)
       fail(DiagKind::InterpUnsupported, e.range, {"this mbarrier operand"});
-    auto &bars = block.mbarriers.at(static_cast<const MBarrierStmt *>(name->decl));
+    auto *decl = static_cast<const MBarrierStmt *>(name->decl);
     WarpValue index = ix ? eval(*ix->items[0].start, m) : WarpValue::uniformInt(ValueKind::of(ScalarKind::I32), 0);
     for (int l : lanesOf(m)) {
+      BlockState *owner = &block;
+      if (ranks) {
+        int64_t r = ranks->at(l).i;
+        if (r < 0 || r >= int64_t(block.cluster->size()))
+          fail(DiagKind::InterpOutOfBounds, e.range, {"cta", name->name, whereText(l), std::to_string(r), "0", std::to_string(block.cluster->size())});
+        owner = (*block.cluster)[size_t(r)];
+      }
+      auto &bars = owner->mbarriers.at(decl);
       int64_t i = index.at(l).i;
+      refs[size_t(l)].decl = decl;
+      refs[size_t(l)].index = size_t(std::max<int64_t>(i, 0));
       if (i < 0 || i >= int64_t(bars.size()))
         fail(DiagKind::InterpOutOfBounds, e.range, {"mbarrier", name->name, whereText(l), std::to_string(i), "0", std::to_string(bars.size())});
       refs[size_t(l)].state = &bars[size_t(i)];
@@ -206,9 +220,9 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
     int64_t n = op.dsts.empty() ? 0 : constInt(*op.dsts[0], mask);
     for (int l : lanesOf(mask)) {
       int64_t limit = commits[size_t(thread(l))] - n;   // groups < limit must have completed
-      for (size_t i = 0; i < block.pending.size();) {
-        const AsyncOp &a = block.pending[i];
-        if (a.kind == kind && a.thread == thread(l) && a.group < limit) block.complete(i);
+      for (size_t i = 0; i < block.async->pending.size();) {
+        const AsyncOp &a = block.async->pending[i];
+        if (a.kind == kind && a.thread == clusterThread(l) && a.group < limit) block.async->complete(i);
         else ++i;
       }
     }
@@ -234,8 +248,9 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
     return true;
   }
   case OpId::Arrive: {
-    if (clause("cta")) fail(DiagKind::InterpUnsupported, op.nameRange, {"arrive cta(..) (clusters)"});
-    auto refs = mbarrierOf(*op.dsts[0], mask, true);
+    const Clause *cta = clause("cta");
+    WarpValue ranks = cta ? eval(*cta->args[0], mask) : WarpValue{};
+    auto refs = mbarrierOf(*op.dsts[0], mask, true, cta ? &ranks : nullptr);
     const Clause *tx = clause("expect_tx");
     WarpValue bytes = tx ? eval(*tx->args[0], mask) : WarpValue::uniformInt(ValueKind::of(ScalarKind::I32), 0);
     for (int l : lanesOf(mask)) {
@@ -258,7 +273,7 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
     };
     if (!ready()) {
       const MBarrierRef &r = refs[size_t(__builtin_ctz(mask))];
-      block.scheduler->waitUntil(warp, ready, &op, "wait " + r.shown + " parity(" + std::to_string(conds.front().second) + ")");
+      block.scheduler->waitUntil(block.firstWarp + warp, ready, &op, "wait " + r.shown + " parity(" + std::to_string(conds.front().second) + ")");
     }
     return true;
   }
@@ -273,7 +288,8 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
     GlobalTensor *g = &launch.globals.at(param);
     const TensorParamInfo *tp = launch.info->tensorParamOf(param);
     if (!tp || !tp->tma) CAKE_INTERNAL_ERROR("interpreter: TMA on a tensor without a tensor map");
-    if (clause("multicast")) fail(DiagKind::InterpUnsupported, op.nameRange, {"tma.load multicast(..) (clusters)"});
+    const Clause *multicast = clause("multicast");
+    WarpValue castMask = multicast ? eval(*multicast->args[0], mask) : WarpValue{};
     SharedTile tile = sharedTile(tileExpr, mask);
     std::vector<int64_t> box = tp->box;
     int64_t boxElements = 1;
@@ -293,13 +309,28 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
     for (int l : lanesOf(mask)) {
       std::vector<int64_t> c;
       for (const WarpValue &v : coords) c.push_back(v.at(l).i);
+      // The destination blocks: this one, or every block of the cluster whose bit the multicast mask sets
+      // (the tile at the same place in each, signalling each block's copy of the barrier).
+      std::vector<BlockState *> dests{&block};
+      if (multicast) {
+        dests.clear();
+        uint64_t bits = uint64_t(castMask.at(l).i) & 0xffff;
+        for (size_t r = 0; r < block.cluster->size(); ++r)
+          if (bits >> r & 1) dests.push_back((*block.cluster)[r]);
+      }
+      for (BlockState *dest : dests) {
       AsyncOp a;
       a.kind = load ? AsyncOp::TmaLoad : AsyncOp::TmaStore;
-      a.thread = thread(l);
-      a.group = load ? 0 : block.bulkCommits[size_t(a.thread)];
-      a.signal = load ? signal[size_t(l)].state : nullptr;
+      a.thread = clusterThread(l);
+      a.group = load ? 0 : block.bulkCommits[size_t(thread(l))];
+      if (load) {
+        MBarrierState &bar = dest->mbarriers.at(signal[size_t(l)].decl)[signal[size_t(l)].index];
+        if (!bar.initialized)
+          fail(DiagKind::InterpMBarrierUninitialized, op.range, {signal[size_t(l)].shown + " of cluster block " + std::to_string(dest->rank), whereText(l)});
+        a.signal = &bar;
+      }
       a.bytes = boxElements * int64_t(eb);
-      SharedArray *sh = tile.array;
+      SharedArray *sh = &dest->shared.at(tile.array->decl);
       a.perform = [g, sh, c, box, tileOffsets, eb, load] {
         std::vector<int64_t> offs = boxOffsets(*g, c, box);
         for (size_t k = 0; k < offs.size(); ++k) {
@@ -312,7 +343,8 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
           }
         }
       };
-      block.pending.push_back(std::move(a));
+      block.async->pending.push_back(std::move(a));
+      }
     }
     return true;
   }
@@ -340,8 +372,8 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
     for (int l : lanesOf(mask)) {
       AsyncOp a;
       a.kind = AsyncOp::CpAsync;
-      a.thread = thread(l);
-      a.group = block.cpCommits[size_t(a.thread)];
+      a.thread = clusterThread(l);
+      a.group = block.cpCommits[size_t(thread(l))];
       int64_t d = dst.offset[size_t(l)];
       bool copy = copying >> l & 1;
       int64_t s = copy ? src.offset[size_t(l)] : 0;
@@ -352,7 +384,7 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
           else std::memset(to, 0, eb);
         }
       };
-      block.pending.push_back(std::move(a));
+      block.async->pending.push_back(std::move(a));
     }
     return true;
   }

@@ -159,7 +159,11 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
   switch (op.op->id) {
   case OpId::Syncthreads:
     if (mask != alive) requireFullWarp("syncthreads", op.range, mask);
-    block.scheduler->sync(warp, 0, 0, &op, "syncthreads");
+    block.scheduler->sync(block.firstWarp + warp, 0, 0, &op, "syncthreads");
+    return;
+  case OpId::ClusterSync:
+    if (mask != alive) requireFullWarp("cluster.sync", op.range, mask);
+    block.scheduler->sync(block.firstWarp + warp, WarpScheduler::kClusterBarrier, 0, &op, "cluster.sync");
     return;
   case OpId::Syncwarp: return;   // the lanes of a warp run in lock-step: their accesses are already ordered
   case OpId::Sync: case OpId::Arrive: {
@@ -169,8 +173,8 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
       execAsyncOp(op, mask);
       return;
     }
-    if (op.op->id == OpId::Sync) block.scheduler->sync(warp, id, warps, &op, "sync " + shown + ", barrier " + std::to_string(id));
-    else block.scheduler->arrive(warp, id, warps);
+    if (op.op->id == OpId::Sync) block.scheduler->sync(block.firstWarp + warp, id, warps, &op, "sync " + shown + ", barrier " + std::to_string(id));
+    else block.scheduler->arrive(block.firstWarp + warp, id, warps);
     return;
   }
   case OpId::RedAdd: case OpId::RedMin: case OpId::RedMax: case OpId::RedAnd: case OpId::RedOr: case OpId::RedXor: {

@@ -81,24 +81,34 @@ struct MBarrierState {
 // (at a hand-off, at a covering wait, or at the end of the block).
 struct AsyncOp {
   enum Kind : uint8_t { CpAsync, TmaLoad, TmaStore } kind = CpAsync;
-  int thread = 0;
+  int thread = 0;                      // in the cluster: scheduler warp * 32 + lane
   int64_t group = 0;                   // cp.async / tma.store: the group it belongs to (the thread's commits so far)
   MBarrierState *signal = nullptr;     // tma.load: receives `bytes` completed transactions
   int64_t bytes = 0;
   std::function<void()> perform;       // moves the data
 };
 
-struct BlockState {
-  std::array<int64_t, 3> index = {0, 0, 0};
-  std::map<const SharedStmt *, SharedArray> shared;
-  std::map<const MBarrierStmt *, std::vector<MBarrierState>> mbarriers;
-  std::deque<AsyncOp> pending;         // in issue order
-  std::vector<int64_t> cpCommits, bulkCommits;   // per thread: cp.async / tma.store groups committed
+// The asynchronous operations in flight in a cluster (a block without a cluster is a cluster of one), in
+// issue order: a multicast TMA load writes into, and signals, several blocks.
+struct AsyncQueue {
+  std::deque<AsyncOp> pending;
   WarpScheduler *scheduler = nullptr;
-
   void complete(size_t pendingIndex);  // performs one pending operation and removes it
   bool progress(bool force);           // WarpScheduler::progress
-  void drain();                        // completes everything still pending (the block ends)
+  void drain();                        // completes everything still pending (the cluster ends)
+};
+
+struct BlockState {
+  std::array<int64_t, 3> index = {0, 0, 0};
+  std::array<int64_t, 3> clusterIndex = {0, 0, 0};   // position in the cluster
+  int rank = 0;                                      // cluster.rank
+  std::map<const SharedStmt *, SharedArray> shared;
+  std::map<const MBarrierStmt *, std::vector<MBarrierState>> mbarriers;
+  std::vector<int64_t> cpCommits, bulkCommits;   // per thread: cp.async / tma.store groups committed
+  WarpScheduler *scheduler = nullptr;
+  AsyncQueue *async = nullptr;
+  std::vector<BlockState *> *cluster = nullptr;  // the blocks of the cluster, by rank
+  int firstWarp = 0;                             // the scheduler's number of this block's warp 0
 };
 
 // A shared tile view: `a[s]`, `b[s][r0 +: 128, :]`, `v[s][:, 64 +: 64]`, `b[s].T` - logical dims with the

@@ -9,9 +9,18 @@
 
 namespace cake::interp {
 
-WarpScheduler::WarpScheduler(int warps, uint64_t seed)
+WarpScheduler::WarpScheduler(int warps, uint64_t seed, int warpsPerBlock)
     : warps_(warps), rng_(seed), seed_(seed), state_(size_t(warps), State::Runnable), blockedAt_(size_t(warps)),
-      ready_(size_t(warps)) {}
+      ready_(size_t(warps)), warpsPerBlock_(warpsPerBlock > 0 ? warpsPerBlock : warps),
+      doneIn_(size_t(warps / (warpsPerBlock > 0 ? warpsPerBlock : std::max(warps, 1)) + 1), 0) {}
+
+WarpScheduler::Barrier &WarpScheduler::barrier(int warp, int id) {
+  int block = warp / warpsPerBlock_;
+  int key = id == kClusterBarrier ? -1 : block * 64 + id;
+  Barrier &b = barriers_[key];
+  b.block = id == kClusterBarrier ? -1 : block;
+  return b;
+}
 
 void WarpScheduler::wakeReady() {
   for (int w = 0; w < warps_; ++w)
@@ -22,8 +31,8 @@ void WarpScheduler::wakeReady() {
 }
 
 void WarpScheduler::completeBarriers() {
-  int live = warps_ - done_;
   for (auto &[id, b] : barriers_) {
+    int live = b.block < 0 ? warps_ - done_ : warpsPerBlock_ - doneIn_[size_t(b.block)];
     int expected = b.expected > 0 ? b.expected : live;
     if (b.arrived == 0 || b.arrived < expected) continue;
     for (int w : b.waiting) state_[size_t(w)] = State::Runnable;
@@ -67,7 +76,7 @@ void WarpScheduler::waitForBaton(int me, std::unique_lock<std::mutex> &lock) {
 void WarpScheduler::sync(int warp, int id, int expectedWarps, const Stmt *at, std::string what) {
   if (sequential_) CAKE_INTERNAL_ERROR("interpreter: a barrier in a kernel run without barriers");
   std::unique_lock<std::mutex> lock(mutex_);
-  Barrier &b = barriers_[id];
+  Barrier &b = barrier(warp, id);
   b.expected = expectedWarps;
   ++b.arrived;
   b.waiting.push_back(warp);
@@ -77,10 +86,10 @@ void WarpScheduler::sync(int warp, int id, int expectedWarps, const Stmt *at, st
   waitForBaton(warp, lock);
 }
 
-void WarpScheduler::arrive(int, int id, int expectedWarps) {
+void WarpScheduler::arrive(int warp, int id, int expectedWarps) {
   if (sequential_) CAKE_INTERNAL_ERROR("interpreter: a barrier in a kernel run without barriers");
   std::unique_lock<std::mutex> lock(mutex_);
-  Barrier &b = barriers_[id];
+  Barrier &b = barrier(warp, id);
   b.expected = expectedWarps;
   ++b.arrived;
   completeBarriers();
@@ -142,6 +151,7 @@ WarpScheduler::Outcome WarpScheduler::run(const std::function<void(int warp)> &b
         lock.lock();
         state_[size_t(w)] = State::Done;
         ++done_;
+        ++doneIn_[size_t(w / warpsPerBlock_)];
         handOff(w, lock);
       } catch (const Aborted &) {
         // another warp failed, or the block deadlocked: unwind

@@ -39,7 +39,10 @@ struct RunFailed {};
 
 class WarpScheduler {
 public:
-  WarpScheduler(int warps, uint64_t seed);
+  // `warpsPerBlock`: the warps of one block when the scheduler runs a cluster of blocks together (warp w
+  // belongs to block w / warpsPerBlock; barriers other than kClusterBarrier are per block); 0 = one block.
+  WarpScheduler(int warps, uint64_t seed, int warpsPerBlock = 0);
+  static constexpr int kClusterBarrier = -1;   // cluster.sync: every live warp of every block
 
   struct Blocked {
     int warp;
@@ -77,6 +80,7 @@ private:
   enum class State : uint8_t { Runnable, Blocked, Done };
   void wakeReady();                               // blocked warps whose predicate holds become runnable
   struct Barrier {
+    int block = -1;                 // whose live warps barrier 0 counts; -1: the cluster's
     int arrived = 0;
     int expected = 0;               // 0: all live warps (barrier 0)
     std::vector<int> waiting;
@@ -100,6 +104,9 @@ private:
   std::vector<std::function<bool()>> ready_;     // per warp: the predicate of a waitUntil, else empty
   std::map<int, Barrier> barriers_;
   int done_ = 0;
+  int warpsPerBlock_;
+  std::vector<int> doneIn_;          // per block: finished warps
+  Barrier &barrier(int warp, int id);
   bool sequential_ = false;
   std::exception_ptr internal_;
 };

@@ -234,7 +234,7 @@ TEST_CASE("interp: bad arguments, failed requires and unsupported constructs are
     CHECK_FALSE(runKernel(p->kernel(), p->sema, req, p->diags).ok);
     CHECK(p->has("E0906"));
   }
-  auto mb = compile("target sm_90a;\nkernel k(X: f32[N]) grid(2) threads(32) cluster(2) {\n  X[0] = 1.0;\n}\n");
+  auto mb = compile("target sm_90a;\nkernel k(X: f32[N]) grid(2) threads(32) cluster(2) {\n  X[0] = 1.0;\n  cluster.arrive;\n  cluster.wait;\n}\n");
   RunRequest req;
   req.shape["N"] = 4;
   CHECK_FALSE(runKernel(mb->kernel(), mb->sema, req, mb->diags).ok);

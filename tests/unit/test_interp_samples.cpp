@@ -177,3 +177,43 @@ TEST_CASE("interp kmeans_assign: gathers, rowargmin, row-vector stores, the SPLI
     CHECK(bad == 0);
   }
 }
+
+TEST_CASE("interp cluster samples: multicast TMA, arrive cta(r), cluster.sync; persistent tiles; bias + activations; TMA-store epilogue") {
+  const int64_t M = 300, N = 256, K = 136;   // ragged M and K (TMA zero fill), two n-tiles for BN = 128
+  std::vector<double> a = rounded(randoms(size_t(M * K), 31)), b = rounded(randoms(size_t(N * K), 32));
+  std::vector<double> bias = randoms(size_t(N), 33);
+  std::vector<double> prod = matmulNT(a, b, M, N, K);
+  auto request = [&](uint64_t seed) {
+    RunRequest req;
+    req.seed = seed;
+    req.numSms = 6;   // 3 clusters of 2: persistent blocks take several tiles each
+    req.tensors["A"] = HostTensor::fromDoubles(ScalarKind::BF16, {M, K}, a);
+    req.tensors["B"] = HostTensor::fromDoubles(ScalarKind::BF16, {N, K}, b);
+    return req;
+  };
+  for (std::string name : {"hopper_gemm_persistent.cake", "hopper_gemm_tma_epilogue.cake"})
+    for (uint64_t seed : {0, 5}) {
+      INFO(name << " seed " << seed);
+      auto p = sample(name, {{"BN", 128}});
+      auto t0 = std::chrono::steady_clock::now();
+      RunResult r = runKernel(p->kernel(), p->sema, request(seed), p->diags);
+      REQUIRE_MESSAGE(r.ok, p->messages());
+      MESSAGE(name << " " << M << "x" << N << "x" << K << ": " << seconds(t0) << " s");
+      CHECK(mismatches(r.tensors.at("C"), prod, 1e-2, 1e-2) == 0);
+    }
+  for (int64_t act : {0, 1, 2}) {
+    INFO("gemm_bias_act ACT = " << act);
+    auto p = sample("gemm_bias_act.cake", {{"BN", 128}, {"ACT", act}});
+    RunRequest req = request(uint64_t(act));
+    req.tensors["bias"] = HostTensor::fromDoubles(ScalarKind::F32, {N}, bias);
+    RunResult r = runKernel(p->kernel(), p->sema, req, p->diags);
+    REQUIRE_MESSAGE(r.ok, p->messages());
+    std::vector<double> want(prod.size());
+    for (size_t i = 0; i < prod.size(); ++i) {
+      double x = prod[i] + double(float(bias[i % size_t(N)]));
+      want[i] = act == 0 ? std::max(x, 0.0) : act == 1 ? 0.5 * x * (1 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
+                                                        : x / (1 + std::exp(-x));
+    }
+    CHECK(mismatches(r.tensors.at("C"), want, 1e-2, 1e-2) == 0);
+  }
+}
