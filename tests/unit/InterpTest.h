@@ -55,10 +55,15 @@ inline std::unique_ptr<Program> compile(const std::string &source, std::map<std:
   return p;
 }
 
-inline std::unique_ptr<Program> sample(const std::string &name, std::map<std::string, int64_t> defines = {}) {
-  ReadFileResult r = readFileBounded(std::string(CAKE_SOURCE_DIR) + "/samples/" + name, 1 << 20);
+// A .cake file of the repository (path relative to its root).
+inline std::unique_ptr<Program> repoFile(const std::string &path, std::map<std::string, int64_t> defines = {}) {
+  ReadFileResult r = readFileBounded(std::string(CAKE_SOURCE_DIR) + "/" + path, 1 << 20);
   REQUIRE(r.ok());
   return compile(r.text, std::move(defines));
+}
+
+inline std::unique_ptr<Program> sample(const std::string &name, std::map<std::string, int64_t> defines = {}) {
+  return repoFile("samples/" + name, std::move(defines));
 }
 
 inline std::vector<double> randoms(size_t n, uint64_t seed, double lo = -1, double hi = 1) {
