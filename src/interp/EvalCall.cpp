@@ -220,7 +220,9 @@ WarpValue WarpExecutor::evalAtomic(const CallExpr &c, LaneMask mask) {
   // and only the warp holding the baton runs, so every atomic is indivisible.
   for (int l : lanesOf(mask)) {
     Place one = p;
+    atomicAccess = true;
     WarpValue cur = load(one, LaneMask(1) << l, k);
+    atomicAccess = false;
     old.at(l) = cur.at(l);
     Scalar nv = cur.at(l);
     const Scalar &x = v.at(l);
@@ -247,7 +249,9 @@ WarpValue WarpExecutor::evalAtomic(const CallExpr &c, LaneMask mask) {
     }
     WarpValue w(k, 1);
     w.at(l) = nv;
+    atomicAccess = true;
     store(one, w, LaneMask(1) << l);
+    atomicAccess = false;
   }
   return old;
 }

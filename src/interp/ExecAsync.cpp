@@ -27,11 +27,21 @@ namespace cake::interp {
 void AsyncQueue::complete(size_t i) {
   AsyncOp op = std::move(pending[i]);
   pending.erase(pending.begin() + std::ptrdiff_t(i));
-  op.perform();
+  op.perform(op);
   if (op.signal) {
+    if (races) joinInto(op.signal->phaseClock, op.clock);
     op.signal->tx -= op.bytes;
     op.signal->completeIfDone();
+  } else if (races) {
+    done.push_back({op.kind, op.thread, op.group, std::move(op.clock)});
   }
+}
+
+void AsyncQueue::touch(const AsyncOp &op, SharedArray &a, int64_t physicalByte, bool write) {
+  if (!races || races->finding) return;
+  if (a.shadow.empty()) a.shadow.resize(a.bytes.size() / scalarBytes(a.elem));
+  size_t index = size_t(physicalByte) / scalarBytes(a.elem);
+  races->access(a.shadow, index, op.access, op.clock, write, false, a.decl->name, a.dims, -1, seed);
 }
 
 bool AsyncQueue::progress(bool force) {
@@ -225,7 +235,26 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
         if (a.kind == kind && a.thread == clusterThread(l) && a.group < limit) block.async->complete(i);
         else ++i;
       }
+      auto &done = block.async->done;
+      for (size_t i = 0; i < done.size();) {
+        if (done[i].kind == kind && done[i].thread == clusterThread(l) && done[i].group < limit) {
+          if (block.races) joinInto(block.races->clock(agent()), done[i].clock);
+          done.erase(done.begin() + std::ptrdiff_t(i));
+        } else {
+          ++i;
+        }
+      }
     }
+  };
+  // Race detection: a copy issued now is an agent of its own, after everything its issuer did so far.
+  auto asAgent = [&](AsyncOp &a, const char *what) {
+    if (!block.races) return;
+    a.access.agent = block.races->issueAsync(agent(), a.clock);
+    a.access.clock = a.clock[size_t(a.access.agent)];
+    a.access.at = op.range;
+    a.access.issuer = agent();
+    a.access.what = what;
+    a.access.async = a.kind != AsyncOp::CpAsync;
   };
 
   switch (op.op->id) {
@@ -255,8 +284,10 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
     WarpValue bytes = tx ? eval(*tx->args[0], mask) : WarpValue::uniformInt(ValueKind::of(ScalarKind::I32), 0);
     for (int l : lanesOf(mask)) {
       refs[size_t(l)].state->tx += bytes.at(l).i;
+      if (block.races) joinInto(refs[size_t(l)].state->phaseClock, block.races->clock(agent()));
       arriveOn(refs[size_t(l)], l, op.range);
     }
+    if (block.races) block.races->tick(agent());
     return true;
   }
   case OpId::Wait: {
@@ -275,6 +306,8 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
       const MBarrierRef &r = refs[size_t(__builtin_ctz(mask))];
       block.scheduler->waitUntil(block.firstWarp + warp, ready, &op, "wait " + r.shown + " parity(" + std::to_string(conds.front().second) + ")");
     }
+    if (block.races)
+      for (auto &[b, parity] : conds) joinInto(block.races->clock(agent()), b->lastClock);
     return true;
   }
   case OpId::TmaLoad: case OpId::TmaStore: {
@@ -331,9 +364,12 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
       }
       a.bytes = boxElements * int64_t(eb);
       SharedArray *sh = &dest->shared.at(tile.array->decl);
-      a.perform = [g, sh, c, box, tileOffsets, eb, load] {
+      asAgent(a, load ? "tma.load" : "tma.store");
+      AsyncQueue *queue = block.async;
+      a.perform = [g, sh, c, box, tileOffsets, eb, load, queue](const AsyncOp &self) {
         std::vector<int64_t> offs = boxOffsets(*g, c, box);
         for (size_t k = 0; k < offs.size(); ++k) {
+          queue->touch(self, *sh, tileOffsets[k], load);
           uint8_t *s = sh->bytes.data() + tileOffsets[k];
           if (load) {
             if (offs[k] < 0) std::memset(s, 0, eb);
@@ -377,8 +413,11 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
       int64_t d = dst.offset[size_t(l)];
       bool copy = copying >> l & 1;
       int64_t s = copy ? src.offset[size_t(l)] : 0;
-      a.perform = [sh, g, d, s, n, eb, copy] {
+      asAgent(a, "cp.async");
+      AsyncQueue *queue = block.async;
+      a.perform = [sh, g, d, s, n, eb, copy, queue](const AsyncOp &self) {
         for (unsigned e = 0; e < n; ++e) {
+          queue->touch(self, *sh, sh->physical(d + e), true);
           uint8_t *to = sh->bytes.data() + sh->physical(d + e);
           if (copy) std::memcpy(to, g->bytes.data() + size_t(s + e) * eb, eb);
           else std::memset(to, 0, eb);
@@ -392,7 +431,10 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
     for (int l : lanesOf(mask)) ++block.cpCommits[size_t(thread(l))];
     return true;
   case OpId::CpAsyncWait: groupWait(AsyncOp::CpAsync, block.cpCommits); return true;
-  case OpId::FenceProxyAsync: case OpId::FenceMbarrierInit: return true;
+  case OpId::FenceProxyAsync:
+    if (block.races) block.races->fenceProxyAsync(agent());
+    return true;
+  case OpId::FenceMbarrierInit: return true;
   default: return false;
   }
 }

@@ -81,10 +81,16 @@ void WarpExecutor::execWgmma(const OpStmt &op, LaneMask mask) {
     SharedTile t = sharedTile(*mul->lhs, mask);
     if (t.dims.size() != 2 || t.dims[0] != 64 || t.dims[1] != K) CAKE_INTERNAL_ERROR("interpreter: a wgmma A tile that is not [64, K]");
     for (int i = 0; i < 16; ++i)
-      for (int k = 0; k < K; ++k) A[size_t(i * K + k)] = readTile(t, band + i, k);
+      for (int k = 0; k < K; ++k) {
+        sharedAccess(*t.array, t.at(band + i, k), false, true);
+        A[size_t(i * K + k)] = readTile(t, band + i, k);
+      }
   }
   for (int k = 0; k < K; ++k)
-    for (int n = 0; n < N; ++n) B[size_t(k * N + n)] = readTile(tb, k, n);
+    for (int n = 0; n < N; ++n) {
+      sharedAccess(*tb.array, tb.at(k, n), false, true);
+      B[size_t(k * N + n)] = readTile(tb, k, n);
+    }
   Place pc = place(*op.dsts[0], mask, "wgmma accumulator");
   WarpValue c = load(pc, mask, pc.elem);
   const ScalarKind accKind = tc->scalar;
@@ -133,6 +139,7 @@ void WarpExecutor::execMatrixMove(const OpStmt &op, LaneMask mask, bool toShared
       for (unsigned h = 0; h < 2; ++h) {
         int src = trans ? int(8 * i) + 2 * (t % 4) + int(h) : int(8 * i) + t / 4;
         int64_t j = trans ? t / 4 : 2 * (t % 4) + int(h);
+        sharedAccess(sh, rows.offset[size_t(src)] + j, toShared);
         uint8_t *at = sh.bytes.data() + sh.physical(rows.offset[size_t(src)] + j);
         Scalar &v = values[regs[i].operand].at(t, 2 * regs[i].reg + h);
         if (toShared) storeScalar(at, sh.elem, v);
@@ -193,6 +200,7 @@ void WarpExecutor::execFragmentStore(const OpStmt &op, LaneMask mask, bool add) 
         off += (idx[d] - tt.start[d]) * tt.strides[d];
       }
       if (!inside) continue;
+      if (!global) sharedAccess(*tt.base.shared, off, true);
       uint8_t *at = global ? tt.base.global->bytes.data() + size_t(off) * eb : tt.base.shared->bytes.data() + tt.base.shared->physical(off);
       Scalar s = v.at(l, e);
       ScalarKind from = v.kind.isUntyped() ? (v.kind.isFloat() ? ScalarKind::F32 : ScalarKind::I64) : v.kind.scalar;

@@ -34,6 +34,7 @@ void WarpExecutor::execBlock(const BlockStmt &b, LaneMask mask) {
     if (!mask) return;
     if (++launch.steps > launch.maxSteps)
       fail(DiagKind::InterpStepLimit, s->range, {std::to_string(launch.maxSteps)}, "run at a smaller shape or raise --max-steps");
+    current = s.get();
     execStmt(*s, mask);
   }
 }
@@ -185,6 +186,7 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
     if (op.dsts.size() != 2) unsupported();
     Place p = place(*op.dsts[0], mask, "reduction");
     WarpValue v = evalAs(*op.dsts[1], mask, p.elem);
+    atomicAccess = true;
     for (int l : lanesOf(mask)) {
       LaneMask one = LaneMask(1) << l;
       Place single = p;
@@ -202,6 +204,7 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
       }
       store(single, next, one);
     }
+    atomicAccess = false;
     return;
   }
   case OpId::MmaSync: execMmaSync(op, mask); return;

@@ -37,6 +37,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace cake::interp {
 
@@ -347,6 +348,15 @@ RunResult runKernel(const Kernel &kernel, const SemaResult &sema, const RunReque
         WarpScheduler scheduler(warps * clusterBlocks, request.seed, warps);
         AsyncQueue async;
         async.scheduler = &scheduler;
+        async.seed = request.seed;
+        std::optional<RaceDetector> races;
+        if (request.checkRaces) {
+          races.emplace(warps * clusterBlocks);
+          async.races = &*races;
+          scheduler.onBarrier = [&races](const std::vector<int> &arrived, const std::vector<int> &released) {
+            races->barrier(arrived, released);
+          };
+        }
         for (int r = 0; r < clusterBlocks; ++r) {
           auto block = std::make_unique<BlockState>();
           block->clusterIndex = {r % cl[0], (r / cl[0]) % cl[1], r / (cl[0] * cl[1])};
@@ -355,6 +365,7 @@ RunResult runKernel(const Kernel &kernel, const SemaResult &sema, const RunReque
           block->firstWarp = r * warps;
           block->scheduler = &scheduler;
           block->async = &async;
+          block->races = races ? &*races : nullptr;
           block->cluster = &members;
           allocateShared(*info, *block);
           members.push_back(block.get());
@@ -366,6 +377,14 @@ RunResult runKernel(const Kernel &kernel, const SemaResult &sema, const RunReque
           exec.run();
         }, blocking || clusterBlocks > 1);
         if (out.ok) async.drain();   // copies still in flight complete before the blocks' memory goes away
+        if (out.ok && races && races->finding) {
+          const RaceFinding &f = *races->finding;
+          DiagBuilder d = diags.reportArgs(f.kind, f.at, f.args);
+          for (const auto &[at, text] : f.notes) d.note(at, text);
+          d.note(kernel.nameRange, "in block (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")" +
+                                       (clusterBlocks > 1 ? " and its cluster" : "") + " of kernel '" + kernel.name + "'");
+          out.ok = false;
+        }
         if (out.deadlock) {
           DiagBuilder d = diags.report(DiagKind::InterpDeadlock, kernel.nameRange,
                                        "block (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")" +

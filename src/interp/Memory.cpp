@@ -16,6 +16,20 @@ int64_t SharedArray::physical(int64_t linearElement) const {
   return layout.span > 0 ? layout.physical(b) : b;
 }
 
+void WarpExecutor::sharedAccess(SharedArray &a, int64_t logical, bool write, bool async) {
+  RaceDetector *r = block.races;
+  if (!r) return;
+  if (a.shadow.empty()) a.shadow.resize(a.bytes.size() / scalarBytes(a.elem));
+  RaceAccess acc;
+  acc.agent = agent();
+  acc.clock = r->clock(acc.agent)[size_t(acc.agent)];
+  acc.at = current ? current->range : launch.kernel->nameRange;
+  acc.async = async;
+  if (r->finding) return;
+  size_t index = size_t(a.physical(logical)) / scalarBytes(a.elem);
+  r->access(a.shadow, index, acc, r->clock(acc.agent), write, atomicAccess, a.decl->name, a.dims, logical, block.async->seed);
+}
+
 namespace {
 
 struct IndexFrame {
@@ -142,7 +156,10 @@ WarpValue WarpExecutor::load(const Place &p, LaneMask mask, ValueKind kind) {
         v.at(l, e) = r.at(l, unsigned(off + e));
         break;
       }
-      case Place::Shared: v.at(l, e) = loadScalar(p.shared->bytes.data() + p.shared->physical(off + e), p.shared->elem); break;
+      case Place::Shared:
+        sharedAccess(*p.shared, off + e, false);
+        v.at(l, e) = loadScalar(p.shared->bytes.data() + p.shared->physical(off + e), p.shared->elem);
+        break;
       case Place::Global:
         v.at(l, e) = loadScalar(p.global->bytes.data() + (off + e) * scalarBytes(p.global->elem), p.global->elem);
         break;
@@ -167,7 +184,10 @@ void WarpExecutor::store(const Place &p, const WarpValue &value, LaneMask mask) 
         if (off + e >= reg->width) CAKE_INTERNAL_ERROR("interpreter: a register write past the value's width");
         reg->at(l, unsigned(off + e)) = s;
         break;
-      case Place::Shared: storeScalar(p.shared->bytes.data() + p.shared->physical(off + e), p.shared->elem, s); break;
+      case Place::Shared:
+        sharedAccess(*p.shared, off + e, true);
+        storeScalar(p.shared->bytes.data() + p.shared->physical(off + e), p.shared->elem, s);
+        break;
       case Place::Global:
         storeScalar(p.global->bytes.data() + (off + e) * scalarBytes(p.global->elem), p.global->elem, s);
         break;
@@ -221,6 +241,7 @@ WarpValue WarpExecutor::gather(const IndexExpr &e, LaneMask mask) {
         off += i * f.strides[d];
       }
       if (!inside) continue;
+      if (!global) sharedAccess(*p.shared, off, false);
       v.at(l, el) = global ? loadScalar(p.global->bytes.data() + size_t(off) * scalarBytes(elem), elem)
                            : loadScalar(p.shared->bytes.data() + p.shared->physical(off), elem);
     }

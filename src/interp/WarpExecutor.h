@@ -15,6 +15,7 @@
 #include "frontend/KernelInfo.h"
 #include "frontend/SharedLayout.h"
 #include "frontend/Types.h"
+#include "interp/RaceDetector.h"
 #include "interp/Value.h"
 #include "interp/WarpScheduler.h"
 #include "support/Diagnostics.h"
@@ -44,6 +45,7 @@ struct SharedArray {
   std::vector<int64_t> dims;    // all bracket groups, flattened
   ColumnBlocks layout;
   std::vector<uint8_t> bytes;
+  std::vector<ElementShadow> shadow;   // per physical element: the race detector's records
   int64_t physical(int64_t linearElement) const;
 };
 
@@ -69,10 +71,14 @@ struct MBarrierState {
   int64_t phase = 0;         // the current (incomplete) phase; phases before it completed
   int64_t pending = 0;       // arrivals still missing in the current phase
   int64_t tx = 0;            // transaction bytes still expected in the current phase
+  VectorClock phaseClock;    // race detection: what the arrivals (and copies) of the current phase release
+  VectorClock lastClock;     // ... and of the last completed phase (a returning wait acquires it)
   void completeIfDone() {
     if (initialized && pending == 0 && tx == 0) {
       ++phase;
       pending = arrivals;
+      lastClock = std::move(phaseClock);
+      phaseClock.clear();
     }
   }
 };
@@ -85,7 +91,9 @@ struct AsyncOp {
   int64_t group = 0;                   // cp.async / tma.store: the group it belongs to (the thread's commits so far)
   MBarrierState *signal = nullptr;     // tma.load: receives `bytes` completed transactions
   int64_t bytes = 0;
-  std::function<void()> perform;       // moves the data
+  RaceAccess access;                   // race detection: the copy as an agent (slot, clock, statement)
+  VectorClock clock;
+  std::function<void(const AsyncOp &)> perform;   // moves the data
 };
 
 // The asynchronous operations in flight in a cluster (a block without a cluster is a cluster of one), in
@@ -93,6 +101,13 @@ struct AsyncOp {
 struct AsyncQueue {
   std::deque<AsyncOp> pending;
   WarpScheduler *scheduler = nullptr;
+  RaceDetector *races = nullptr;
+  uint64_t seed = 0;
+  // Completed cp.async / tma.store copies whose group wait has not run yet: (kind, thread, group, clock).
+  struct Done { AsyncOp::Kind kind; int thread; int64_t group; VectorClock clock; };
+  std::vector<Done> done;
+  // Race detection of one element a copy accesses.
+  void touch(const AsyncOp &op, SharedArray &a, int64_t physicalByte, bool write);
   void complete(size_t pendingIndex);  // performs one pending operation and removes it
   bool progress(bool force);           // WarpScheduler::progress
   void drain();                        // completes everything still pending (the cluster ends)
@@ -107,6 +122,7 @@ struct BlockState {
   std::vector<int64_t> cpCommits, bulkCommits;   // per thread: cp.async / tma.store groups committed
   WarpScheduler *scheduler = nullptr;
   AsyncQueue *async = nullptr;
+  RaceDetector *races = nullptr;
   std::vector<BlockState *> *cluster = nullptr;  // the blocks of the cluster, by rank
   int firstWarp = 0;                             // the scheduler's number of this block's warp 0
 };
@@ -191,6 +207,12 @@ public:
   void execFragmentStore(const OpStmt &op, LaneMask mask, bool add);
   TileTarget tileTarget(const Expr &e, LaneMask mask);
   WarpValue gather(const IndexExpr &e, LaneMask mask);                   // T[.. frag ..]: loads at a fragment's layout
+
+  // ---- RaceDetector hooks: one shared element (logical index) accessed by this warp
+  void sharedAccess(SharedArray &a, int64_t logical, bool write, bool async = false);
+  int agent() const { return block.firstWarp + warp; }
+  const Stmt *current = nullptr;   // the statement running now (for race reports)
+  bool atomicAccess = false;       // accesses of an atomic: not checked against each other
 
   // ---- diagnostics: report (with the block / thread) and stop the block
   [[noreturn]] void fail(DiagKind kind, SourceRange where, std::vector<std::string> args, std::string hint = {});

@@ -35,6 +35,8 @@ void WarpScheduler::completeBarriers() {
     int live = b.block < 0 ? warps_ - done_ : warpsPerBlock_ - doneIn_[size_t(b.block)];
     int expected = b.expected > 0 ? b.expected : live;
     if (b.arrived == 0 || b.arrived < expected) continue;
+    if (onBarrier) onBarrier(b.arrivers, b.waiting);
+    b.arrivers.clear();
     for (int w : b.waiting) state_[size_t(w)] = State::Runnable;
     b.waiting.clear();
     b.arrived -= expected;
@@ -79,6 +81,7 @@ void WarpScheduler::sync(int warp, int id, int expectedWarps, const Stmt *at, st
   Barrier &b = barrier(warp, id);
   b.expected = expectedWarps;
   ++b.arrived;
+  b.arrivers.push_back(warp);
   b.waiting.push_back(warp);
   state_[size_t(warp)] = State::Blocked;
   blockedAt_[size_t(warp)] = {warp, at, std::move(what)};
@@ -92,6 +95,7 @@ void WarpScheduler::arrive(int warp, int id, int expectedWarps) {
   Barrier &b = barrier(warp, id);
   b.expected = expectedWarps;
   ++b.arrived;
+  b.arrivers.push_back(warp);
   completeBarriers();
 }
 

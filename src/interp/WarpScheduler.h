@@ -73,6 +73,8 @@ public:
   // complete any number of them (seed 0: all; other seeds: a seeded random subset); force = true (no warp
   // is runnable): complete at least one if any is pending, returning false when none was.
   std::function<bool(bool force)> progress;
+  // Called when a barrier completes: the warps that arrived (sync or arrive) and those it releases.
+  std::function<void(const std::vector<int> &arrived, const std::vector<int> &released)> onBarrier;
   std::mt19937_64 &rng() { return rng_; }
   uint64_t seed() const { return seed_; }
 
@@ -84,6 +86,7 @@ private:
     int arrived = 0;
     int expected = 0;               // 0: all live warps (barrier 0)
     std::vector<int> waiting;
+    std::vector<int> arrivers;
   };
   struct Aborted {};
 
