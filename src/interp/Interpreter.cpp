@@ -327,6 +327,10 @@ RunResult runKernel(const Kernel &kernel, const SemaResult &sema, const RunReque
   launch.maxSteps = request.maxSteps;
   Setup setup{kernel, *info, request, diags, launch, {}};
   if (!setup.bindShapes() || !setup.bindScalars() || !setup.allocateTensors() || !setup.checkRequiresAndGrid()) return result;
+  if (request.dryRun) {
+    result.ok = true;
+    return result;
+  }
   const std::array<int64_t, 3> cl = info->hasCluster ? info->cluster : std::array<int64_t, 3>{1, 1, 1};
   for (int d = 0; d < 3; ++d)
     if (cl[d] <= 0 || launch.grid[d] % cl[d] != 0) {
