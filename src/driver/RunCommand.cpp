@@ -42,7 +42,8 @@ int runRunCommand(int argc, char **argv) {
   app.name("cakec run");
   std::string input, kernelName, shapeText, formatName = "text";
   std::vector<std::string> inputs, outputs, scalars, defineTexts;
-  uint64_t seed = 0, maxSteps = 200'000'000;
+  uint64_t seed = 0, maxSteps = 200'000'000, schedules = 1;
+  bool shapeAuto = false, noRaceCheck = false;
   app.add_option("FILE", input, "input .cake file")->required();
   app.add_option("--kernel", kernelName, "the kernel to run (default: the file's only kernel)");
   app.add_option("--shape", shapeText, "shape variables not fixed by the inputs, e.g. N=1000,G=1");
@@ -53,6 +54,13 @@ int runRunCommand(int argc, char **argv) {
   app.add_option("-D,--define", defineTexts, "override a compile-time parameter: -D NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--seed", seed, "warp schedule: 0 (default) runs the lowest runnable warp first, others pick at random");
+  app.add_option("--schedules", schedules,
+                 "schedule explorer: run N schedules (--seed S, S+1, ...), stop at the first that fails, warn (E0915) "
+                 "when the outputs differ")->check(CLI::Range(uint64_t(1), uint64_t(1) << 32));
+  app.add_flag("--shape-auto", shapeAuto,
+               "give every shape variable that nothing fixes the first of 256, 128, 64, 512, 1024, 32, 16, 8, 1 that "
+               "satisfies requires(..)");
+  app.add_flag("--no-race-check", noRaceCheck, "skip the shared-memory race, proxy and uninitialised-read checks (E0912-E0914)");
   app.add_option("--max-steps", maxSteps, "stop after this many warp statements (default 200000000)")->check(CLI::Range(uint64_t(1), uint64_t(1) << 62));
   app.add_option("--diagnostics-format", formatName, "text (stderr, default) or json (stdout)")
       ->check(CLI::IsMember({"text", "json"}));
@@ -72,6 +80,7 @@ int runRunCommand(int argc, char **argv) {
   interp::RunRequest request;
   request.seed = seed;
   request.maxSteps = maxSteps;
+  request.checkRaces = !noRaceCheck;
   SemaOptions semaOptions;
   for (const std::string &d : defineTexts) {
     auto def = parseDefine(d);
@@ -164,8 +173,47 @@ int runRunCommand(int argc, char **argv) {
     outputFiles.emplace_back(p, b.path);
   }
 
+  if (shapeAuto) {
+    for (int64_t v : {256, 128, 64, 512, 1024, 32, 16, 8, 1}) {
+      interp::RunRequest probe = request;
+      probe.dryRun = true;
+      for (const Ptr<ShapeVar> &sv : kernel->shapeVars)
+        if (!probe.shape.count(sv->name)) probe.shape[sv->name] = v;
+      DiagnosticEngine scratch(sources);
+      if (interp::runKernel(*kernel, sema, probe, scratch).ok) {
+        request.shape = probe.shape;
+        break;
+      }
+    }
+  }
+
   interp::RunResult result = interp::runKernel(*kernel, sema, request, diags);
   if (!result.ok) return finish(ExitCode::InputErrors);
+  // The schedule explorer: more seeds, each one interleaving; the first failure stops it.
+  for (uint64_t i = 1; i < schedules; ++i) {
+    interp::RunRequest again = request;
+    again.seed = seed + i;
+    interp::RunResult other = interp::runKernel(*kernel, sema, again, diags);
+    if (!other.ok) {
+      if (!json)
+        std::cerr << "cakec run: " << kernel->name << ": schedule " << i + 1 << " of " << schedules << " (--seed " << again.seed
+                  << ") failed\n";
+      return finish(ExitCode::InputErrors);
+    }
+    bool differs = false;
+    for (auto &[name, t] : result.tensors) {
+      const interp::HostTensor &u = other.tensors.at(name);
+      if (t.bytes == u.bytes) continue;
+      int64_t at = 0;
+      while (at < t.elements() && t.at(at) == u.at(at)) ++at;
+      if (at == t.elements()) continue;   // NaN payloads
+      diags.report(DiagKind::InterpScheduleDependent, kernel->nameRange, name, std::to_string(at), std::to_string(t.at(at)),
+                   std::to_string(seed), std::to_string(u.at(at)), std::to_string(again.seed));
+      differs = true;
+      break;
+    }
+    if (differs) break;
+  }
   for (auto &[param, path] : outputFiles) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << interp::writeNpy(result.tensors.at(param->name));
@@ -175,7 +223,11 @@ int runRunCommand(int argc, char **argv) {
       return finish(ExitCode::Environment);
     }
   }
-  if (!json) std::cerr << "cakec run: " << kernel->name << ": " << result.steps << " warp statements\n";
+  if (!json) {
+    std::cerr << "cakec run: " << kernel->name << ": " << result.steps << " warp statements";
+    if (schedules > 1) std::cerr << "; " << schedules << " schedules (--seed " << seed << " .. " << seed + schedules - 1 << ")";
+    std::cerr << "\n";
+  }
   return finish(ExitCode::Success);
 }
 

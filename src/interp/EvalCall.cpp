@@ -27,14 +27,13 @@ WarpValue WarpExecutor::evalCall(const CallExpr &c, LaneMask mask) {
   case IntrinsicRule::Shuffle: return evalShuffle(c, mask);
   case IntrinsicRule::WarpReduce: case IntrinsicRule::WarpVote: return evalWarpReduce(c, mask);
   case IntrinsicRule::Atomic: return evalAtomic(c, mask);
-  case IntrinsicRule::RowReduce: case IntrinsicRule::ColReduce:
-    fail(DiagKind::InterpUnsupported, c.calleeRange, {"'" + c.callee + "' (fragments)"});
+  case IntrinsicRule::RowReduce: case IntrinsicRule::ColReduce: return lineReduce(c, mask);
   default: return evalMath(c, mask);
   }
 }
 
 WarpValue WarpExecutor::evalConversion(const CallExpr &c, LaneMask mask) {
-  if (!c.type || !(c.type->isScalar() || c.type->isVector()))
+  if (!c.type || !(c.type->isScalar() || c.type->isVector() || c.type->isFragment()))
     fail(DiagKind::InterpUnsupported, c.range, {"the conversion '" + c.callee + "' of fragments"});
   ScalarKind to = c.type->elementScalar();
   if (isF8Scalar(to)) fail(DiagKind::InterpUnsupported, c.range, {"f8 types"});
@@ -87,50 +86,55 @@ WarpValue WarpExecutor::evalMath(const CallExpr &c, LaneMask mask) {
     bool isCondition = info->id == IntrinsicId::Select && i == 0;
     bool keepsOwnType = info->id == IntrinsicId::Ordered || info->id == IntrinsicId::Unordered;
     WarpValue v = eval(*c.args[i], mask);
+    if (c.type && c.type->isFragment()) v = broadcastFragment(std::move(v), c.args[i]->type, c.type, mask);
     a.push_back(isCondition || keepsOwnType ? std::move(v) : adapt(std::move(v), k, mask));
   }
-  WarpValue r(k, 1);
+  unsigned width = 1;   // element-wise over vectors and fragments
+  for (const WarpValue &v : a) width = std::max(width, v.width);
+  WarpValue r(k, width);
   const bool isFloat = k.isFloat();
   auto round = [&](double v) { return k.isUntyped() ? v : roundToFloat(v, k.scalar); };
   auto wrap = [&](int64_t v) { return k.isUntyped() ? v : wrapToInt(v, k.scalar); };
-  for (int l : lanesOf(mask)) {
-    Scalar &out = r.at(l);
+  for (int l : lanesOf(mask))
+  for (unsigned e = 0; e < width; ++e) {
+    auto arg = [&](size_t i) -> const Scalar & { return a[i].at(l, a[i].width == 1 ? 0 : e); };
+    Scalar &out = r.at(l, e);
     switch (info->id) {
     case IntrinsicId::Ex2: case IntrinsicId::Lg2: case IntrinsicId::Rcp: case IntrinsicId::Rsqrt:
     case IntrinsicId::Sqrt: case IntrinsicId::Tanh:
-      out.f = round(mathOf(info->id, a[0].at(l).f));
+      out.f = round(mathOf(info->id, arg(0).f));
       break;
     case IntrinsicId::Abs:
-      if (isFloat) out.f = std::fabs(a[0].at(l).f);
-      else out.i = wrap(a[0].at(l).i < 0 ? int64_t(0ull - uint64_t(a[0].at(l).i)) : a[0].at(l).i);
+      if (isFloat) out.f = std::fabs(arg(0).f);
+      else out.i = wrap(arg(0).i < 0 ? int64_t(0ull - uint64_t(arg(0).i)) : arg(0).i);
       break;
     case IntrinsicId::Max: case IntrinsicId::Min: {
       bool mx = info->id == IntrinsicId::Max;
-      if (isFloat) out.f = mx ? std::fmax(a[0].at(l).f, a[1].at(l).f) : std::fmin(a[0].at(l).f, a[1].at(l).f);
-      else out.i = mx ? std::max(a[0].at(l).i, a[1].at(l).i) : std::min(a[0].at(l).i, a[1].at(l).i);
+      if (isFloat) out.f = mx ? std::fmax(arg(0).f, arg(1).f) : std::fmin(arg(0).f, arg(1).f);
+      else out.i = mx ? std::max(arg(0).i, arg(1).i) : std::min(arg(0).i, arg(1).i);
       break;
     }
     case IntrinsicId::Fma:
       if (!k.isUntyped() && k.scalar == ScalarKind::F32)
-        out.f = std::fma(static_cast<float>(a[0].at(l).f), static_cast<float>(a[1].at(l).f), static_cast<float>(a[2].at(l).f));
-      else out.f = round(std::fma(a[0].at(l).f, a[1].at(l).f, a[2].at(l).f));
+        out.f = std::fma(static_cast<float>(arg(0).f), static_cast<float>(arg(1).f), static_cast<float>(arg(2).f));
+      else out.f = round(std::fma(arg(0).f, arg(1).f, arg(2).f));
       break;
-    case IntrinsicId::Select: out = a[0].at(l).i ? a[1].at(l) : a[2].at(l); break;
+    case IntrinsicId::Select: out = arg(0).i ? arg(1) : arg(2); break;
     case IntrinsicId::Cdiv: {
-      int64_t x = a[0].at(l).i, y = a[1].at(l).i;
+      int64_t x = arg(0).i, y = arg(1).i;
       if (y == 0) fail(DiagKind::InterpDivisionByZero, c.range, {"cdiv", whereText(l)});
       out.i = wrap(int64_t(uint64_t(x) + uint64_t(y) - 1) / y);
       break;
     }
     case IntrinsicId::Ordered: {
-      uint32_t b = floatBits(a[0].at(l).f);
+      uint32_t b = floatBits(arg(0).f);
       uint32_t sign = uint32_t(int32_t(b) >> 31);
       out.i = b ^ (sign | 0x80000000u);
       r.kind = ValueKind::of(ScalarKind::U32);
       break;
     }
     case IntrinsicId::Unordered: {
-      uint32_t u = uint32_t(a[0].at(l).i);
+      uint32_t u = uint32_t(arg(0).i);
       uint32_t sign = uint32_t(int32_t(~u) >> 31);
       uint32_t b = u ^ (sign | 0x80000000u);
       float f;
@@ -216,7 +220,9 @@ WarpValue WarpExecutor::evalAtomic(const CallExpr &c, LaneMask mask) {
   // and only the warp holding the baton runs, so every atomic is indivisible.
   for (int l : lanesOf(mask)) {
     Place one = p;
+    atomicAccess = true;
     WarpValue cur = load(one, LaneMask(1) << l, k);
+    atomicAccess = false;
     old.at(l) = cur.at(l);
     Scalar nv = cur.at(l);
     const Scalar &x = v.at(l);
@@ -243,7 +249,9 @@ WarpValue WarpExecutor::evalAtomic(const CallExpr &c, LaneMask mask) {
     }
     WarpValue w(k, 1);
     w.at(l) = nv;
+    atomicAccess = true;
     store(one, w, LaneMask(1) << l);
+    atomicAccess = false;
   }
   return old;
 }

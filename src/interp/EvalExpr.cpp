@@ -26,8 +26,9 @@ ValueKind WarpExecutor::kindOf(const Type *t) {
 unsigned WarpExecutor::widthOf(const Type *t) {
   if (!t) return 1;
   if (t->isVector()) return t->width;
+  if (t->isFragment()) return unsigned(t->fragElementsPerThread());
   if (t->isTensor()) {   // clamped: callers refuse widths this large (E0903)
-    int64_t n = t->numElements().value_or(1), w = t->element ? t->element->vectorWidth() : 1;
+    int64_t n = t->numElements().value_or(1), w = t->element ? widthOf(t->element) : 1;
     return n <= 0 || n > int64_t(UINT32_MAX) / w ? UINT32_MAX : unsigned(n * w);
   }
   return 1;
@@ -113,7 +114,11 @@ WarpValue builtinValue(WarpExecutor &x, BuiltinValue b, LaneMask mask, SourceRan
     if (b == BuiltinValue::RoleWarp) return WarpValue::uniformInt(ValueKind::of(ScalarKind::I32), inRole % per);
     return perLane(ScalarKind::I32, [&](int l) { return (inRole % per) * kLanes + l; });
   }
-  default: x.fail(DiagKind::InterpUnsupported, where, {"clusters (cluster.rank, cluster.x/y/z)"});
+  case BuiltinValue::ClusterRank: return WarpValue::uniformInt(ValueKind::of(ScalarKind::U32), x.block.rank);
+  case BuiltinValue::ClusterX: return WarpValue::uniformInt(ValueKind::of(ScalarKind::U32), x.block.clusterIndex[0]);
+  case BuiltinValue::ClusterY: return WarpValue::uniformInt(ValueKind::of(ScalarKind::U32), x.block.clusterIndex[1]);
+  case BuiltinValue::ClusterZ: return WarpValue::uniformInt(ValueKind::of(ScalarKind::U32), x.block.clusterIndex[2]);
+  default: x.fail(DiagKind::InterpUnsupported, where, {"the builtin value here"});
   }
 }
 
@@ -150,6 +155,8 @@ WarpValue WarpExecutor::evalName(const NameExpr &e, LaneMask mask) {
 }
 
 WarpValue WarpExecutor::evalMember(const MemberExpr &e, LaneMask mask) {
+  if (e.base->type && e.base->type->isFragment() && (e.member == "row" || e.member == "col"))
+    return fragmentCoords(e.base->type, e.member == "col", mask);
   auto b = builtinValueOf(e);
   if (!b) fail(DiagKind::InterpUnsupported, e.range, {"the member '." + e.member + "' (tile views)"});
   return builtinValue(*this, *b, mask, e.range);
@@ -186,6 +193,10 @@ WarpValue WarpExecutor::evalBinary(const BinaryExpr &e, LaneMask mask) {
     return a;
   }
   WarpValue a = eval(*e.lhs, mask), b = eval(*e.rhs, mask);
+  if (e.type && e.type->isFragment()) {   // a row / column vector meets an accumulator
+    a = broadcastFragment(std::move(a), e.lhs->type, e.type, mask);
+    b = broadcastFragment(std::move(b), e.rhs->type, e.type, mask);
+  }
   if (e.op == BinaryOp::Shl || e.op == BinaryOp::Shr) {
     ValueKind want = kindOf(e.type);
     if (a.kind.isUntyped() && !want.isUntyped()) a = adapt(std::move(a), want, mask);
@@ -280,7 +291,12 @@ WarpValue WarpExecutor::evalIndex(const IndexExpr &e, LaneMask mask) {
   // is a computed vector whose element is picked.
   const Expr *root = &e;
   while (auto *ix = dynCast<IndexExpr>(root)) root = ix->base.get();
-  if (isa<NameExpr>(root)) return load(place(e, mask, "load"), mask, kindOf(e.type));
+  if (isa<NameExpr>(root)) {
+    if (e.type && e.type->isFragment() && !(e.base->type && e.base->type->isTensor() && e.base->type->element &&
+                                            e.base->type->element->isFragment()) && !(e.base->type && e.base->type->isFragment()))
+      return gather(e, mask);   // bias[n0 + acc.col]: a tensor indexed with fragments
+    return load(place(e, mask, "load"), mask, kindOf(e.type));
+  }
   WarpValue base = eval(*e.base, mask);
   if (e.items.size() != 1 || e.items[0].kind != IndexItem::Point)
     fail(DiagKind::InterpUnsupported, e.range, {"this index form on a computed value"});

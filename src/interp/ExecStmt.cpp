@@ -34,6 +34,7 @@ void WarpExecutor::execBlock(const BlockStmt &b, LaneMask mask) {
     if (!mask) return;
     if (++launch.steps > launch.maxSteps)
       fail(DiagKind::InterpStepLimit, s->range, {std::to_string(launch.maxSteps)}, "run at a smaller shape or raise --max-steps");
+    current = s.get();
     execStmt(*s, mask);
   }
 }
@@ -57,9 +58,8 @@ void WarpExecutor::execStmt(const Stmt &s, LaneMask mask) {
   }
   case StmtKind::Var: {
     auto *var = cast<VarStmt>(&s);
-    if (var->type && var->type->isFragment()) fail(DiagKind::InterpUnsupported, s.range, {"fragments"});
-    if (var->type && var->type->isTensor() && var->type->element && var->type->element->isFragment())
-      fail(DiagKind::InterpUnsupported, s.range, {"fragments"});
+    if (var->type && var->type->elementScalar() != ScalarKind::Pred && isF8Scalar(var->type->elementScalar()))
+      fail(DiagKind::InterpUnsupported, s.range, {"f8 types"});
     if (widthOf(var->type) > kMaxRegisterElements)
       fail(DiagKind::InterpUnsupported, s.range, {"register arrays of more than " + std::to_string(kMaxRegisterElements) + " elements"});
     WarpValue v(kindOf(var->type), widthOf(var->type));
@@ -160,21 +160,33 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
   switch (op.op->id) {
   case OpId::Syncthreads:
     if (mask != alive) requireFullWarp("syncthreads", op.range, mask);
-    block.scheduler->sync(warp, 0, 0, &op, "syncthreads");
+    block.scheduler->sync(block.firstWarp + warp, 0, 0, &op, "syncthreads");
+    return;
+  case OpId::ClusterSync:
+    if (mask != alive) requireFullWarp("cluster.sync", op.range, mask);
+    block.scheduler->sync(block.firstWarp + warp, WarpScheduler::kClusterBarrier, 0, &op, "cluster.sync");
     return;
   case OpId::Syncwarp: return;   // the lanes of a warp run in lock-step: their accesses are already ordered
   case OpId::Sync: case OpId::Arrive: {
     int id = 0, warps = 0;
     std::string shown;
-    if (op.dsts.empty() || !namedBarrier(*op.dsts[0], id, warps, shown)) unsupported();   // mbarriers
-    if (op.op->id == OpId::Sync) block.scheduler->sync(warp, id, warps, &op, "sync " + shown + ", barrier " + std::to_string(id));
-    else block.scheduler->arrive(warp, id, warps);
+    if (op.dsts.empty() || !namedBarrier(*op.dsts[0], id, warps, shown)) {   // an mbarrier
+      execAsyncOp(op, mask);
+      return;
+    }
+    if (op.op->id == OpId::Sync) block.scheduler->sync(block.firstWarp + warp, id, warps, &op, "sync " + shown + ", barrier " + std::to_string(id));
+    else block.scheduler->arrive(block.firstWarp + warp, id, warps);
     return;
   }
   case OpId::RedAdd: case OpId::RedMin: case OpId::RedMax: case OpId::RedAnd: case OpId::RedOr: case OpId::RedXor: {
-    if (op.arrow != OpArrow::None || op.dsts.size() != 2) unsupported();   // fragment / row-vector forms
+    if (op.arrow != OpArrow::None) {   // red.add T[r0, c0] <- FRAG
+      execFragmentStore(op, mask, true);
+      return;
+    }
+    if (op.dsts.size() != 2) unsupported();
     Place p = place(*op.dsts[0], mask, "reduction");
     WarpValue v = evalAs(*op.dsts[1], mask, p.elem);
+    atomicAccess = true;
     for (int l : lanesOf(mask)) {
       LaneMask one = LaneMask(1) << l;
       Place single = p;
@@ -192,10 +204,18 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
       }
       store(single, next, one);
     }
+    atomicAccess = false;
     return;
   }
-  case OpId::FenceProxyAsync: return;   // no async proxy yet: nothing to order
-  default: unsupported();
+  case OpId::MmaSync: execMmaSync(op, mask); return;
+  case OpId::Wgmma: execWgmma(op, mask); return;
+  case OpId::WgmmaFence: case OpId::WgmmaCommit: case OpId::WgmmaWait: return;   // wgmma runs when issued
+  case OpId::Ldmatrix: case OpId::LdmatrixTrans: execMatrixMove(op, mask, false, op.op->id == OpId::LdmatrixTrans); return;
+  case OpId::Stmatrix: case OpId::StmatrixTrans: execMatrixMove(op, mask, true, op.op->id == OpId::StmatrixTrans); return;
+  case OpId::Store: execFragmentStore(op, mask, false); return;
+  case OpId::RowArgmin: case OpId::RowArgmax: case OpId::ColArgmin: case OpId::ColArgmax: execArgReduce(op, mask); return;
+  default:
+    if (!execAsyncOp(op, mask)) unsupported();
   }
 }
 

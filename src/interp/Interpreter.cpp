@@ -7,7 +7,8 @@
 //            tensor is a flat element image with the manifest's dims and strides; an argument arrives dense
 //            row-major and is scattered into it, and gathered back after the run.
 //   blocks   run one after another, in grid order (x fastest).  Blocks cannot synchronise with each other
-//            in CAKE (no grid barrier; clusters are not executed yet), so any order is a legal schedule.
+//            in CAKE (no grid barrier), so any order is a legal schedule.  The blocks of a cluster run
+//            together under one scheduler (cluster.sync, arrive cta(r), multicast TMA loads reach peers).
 //            Each block gets fresh shared arrays filled with 0xff bytes (NaN for floats, -1 for integers),
 //            so that a read of never-written shared memory shows in the results instead of a lucky 0.
 //   warps    Each warp executes in lock-step over its 32 lanes with an active mask (WarpExecutor.h):
@@ -23,9 +24,9 @@
 //            intrinsics compute in f32 (EvalCall.cpp lists the precision of each).
 //   errors   Out-of-bounds accesses (every index of every global/shared/register access, per lane), a
 //            collective executed by part of a warp, integer division by zero, a failed `requires`, a
-//            runaway run (step limit) are located diagnostics E0901-E0909 that stop the run; a construct
-//            the interpreter does not execute yet (fragments, mma/wgmma, TMA, cp.async, mbarriers,
-//            clusters) is E0903, never a silent wrong result.
+//            runaway run (step limit), mbarrier misuse (E0910, E0911) are located diagnostics that stop
+//            the run; a construct the interpreter does not execute yet (f8 types, cluster.arrive /
+//            cluster.wait) is E0903, never a silent wrong result.
 #include "interp/Interpreter.h"
 
 #include "frontend/ConstEval.h"
@@ -35,6 +36,8 @@
 
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <optional>
 
 namespace cake::interp {
 
@@ -283,7 +286,8 @@ bool mayBlock(const Stmt &s) {
   }
   case StmtKind::Op: {
     const OpInfo *op = cast<OpStmt>(&s)->op;
-    return !op || op->id == OpId::Syncthreads || op->id == OpId::Sync || op->id == OpId::Arrive || op->id == OpId::Wait;
+    return !op || op->id == OpId::Syncthreads || op->id == OpId::Sync || op->id == OpId::Arrive || op->id == OpId::Wait ||
+           op->id == OpId::ClusterSync;
   }
   default: return false;
   }
@@ -304,6 +308,9 @@ void allocateShared(const KernelInfo &info, BlockState &block) {
     s.bytes.assign(size_t(std::max<int64_t>(a.bytes, n * s.layout.elemBytes)), 0xff);
     block.shared.emplace(a.decl, std::move(s));
   }
+  for (const MBarrierInfo &m : info.mbarriers) block.mbarriers[m.decl].assign(size_t(std::max<int64_t>(m.count, 1)), MBarrierState{});
+  block.cpCommits.assign(size_t(info.threads), 0);
+  block.bulkCommits.assign(size_t(info.threads), 0);
 }
 
 } // namespace
@@ -318,32 +325,78 @@ RunResult runKernel(const Kernel &kernel, const SemaResult &sema, const RunReque
   launch.diags = &diags;
   launch.numSms = request.numSms;
   launch.maxSteps = request.maxSteps;
-  if (info->hasCluster && info->cluster != std::array<int64_t, 3>{1, 1, 1}) {
-    diags.report(DiagKind::InterpUnsupported, kernel.nameRange, "clusters");
-    return result;
-  }
   Setup setup{kernel, *info, request, diags, launch, {}};
   if (!setup.bindShapes() || !setup.bindScalars() || !setup.allocateTensors() || !setup.checkRequiresAndGrid()) return result;
+  if (request.dryRun) {
+    result.ok = true;
+    return result;
+  }
+  const std::array<int64_t, 3> cl = info->hasCluster ? info->cluster : std::array<int64_t, 3>{1, 1, 1};
+  for (int d = 0; d < 3; ++d)
+    if (cl[d] <= 0 || launch.grid[d] % cl[d] != 0) {
+      diags.report(DiagKind::InterpBadArgument, kernel.nameRange, "grid",
+                   "the grid is not a whole number of clusters for these arguments (the launch would fail)");
+      return result;
+    }
 
+  // The blocks of a cluster run together under one scheduler (they can reach each other's shared memory
+  // and barriers); clusters, like blocks without one, run one after another in grid order.
   const int warps = int(info->warps());
+  const int clusterBlocks = int(cl[0] * cl[1] * cl[2]);
   const bool blocking = mayBlock(*kernel.body);
-  for (int64_t z = 0; z < launch.grid[2]; ++z)
-    for (int64_t y = 0; y < launch.grid[1]; ++y)
-      for (int64_t x = 0; x < launch.grid[0]; ++x) {
-        BlockState block;
-        block.index = {x, y, z};
-        allocateShared(*info, block);
-        WarpScheduler scheduler(warps, request.seed);
-        block.scheduler = &scheduler;
+  for (int64_t z = 0; z < launch.grid[2]; z += cl[2])
+    for (int64_t y = 0; y < launch.grid[1]; y += cl[1])
+      for (int64_t x = 0; x < launch.grid[0]; x += cl[0]) {
+        std::vector<std::unique_ptr<BlockState>> blocks;
+        std::vector<BlockState *> members;
+        WarpScheduler scheduler(warps * clusterBlocks, request.seed, warps);
+        AsyncQueue async;
+        async.scheduler = &scheduler;
+        async.seed = request.seed;
+        std::optional<RaceDetector> races;
+        if (request.checkRaces) {
+          races.emplace(warps * clusterBlocks);
+          async.races = &*races;
+          scheduler.onBarrier = [&races](const std::vector<int> &arrived, const std::vector<int> &released) {
+            races->barrier(arrived, released);
+          };
+        }
+        for (int r = 0; r < clusterBlocks; ++r) {
+          auto block = std::make_unique<BlockState>();
+          block->clusterIndex = {r % cl[0], (r / cl[0]) % cl[1], r / (cl[0] * cl[1])};
+          block->index = {x + block->clusterIndex[0], y + block->clusterIndex[1], z + block->clusterIndex[2]};
+          block->rank = r;
+          block->firstWarp = r * warps;
+          block->scheduler = &scheduler;
+          block->async = &async;
+          block->races = races ? &*races : nullptr;
+          block->cluster = &members;
+          allocateShared(*info, *block);
+          members.push_back(block.get());
+          blocks.push_back(std::move(block));
+        }
+        scheduler.progress = [&async](bool force) { return async.progress(force); };
         WarpScheduler::Outcome out = scheduler.run([&](int w) {
-          WarpExecutor exec(launch, block, w);
+          WarpExecutor exec(launch, *members[size_t(w / warps)], w % warps);
           exec.run();
-        }, blocking);
+        }, blocking || clusterBlocks > 1);
+        if (out.ok) async.drain();   // copies still in flight complete before the blocks' memory goes away
+        if (out.ok && races && races->finding) {
+          const RaceFinding &f = *races->finding;
+          DiagBuilder d = diags.reportArgs(f.kind, f.at, f.args);
+          for (const auto &[at, text] : f.notes) d.note(at, text);
+          d.note(kernel.nameRange, "in block (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")" +
+                                       (clusterBlocks > 1 ? " and its cluster" : "") + " of kernel '" + kernel.name + "'");
+          out.ok = false;
+        }
         if (out.deadlock) {
           DiagBuilder d = diags.report(DiagKind::InterpDeadlock, kernel.nameRange,
-                                       "block (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")");
+                                       "block (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")" +
+                                           (clusterBlocks > 1 ? " and its cluster" : ""));
           for (const WarpScheduler::Blocked &b : out.blocked)
-            d.note(b.at ? b.at->range : kernel.nameRange, "warp " + std::to_string(b.warp) + " waits here (" + b.what + ")");
+            d.note(b.at ? b.at->range : kernel.nameRange,
+                   (clusterBlocks > 1 ? "block rank " + std::to_string(b.warp / warps) + ", " : std::string()) + "warp " +
+                       std::to_string(b.warp % warps) + " waits here (" + b.what + ")");
         }
         if (!out.ok) {
           result.steps = launch.steps;

@@ -44,6 +44,8 @@ struct RunRequest {
   uint64_t seed = 0;                             // warp schedule: 0 = lowest warp first, else random
   int64_t numSms = 132;                          // the value of num_sms
   uint64_t maxSteps = 200'000'000;               // statements per lane-group executed before E0909
+  bool dryRun = false;                           // stop after the arguments, requires and the grid were checked
+  bool checkRaces = true;                        // shared-memory race / proxy / uninitialised-read checks (E0912-E0914)
 };
 
 struct RunResult {

@@ -16,6 +16,20 @@ int64_t SharedArray::physical(int64_t linearElement) const {
   return layout.span > 0 ? layout.physical(b) : b;
 }
 
+void WarpExecutor::sharedAccess(SharedArray &a, int64_t logical, bool write, bool async) {
+  RaceDetector *r = block.races;
+  if (!r) return;
+  if (a.shadow.empty()) a.shadow.resize(a.bytes.size() / scalarBytes(a.elem));
+  RaceAccess acc;
+  acc.agent = agent();
+  acc.clock = r->clock(acc.agent)[size_t(acc.agent)];
+  acc.at = current ? current->range : launch.kernel->nameRange;
+  acc.async = async;
+  if (r->finding) return;
+  size_t index = size_t(a.physical(logical)) / scalarBytes(a.elem);
+  r->access(a.shadow, index, acc, r->clock(acc.agent), write, atomicAccess, a.decl->name, a.dims, logical, block.async->seed);
+}
+
 namespace {
 
 struct IndexFrame {
@@ -33,13 +47,13 @@ IndexFrame frameFor(const Place &p, const Type *t, WarpExecutor &x, SourceRange 
     f.strides = p.global->strides;
     return f;
   }
-  if (t->isVector()) {
-    f.dims = {int64_t(t->width)};
+  if (t->isVector() || t->isFragment()) {   // element access v[j], acc[i]
+    f.dims = {int64_t(WarpExecutor::widthOf(t))};
     f.strides = {1};
     return f;
   }
   if (!t->isTensor()) x.fail(DiagKind::InterpUnsupported, where, {"indexing a value of type " + typeToString(t)});
-  f.elemWidth = t->element ? t->element->vectorWidth() : 1;
+  f.elemWidth = t->element ? WarpExecutor::widthOf(t->element) : 1;
   if (p.kind == Place::Shared && f.elemWidth != 1) x.fail(DiagKind::InterpUnsupported, where, {"shared arrays of vectors"});
   std::vector<TensorDim> all = t->allDims();
   size_t n = t->groups.front().size();
@@ -142,7 +156,10 @@ WarpValue WarpExecutor::load(const Place &p, LaneMask mask, ValueKind kind) {
         v.at(l, e) = r.at(l, unsigned(off + e));
         break;
       }
-      case Place::Shared: v.at(l, e) = loadScalar(p.shared->bytes.data() + p.shared->physical(off + e), p.shared->elem); break;
+      case Place::Shared:
+        sharedAccess(*p.shared, off + e, false);
+        v.at(l, e) = loadScalar(p.shared->bytes.data() + p.shared->physical(off + e), p.shared->elem);
+        break;
       case Place::Global:
         v.at(l, e) = loadScalar(p.global->bytes.data() + (off + e) * scalarBytes(p.global->elem), p.global->elem);
         break;
@@ -167,13 +184,68 @@ void WarpExecutor::store(const Place &p, const WarpValue &value, LaneMask mask) 
         if (off + e >= reg->width) CAKE_INTERNAL_ERROR("interpreter: a register write past the value's width");
         reg->at(l, unsigned(off + e)) = s;
         break;
-      case Place::Shared: storeScalar(p.shared->bytes.data() + p.shared->physical(off + e), p.shared->elem, s); break;
+      case Place::Shared:
+        sharedAccess(*p.shared, off + e, true);
+        storeScalar(p.shared->bytes.data() + p.shared->physical(off + e), p.shared->elem, s);
+        break;
       case Place::Global:
         storeScalar(p.global->bytes.data() + (off + e) * scalarBytes(p.global->elem), p.global->elem, s);
         break;
       }
     }
   }
+}
+
+TileTarget WarpExecutor::tileTarget(const Expr &e, LaneMask mask) {
+  auto *ix = dynCast<IndexExpr>(&e);
+  if (!ix) fail(DiagKind::InterpUnsupported, e.range, {"this fragment store destination"});
+  TileTarget t;
+  t.base = place(*ix->base, mask, "store");
+  IndexFrame f = frameFor(t.base, ix->base->type, *this, e.range);
+  t.dims = f.dims;
+  t.strides = f.strides;
+  t.baseOffset = mask ? t.base.offset[size_t(__builtin_ctz(mask))] : 0;
+  for (size_t d = 0; d < ix->items.size(); ++d) {
+    int64_t i = constInt(*ix->items[d].start, mask);
+    t.start.push_back(i);
+    t.baseOffset += i * f.strides[d];
+  }
+  return t;
+}
+
+WarpValue WarpExecutor::gather(const IndexExpr &e, LaneMask mask) {
+  Place p = place(*e.base, mask, "gather");
+  if (p.kind == Place::Register) fail(DiagKind::InterpUnsupported, e.range, {"a gather from registers"});
+  IndexFrame f = frameFor(p, e.base->type, *this, e.range);
+  const unsigned width = widthOf(e.type);
+  std::vector<WarpValue> idx;
+  for (const IndexItem &item : e.items) {
+    if (item.kind != IndexItem::Point) fail(DiagKind::InterpUnsupported, item.range, {"a sliced gather"});
+    idx.push_back(eval(*item.start, mask));
+  }
+  const bool global = p.kind == Place::Global;
+  const ScalarKind elem = global ? p.global->elem : p.shared->elem;
+  WarpValue v(ValueKind::of(elem), width);
+  for (int l : lanesOf(mask))
+    for (unsigned el = 0; el < width; ++el) {
+      int64_t off = p.offset[size_t(l)];
+      bool inside = true;
+      for (size_t d = 0; d < idx.size(); ++d) {
+        int64_t i = idx[d].at(l, idx[d].width == 1 ? 0 : el).i;
+        if (i < 0 || i >= f.dims[d]) {
+          if (!global)
+            fail(DiagKind::InterpOutOfBounds, e.items[d].range,
+                 {"gather", std::string(p.name), whereText(l), std::to_string(i), std::to_string(d), std::to_string(f.dims[d])});
+          inside = false;   // a global gather is masked: out-of-range elements read 0
+        }
+        off += i * f.strides[d];
+      }
+      if (!inside) continue;
+      if (!global) sharedAccess(*p.shared, off, false);
+      v.at(l, el) = global ? loadScalar(p.global->bytes.data() + size_t(off) * scalarBytes(elem), elem)
+                           : loadScalar(p.shared->bytes.data() + p.shared->physical(off), elem);
+    }
+  return v;
 }
 
 } // namespace cake::interp

@@ -15,11 +15,14 @@
 #include "frontend/KernelInfo.h"
 #include "frontend/SharedLayout.h"
 #include "frontend/Types.h"
+#include "interp/RaceDetector.h"
 #include "interp/Value.h"
 #include "interp/WarpScheduler.h"
 #include "support/Diagnostics.h"
 
 #include <array>
+#include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -42,6 +45,7 @@ struct SharedArray {
   std::vector<int64_t> dims;    // all bracket groups, flattened
   ColumnBlocks layout;
   std::vector<uint8_t> bytes;
+  std::vector<ElementShadow> shadow;   // per physical element: the race detector's records
   int64_t physical(int64_t linearElement) const;
 };
 
@@ -58,10 +62,80 @@ struct LaunchState {
   uint64_t steps = 0;           // only the warp holding the baton touches it
 };
 
+// One mbarrier of a block (docs/language.md 14.2): the current phase, the arrivals it still misses and
+// its transaction bytes (expected minus completed).  A phase completes when both reach 0; the barrier then
+// moves to the next phase, re-armed with `arrivals`.
+struct MBarrierState {
+  bool initialized = false;
+  int64_t arrivals = 0;      // arrivals(n)
+  int64_t phase = 0;         // the current (incomplete) phase; phases before it completed
+  int64_t pending = 0;       // arrivals still missing in the current phase
+  int64_t tx = 0;            // transaction bytes still expected in the current phase
+  VectorClock phaseClock;    // race detection: what the arrivals (and copies) of the current phase release
+  VectorClock lastClock;     // ... and of the last completed phase (a returning wait acquires it)
+  void completeIfDone() {
+    if (initialized && pending == 0 && tx == 0) {
+      ++phase;
+      pending = arrivals;
+      lastClock = std::move(phaseClock);
+      phaseClock.clear();
+    }
+  }
+};
+
+// An asynchronous copy in flight (ExecAsync.cpp): issued by one thread, its data moves when it completes
+// (at a hand-off, at a covering wait, or at the end of the block).
+struct AsyncOp {
+  enum Kind : uint8_t { CpAsync, TmaLoad, TmaStore } kind = CpAsync;
+  int thread = 0;                      // in the cluster: scheduler warp * 32 + lane
+  int64_t group = 0;                   // cp.async / tma.store: the group it belongs to (the thread's commits so far)
+  MBarrierState *signal = nullptr;     // tma.load: receives `bytes` completed transactions
+  int64_t bytes = 0;
+  RaceAccess access;                   // race detection: the copy as an agent (slot, clock, statement)
+  VectorClock clock;
+  std::function<void(const AsyncOp &)> perform;   // moves the data
+};
+
+// The asynchronous operations in flight in a cluster (a block without a cluster is a cluster of one), in
+// issue order: a multicast TMA load writes into, and signals, several blocks.
+struct AsyncQueue {
+  std::deque<AsyncOp> pending;
+  WarpScheduler *scheduler = nullptr;
+  RaceDetector *races = nullptr;
+  uint64_t seed = 0;
+  // Completed cp.async / tma.store copies whose group wait has not run yet: (kind, thread, group, clock).
+  struct Done { AsyncOp::Kind kind; int thread; int64_t group; VectorClock clock; };
+  std::vector<Done> done;
+  // Race detection of one element a copy accesses.
+  void touch(const AsyncOp &op, SharedArray &a, int64_t physicalByte, bool write);
+  void complete(size_t pendingIndex);  // performs one pending operation and removes it
+  bool progress(bool force);           // WarpScheduler::progress
+  void drain();                        // completes everything still pending (the cluster ends)
+};
+
 struct BlockState {
   std::array<int64_t, 3> index = {0, 0, 0};
+  std::array<int64_t, 3> clusterIndex = {0, 0, 0};   // position in the cluster
+  int rank = 0;                                      // cluster.rank
   std::map<const SharedStmt *, SharedArray> shared;
+  std::map<const MBarrierStmt *, std::vector<MBarrierState>> mbarriers;
+  std::vector<int64_t> cpCommits, bulkCommits;   // per thread: cp.async / tma.store groups committed
   WarpScheduler *scheduler = nullptr;
+  AsyncQueue *async = nullptr;
+  RaceDetector *races = nullptr;
+  std::vector<BlockState *> *cluster = nullptr;  // the blocks of the cluster, by rank
+  int firstWarp = 0;                             // the scheduler's number of this block's warp 0
+};
+
+// A shared tile view: `a[s]`, `b[s][r0 +: 128, :]`, `v[s][:, 64 +: 64]`, `b[s].T` - logical dims with the
+// strides (in elements of the array's logical row-major order) of the array they view.
+struct SharedTile {
+  SharedArray *array = nullptr;
+  int64_t base = 0;
+  std::vector<int64_t> dims, strides;
+  int64_t elements() const;
+  int64_t linear(int64_t flat) const;   // the logical element of row-major element `flat` of the view
+  int64_t at(int64_t r, int64_t c) const { return base + r * strides[strides.size() - 2] + c * strides.back(); }
 };
 
 // Where a register, shared or global access goes: per lane, the first element; `length` elements on.
@@ -75,6 +149,23 @@ struct Place {
   std::array<int64_t, kLanes> offset{};   // element index (register: scalar index in the value)
   std::string_view name;                  // for messages (the AST's spelling)
 };
+
+// The destination of a fragment store: `C[m0, n0]`, `O[b, h, r0, 0]`, `cs[i][0, 0]`, `L[r0]` - the last
+// index list's dims and strides, its (warp-uniform) indices and the offset of the element they name.
+struct TileTarget {
+  Place base;
+  std::vector<int64_t> dims, strides, start;
+  int64_t baseOffset = 0;
+};
+
+// Where element e of a fragment of type t sits in its tile, for a lane of warp `warp` (Fragments.cpp).
+struct FragCoord {
+  int row, col;
+};
+FragCoord fragCoord(const Type *t, int warp, int lane, unsigned e);
+// A row / column vector `v` of type `from` spread to the elements of an accumulator of type `to` (other
+// combinations are returned as they are).
+WarpValue broadcastFragment(WarpValue v, const Type *from, const Type *to, LaneMask mask);
 
 class WarpExecutor {
 public:
@@ -101,6 +192,27 @@ public:
   Place place(const Expr &e, LaneMask mask, const char *access);
   WarpValue load(const Place &p, LaneMask mask, ValueKind kind);
   void store(const Place &p, const WarpValue &v, LaneMask mask);
+
+  // ---- ExecAsync.cpp: mbarriers, TMA, cp.async and their groups, fences
+  bool execAsyncOp(const OpStmt &op, LaneMask mask);   // false: not one of these
+  SharedTile sharedTile(const Expr &e, LaneMask mask);
+
+  // ---- Fragments.cpp / ExecMma.cpp: fragments, tensor cores, fragment memory traffic
+  WarpValue fragmentCoords(const Type *t, bool column, LaneMask mask);   // .row / .col
+  WarpValue lineReduce(const CallExpr &c, LaneMask mask);                // rowmax ... colsum
+  void execArgReduce(const OpStmt &op, LaneMask mask);                   // rowargmin ... colargmax
+  void execMmaSync(const OpStmt &op, LaneMask mask);
+  void execWgmma(const OpStmt &op, LaneMask mask);
+  void execMatrixMove(const OpStmt &op, LaneMask mask, bool toShared, bool trans);   // ldmatrix / stmatrix
+  void execFragmentStore(const OpStmt &op, LaneMask mask, bool add);
+  TileTarget tileTarget(const Expr &e, LaneMask mask);
+  WarpValue gather(const IndexExpr &e, LaneMask mask);                   // T[.. frag ..]: loads at a fragment's layout
+
+  // ---- RaceDetector hooks: one shared element (logical index) accessed by this warp
+  void sharedAccess(SharedArray &a, int64_t logical, bool write, bool async = false);
+  int agent() const { return block.firstWarp + warp; }
+  const Stmt *current = nullptr;   // the statement running now (for race reports)
+  bool atomicAccess = false;       // accesses of an atomic: not checked against each other
 
   // ---- diagnostics: report (with the block / thread) and stop the block
   [[noreturn]] void fail(DiagKind kind, SourceRange where, std::vector<std::string> args, std::string hint = {});

@@ -9,14 +9,34 @@
 
 namespace cake::interp {
 
-WarpScheduler::WarpScheduler(int warps, uint64_t seed)
-    : warps_(warps), rng_(seed), seed_(seed), state_(size_t(warps), State::Runnable), blockedAt_(size_t(warps)) {}
+WarpScheduler::WarpScheduler(int warps, uint64_t seed, int warpsPerBlock)
+    : warps_(warps), rng_(seed), seed_(seed), state_(size_t(warps), State::Runnable), blockedAt_(size_t(warps)),
+      ready_(size_t(warps)), warpsPerBlock_(warpsPerBlock > 0 ? warpsPerBlock : warps),
+      doneIn_(size_t(warps / (warpsPerBlock > 0 ? warpsPerBlock : std::max(warps, 1)) + 1), 0) {}
+
+WarpScheduler::Barrier &WarpScheduler::barrier(int warp, int id) {
+  int block = warp / warpsPerBlock_;
+  int key = id == kClusterBarrier ? -1 : block * 64 + id;
+  Barrier &b = barriers_[key];
+  b.block = id == kClusterBarrier ? -1 : block;
+  return b;
+}
+
+void WarpScheduler::wakeReady() {
+  for (int w = 0; w < warps_; ++w)
+    if (state_[size_t(w)] == State::Blocked && ready_[size_t(w)] && ready_[size_t(w)]()) {
+      ready_[size_t(w)] = nullptr;
+      state_[size_t(w)] = State::Runnable;
+    }
+}
 
 void WarpScheduler::completeBarriers() {
-  int live = warps_ - done_;
   for (auto &[id, b] : barriers_) {
+    int live = b.block < 0 ? warps_ - done_ : warpsPerBlock_ - doneIn_[size_t(b.block)];
     int expected = b.expected > 0 ? b.expected : live;
     if (b.arrived == 0 || b.arrived < expected) continue;
+    if (onBarrier) onBarrier(b.arrivers, b.waiting);
+    b.arrivers.clear();
     for (int w : b.waiting) state_[size_t(w)] = State::Runnable;
     b.waiting.clear();
     b.arrived -= expected;
@@ -25,9 +45,19 @@ void WarpScheduler::completeBarriers() {
 
 void WarpScheduler::handOff(int from, std::unique_lock<std::mutex> &) {
   completeBarriers();
+  if (progress) progress(false);
+  wakeReady();
   std::vector<int> runnable;
-  for (int w = 0; w < warps_; ++w)
-    if (state_[size_t(w)] == State::Runnable) runnable.push_back(w);
+  auto collect = [&] {
+    runnable.clear();
+    for (int w = 0; w < warps_; ++w)
+      if (state_[size_t(w)] == State::Runnable) runnable.push_back(w);
+  };
+  collect();
+  while (runnable.empty() && done_ < warps_ && progress && progress(true)) {
+    wakeReady();
+    collect();
+  }
   if (runnable.empty()) {
     if (done_ < warps_) deadlock_ = aborted_ = true;
     current_ = -1;
@@ -48,9 +78,10 @@ void WarpScheduler::waitForBaton(int me, std::unique_lock<std::mutex> &lock) {
 void WarpScheduler::sync(int warp, int id, int expectedWarps, const Stmt *at, std::string what) {
   if (sequential_) CAKE_INTERNAL_ERROR("interpreter: a barrier in a kernel run without barriers");
   std::unique_lock<std::mutex> lock(mutex_);
-  Barrier &b = barriers_[id];
+  Barrier &b = barrier(warp, id);
   b.expected = expectedWarps;
   ++b.arrived;
+  b.arrivers.push_back(warp);
   b.waiting.push_back(warp);
   state_[size_t(warp)] = State::Blocked;
   blockedAt_[size_t(warp)] = {warp, at, std::move(what)};
@@ -58,13 +89,24 @@ void WarpScheduler::sync(int warp, int id, int expectedWarps, const Stmt *at, st
   waitForBaton(warp, lock);
 }
 
-void WarpScheduler::arrive(int, int id, int expectedWarps) {
+void WarpScheduler::arrive(int warp, int id, int expectedWarps) {
   if (sequential_) CAKE_INTERNAL_ERROR("interpreter: a barrier in a kernel run without barriers");
   std::unique_lock<std::mutex> lock(mutex_);
-  Barrier &b = barriers_[id];
+  Barrier &b = barrier(warp, id);
   b.expected = expectedWarps;
   ++b.arrived;
+  b.arrivers.push_back(warp);
   completeBarriers();
+}
+
+void WarpScheduler::waitUntil(int warp, std::function<bool()> ready, const Stmt *at, std::string what) {
+  if (sequential_) CAKE_INTERNAL_ERROR("interpreter: a blocking wait in a kernel run without barriers");
+  std::unique_lock<std::mutex> lock(mutex_);
+  ready_[size_t(warp)] = std::move(ready);
+  state_[size_t(warp)] = State::Blocked;
+  blockedAt_[size_t(warp)] = {warp, at, std::move(what)};
+  handOff(warp, lock);
+  waitForBaton(warp, lock);
 }
 
 WarpScheduler::Outcome WarpScheduler::run(const std::function<void(int warp)> &body, bool mayBlock) {
@@ -113,6 +155,7 @@ WarpScheduler::Outcome WarpScheduler::run(const std::function<void(int warp)> &b
         lock.lock();
         state_[size_t(w)] = State::Done;
         ++done_;
+        ++doneIn_[size_t(w / warpsPerBlock_)];
         handOff(w, lock);
       } catch (const Aborted &) {
         // another warp failed, or the block deadlocked: unwind

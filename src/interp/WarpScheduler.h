@@ -7,6 +7,11 @@
 // seed is one reproducible interleaving at barrier granularity).  So execution is deterministic for a
 // seed, and a warp-specialised kernel whose warps wait on each other in any order makes progress.
 //
+// Blocking points are barriers and waitUntil (mbarrier waits): a warp blocked on a predicate becomes
+// runnable once the predicate holds; at every hand-off the block's pending asynchronous copies may
+// complete first (the `progress` hook), and when no warp is runnable they are completed one by one until
+// one is (a copy in flight always completes eventually), before anything is called a deadlock.
+//
 // Barriers: barrier 0 (syncthreads) completes when every warp that has not finished has arrived; a named
 // barrier when `threads / 32` warps have arrived or arrived-without-waiting (bar.arrive).  Deadlock is
 // the state where no warp is runnable and some have not finished: run() then reports it, with the
@@ -34,7 +39,10 @@ struct RunFailed {};
 
 class WarpScheduler {
 public:
-  WarpScheduler(int warps, uint64_t seed);
+  // `warpsPerBlock`: the warps of one block when the scheduler runs a cluster of blocks together (warp w
+  // belongs to block w / warpsPerBlock; barriers other than kClusterBarrier are per block); 0 = one block.
+  WarpScheduler(int warps, uint64_t seed, int warpsPerBlock = 0);
+  static constexpr int kClusterBarrier = -1;   // cluster.sync: every live warp of every block
 
   struct Blocked {
     int warp;
@@ -56,13 +64,29 @@ public:
   void sync(int warp, int id, int expectedWarps, const Stmt *at, std::string what);
   // From a warp body: count an arrival at barrier `id` without waiting.
   void arrive(int warp, int id, int expectedWarps);
+  // From a warp body: block until `ready()` holds (an mbarrier phase).  The predicate is evaluated at every
+  // hand-off, under the baton (so it may read the block's state), after the block's pending asynchronous
+  // operations progressed.
+  void waitUntil(int warp, std::function<bool()> ready, const Stmt *at, std::string what);
+
+  // The block's pending asynchronous operations (TMA, cp.async): called at every hand-off.  force = false:
+  // complete any number of them (seed 0: all; other seeds: a seeded random subset); force = true (no warp
+  // is runnable): complete at least one if any is pending, returning false when none was.
+  std::function<bool(bool force)> progress;
+  // Called when a barrier completes: the warps that arrived (sync or arrive) and those it releases.
+  std::function<void(const std::vector<int> &arrived, const std::vector<int> &released)> onBarrier;
+  std::mt19937_64 &rng() { return rng_; }
+  uint64_t seed() const { return seed_; }
 
 private:
   enum class State : uint8_t { Runnable, Blocked, Done };
+  void wakeReady();                               // blocked warps whose predicate holds become runnable
   struct Barrier {
+    int block = -1;                 // whose live warps barrier 0 counts; -1: the cluster's
     int arrived = 0;
     int expected = 0;               // 0: all live warps (barrier 0)
     std::vector<int> waiting;
+    std::vector<int> arrivers;
   };
   struct Aborted {};
 
@@ -80,8 +104,12 @@ private:
   bool deadlock_ = false;
   std::vector<State> state_;
   std::vector<Blocked> blockedAt_;
+  std::vector<std::function<bool()>> ready_;     // per warp: the predicate of a waitUntil, else empty
   std::map<int, Barrier> barriers_;
   int done_ = 0;
+  int warpsPerBlock_;
+  std::vector<int> doneIn_;          // per block: finished warps
+  Barrier &barrier(int warp, int id);
   bool sequential_ = false;
   std::exception_ptr internal_;
 };

@@ -10,6 +10,7 @@
 #include "interp/WarpExecutor.h"
 #include "support/Diagnostics.h"
 #include "support/ReadFile.h"
+#include "InterpTest.h"
 
 #include <doctest/doctest.h>
 
@@ -19,62 +20,8 @@
 
 using namespace cake;
 using namespace cake::interp;
+using namespace cake::interp::test;
 
-namespace {
-
-struct Program {
-  SourceManager sm;
-  DiagnosticEngine diags{sm, 0};
-  Ptr<Module> module;
-  SemaResult sema;
-  std::string messages() const {
-    std::string out;
-    for (const Diagnostic &d : diags.diagnostics()) out += std::string(diagInfo(d.kind).code) + ": " + d.message + "\n";
-    return out;
-  }
-  const Kernel &kernel(const std::string &name = "") const {
-    for (const Ptr<Kernel> &k : module->kernels)
-      if (name.empty() || k->name == name) return *k;
-    FAIL("no kernel " << name);
-    return *module->kernels.front();
-  }
-  bool has(const char *code) const {
-    for (const Diagnostic &d : diags.diagnostics())
-      if (diagInfo(d.kind).code == code) return true;
-    return false;
-  }
-};
-
-std::unique_ptr<Program> compile(const std::string &source, std::map<std::string, int64_t> defines = {}) {
-  auto p = std::make_unique<Program>();
-  uint32_t file = p->sm.addBuffer("t.cake", source);
-  p->module = parseModule(p->sm, file, p->diags);
-  REQUIRE_MESSAGE(!p->diags.hasErrors(), p->messages());
-  REQUIRE(inlineFunctions(*p->module, p->sm, p->diags));
-  SemaOptions o;
-  o.defines = std::move(defines);
-  p->sema = analyzeModule(*p->module, o, p->diags);
-  REQUIRE_MESSAGE(p->sema.ok, p->messages());
-  return p;
-}
-
-std::unique_ptr<Program> sample(const std::string &name, std::map<std::string, int64_t> defines = {}) {
-  ReadFileResult r = readFileBounded(std::string(CAKE_SOURCE_DIR) + "/samples/" + name, 1 << 20);
-  REQUIRE(r.ok());
-  return compile(r.text, std::move(defines));
-}
-
-std::vector<double> randoms(size_t n, uint64_t seed, double lo = -1, double hi = 1) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> d(lo, hi);
-  std::vector<double> v(n);
-  for (double &x : v) x = d(g);
-  return v;
-}
-
-double bf16(double x) { return roundToFloat(x, ScalarKind::BF16); }
-
-} // namespace
 
 TEST_CASE("interp numerics: bf16 / f16 round to nearest even, saturating float -> int") {
   CHECK(floatToBf16Bits(1.0f) == 0x3f80);
@@ -287,8 +234,7 @@ TEST_CASE("interp: bad arguments, failed requires and unsupported constructs are
     CHECK_FALSE(runKernel(p->kernel(), p->sema, req, p->diags).ok);
     CHECK(p->has("E0906"));
   }
-  auto mb = compile("target sm_90a;\nkernel k(X: f32[N]) grid(1) threads(32) {\n  mbarrier full arrivals(1);\n"
-                    "  elect { mbarrier.init full; }\n  X[0] = 1.0;\n}\n");
+  auto mb = compile("target sm_90a;\nkernel k(X: f32[N]) grid(2) threads(32) cluster(2) {\n  X[0] = 1.0;\n  cluster.arrive;\n  cluster.wait;\n}\n");
   RunRequest req;
   req.shape["N"] = 4;
   CHECK_FALSE(runKernel(mb->kernel(), mb->sema, req, mb->diags).ok);

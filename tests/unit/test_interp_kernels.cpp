@@ -1,0 +1,120 @@
+// The library's k-means kernels (kernels/kmeans) on the interpreter against references computed here, at
+// small ragged shapes with two batches: the sm80 assignment (cp.async + ldmatrix + mma.sync), the sm90
+// assignment (clusters, multicast TMA, register-A wgmma, ping-pong) and the centroid update (atomics).
+#include "InterpTest.h"
+
+#include <cmath>
+
+using namespace cake;
+using namespace cake::interp;
+using namespace cake::interp::test;
+
+namespace {
+
+struct KmeansData {
+  int64_t B = 2, N = 300, K = 150, D = 128, KP;
+  std::vector<double> x, c, cn;
+  explicit KmeansData(int64_t kp) : KP(kp) {   // kp = cdiv(K, 2 * BN) * 2 * BN
+    x = randoms(size_t(B * N * D), 41);
+    c = randoms(size_t(B * K * D), 42);
+    for (double &v : x) v = bf16(v);
+    for (double &v : c) v = bf16(v);
+    cn.assign(size_t(B * KP), INFINITY);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t k = 0; k < K; ++k) {
+        double s = 0;
+        for (int64_t d = 0; d < D; ++d) s += c[size_t((b * K + k) * D + d)] * c[size_t((b * K + k) * D + d)];
+        cn[size_t(b * KP + k)] = double(float(s));
+      }
+  }
+  double dist(int64_t b, int64_t i, int64_t k) const {
+    double dot = 0;
+    for (int64_t d = 0; d < D; ++d) dot += x[size_t((b * N + i) * D + d)] * c[size_t((b * K + k) * D + d)];
+    return cn[size_t(b * KP + k)] - 2 * dot;
+  }
+  RunRequest request() const {
+    RunRequest req;
+    req.numSms = 4;
+    req.tensors["X"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, N, D}, x);
+    req.tensors["C"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, K, D}, c);
+    req.tensors["CN"] = HostTensor::fromDoubles(ScalarKind::F32, {B, KP}, cn);
+    return req;
+  }
+  // Labels must name a nearest centroid (near-ties may pick either); MinD its distance.
+  int check(const RunResult &r) const {
+    int bad = 0;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t i = 0; i < N; ++i) {
+        double best = INFINITY;
+        for (int64_t k = 0; k < K; ++k) best = std::min(best, dist(b, i, k));
+        int64_t l = int64_t(r.tensors.at("L").at(b * N + i));
+        double md = r.tensors.at("MinD").at(b * N + i);
+        bool ok = l >= 0 && l < K && dist(b, i, l) <= best + 1e-3 && std::fabs(md - best) <= 1e-3 * (1 + std::fabs(best));
+        if (!ok && bad++ < 5) MESSAGE("batch " << b << " point " << i << ": label " << l << " (" << md << "), want " << best);
+      }
+    return bad;
+  }
+};
+
+} // namespace
+
+TEST_CASE("interp kernels/kmeans assign_sm80: cp.async ring, ldmatrix, mma.sync, padded norms, two batches") {
+  KmeansData data(256);   // BN = 64
+  auto p = repoFile("kernels/kmeans/assign_sm80.cake");
+  RunResult r = runKernel(p->kernel(), p->sema, data.request(), p->diags);
+  REQUIRE_MESSAGE(r.ok, p->messages());
+  CHECK(data.check(r) == 0);
+}
+
+TEST_CASE("interp kernels/kmeans assign_sm90: clusters, multicast TMA, register-A wgmma, ping-pong, quad merge") {
+  KmeansData data(256);   // BN = 128
+  for (std::map<std::string, int64_t> defines : {std::map<std::string, int64_t>{}, {{"AREG", 0}, {"PP", 0}, {"QUAD", 0}}}) {
+    INFO("AREG/PP/QUAD defaults: " << defines.empty());
+    auto p = repoFile("kernels/kmeans/assign_sm90.cake", defines);
+    RunResult r = runKernel(p->kernel("kmeans_assign"), p->sema, data.request(), p->diags);
+    REQUIRE_MESSAGE(r.ok, p->messages());
+    CHECK(data.check(r) == 0);
+  }
+}
+
+TEST_CASE("interp kernels/kmeans centroid_accumulate + centroid_finalize: atomics into sums and counts") {
+  const int64_t B = 2, N = 300, K = 7, D = 128;
+  std::vector<double> x = randoms(size_t(B * N * D), 51), old = randoms(size_t(B * K * D), 52);
+  for (double &v : x) v = bf16(v);
+  for (double &v : old) v = bf16(v);
+  std::vector<double> labels(size_t(B * N));
+  for (size_t i = 0; i < labels.size(); ++i) labels[i] = double((i * 5 + i / 7) % size_t(K - 1));   // label K-1 stays empty
+  auto p = repoFile("kernels/kmeans/centroid_update.cake");
+  RunRequest req;
+  req.tensors["X"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, N, D}, x);
+  req.tensors["L"] = HostTensor::fromDoubles(ScalarKind::I32, {B, N}, labels);
+  req.shape["K"] = K;
+  RunResult acc = runKernel(p->kernel("centroid_accumulate"), p->sema, req, p->diags);
+  REQUIRE_MESSAGE(acc.ok, p->messages());
+  std::vector<double> sums(size_t(B * K * D), 0), counts(size_t(B * K), 0);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < N; ++i) {
+      int64_t k = int64_t(labels[size_t(b * N + i)]);
+      counts[size_t(b * K + k)] += 1;
+      for (int64_t d = 0; d < D; ++d) sums[size_t((b * K + k) * D + d)] += x[size_t((b * N + i) * D + d)];
+    }
+  int bad = 0;
+  for (size_t i = 0; i < counts.size(); ++i) bad += acc.tensors.at("Counts").at(int64_t(i)) != counts[i];
+  for (size_t i = 0; i < sums.size(); ++i) bad += std::fabs(acc.tensors.at("Sums").at(int64_t(i)) - sums[i]) > 1e-3;
+  CHECK(bad == 0);
+
+  RunRequest fin;
+  fin.tensors["Sums"] = acc.tensors.at("Sums");
+  fin.tensors["Counts"] = acc.tensors.at("Counts");
+  fin.tensors["Old"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, K, D}, old);
+  RunResult r = runKernel(p->kernel("centroid_finalize"), p->sema, fin, p->diags);
+  REQUIRE_MESSAGE(r.ok, p->messages());
+  bad = 0;
+  for (int64_t bk = 0; bk < B * K; ++bk)
+    for (int64_t d = 0; d < D; ++d) {
+      size_t i = size_t(bk * D + d);
+      double want = counts[size_t(bk)] > 0 ? bf16(sums[i] / counts[size_t(bk)]) : old[i];
+      bad += std::fabs(r.tensors.at("New").at(int64_t(i)) - want) > 1e-2 * (1 + std::fabs(want));
+    }
+  CHECK(bad == 0);
+}
