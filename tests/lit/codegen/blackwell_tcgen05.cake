@@ -50,22 +50,22 @@ kernel k<BN = 256>(C: bf16[M, N] align(16), D: f32[M, N] align(16)) grid(1) thre
     // CHECK: tcgen05.mma.cta_group::1.kind::f16 [%r{{[0-9]+}}], [[[A1]]], %rd{{[0-9]+}}, 138413200,
     tcgen05.mma acc[1 - s] += pa * b[s].T;
   }
-  var f: frag<tmem_acc, f32, 128, 32, 16>;
+  var f: frag<tmem_acc, f32, 128, 16, 16>;
   // The lane quarter of the warp: (warp & 3) << 21 = (32 (warp % 4)) << 16.
   // CHECK: shl.b32 [[Q:%r[0-9]+]], %r{{[0-9]+}}, 21;
-  // CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32 {%f{{[0-9]+}}, {{.*}}}, [%r{{[0-9]+}}];
+  // CHECK: tcgen05.ld.sync.aligned.32x32b.x16.b32 {%f{{[0-9]+}}, {{.*}}}, [%r{{[0-9]+}}];
   // CHECK: tcgen05.wait::ld.sync.aligned;
-  tcgen05.ld f <- acc[s][:, 64 +: 32];
+  tcgen05.ld f <- acc[s][:, BN - 16 +: 16];
   tcgen05.wait.ld;
   // Thread t owns row t: a masked bf16x2 store per pair of columns.
   // CHECK: cvt.rn.bf16x2.f32
   // CHECK: @%p{{[0-9]+}} st.global.b32
-  store C[0, 64] <- bf16(f);
+  store C[0, 16] <- bf16(f);
   // CHECK: @%p{{[0-9]+}} st.global.v2.f32
   store D[0, 0] <- f * 2.0;
-  // CHECK: tcgen05.st.sync.aligned.32x32b.x32.b32 [%r{{[0-9]+}}], {%f{{[0-9]+}},
+  // CHECK: tcgen05.st.sync.aligned.32x32b.x16.b32 [%r{{[0-9]+}}], {%f{{[0-9]+}},
   // CHECK: tcgen05.wait::st.sync.aligned;
-  tcgen05.st acc[s][:, 0 +: 32] <- f;
+  tcgen05.st acc[s][:, 0 +: 16] <- f;
   tcgen05.wait.st;
   tcgen05.fence.before;
   syncthreads;
