@@ -36,6 +36,15 @@ std::optional<AccumulatorLayout> KernelLowering::accumulatorLayout(const FragSha
       for (int64_t h = 0; h < 2; ++h) l.pairs.push_back({8 * h, 8 * j});
     return l;
   }
+  if (f.kind == FragKind::TmemAcc && f.m == 128) {
+    // tcgen05.ld 32x32b: thread t of the warpgroup (warp w = warp % 4, lane l) holds lane 32w + l of tensor
+    // memory, i.e. row 32w + l, columns 0 .. n-1 in its registers 0 .. n-1: pair j at (0, 2j).
+    Value warpInGroup = binaryOp(BinaryOp::BitAnd, *warpId_, Value::ofInt(Scalar::I32, 3), R);
+    l.row = binaryOp(BinaryOp::Add, binaryOp(BinaryOp::Shl, warpInGroup, Value::ofInt(Scalar::I32, 5), R), *laneId_, R);
+    l.col = Value::ofInt(Scalar::I32, 0);
+    for (int64_t j = 0; j < f.n / 2; ++j) l.pairs.push_back({0, 2 * j});
+    return l;
+  }
   return std::nullopt;
 }
 

@@ -212,6 +212,7 @@ void KernelLowering::bindShared() {
     SharedArray arr;
     arr.offset = a.offset;
     arr.swizzleBytes = static_cast<int>(a.swizzleBytes);
+    arr.tmemColumns = a.tmemColumns;
     const TypeExpr *t = a.decl->declaredType.get();
     auto vt = t ? parseValueTypeName(t->baseName) : std::nullopt;
     if (!vt || !vt->isScalar()) {
@@ -450,7 +451,8 @@ std::optional<ValueType> KernelLowering::valueTypeOf(const TypeExpr &t) {
   static const std::pair<std::string_view, FragKind> kinds[] = {
       {"mma_a", FragKind::MmaA}, {"mma_b", FragKind::MmaB}, {"mma_c", FragKind::MmaC},
       {"wgmma_a", FragKind::WgmmaA}, {"wgmma_acc", FragKind::WgmmaAcc}, {"mma_row", FragKind::MmaRow},
-      {"wgmma_row", FragKind::WgmmaRow}, {"mma_col", FragKind::MmaCol}, {"wgmma_col", FragKind::WgmmaCol}};
+      {"wgmma_row", FragKind::WgmmaRow}, {"mma_col", FragKind::MmaCol}, {"wgmma_col", FragKind::WgmmaCol},
+      {"tmem_acc", FragKind::TmemAcc}};
   for (auto &[name, kind] : kinds)
     if (t.fragKind == name) f.kind = kind;
   auto dt = parseScalarName(t.fragDtype);
@@ -736,6 +738,11 @@ void KernelLowering::lowerOp(const OpStmt &s) {
   case OpId::TmaStoreCommit: lowerTmaStoreCommit(s); return;
   case OpId::TmaStoreWait: lowerTmaStoreWait(s); return;
   case OpId::Wgmma: lowerWgmma(s); return;
+  case OpId::Tcgen05Alloc: case OpId::Tcgen05Dealloc: case OpId::Tcgen05Relinquish: case OpId::Tcgen05Mma:
+  case OpId::Tcgen05Commit: case OpId::Tcgen05Ld: case OpId::Tcgen05St: case OpId::Tcgen05WaitLd:
+  case OpId::Tcgen05WaitSt: case OpId::Tcgen05FenceBefore: case OpId::Tcgen05FenceAfter:
+    lowerTcgen05(s);
+    return;
   case OpId::WgmmaFence: case OpId::WgmmaCommit: case OpId::WgmmaWait: lowerWgmmaSync(s); return;
   case OpId::ClusterSync: case OpId::ClusterArrive: case OpId::ClusterWait: lowerClusterBarrier(s); return;
   case OpId::MbarrierExpectTx: lowerMbarrierExpectTx(s); return;
@@ -755,6 +762,9 @@ void KernelLowering::lowerOp(const OpStmt &s) {
   case OpId::Store:
     if (s.srcs.size() == 1 && s.srcs[0]->type && s.srcs[0]->type->isRowOrColVector()) lowerVectorStore(s, /*reduceAdd=*/false);
     else if (isWgmmaFragmentStore(s)) lowerWgmmaFragmentStore(s);
+    else if (s.srcs.size() == 1 && s.srcs[0]->type && s.srcs[0]->type->isFragment() &&
+             s.srcs[0]->type->frag == cake::FragKind::TmemAcc)
+      lowerTmemFragmentStore(s);
     else lowerFragmentStore(s);
     return;
   case OpId::MmaSync: lowerMmaSync(s); return;

@@ -65,6 +65,7 @@ struct SharedArray {
   int64_t offset = 0;                       // bytes from cake_smem
   std::vector<std::vector<int64_t>> groups;
   int swizzleBytes = 0;                     // 0, 32, 64 or 128
+  int64_t tmemColumns = 0;                  // a `tmem` array: its allocated columns; offset is its address slot
 };
 
 struct MBarrierArray {
@@ -101,6 +102,21 @@ struct SharedTile {
   std::optional<int64_t> colPhase;   // first column of the tile modulo the column-block width, when known
   int64_t bytes() const;
 };
+
+// A tile of a `tmem` array used as a whole (tcgen05 operand): its tensor-memory address (.b32: the
+// allocation's base plus its first column), lanes and columns (elements of the array's type).
+struct TmemTile {
+  const SharedArray *array = nullptr;
+  std::string addr;
+  int64_t rows = 0, cols = 0;
+  Scalar elem = Scalar::F32;
+};
+
+// tcgen05 encodings (LowerTcgen05.cpp): the 32-bit instruction descriptor of a dense kind::f16 MMA with f32
+// accumulation and K-major A and B (ab: bf16 or f16), and the high word of an SM100 shared-memory descriptor
+// from the high word of the wgmma descriptor of the same layout (adds the descriptor version, bit 46).
+uint32_t tcgen05InstrDescriptorF16(Scalar ab, int64_t m, int64_t n);
+uint32_t tcgen05DescriptorHiWord(uint32_t wgmmaHiWord);
 
 // A memory operand: the address of one element (or vector) of a global or shared tensor.
 struct Address {
@@ -316,6 +332,14 @@ public:
   void lowerWgmmaSync(const OpStmt &s);
   bool isWgmmaFragmentStore(const OpStmt &s) const;
   void lowerWgmmaFragmentStore(const OpStmt &s);
+  // tcgen05 and tensor memory (LowerTcgen05.cpp)
+  const SharedArray *tmemArrayOf(const Expr &e);
+  std::string tmemBase(const SharedArray &arr);   // ld.shared of the address slot
+  std::optional<TmemTile> resolveTmemTile(const Expr &e);
+  void lowerTcgen05(const OpStmt &s);
+  void lowerTcgen05Mma(const OpStmt &s);
+  void lowerTcgen05Copy(const OpStmt &s);
+  void lowerTmemFragmentStore(const OpStmt &s);
   // clusters (LowerCluster.cpp)
   void lowerClusterBarrier(const OpStmt &s);
   Value clusterBuiltin(BuiltinValue v);

@@ -35,7 +35,7 @@ std::optional<SharedTile> KernelLowering::resolveSharedTile(const Expr &e) {
   const auto *n = dynCast<NameExpr>(cur);
   auto it = n && n->decl ? env_.find(n->decl) : env_.end();
   const SharedArray *arr = it != env_.end() ? std::get_if<SharedArray>(&it->second) : nullptr;
-  if (!arr) return std::nullopt;
+  if (!arr || arr->tmemColumns) return std::nullopt;   // tensor-memory tiles: resolveTmemTile (LowerTcgen05.cpp)
   tile.array = arr;
   std::vector<int64_t> dims;
   for (const auto &g : arr->groups) dims.insert(dims.end(), g.begin(), g.end());

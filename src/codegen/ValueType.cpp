@@ -50,7 +50,7 @@ std::optional<ValueType> parseValueTypeName(std::string_view name) {
 std::string typeName(const ValueType &t) {
   if (t.isFrag()) {
     static constexpr std::string_view kinds[] = {"none",      "mma_a",   "mma_b",     "mma_c",   "wgmma_a",
-                                                 "wgmma_acc", "mma_row", "wgmma_row", "mma_col", "wgmma_col"};
+                                                 "wgmma_acc", "mma_row", "wgmma_row", "mma_col", "wgmma_col", "tmem_acc"};
     if (t.frag.kind == FragKind::MmaRow || t.frag.kind == FragKind::WgmmaRow)
       return "frag<" + std::string(kinds[static_cast<unsigned>(t.frag.kind)]) + ", " + std::string(scalarName(t.frag.dtype)) +
              ", " + std::to_string(t.frag.m) + ">";
@@ -118,6 +118,7 @@ unsigned fragElementsPerLane(const FragShape &f) {
   case FragKind::WgmmaAcc: return static_cast<unsigned>(f.m * f.n / 128);
   case FragKind::MmaRow: case FragKind::WgmmaRow: return 2;
   case FragKind::MmaCol: case FragKind::WgmmaCol: return static_cast<unsigned>(f.n / 4);
+  case FragKind::TmemAcc: return static_cast<unsigned>(f.m * f.n / 128);   // one row per thread: n columns
   case FragKind::None: return 0;
   }
   return 0;

@@ -24,7 +24,7 @@ enum class Scalar : uint8_t {
 
 // The same kinds, in the same order, as the front end's FragKind (after None); row vectors keep M, column
 // vectors N (and their family's M).
-enum class FragKind : uint8_t { None, MmaA, MmaB, MmaC, WgmmaA, WgmmaAcc, MmaRow, WgmmaRow, MmaCol, WgmmaCol };
+enum class FragKind : uint8_t { None, MmaA, MmaB, MmaC, WgmmaA, WgmmaAcc, MmaRow, WgmmaRow, MmaCol, WgmmaCol, TmemAcc };
 
 struct FragShape {
   FragKind kind = FragKind::None;

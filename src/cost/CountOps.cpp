@@ -318,6 +318,31 @@ void Counter::walkOp(const OpStmt &op) {
     add(Count::SharedWavefronts, (aBytes + bBytes) / 4 / 128);
     return;
   }
+  case OpId::Tcgen05Mma: {
+    // One thread issues K / 16 instructions of M x N x 16 (kind::f16); the operands are read from shared
+    // memory (A and B tiles) by the tensor core, the accumulator stays in tensor memory.  Counted with the
+    // warpgroup MMA path (WgmmaFlops: the asynchronous tensor-core rate of the machine).
+    if (op.dsts.empty() || op.srcs.empty() || !active_) return;
+    const Type *d = op.dsts[0]->type;
+    const auto *bin = dynCast<BinaryExpr>(op.srcs[0].get());
+    if (!d || !d->isTensor() || !bin || !bin->rhs->type || !bin->rhs->type->isTensor()) return;
+    std::vector<TensorDim> dd = d->allDims(), bd = bin->rhs->type->allDims();
+    if (dd.size() < 2 || bd.size() < 2) return;
+    const double m = static_cast<double>(dimValue(dd[dd.size() - 2]).value_or(128));
+    const double n = static_cast<double>(dimValue(dd.back()).value_or(0));
+    const double k = static_cast<double>(dimValue(bd[bd.size() - 2]).value_or(16));
+    double sharedBytes = 0;
+    for (const Expr *e : {bin->lhs.get(), bin->rhs.get()}) {
+      if (!e->type || !e->type->isTensor() || e->type->space != AddressSpace::Shared) continue;
+      ResolvedAccess ra = resolve(*e);
+      if (ra.memory) sharedBytes += static_cast<double>(ra.tileElements * ra.elemBytes);
+    }
+    issue(std::max(1.0, k / 16) + 2);
+    add(Count::WgmmaFlops, 2.0 * m * n * k);
+    add(Count::WgmmaSharedBytes, sharedBytes);
+    add(Count::SharedWavefronts, sharedBytes / 128);
+    return;
+  }
   case OpId::Wait: {
     issue(2);
     const Decl *barrier = op.dsts.empty() ? nullptr : barrierDeclOf(op.dsts[0].get());

@@ -185,7 +185,8 @@ enum class DeclKind : uint8_t {
   ShapeVar,     // M in A: bf16[M, K]: an implicit i32 kernel parameter taken from tensor shapes
   CtParam,      // <BM = 128>
   Param,        // kernel parameter
-  Let, Var, LoopVar, Shared, MBarrier, Barrier, Role, Builtin
+  Let, Var, LoopVar, Shared, MBarrier, Barrier, Role, Builtin,
+  TensorMemory  // tmem NAME: T[..] (a SharedStmt with tensorMemory set)
 };
 
 struct Decl {
@@ -225,9 +226,12 @@ struct VarStmt : Stmt, Decl {
   VarStmt(SourceRange r, std::string n, SourceRange nr) : Stmt(StmtKind::Var, r), Decl(DeclKind::Var, std::move(n), nr) {}
 };
 
+// `shared NAME: T;` and `tmem NAME: T;` (tensorMemory: Blackwell tensor memory, whose base address the
+// allocating tcgen05.alloc writes into a 4-byte shared-memory slot that this declaration owns).
 struct SharedStmt : Stmt, Decl {
   Ptr<TypeExpr> declaredType;
   std::vector<Attr> attrs;      // swizzle(128B) align(1024)
+  bool tensorMemory = false;    // declared with `tmem`
   SharedStmt(SourceRange r, std::string n, SourceRange nr) : Stmt(StmtKind::Shared, r), Decl(DeclKind::Shared, std::move(n), nr) {}
 };
 

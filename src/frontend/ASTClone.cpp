@@ -132,6 +132,8 @@ public:
       auto c = std::make_unique<SharedStmt>(r(x.range), x.name, r(x.nameRange));
       c->declaredType = optType(x.declaredType.get());
       c->attrs = attrs(x.attrs);
+      c->tensorMemory = x.tensorMemory;
+      c->declKind = x.declKind;
       return c;
     }
     case StmtKind::MBarrier: {

@@ -334,8 +334,8 @@ private:
     }
     case StmtKind::Shared: {
       const auto &x = *cast<SharedStmt>(&a), &y = *cast<SharedStmt>(&b);
-      return same("name", x.name, y.name) && type("type", x.declaredType.get(), y.declaredType.get()) &&
-             attrs(x.attrs, y.attrs);
+      return same("name", x.name, y.name) && sameFlag("tmem", x.tensorMemory, y.tensorMemory) &&
+             type("type", x.declaredType.get(), y.declaredType.get()) && attrs(x.attrs, y.attrs);
     }
     case StmtKind::MBarrier: {
       const auto &x = *cast<MBarrierStmt>(&a), &y = *cast<MBarrierStmt>(&b);

@@ -225,7 +225,7 @@ public:
     }
     case StmtKind::Shared: {
       const auto &d = *cast<SharedStmt>(&s);
-      line() += "shared ";
+      line() += d.tensorMemory ? "tmem " : "shared ";
       out_ += d.name;
       out_ += ": ";
       optType(d.declaredType.get());

@@ -39,6 +39,9 @@ struct SharedAllocation {
   int64_t bytes = 0;
   int64_t alignment = 16;           // align(n), or the swizzle's requirement (128B -> 1024)
   int64_t swizzleBytes = 0;         // 0 = none, else 32 / 64 / 128
+  // A `tmem` declaration: the shared allocation is the 4-byte slot tcgen05.alloc writes the tensor-memory
+  // base address into; tmemColumns the columns it allocates (a power of two in 32..512).
+  int64_t tmemColumns = 0;
 };
 
 struct MBarrierInfo {
@@ -83,6 +86,7 @@ struct KernelInfo {
   int64_t sharedBytes = 0;                        // total dynamic shared memory, alignment included
   int64_t sharedAlignment = 16;                   // largest alignment any allocation needs
   bool usesWgmma = false;
+  bool usesTcgen05 = false;
 
   const RoleInfo *roleOf(const RoleStmt *r) const {
     for (const RoleInfo &ri : roles) if (ri.decl == r) return &ri;

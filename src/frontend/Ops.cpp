@@ -35,7 +35,8 @@ bool isOpNamespace(std::string_view first) {
 
 bool isClauseName(std::string_view name) {
   return name == "signal" || name == "multicast" || name == "parity" || name == "expect_tx" || name == "cta" ||
-         name == "valid";
+         name == "valid" ||
+         name == "accumulate";
 }
 
 const OpInfo *closestOp(std::string_view spelling) {

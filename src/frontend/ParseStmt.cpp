@@ -102,7 +102,10 @@ Ptr<Stmt> Parser::parseStmt() {
     synchronized_ = true;
     return nullptr;
   }
-  case TokenKind::Ident: return parseOpOrAssignStmt();
+  case TokenKind::Ident:
+    // `tmem` is a contextual keyword: `tmem NAME: TYPE;` (an identifier follows it only in a declaration).
+    if (tok().text == "tmem" && peek().kind == TokenKind::Ident) return parseSharedDecl();
+    return parseOpOrAssignStmt();
   // An assignment target is a postfix expression, which may also start with a literal or '('.
   case TokenKind::IntLit: case TokenKind::BytesLit: case TokenKind::FloatLit:
   case TokenKind::KwTrue: case TokenKind::KwFalse: case TokenKind::LParen:
@@ -150,13 +153,16 @@ Ptr<Stmt> Parser::parseVarStmt() {
   return var;
 }
 
-// shared_decl = 'shared' IDENT ':' type { attr } ';' ;
+// shared_decl = ( 'shared' | 'tmem' ) IDENT ':' type { attr } ';' ;
 Ptr<Stmt> Parser::parseSharedDecl() {
   size_t start = pos_;
-  consume();   // 'shared'
+  const bool tensorMemory = tok().kind == TokenKind::Ident;   // the contextual keyword `tmem`
+  consume();   // 'shared' | 'tmem'
   const Token *name = expectIdent("a name");
   if (!name) return nullptr;
   auto shared = std::make_unique<SharedStmt>(name->range, std::string(name->text), name->range);
+  shared->tensorMemory = tensorMemory;
+  if (tensorMemory) shared->declKind = DeclKind::TensorMemory;
   if (!expect(TokenKind::Colon)) return nullptr;
   shared->declaredType = parseType();
   if (!shared->declaredType || !parseAttrs(shared->attrs) || !expectSemicolon()) return nullptr;

@@ -122,6 +122,7 @@ void Sema::analyzeReduction(OpStmt &s, AtomicOp op) {
   const Type *dt = checkExpr(*s.dsts[0], ExprMode::Operand);
   const Type *ft = checkExpr(*s.srcs[0], ExprMode::Operand);
   if (dt->isError() || ft->isError()) return;
+  if (refuseTmemFragment(ft, s.srcs[0]->range, "'red' of a fragment")) return;
   if (!ft->isFragment() || !(ft->isAccLayout() || ft->isRowOrColVector()) || ft->scalar != ScalarKind::F32) {
     fail(s.srcs[0]->range, "the source must be an f32 accumulator fragment (mma_c or wgmma_acc) or an f32 row or column "
                            "vector, found " + typeToString(ft));

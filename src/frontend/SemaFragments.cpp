@@ -90,6 +90,7 @@ const Type *Sema::fragmentBinary(BinaryOp op, const Type *lt, const Type *rt, Ex
 
 const Type *Sema::fragmentCoordinate(MemberExpr &m, const Type *bt) {
   bool isRow = m.member == "row", isCol = m.member == "col";
+  if ((isRow || isCol) && refuseTmemFragment(bt, m.memberRange, quote("." + m.member))) return types_.error();
   bool has = bt->isAccLayout() ? isRow || isCol : bt->isRowVector() ? isRow : bt->isColVector() ? isCol : false;
   if (!has) {
     auto d = diags_.report(DiagKind::UnknownMember, m.memberRange, typeToString(bt), m.member);
@@ -137,6 +138,7 @@ const Type *Sema::fragmentGather(IndexExpr &ix, const Type *bt, const Type *carr
 }
 
 const Type *Sema::fragmentReduction(CallExpr &c, const Type *t, bool column) {
+  if (refuseTmemFragment(t, c.args[0]->range, quote(c.callee))) return types_.error();
   if (!t->isAccLayout() || !(t->scalar == ScalarKind::F32 || t->scalar == ScalarKind::I32 || t->scalar == ScalarKind::U32)) {
     diags_.report(DiagKind::InvalidOperator, c.args[0]->range, c.callee, typeToString(t))
         .hint(c.callee + " reduces an accumulator fragment (mma_c, wgmma_acc) of f32, i32 or u32 along its " +

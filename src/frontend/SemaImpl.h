@@ -8,6 +8,7 @@
 //   SemaRoles.cpp   roles: placement, warp ranges, instances, register budgets, overlap
 //   SemaOps.cpp     every operation of Ops.def: operands, clauses, address spaces, shapes, arch
 //   SemaAtomics.cpp atom.* calls and red.* operations: targets, value types, arch (Atomics.h table)
+//   SemaTcgen05.cpp tmem declarations and the typing rules of the tcgen05 operations (Blackwell)
 // Only these files include this header.
 #pragma once
 #include <memory>
@@ -99,6 +100,18 @@ public:
   void analyzeBarrier(BarrierStmt &s, const StmtContext &ctx);
   void layoutSharedMemory(Kernel &k);
   void checkUnknownDefines();
+
+  // ---------------------------------------------------------------- SemaTcgen05.cpp
+  // `tmem NAME: T[..][128, N];` (E0380): shape, element, columns; fills alloc (a 4-byte slot, tmemColumns).
+  bool analyzeTmemDecl(SharedStmt &s, SharedAllocation &alloc);
+  // tcgen05.alloc / tcgen05.dealloc TMEM: the whole array of a tmem declaration.
+  void checkTmemArrayOperand(OpStmt &s, Expr &e);
+  // tcgen05.mma D += A * B with typed operands (E0382).
+  void checkTcgen05Mma(OpStmt &s, BinaryExpr &mul, const Type *d, const Type *a, const Type *b);
+  // tcgen05.ld F <- TILE / tcgen05.st TILE <- F with typed operands (E0382).
+  void checkTcgen05Copy(OpStmt &s, Expr &fragExpr, const Type *frag, Expr &tileExpr, const Type *tile);
+  // E0383 for a warp-level fragment construct applied to a tmem_acc fragment; true when reported.
+  bool refuseTmemFragment(const Type *t, SourceRange r, std::string_view what);
 
   // ---------------------------------------------------------------- SemaTypeParams.cpp
   // <T: type = bf16>: the default and -D NAME=TYPE (E0370, E0372) -> CtParam::typeValue, typeParams_.

@@ -399,8 +399,15 @@ void Sema::analyzeKernelAttrs(Kernel &k) {
 // ---------------------------------------------------------------- kernel-scope declarations
 
 void Sema::analyzeShared(SharedStmt &s, const StmtContext &ctx) {
-  checkDeclPlacement(s, s.range, "shared array", ctx);
+  checkDeclPlacement(s, s.range, s.tensorMemory ? "tmem array" : "shared array", ctx);
   s.type = s.declaredType ? resolveType(*s.declaredType, TypeUse::Shared) : types_.error();
+  if (s.tensorMemory) {
+    SharedAllocation slot;
+    slot.decl = &s;
+    if (analyzeTmemDecl(s, slot)) info_->shared.push_back(slot);
+    declare(s);
+    return;
+  }
   auto attrs = collectAttrs(s.attrs, {"swizzle", "align"}, "shared array " + quote(s.name));
   SharedAllocation alloc;
   alloc.decl = &s;

@@ -30,6 +30,7 @@ std::string Sema::describeDecl(const Decl &d) const {
   case DeclKind::Var: return "variable " + quote(d.name);
   case DeclKind::LoopVar: return "loop variable " + quote(d.name);
   case DeclKind::Shared: return "shared array " + quote(d.name);
+  case DeclKind::TensorMemory: return "tmem array " + quote(d.name);
   case DeclKind::MBarrier: return "mbarrier " + quote(d.name);
   case DeclKind::Barrier: return "named barrier " + quote(d.name);
   case DeclKind::Role: return "role " + quote(d.name);
@@ -64,7 +65,8 @@ bool Sema::declare(Decl &d) {
   Decl *prev = owner ? owner->lookupLocal(d.name) : nullptr;
   bool kernelLevel = prev && (owner->kind() == ScopeKind::Kernel ||
                               (owner->kind() == ScopeKind::KernelBody &&
-                               (prev->declKind == DeclKind::Shared || prev->declKind == DeclKind::MBarrier ||
+                               (prev->declKind == DeclKind::Shared || prev->declKind == DeclKind::TensorMemory ||
+                                prev->declKind == DeclKind::MBarrier ||
                                 prev->declKind == DeclKind::Barrier || prev->declKind == DeclKind::Role)));
   if (kernelLevel) {
     diags_.report(DiagKind::Redefinition, d.nameRange, d.name)

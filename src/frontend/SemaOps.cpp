@@ -56,6 +56,23 @@ public:
       clauses({}, {});
       S.analyzeReduction(s, *atomicOpOf(op.id));
       break;
+    case OpId::Tcgen05Alloc: case OpId::Tcgen05Dealloc:
+      S.info_->usesTcgen05 = true;
+      clauses({}, {});
+      if (form(OpArrow::None) && count(s.dsts, 1, 1, "tmem array")) S.checkTmemArrayOperand(s, *s.dsts[0]);
+      break;
+    case OpId::Tcgen05Relinquish: case OpId::Tcgen05WaitLd: case OpId::Tcgen05WaitSt: case OpId::Tcgen05FenceBefore:
+    case OpId::Tcgen05FenceAfter:
+      S.info_->usesTcgen05 = true;
+      noOperands();
+      break;
+    case OpId::Tcgen05Mma: tcgen05Mma(); break;
+    case OpId::Tcgen05Commit:
+      S.info_->usesTcgen05 = true;
+      clauses({}, {});
+      if (form(OpArrow::None) && count(s.dsts, 1, 1, "mbarrier")) singleMBarrier(*s.dsts[0]);
+      break;
+    case OpId::Tcgen05Ld: case OpId::Tcgen05St: tcgen05Copy(); break;
     case OpId::Count_: break;
     }
   }
@@ -528,6 +545,7 @@ private:
     const Type *v = operand(*s.dsts[0]);
     const Type *i = operand(*s.dsts[1]);
     if (src->isError() || v->isError() || i->isError()) return;
+    if (S.refuseTmemFragment(src, s.srcs[0]->range, quote(name()))) return;
     if (!src->isAccLayout() || !(src->scalar == ScalarKind::F32 || src->scalar == ScalarKind::I32 || src->scalar == ScalarKind::U32)) {
       badOperand(*s.srcs[0], name() + " reduces an accumulator fragment (mma_c, wgmma_acc) of f32, i32 or u32; found " +
                                  typeToString(src));
@@ -650,6 +668,46 @@ private:
     }
     if (acc->scalar == ScalarKind::F16 && a->scalar != ScalarKind::F16)
       badOperand(*s.dsts[0], std::string(scalarName(a->scalar)) + " inputs accumulate in f32, not f16");
+  }
+
+  // tcgen05.mma D += A * B [accumulate(P)]: the operands' rules are SemaTcgen05.cpp's.
+  void tcgen05Mma() {
+    S.info_->usesTcgen05 = true;
+    auto cl = clauses({"accumulate"}, {});
+    if (!form(OpArrow::Accumulate) || !count(s.dsts, 1, 1, "accumulator") || !count(s.srcs, 1, 1, "product")) return;
+    if (auto it = cl.find("accumulate"); it != cl.end()) {
+      const Type *p = operand(*it->second->args[0]);
+      if (!p->isError() && !p->isPred()) S.checkPred(*it->second->args[0], "accumulate(..)");
+    }
+    S.allowTiles_ = true;
+    const Type *d = operand(*s.dsts[0]);
+    S.allowTiles_ = false;
+    BinaryExpr *mul = product();
+    if (!mul) return;
+    S.allowTiles_ = S.allowTranspose_ = true;
+    const Type *a = operand(*mul->lhs);
+    const Type *b = operand(*mul->rhs);
+    S.allowTiles_ = S.allowTranspose_ = false;
+    mul->type = d;
+    if (d->isError() || a->isError() || b->isError()) return;
+    S.checkTcgen05Mma(s, *mul, d, a, b);
+  }
+
+  // tcgen05.ld FRAG <- TILE / tcgen05.st TILE <- FRAG.
+  void tcgen05Copy() {
+    S.info_->usesTcgen05 = true;
+    clauses({}, {});
+    if (!form(OpArrow::Move) || !count(s.dsts, 1, 1, "destination") || !count(s.srcs, 1, 1, "source")) return;
+    const bool load = op.id == OpId::Tcgen05Ld;
+    Expr &fragExpr = load ? *s.dsts[0] : *s.srcs[0];
+    Expr &tileExpr = load ? *s.srcs[0] : *s.dsts[0];
+    const Type *frag = operand(fragExpr);
+    S.allowTiles_ = true;
+    const Type *tile = operand(tileExpr);
+    S.allowTiles_ = false;
+    if (frag->isError() || tile->isError()) return;
+    if (load && !S.checkAssignable(fragExpr)) return;
+    S.checkTcgen05Copy(s, fragExpr, frag, tileExpr, tile);
   }
 
   void wgmma() {

@@ -69,7 +69,7 @@ std::string validateFragment(FragKind kind, ScalarKind dt, int64_t m, int64_t n,
   std::string shape = "m" + std::to_string(m) + "n" + std::to_string(n) + "k" + std::to_string(k);
   bool b16 = dt == ScalarKind::BF16 || dt == ScalarKind::F16;
   bool accLayout = kind == FragKind::MmaC || kind == FragKind::WgmmaAcc || kind == FragKind::MmaRow || kind == FragKind::WgmmaRow ||
-                   kind == FragKind::MmaCol || kind == FragKind::WgmmaCol;
+                   kind == FragKind::MmaCol || kind == FragKind::WgmmaCol || kind == FragKind::TmemAcc;
   if (accLayout && isF8Scalar(dt))
     return std::string(fragKindName(kind)) + " fragments hold f32, f16, bf16, integer or pred elements, not " +
            std::string(scalarName(dt));
@@ -86,6 +86,15 @@ std::string validateFragment(FragKind kind, ScalarKind dt, int64_t m, int64_t n,
   case FragKind::WgmmaCol:
     if (n < 8 || n > 256 || n % 8 != 0)
       return "wgmma_col vectors have N, the columns of a wgmma accumulator, a multiple of 8 in 8..256, not " + std::to_string(n);
+    return {};
+  case FragKind::TmemAcc:
+    // tcgen05.ld / st 32x32b.xN by a warpgroup: 128 rows (one per thread), N 32-bit columns per thread.
+    if (m != 128) return "tmem_acc fragments have M = 128 (one tensor-memory lane per thread of a warpgroup), not " + std::to_string(m);
+    if (n < 2 || n > 128 || (n & (n - 1)) != 0)
+      return "tmem_acc N (the columns each thread holds, tcgen05.ld 32x32b.xN) is a power of two in 2..128, not " + std::to_string(n);
+    if (k != 16) return "tmem_acc K is 16 (the K of a kind::f16 tcgen05.mma), not " + std::to_string(k);
+    if (scalarBits(dt) != 32)
+      return "tmem_acc fragments hold 32-bit elements (f32, i32, u32: one tensor-memory column each), not " + std::string(scalarName(dt));
     return {};
   case FragKind::MmaA:
   case FragKind::MmaB:
@@ -122,7 +131,7 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
     if (!kind)
       diags_.report(DiagKind::BadFragment, te.fragKindRange,
                     "unknown fragment kind " + quote(te.fragKind) +
-                        "; expected mma_a, mma_b, mma_c, wgmma_a, wgmma_acc, mma_row, wgmma_row, mma_col or wgmma_col");
+                        "; expected mma_a, mma_b, mma_c, wgmma_a, wgmma_acc, mma_row, wgmma_row, mma_col, wgmma_col or tmem_acc");
     if (!dtype) {
       auto d = diags_.report(DiagKind::UnknownType, te.fragDtypeRange, te.fragDtype);
       std::vector<std::string> names = {"pred", "i32", "u32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2"};
@@ -925,7 +934,19 @@ const Type *Sema::checkExpr(Expr &e, ExprMode mode) {
     break;
   }
   case ExprKind::Member: t = typeMember(*this, *cast<MemberExpr>(&e)); break;
-  case ExprKind::Index: t = typeIndex(*this, *cast<IndexExpr>(&e)); break;
+  case ExprKind::Index: {
+    auto &ix = *cast<IndexExpr>(&e);
+    t = typeIndex(*this, ix);
+    // Tensor memory is reached only by tcgen05 operations: its tiles are operands, its elements no values.
+    if (!t->isError() && !t->isTensor() && ix.base->type && ix.base->type->isTensor() &&
+        ix.base->type->space == AddressSpace::TensorMemory) {
+      Decl *root = rootDecl(e);
+      diags_.report(DiagKind::TmemNotAddressable, e.range, root ? root->name : text(e), "loaded or stored by indexing")
+          .hint("read it with tcgen05.ld into a frag<tmem_acc, ..>, write it with tcgen05.st");
+      t = types_.error();
+    }
+    break;
+  }
   case ExprKind::Call: t = typeCall(*this, *cast<CallExpr>(&e)); break;
   case ExprKind::List:
     for (auto &el : cast<ListExpr>(&e)->elements)

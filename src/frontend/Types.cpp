@@ -21,8 +21,8 @@ constexpr ScalarInfo kScalars[] = {
 };
 const ScalarInfo &info(ScalarKind k) { return kScalars[static_cast<unsigned>(k)]; }
 
-constexpr std::string_view kFragKinds[] = {"mma_a", "mma_b", "mma_c", "wgmma_a", "wgmma_acc", "mma_row", "wgmma_row", "mma_col", "wgmma_col"};
-constexpr std::string_view kSpaces[] = {"global", "shared", "register"};
+constexpr std::string_view kFragKinds[] = {"mma_a", "mma_b", "mma_c", "wgmma_a", "wgmma_acc", "mma_row", "wgmma_row", "mma_col", "wgmma_col", "tmem_acc"};
+constexpr std::string_view kSpaces[] = {"global", "shared", "register", "tmem"};
 } // namespace
 
 std::string_view scalarName(ScalarKind k) { return info(k).name; }
@@ -69,7 +69,7 @@ ScalarKind Type::elementScalar() const {
   return scalar;
 }
 
-int64_t Type::fragThreads() const { return isWgmmaFrag() ? 128 : 32; }
+int64_t Type::fragThreads() const { return isWgmmaFrag() || frag == FragKind::TmemAcc ? 128 : 32; }
 
 int64_t Type::fragElementsPerThread() const {
   if (kind != TypeKind::Fragment) return 0;
@@ -77,7 +77,7 @@ int64_t Type::fragElementsPerThread() const {
   switch (frag) {
   case FragKind::MmaA: case FragKind::WgmmaA: rows = m; cols = k; break;
   case FragKind::MmaB: rows = k; cols = n; break;
-  case FragKind::MmaC: case FragKind::WgmmaAcc: rows = m; cols = n; break;
+  case FragKind::MmaC: case FragKind::WgmmaAcc: case FragKind::TmemAcc: rows = m; cols = n; break;
   case FragKind::MmaRow: case FragKind::WgmmaRow: return 2;
   case FragKind::MmaCol: case FragKind::WgmmaCol: return n / 4;
   }

@@ -33,13 +33,17 @@ namespace cake {
 struct Expr;
 
 enum class ScalarKind : uint8_t { Pred, I32, U32, I64, F16, BF16, F32, F8E4M3, F8E5M2 };
-enum class AddressSpace : uint8_t { Global, Shared, Register };
+// TensorMemory: Blackwell tensor memory (`tmem` declarations, sm_100a): 128 lanes x up to 512 32-bit columns
+// per CTA, reachable only through tcgen05 operations.
+enum class AddressSpace : uint8_t { Global, Shared, Register, TensorMemory };
 // MmaC / WgmmaAcc are accumulator layouts; as values they may hold any non-f8 scalar (coordinates as i32,
 // masks as pred).  MmaRow / WgmmaRow are row vectors: one value per row of a 16-row mma_c tile or a 64-row
 // wgmma accumulator, held by the lanes that own the row (2 rows per thread).  MmaCol / WgmmaCol are column
 // vectors: one value per column of the rows a warp holds (an 8-column mma_c tile, or the N columns of the
 // warp's 16-row band of a wgmma accumulator), held by the lanes that own the column (N / 4 per thread).
-enum class FragKind : uint8_t { MmaA, MmaB, MmaC, WgmmaA, WgmmaAcc, MmaRow, WgmmaRow, MmaCol, WgmmaCol };
+// TmemAcc is a 128 x N tile read out of tensor memory by a warpgroup with tcgen05.ld 32x32b: thread t of the
+// warpgroup holds row t, columns 0 .. N-1 (element j = column j).
+enum class FragKind : uint8_t { MmaA, MmaB, MmaC, WgmmaA, WgmmaAcc, MmaRow, WgmmaRow, MmaCol, WgmmaCol, TmemAcc };
 
 enum class TypeKind : uint8_t {
   Error, Void, UntypedInt, UntypedFloat, Scalar, Vector, Tensor, Fragment,
@@ -123,8 +127,10 @@ struct Type {
     return kind == TypeKind::Fragment && (frag == FragKind::WgmmaA || frag == FragKind::WgmmaAcc || frag == FragKind::WgmmaRow ||
                                           frag == FragKind::WgmmaCol);
   }
-  // Fragment in an accumulator layout (mma_c, wgmma_acc), of any element type.
-  bool isAccLayout() const { return kind == TypeKind::Fragment && (frag == FragKind::MmaC || frag == FragKind::WgmmaAcc); }
+  // Fragment in an accumulator layout (mma_c, wgmma_acc, tmem_acc), of any element type.
+  bool isAccLayout() const {
+    return kind == TypeKind::Fragment && (frag == FragKind::MmaC || frag == FragKind::WgmmaAcc || frag == FragKind::TmemAcc);
+  }
   // A row vector (mma_row, wgmma_row).
   bool isRowVector() const { return kind == TypeKind::Fragment && (frag == FragKind::MmaRow || frag == FragKind::WgmmaRow); }
   // A column vector (mma_col, wgmma_col).

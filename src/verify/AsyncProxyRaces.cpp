@@ -2,8 +2,9 @@
 // thread (E0658; E0646 for a fence.proxy_async placed after the ordering barrier; E0601 when undecided).
 //
 // Obligations (every kernel, warp-specialized ones with mbarriers, roles and named barriers included):
-//   (R) an async-proxy *read* of shared memory - `tma.store T[..] <- tile` (issued by one thread) or a
-//       `wgmma` shared operand (issued by every thread of the warpgroup) - by thread t and a generic write
+//   (R) an async-proxy *read* of shared memory - `tma.store T[..] <- tile` (issued by one thread), a
+//       `wgmma` shared operand (issued by every thread of the warpgroup) or a `tcgen05.mma` shared operand
+//       (issued by one thread; never retired by a wait: its completion is a tcgen05.commit) - by thread t and a generic write
 //       (plain store, stmatrix, fragment store, cp.async destination) of an overlapping element by another
 //       thread t' are ordered: either the write happens before the issue, through a barrier both pass after
 //       the write (t') and before the issue (t), or the async read has completed - the issuing thread's
@@ -134,7 +135,8 @@ private:
     std::function<void(const Stmt &)> visit = [&](const Stmt &s) {
       if (found) return;
       if (auto *op = dynCast<OpStmt>(&s); op && op->op)
-        found = op->op->id == OpId::TmaStore || op->op->id == OpId::TmaLoad || op->op->id == OpId::Wgmma;
+        found = op->op->id == OpId::TmaStore || op->op->id == OpId::TmaLoad || op->op->id == OpId::Wgmma ||
+                op->op->id == OpId::Tcgen05Mma;
       if (auto *bl = dynCast<BlockStmt>(&s)) for (auto &c : bl->stmts) if (c) visit(*c);
       if (auto *f = dynCast<ForStmt>(&s); f && f->body) visit(*f->body);
       if (auto *i = dynCast<IfStmt>(&s)) {
@@ -455,6 +457,7 @@ private:
       for (auto &dst : op.dsts) if (dst) recordAsync(op, *dst, AccessKind::AsyncWrite);
       return;
     case OpId::Wgmma:
+    case OpId::Tcgen05Mma:   // its shared operands are read by the tensor core (async proxy); tmem ones are not shared
       for (auto &src : op.srcs) {
         if (!src) continue;
         if (auto *mul = dynCast<BinaryExpr>(src.get()); mul && mul->op == BinaryOp::Mul) {

@@ -30,6 +30,9 @@ void verifySimtBounds(VerifyContext &ctx);        // SimtBounds.cpp: global/shar
 // ---- races and initialisation order (verify-races)
 void verifySharedRaces(VerifyContext &ctx);       // SharedRaces.cpp: no two threads touch one shared element between barriers
 void verifyMBarrierInitOrder(VerifyContext &ctx); // MBarrierInitOrder.cpp: mbarrier.init by one thread, never again after use
-void verifyAsyncProxyRaces(VerifyContext &ctx);   // AsyncProxyRaces.cpp: TMA / wgmma shared accesses ordered with other threads' generic ones
+void verifyAsyncProxyRaces(VerifyContext &ctx);
+
+// ---- Blackwell (TensorMemory.cpp)
+void verifyTensorMemory(VerifyContext &ctx);      // tmem capacity and alloc/dealloc pairing, commit before ld, wait::ld, tcgen05 fences   // AsyncProxyRaces.cpp: TMA / wgmma shared accesses ordered with other threads' generic ones
 
 } // namespace cake

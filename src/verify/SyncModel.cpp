@@ -303,7 +303,7 @@ bool opIsSyncRelevant(const OpStmt &op) {
   case OpId::MbarrierInit: case OpId::FenceMbarrierInit: case OpId::Syncthreads: case OpId::ClusterSync:
   case OpId::ClusterArrive: case OpId::ClusterWait: case OpId::MbarrierExpectTx: case OpId::Wait:
   case OpId::TmaLoad: case OpId::TmaStore: case OpId::TmaStoreCommit: case OpId::TmaStoreWait:
-  case OpId::Wgmma: case OpId::WgmmaCommit: case OpId::WgmmaWait:
+  case OpId::Wgmma: case OpId::WgmmaCommit: case OpId::WgmmaWait: case OpId::Tcgen05Commit:
     return true;
   case OpId::Arrive: return (!op.dsts.empty() && isMBarrierRef(op.dsts[0].get())) || namedBarrierOperand(op);
   case OpId::Sync: return namedBarrierOperand(op) != nullptr;
@@ -865,6 +865,17 @@ private:
       return;
     }
     case OpId::WgmmaCommit: push(event(EventKind::WgmmaCommit, r, &o, active)); return;
+    case OpId::Tcgen05Commit: {
+      // One arrival on the mbarrier, made when the issuing thread's earlier tcgen05.mma have completed: as
+      // an arrive at this point of the thread's program, after the MMAs' shared-memory reads (modelled as the
+      // issuing thread's reads at the tcgen05.mma).
+      if (o.dsts.empty() || !isMBarrierRef(o.dsts[0].get())) return;
+      SyncEvent e = event(EventKind::Arrive, r, &o, active);
+      e.barriers = barrierSlots(o.dsts[0].get(), active, agent_.cta, false);
+      if (e.barriers.size() != 1) return;
+      push(std::move(e));
+      return;
+    }
     case OpId::Wgmma: {
       std::vector<const Expr *> refs;
       for (const Ptr<Expr> &s : o.srcs) collectSharedRefs(s.get(), refs);

@@ -35,6 +35,8 @@ constexpr FamilyEntry kFamilies[] = {
     {"shared-memory races", verifySharedRaces},
     {"mbarrier initialisation order", verifyMBarrierInitOrder},
     {"async-proxy races", verifyAsyncProxyRaces},
+    // ---- Blackwell tensor memory
+    {"tensor memory", verifyTensorMemory},
 };
 
 } // namespace

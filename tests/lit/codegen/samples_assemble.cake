@@ -14,5 +14,7 @@
 // CHECK-DAG: tma_copy sm_90: ok
 // CHECK-DAG: tma_copy sm_90a: ok
 // CHECK-DAG: tma_copy sm_100a: ok
+// CHECK-DAG: blackwell_gemm sm_100a: ok
+// CHECK-DAG: blackwell_kmeans_assign sm_100a: ok
 // CHECK-NOT: skip-hopper
 // CHECK-NOT: FAIL

@@ -1,0 +1,55 @@
+// RUN: %cakec --verify-only --verify-diagnostics %s
+// E0683: the tcgen05.ld registers are stored before tcgen05.wait.ld (fixed twin: tmem_clean.cake).
+target sm_100a;
+kernel k(A: bf16[M, K] tma(box=[128, 64], swizzle=128B) align(16),
+         B: bf16[N, K] tma(box=[64, 64], swizzle=128B) align(16),
+         C: f32[M, N] align(16))
+  requires(M % 128 == 0, N % 64 == 0, K == 64)
+  grid(M / 128, N / 64) threads(256)
+{
+  shared a: bf16[128, 64] swizzle(128B) align(1024);
+  shared b: bf16[64, 64] swizzle(128B) align(1024);
+  tmem acc: f32[128, 64];
+  mbarrier loaded arrivals(1);
+  mbarrier done arrivals(1);
+  if tid.x == 0 {
+    mbarrier.init loaded;
+    mbarrier.init done;
+    fence.mbarrier_init;
+  }
+  if warp == 0 {
+    tcgen05.alloc acc;
+  }
+  tcgen05.fence.before;
+  syncthreads;
+  tcgen05.fence.after;
+  let m0 = i32(block.x) * 128;
+  let n0 = i32(block.y) * 64;
+  role issue = warp(0) {
+    elect {
+      arrive loaded expect_tx((128 + 64) * 64 * 2);
+      tma.load a <- A[m0, 0] signal(loaded);
+      tma.load b <- B[n0, 0] signal(loaded);
+      wait loaded parity(0);
+      tcgen05.fence.after;
+      tcgen05.mma acc += a * b.T accumulate(false);
+      tcgen05.commit done;
+    }
+  }
+  role epilogue = warpgroup(1) {
+    wait done parity(0);
+    tcgen05.fence.after;
+    var f: frag<tmem_acc, f32, 128, 64, 16>;
+    tcgen05.ld f <- acc;
+    store C[m0, n0] <- f;
+  }
+  tcgen05.fence.before;
+  syncthreads;
+  tcgen05.fence.after;
+  if warp == 0 {
+    tcgen05.dealloc acc;
+  }
+}
+// ---- expected diagnostics (utils/verify-expectations.py) ----
+// expected-error@44 E0683 {{'f' is read before tcgen05.wait.ld: its tcgen05.ld may not have completed}}
+// expected-note@43 {{loaded here}}
