@@ -24,6 +24,7 @@
 // then the eight lanes that share the column (the same q) with three butterfly shuffles (xor 4, 8, 16): it
 // covers the rows the warp holds - all 16 of an mma_c tile, the warp's 16-row band of a wgmma accumulator;
 // argmin/argmax carry the row (its tile row, 16w included) and break ties toward the smaller row.
+#include "support/FoldPairwise.h"
 #include "codegen/KernelLowering.h"
 
 #include <map>
@@ -247,18 +248,6 @@ Value KernelLowering::maskedLoad(const MemRef &m, const std::string &guard) {
 }
 
 // ------------------------------------------------------------------------------------------- reductions
-namespace {
-// combine(...) over items (non-empty, in order) as a balanced tree: combine(fold(left half), fold(right half)).
-template <typename T, typename Combine> T foldPairwise(std::vector<T> items, Combine combine) {
-  while (items.size() > 1) {
-    std::vector<T> next;
-    for (size_t i = 0; i + 1 < items.size(); i += 2) next.push_back(combine(items[i], items[i + 1]));
-    if (items.size() % 2) next.push_back(items.back());
-    items = std::move(next);
-  }
-  return items.front();
-}
-} // namespace
 
 Value KernelLowering::combineValues(std::string_view minMax, const Value &a, const Value &b, SourceRange where) {
   if (minMax.empty()) return binaryOp(BinaryOp::Add, a, b, where);

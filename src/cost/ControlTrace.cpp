@@ -17,6 +17,7 @@
 //     warp's counts are reused; otherwise it is walked in full.
 //   * As for the warps of a class whose control never reads the warp index, the addresses of a reused warp
 //     are taken to coalesce and conflict as the walked warp's do.
+#include "frontend/NameUses.h"
 #include "cost/WorkCounterImpl.h"
 #include "frontend/ConstEval.h"
 
@@ -30,34 +31,9 @@ bool isCompileTimeExpr(const Expr *e) { return !e || ConstEvaluator().evaluate(*
 
 // The declarations `e` reads.
 void collectNames(const Expr *e, std::vector<const Decl *> &out) {
-  if (!e) return;
-  switch (e->kind) {
-  case ExprKind::Name:
-    if (const Decl *d = cast<NameExpr>(e)->decl) out.push_back(d);
-    break;
-  case ExprKind::Member: collectNames(cast<MemberExpr>(e)->base.get(), out); break;
-  case ExprKind::Unary: collectNames(cast<UnaryExpr>(e)->operand.get(), out); break;
-  case ExprKind::Binary:
-    collectNames(cast<BinaryExpr>(e)->lhs.get(), out);
-    collectNames(cast<BinaryExpr>(e)->rhs.get(), out);
-    break;
-  case ExprKind::Index: {
-    auto *ix = cast<IndexExpr>(e);
-    collectNames(ix->base.get(), out);
-    for (const IndexItem &item : ix->items) {
-      collectNames(item.start.get(), out);
-      collectNames(item.length.get(), out);
-    }
-    break;
-  }
-  case ExprKind::Call:
-    for (const auto &a : cast<CallExpr>(e)->args) collectNames(a.get(), out);
-    break;
-  case ExprKind::List:
-    for (const auto &a : cast<ListExpr>(e)->elements) collectNames(a.get(), out);
-    break;
-  case ExprKind::IntLit: case ExprKind::BoolLit: case ExprKind::FloatLit: break;
-  }
+  forEachNameUse(e, [&](const NameExpr &n) {
+    if (n.decl) out.push_back(n.decl);
+  });
 }
 
 uint64_t mix64(uint64_t h, uint64_t x) {   // splitmix64 of the running hash and the next word

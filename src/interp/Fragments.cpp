@@ -11,6 +11,7 @@
 // pairwise tree over the thread's elements in column / row order, then butterfly shuffles: xor 1, 2 over a
 // quad for rows, xor 4, 8, 16 for columns), so f32 sums round as on the GPU; argmin/argmax break ties
 // toward the smaller column (row).
+#include "support/FoldPairwise.h"
 #include "interp/WarpExecutor.h"
 
 #include "frontend/Intrinsics.h"
@@ -60,17 +61,6 @@ WarpValue WarpExecutor::fragmentCoords(const Type *t, bool column, LaneMask mask
 }
 
 namespace {
-
-// combine(...) as a balanced tree over items in order (the generated code's foldPairwise).
-template <class T, class F> T foldPairwise(std::vector<T> items, F combine) {
-  while (items.size() > 1) {
-    std::vector<T> next;
-    for (size_t i = 0; i + 1 < items.size(); i += 2) next.push_back(combine(items[i], items[i + 1]));
-    if (items.size() % 2) next.push_back(items.back());
-    items = std::move(next);
-  }
-  return items.front();
-}
 
 enum class Fold { Sum, Max, Min };
 

@@ -27,6 +27,7 @@
 // body with the entry, a role starts from the state before it (with no commit wait: the wait must be the
 // role's own) and joins afterwards, a loop runs its body twice joined with the entry (enough for these
 // finite flags and sets to reach their fixpoint).  Each (statement, code) is reported once.
+#include "frontend/NameUses.h"
 #include "verify/ControlPath.h"
 #include "verify/Families.h"
 #include "verify/RootDecl.h"
@@ -70,32 +71,7 @@ State join(const State &a, const State &b) {
 }
 
 void collectNames(const Expr *e, std::vector<const NameExpr *> &out) {
-  if (!e) return;
-  switch (e->kind) {
-  case ExprKind::Name: out.push_back(cast<NameExpr>(e)); break;
-  case ExprKind::Unary: collectNames(cast<UnaryExpr>(e)->operand.get(), out); break;
-  case ExprKind::Binary:
-    collectNames(cast<BinaryExpr>(e)->lhs.get(), out);
-    collectNames(cast<BinaryExpr>(e)->rhs.get(), out);
-    break;
-  case ExprKind::Member: collectNames(cast<MemberExpr>(e)->base.get(), out); break;
-  case ExprKind::Index: {
-    auto *ix = cast<IndexExpr>(e);
-    collectNames(ix->base.get(), out);
-    for (const IndexItem &it : ix->items) {
-      collectNames(it.start.get(), out);
-      collectNames(it.length.get(), out);
-    }
-    break;
-  }
-  case ExprKind::Call:
-    for (const auto &a : cast<CallExpr>(e)->args) collectNames(a.get(), out);
-    break;
-  case ExprKind::List:
-    for (const auto &a : cast<ListExpr>(e)->elements) collectNames(a.get(), out);
-    break;
-  default: break;
-  }
+  forEachNameUse(e, [&](const NameExpr &n) { out.push_back(&n); });
 }
 
 bool isTmemOp(OpId id) {
