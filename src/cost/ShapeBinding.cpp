@@ -143,7 +143,9 @@ std::optional<ShapeBinding> bindShape(const Kernel &kernel, const KernelInfo &in
   if (!ok) return std::nullopt;
   for (size_t d = 0; d < info.grid.size() && d < 3; ++d) {
     std::optional<int64_t> g = evaluateUniform(*info.grid[d], b);
-    if (!g || *g < 1 || *g > INT32_MAX) {
+    // The launch limits: 2^31 - 1 blocks along x, 65535 along y and z (so the block count fits in 64 bits).
+    int64_t limit = d == 0 ? INT32_MAX : 65535;
+    if (!g || *g < 1 || *g > limit) {
       diags.report(DiagKind::EstimateBadGrid, info.grid[d]->range, kernel.name,
                    g ? std::to_string(*g) : std::string("not computable from the shape"));
       return std::nullopt;
