@@ -120,7 +120,12 @@ int runCalibrateCommand(int argc, char **argv) {
       ++skipped;
       continue;
     }
-    VariantRequest request{m.kernelFile, *source, m.defines, m.arch, false, std::nullopt, {}};
+    VariantRequest request;
+    request.name = m.kernelFile;
+    request.text = *source;
+    request.defines = m.defines;
+    request.arch = m.arch;
+    request.verify = false;
     cost::VariantOutcome outcome = analyzeVariant(request, *prior.machine, m.shape);
     const cost::Estimate *estimate = nullptr;
     for (const cost::Estimate &e : outcome.estimates)

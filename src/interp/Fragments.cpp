@@ -31,6 +31,7 @@ FragCoord fragCoord(const Type *t, int warp, int lane, unsigned e) {
   case FragKind::MmaB: return {2 * q + 8 * (ei / 2) + ei % 2, g};
   case FragKind::MmaRow: case FragKind::WgmmaRow: return {band + g + 8 * ei, 0};
   case FragKind::MmaCol: case FragKind::WgmmaCol: return {0, 2 * q + 8 * (ei / 2) + ei % 2};
+  case FragKind::TmemAcc: return {32 * (warp % 4) + lane, ei};   // tcgen05.ld 32x32b: one row per thread
   }
   return {0, 0};
 }
