@@ -847,8 +847,20 @@ private:
   // A shape (model) for the given trip counts; nullopt when infeasible or unknown (reported).
   std::optional<ConcreteValues> shapeFor(const std::vector<int64_t> &tripValues, std::string &description,
                                         const std::vector<int64_t> &drivenValues = {}) {
-    z3::solver solver(z_);
-    ctx_.configureSolver(solver);
+    // One solver serves every shape query of the analysis (thousands of them in a persistent kernel's
+    // enumeration): a fresh solver per query spent more on setting up than on solving.  Each query is a
+    // push/pop scope; the assumptions are re-asserted in it because translating later expressions may have
+    // added side conditions since the last query.
+    if (!shapeSolver_) {
+      shapeSolver_.emplace(z_);
+      ctx_.configureSolver(*shapeSolver_);
+    }
+    z3::solver &solver = *shapeSolver_;
+    solver.push();
+    struct PopScope {
+      z3::solver &s;
+      ~PopScope() { s.pop(); }
+    } popScope{solver};
     std::vector<z3::expr> vars;
     for (const Ptr<ShapeVar> &sv : ctx_.kernel().shapeVars) vars.push_back(ctx_.translator().declVar(sv.get()));
     std::vector<const Param *> params;
@@ -1113,6 +1125,7 @@ private:
 
   VerifyContext &ctx_;
   z3::context &z_;
+  std::optional<z3::solver> shapeSolver_;   // shapeFor's, created on first use
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
   std::vector<std::vector<const ForStmt *>> tripLoops_;
