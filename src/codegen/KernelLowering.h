@@ -284,9 +284,12 @@ public:
   struct FragmentStoreTarget {
     const Binding *tensor;          // GlobalTensor or SharedArray
     std::vector<Value> index;       // point indices of the top-left element
+    Scalar elem() const;            // the tensor's element type
   };
   // The destination T[..., r0, c0] of a fragment store (at least minIndices point indices).
   std::optional<FragmentStoreTarget> lowerFragmentStoreTarget(const OpStmt &s, size_t minIndices = 2);
+  // False (reported) when the destination's element type is not `stored`, the type the values are stored as.
+  bool storedElementMatches(const FragmentStoreTarget &target, Scalar stored, SourceRange R);
   std::pair<const Expr *, std::optional<Scalar>> splitStoreConversion(const Expr &src) const;
   void lowerFragmentStore(const OpStmt &s);
   void fillFragment(Value &frag, const Value &scalar);

@@ -124,8 +124,7 @@ void KernelLowering::lowerFragmentReduction(const OpStmt &s) {
   }
   auto target = lowerFragmentStoreTarget(s);
   if (!target) return;
-  const GlobalTensor *global = std::get_if<GlobalTensor>(target->tensor);
-  const Scalar destElem = global ? global->elem : std::get<SharedArray>(*target->tensor).elem;
+  const Scalar destElem = target->elem();
   if (destElem != Scalar::F32) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "red.add of f32 elements into a " +
                                                                  std::string(scalarName(destElem)) + " tensor");

@@ -108,6 +108,19 @@ std::optional<KernelLowering::FragmentStoreTarget> KernelLowering::lowerFragment
   return target;
 }
 
+Scalar KernelLowering::FragmentStoreTarget::elem() const {
+  if (const auto *global = std::get_if<GlobalTensor>(tensor)) return global->elem;
+  return std::get<SharedArray>(*tensor).elem;
+}
+
+bool KernelLowering::storedElementMatches(const FragmentStoreTarget &target, Scalar stored, SourceRange R) {
+  if (target.elem() == stored) return true;
+  diags_.report(DiagKind::CodegenUnsupportedForm, R,
+                "storing " + std::string(scalarName(stored)) + " values into a " + std::string(scalarName(target.elem())) +
+                    " tensor");
+  return false;
+}
+
 // The source of a fragment store: FRAG, or T(FRAG) with T the scalar element type to store as.
 std::pair<const Expr *, std::optional<Scalar>> KernelLowering::splitStoreConversion(const Expr &src) const {
   if (const auto *call = dynCast<CallExpr>(&src); call && call->args.size() == 1)
@@ -139,7 +152,7 @@ void KernelLowering::lowerFragmentStore(const OpStmt &s) {
   Scalar to = outType.value_or(f.dtype);
   // The destination: T[..., r0, c0] with point indices.
   auto target = lowerFragmentStoreTarget(s);
-  if (!target) return;
+  if (!target || !storedElementMatches(*target, to, s.range)) return;
   // The accumulator's elements as f32 or f16 scalars: c0..c3.
   std::vector<Value> elems;
   if (f.dtype == Scalar::F32) {
@@ -149,17 +162,8 @@ void KernelLowering::lowerFragmentStore(const OpStmt &s) {
   }
   auto layout = accumulatorLayout(f, s.range);
   if (!layout) return;
-  bool mismatch = false;
   forEachAccumulatorPair(*target, *layout, /*maskGlobal=*/false, s.range, s.dsts[0]->range,
                          [&](size_t p, const MemRef &m, const std::string &) {
-                           if (mismatch) return;
-                           if (m.elem != to) {
-                             diags_.report(DiagKind::CodegenUnsupportedForm, s.range,
-                                           "storing " + std::string(scalarName(to)) + " values into a " +
-                                               std::string(scalarName(m.elem)) + " tensor");
-                             mismatch = true;
-                             return;
-                           }
                            Value pair = packVector(ValueType::vector(f.dtype, 2), {elems[2 * p], elems[2 * p + 1]});
                            store(m, convert(pair, ValueType::vector(to, 2), s.range));
                          });

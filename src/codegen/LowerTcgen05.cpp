@@ -323,21 +323,12 @@ void KernelLowering::lowerTmemFragmentStore(const OpStmt &s) {
   }
   const Scalar to = outType.value_or(f.dtype);
   auto target = lowerFragmentStoreTarget(s);
-  if (!target) return;
+  if (!target || !storedElementMatches(*target, to, s.range)) return;
   auto layout = accumulatorLayout(f, s.range);
   if (!layout) return;
   const ValueType vt = ValueType::vector(to, 2);
-  bool mismatch = false;
   forEachAccumulatorPair(*target, *layout, /*maskGlobal=*/true, s.range, s.dsts[0]->range,
                          [&](size_t p, const MemRef &m, const std::string &mask) {
-                           if (mismatch) return;
-                           if (m.elem != to) {
-                             diags_.report(DiagKind::CodegenUnsupportedForm, s.range,
-                                           "storing " + std::string(scalarName(to)) + " values into a " +
-                                               std::string(scalarName(m.elem)) + " tensor");
-                             mismatch = true;
-                             return;
-                           }
                            Value pair = packVector(ValueType::vector(f.dtype, 2),
                                                    {Value::ofRegs(ValueType::scalar(f.dtype), {frag.regs[2 * p]}),
                                                     Value::ofRegs(ValueType::scalar(f.dtype), {frag.regs[2 * p + 1]})});

@@ -303,16 +303,10 @@ void KernelLowering::lowerWgmmaFragmentStore(const OpStmt &s) {
   }
   // The destination: T[..., r0, c0] with point indices.
   auto target = lowerFragmentStoreTarget(s);
-  if (!target) return;
+  if (!target || !storedElementMatches(*target, to, s.range)) return;
   const Binding &dest = *target->tensor;
   const std::vector<Value> &idx = target->index;
   const GlobalTensor *global = std::get_if<GlobalTensor>(&dest);
-  const Scalar destElem = global ? global->elem : std::get<SharedArray>(dest).elem;
-  if (destElem != to) {
-    diags_.report(DiagKind::CodegenUnsupportedForm, s.range,
-                  "storing " + std::string(scalarName(to)) + " values into a " + std::string(scalarName(destElem)) + " tensor");
-    return;
-  }
   const SourceRange R = s.range;
   const int64_t colBlocks = f.n / 8;
   // The pair of elements (half h: rows +0 / +8, column block j) as registers of the output type.
