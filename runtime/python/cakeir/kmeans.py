@@ -76,32 +76,28 @@ class Kernels:
         b, n, d = x.shape
         k = c.shape[1]
         library = self._library("kmeans_assign", x.dtype)
+        norms_kernel = None                                 # the library's variants take ||c||^2 from the caller
         if library is not None:
             if not library.target:
                 major, minor = torch.cuda.get_device_capability(x.device)
                 library.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
             kernel = library.select(B=b, N=n, K=k, D=d)
             bn = int(library.ct_params(library.variant_name(B=b, N=n, K=k, D=d))["BN"])
-            kp = -(-k // (2 * bn)) * 2 * bn
-            norms = torch.full((b, kp), float("inf"), dtype=torch.float32, device=x.device)
-            norms[:, :k] = (c.float() * c.float()).sum(-1) if c_sq is None else c_sq.reshape(b, k)
-            labels = torch.empty((b, n), dtype=torch.int32, device=x.device) if labels is None else labels.view(b, n)
-            mind = torch.empty((b, n), dtype=torch.float32, device=x.device) if mind is None else mind.view(b, n)
-            kernel(X=x, C=c, CN=norms, L=labels, MinD=mind)
-            return (labels[0], mind[0]) if squeeze else (labels, mind)
-        if x.device.type != "cuda" or torch.cuda.get_device_capability(x.device)[0] >= 9:
-            kernels, ct = self._module("kmeans_assign_sm90", x.dtype, d)
-            name = "kmeans_assign"
         else:
-            kernels, ct = self._module("kmeans_assign_sm80", x.dtype, d)
-            name = "kmeans_assign_sm80"
-        kernel = kernels[name]
-        bn = int(ct[name]["BN"])
+            if x.device.type != "cuda" or torch.cuda.get_device_capability(x.device)[0] >= 9:
+                kernels, ct = self._module("kmeans_assign_sm90", x.dtype, d)
+                name = "kmeans_assign"
+            else:
+                kernels, ct = self._module("kmeans_assign_sm80", x.dtype, d)
+                name = "kmeans_assign_sm80"
+            kernel = kernels[name]
+            bn = int(ct[name]["BN"])
+            norms_kernel = kernels.get("row_norms")         # absent from the sm_80 build
         kp = -(-k // (2 * bn)) * 2 * bn
-        if c_sq is None and "row_norms" in kernels:
+        if c_sq is None and norms_kernel is not None:
             norms = torch.empty((b, kp), dtype=torch.float32, device=x.device)
-            kernels["row_norms"](X=c, NP=norms, scale=1.0)
-        else:                                               # given, or the sm_80 build (no norms kernel)
+            norms_kernel(X=c, NP=norms, scale=1.0)
+        else:
             norms = torch.full((b, kp), float("inf"), dtype=torch.float32, device=x.device)
             norms[:, :k] = (c.float() * c.float()).sum(-1) if c_sq is None else c_sq.reshape(b, k)
         labels = torch.empty((b, n), dtype=torch.int32, device=x.device) if labels is None else labels.view(b, n)
