@@ -221,5 +221,7 @@ private:
 };
 
 std::string quote(std::string_view s);   // 'name'
+// Can an untyped constant of kind `u` (UntypedInt / UntypedFloat) become `t`?
+bool untypedFits(const Type *u, const Type *t);
 
 } // namespace cake
