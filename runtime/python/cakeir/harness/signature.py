@@ -5,7 +5,7 @@ A signature is STAGE:CODE:CONSTRUCT.  STAGE is the stage that failed (verify, es
 is the first error's diagnostic code (E0301), or what stood in for one: `timeout` when cakec ran past its
 limit, `exit-N` when it failed without a diagnostic.  CONSTRUCT is the kind of source statement the error is
 located at, read from the candidate's IR: the statement's leading keyword or operation (`wait`, `tma.load`,
-`let`, `for`), `store` for an assignment to a named tensor, array or variable (`C[i] = ...`, `x += ...`),
+`let`, `for`; a leading `} else {` is skipped), `store` for an assignment to a named tensor, array or variable (`C[i] = ...`, `x += ...`),
 or `-` when the diagnostic has no location.  Names, numbers and messages are left out: they differ between
 candidates that fail the same way."""
 
@@ -32,7 +32,11 @@ def construct_at(ir_text: str, line: int) -> str:
     if line < 1 or line > len(lines):
         return "-"
     text = lines[line - 1].strip()
-    text = re.sub(r"^[}{;\s]+", "", text)  # `} else {`, `};`
+    opening = re.match(r"[\s};]*(?:(else)\b\s*)?\{?\s*", text)  # `} else {`, `};`
+    rest = text[opening.end():] if opening else text
+    if not rest and opening and opening.group(1):
+        return "else"
+    text = rest
     match = _LEADING_WORD.match(text)
     if match is None:
         return "-"
