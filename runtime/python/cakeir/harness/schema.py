@@ -145,7 +145,9 @@ def migrate(conn: sqlite3.Connection, target: Optional[int] = None) -> int:
 
 def open_database(path: str, target: Optional[int] = None) -> sqlite3.Connection:
     """Opens (creating it when missing) the run record at path in WAL mode and migrates it."""
-    conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    # A connection may move between threads (the MCP server runs each call in a worker thread); its users
+    # take turns, never use it at once.
+    conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout = 30000")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA foreign_keys = ON")
