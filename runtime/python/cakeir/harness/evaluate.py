@@ -1,8 +1,9 @@
 """The evaluate step: one candidate through cakec on the CPU - verify, estimate, compile - with each stage's
 outcome recorded in the run record (docs/harness.md, section "Evaluation").
 
-The IR text is written to a fresh folder (a temporary one unless the caller names a work folder; never the
-folder the IR came from), as KERNEL.cake.  The stages run in order and the first that fails ends the
+The IR text is written to a fresh folder as KERNEL.cake: a temporary one, removed afterwards, unless the
+caller names a work folder (then WORK/ID, ID a hash of the IR, defines and arch, and the cubin stays there);
+never the folder the IR came from.  The stages run in order and the first that fails ends the
 evaluation with its failure signature (signature.py):
   verify    cakec FILE --verify-only --diagnostics-format=json (front end, Z3 obligations, PTX in memory)
   estimate  cakec FILE --estimate --shape S --json --no-verify, when a shape is given
@@ -12,6 +13,8 @@ Every stage runs under the Compiler's time limit; a stage past it fails with the
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -57,8 +60,9 @@ def evaluate(compiler: Compiler, ir_text: str, defines: Optional[Defines] = None
     version = compiler.version()
     candidate_id = record.add_candidate(ir_text, defines, arch, kernel, producer, parents) if record else None
     own_folder = work_dir is None
+    identity = json.dumps([ir_sha256(ir_text), defines or {}, arch], sort_keys=True)
     folder = tempfile.mkdtemp(prefix="cake-eval-") if work_dir is None else \
-        os.path.join(work_dir, ir_sha256(ir_text)[:16])
+        os.path.join(work_dir, hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16])
     summary: Dict[str, Any] = {"candidate": candidate_id, "kernel": kernel, "ok": True, "failed_stage": None,
                                "failure_signature": None, "compiler_version": version, "stages": [],
                                "skipped": []}
