@@ -45,6 +45,8 @@ def run_evolution(call: Call) -> None:
                            "atol": 0.0, "rtol": 0.0})
     assert ok and ran["ok"] and ran["correctness"]["passed"], ran
     assert ran["correctness"]["outputs"]["C"]["mismatches"] == 0
+    ok, shown = call("candidate", {"candidate": child["candidate"]})
+    assert ok and shown["correctness"][0]["passed"] == 1 and shown["stages"][-1]["stage"] == "run"
     ok, wrong = call("run", {"file": SAMPLE, "inputs": {"A": {"values": a, "shape": [n]}},  # B zero-filled
                              "expected": {"C": {"values": [x + 1 for x in a], "shape": [n]}}, "atol": 0.5})
     assert ok and not wrong["correctness"]["passed"] and wrong["correctness"]["outputs"]["C"]["mismatches"] == n

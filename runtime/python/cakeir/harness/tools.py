@@ -207,6 +207,13 @@ def _run(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
     answer["outputs"] = outputs if result.ok else {}
     if not result.ok:
         answer["failure_signature"] = stage_signature(result, text)
+    if args.get("candidate") is not None:
+        try:
+            ctx.record.add_stage(_int_arg(args, "candidate"), "run", result.ok, result.exit_code, result.diagnostics,
+                                 {"outputs": answer["outputs"], "seed": args.get("seed")}, args.get("shape"),
+                                 answer.get("failure_signature"), ctx.compiler.version(), result.seconds)
+        except KeyError as error:
+            raise ToolError(str(error.args[0])) from error
     expected = args.get("expected") or {}
     if expected:
         checks: Dict[str, Any] = {}
@@ -346,7 +353,7 @@ TOOLS: List[Tool] = [
     Tool("compile", "Compile to a cubin with ptxas: the manifest, registers, spills and shared memory per kernel.",
          _schema(dict(_SOURCE, **_DEFINES, verify={"type": "boolean"})), _compile),
     Tool("run", "Run a kernel on the CPU interpreter (exact semantics, race checks) on given inputs; with "
-         "expected outputs, compare them (rtol, atol) and, with candidate, record the result.",
+         "expected outputs, compare them (rtol, atol); with candidate, record the run and the comparison.",
          _schema(dict(_SOURCE, defines=_DEFINES["defines"], kernel={"type": "string"}, shape=_SHAPE,
                       inputs={"type": "object", "additionalProperties": _ARRAY},
                       outputs={"type": "array", "items": {"type": "string"}},
