@@ -6,7 +6,8 @@ Request:  {"id": ANY, "tool": NAME, "arguments": {...}}     (id optional, echoed
 Response: {"id": ANY, "ok": true, "result": {...}}
           {"id": ANY, "ok": false, "error": MESSAGE}
 A line that is not a JSON object is answered with an error (id null); an exception other than ToolError is
-answered as "internal error: ..." and the server goes on.  End of input ends the server.  The tools are
+answered as "internal error: ..." and the server goes on.  End of input, or a client that closed its end,
+ends the server.  The tools are
 tools.TOOLS, the same table the MCP server serves."""
 
 from __future__ import annotations
@@ -49,8 +50,12 @@ def handle_line(ctx: ToolContext, line: str) -> Dict[str, Any]:
 
 
 def serve(ctx: ToolContext, stdin: IO[str], stdout: IO[str]) -> None:
+    """Answers each non-empty line until end of input or until the client stops reading."""
     for line in stdin:
         if not line.strip():
             continue
-        stdout.write(json.dumps(handle_line(ctx, line)) + "\n")
-        stdout.flush()
+        try:
+            stdout.write(json.dumps(handle_line(ctx, line)) + "\n")
+            stdout.flush()
+        except BrokenPipeError:
+            return
