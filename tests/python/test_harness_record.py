@@ -1,4 +1,4 @@
-"""The harness's run record without the compiler (cakeir.harness: schema, record, signature, npy, record_cli):
+"""The harness's run record without the compiler (cakeir.harness: schema, record, signature, record_cli):
 schema creation, migration from version 1, refusal of newer databases, concurrent writers, the query API
 (lineage, best, diff, failure histogram, export) and the command line."""
 
@@ -13,7 +13,6 @@ import pytest
 
 from cakeir.harness import CURRENT_VERSION, RunRecord, ir_sha256, migrate, open_database
 from cakeir.harness import record_cli
-from cakeir.harness.npy import read_npy, write_npy
 from cakeir.harness.schema import schema_version
 from cakeir.harness.signature import construct_at, failure_signature
 
@@ -124,15 +123,6 @@ def test_failure_signatures_name_stage_code_and_construct():
     assert failure_signature("verify", [{"severity": "warning", "code": "E0375"}, error], text) == "verify:E0301:let"
     assert failure_signature("verify", [dict(error, file=None, line=0)], text) == "verify:E0301:-"
     assert failure_signature("compile", [], text, "timeout") == "compile:timeout:-"
-
-
-def test_npy_round_trip(tmp_path):
-    path = str(tmp_path / "a.npy")
-    write_npy(path, [1.5, -2.0, 3.25, 0.0, 1.0, 2.0], [2, 3], "float32")
-    assert read_npy(path) == ([1.5, -2.0, 3.25, 0.0, 1.0, 2.0], (2, 3), "<f4")
-    write_npy(path, [1, 2, 3], [3], "int64")
-    assert read_npy(path) == ([1, 2, 3], (3,), "<i8")
-    assert open(path, "rb").read(10)[8:10] == bytes([118, 0])  # header padded to 64 bytes, as NumPy writes
 
 
 def test_record_command_line(tmp_path, capsys):

@@ -17,7 +17,6 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .compiler import Compiler
 from .evaluate import evaluate, kernel_name, stage_signature, write_candidate
-from .npy import read_npy, write_npy
 from .record import RunRecord, ir_sha256
 from . import reference
 
@@ -125,14 +124,29 @@ def _int_arg(args: Dict[str, Any], name: str) -> int:
     return value
 
 
+def _numpy() -> Any:
+    """NumPy, which reads and writes the interpreter's .npy arrays (pip install numpy)."""
+    try:
+        import numpy
+    except ImportError as error:
+        raise ToolError("arrays need NumPy (pip install numpy): %s" % error) from error
+    return numpy
+
+
+def _read_array(path: str) -> List[Any]:
+    """The elements of a .npy file, flat in row-major order."""
+    return _numpy().load(path, allow_pickle=False).ravel().tolist()
+
+
 def _array_file(value: Any, folder: str, name: str) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, dict) and isinstance(value.get("values"), list):
         shape = value.get("shape") or [len(value["values"])]
         path = os.path.join(folder, "%s.in.npy" % name)
+        np = _numpy()
         try:
-            write_npy(path, value["values"], shape, str(value.get("dtype", "float32")))
+            np.save(path, np.asarray(value["values"], dtype=str(value.get("dtype", "float32"))).reshape(shape))
         except (ValueError, TypeError) as error:
             raise ToolError("array %s: %s" % (name, error)) from error
         return path
@@ -222,8 +236,8 @@ def _run(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
                 checks[name] = {"passed": False, "reason": "the run failed"}
                 continue
             try:
-                actual_values, _, _ = read_npy(outputs[name])
-                expected_values, _, _ = read_npy(_array_file(value, folder, name + ".expected"))
+                actual_values = _read_array(outputs[name])
+                expected_values = _read_array(_array_file(value, folder, name + ".expected"))
             except (OSError, ValueError, KeyError) as error:
                 checks[name] = {"passed": False, "reason": str(error)}
                 continue
