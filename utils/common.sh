@@ -72,7 +72,7 @@ cake_nvdisasm() {
 }
 
 # cake_python_venv DIR: a Python virtual environment in DIR with pytest (the runtime's Python tests run under
-# it) and, when it installs, mypy; created once; reuses the system's site packages.  Prints the venv's python
+# it) and, when they install, mypy, numpy and mcp; created once; reuses the system's site packages.  Prints the venv's python
 # on success.
 cake_python_venv() {
   local dir="$1"
@@ -85,6 +85,15 @@ cake_python_venv() {
   # mypy checks the Python package's type hints (tests/python/test_typing.py); optional: skipped without it.
   if ! "$dir/bin/python" -c 'import mypy' >/dev/null 2>&1; then
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'mypy>=1' >/dev/null 2>&1 || true
+  fi
+  # numpy: the harness's run tool exchanges the interpreter's .npy arrays through it.
+  if ! "$dir/bin/python" -c 'import numpy' >/dev/null 2>&1; then
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'numpy>=1.24' >/dev/null 2>&1 || true
+  fi
+  # mcp (the Model Context Protocol SDK) for the harness's MCP server (tests/python/test_harness_mcp.py);
+  # optional: it needs Python 3.10 or later, and the test is skipped without it.
+  if ! "$dir/bin/python" -c 'import mcp' >/dev/null 2>&1; then
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'mcp>=2.3,<3' >/dev/null 2>&1 || true
   fi
   echo "$dir/bin/python"
 }

@@ -6,6 +6,8 @@
     fake_cuda  the fake driver made the runtime's driver ($CAKE_LIBCUDA), reset: its FakeCudaState
     cakec      the compiler ($CAKE_CAKEC; with LD_PRELOAD set, a wrapper that runs it without); tests that
                need it are skipped without it
+    cakec_only the compiler without the runtime library: $CAKE_CAKEC as `cakec` gives it, else the source
+               tree's build*/cakec (as cakeir.compile finds it); skipped when there is none
 ctest sets the environment (runtime/CMakeLists.txt, through utils/pytest.sh)."""
 
 import ctypes
@@ -18,6 +20,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
 
 import cakeir as cake  # noqa: E402
+from cakeir import _tools as cake_tools  # noqa: E402
 
 
 @pytest.fixture
@@ -59,6 +62,19 @@ def cakec(lib, _cakec_path):
     path = _cakec_path
     if not path:
         pytest.skip("CAKE_CAKEC is not set")
+    if not os.path.isfile(path):
+        pytest.skip("%s is not built" % path)
+    return path
+
+
+@pytest.fixture
+def cakec_only(_cakec_path):
+    path = _cakec_path
+    if not path:
+        try:
+            path = cake_tools.find_cakec(use_path=False)
+        except FileNotFoundError as error:
+            pytest.skip(str(error))
     if not os.path.isfile(path):
         pytest.skip("%s is not built" % path)
     return path
