@@ -157,9 +157,20 @@ MachineLoadResult loadMachineFile(const std::string &path) {
   return parseMachine(read.text, path);
 }
 
+// share/cake/machines beside the running cakec's bin/ folder: where `cmake --install` and the Python wheel put
+// the descriptions (CMakeLists.txt's install rules).  Empty when the executable's path is unknown.
+static std::string installedMachinesDir() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return "";
+  std::filesystem::path dir = exe.parent_path().parent_path() / "share" / "cake" / "machines";
+  return std::filesystem::is_directory(dir, ec) ? dir.string() : "";
+}
+
 std::vector<std::string> machineSearchDirs() {
   std::vector<std::string> dirs;
   if (const char *env = std::getenv("CAKE_MACHINES_DIR"); env && *env) dirs.emplace_back(env);
+  if (std::string installed = installedMachinesDir(); !installed.empty()) dirs.push_back(installed);
   if (*CAKE_MACHINES_DIR) dirs.emplace_back(CAKE_MACHINES_DIR);
   return dirs;
 }
@@ -176,7 +187,9 @@ MachineLoadResult findMachine(const std::string &spec, Arch arch) {
       std::error_code ec;
       if (std::filesystem::exists(path, ec)) return loadMachineFile(path);
     }
-    return {std::nullopt, "no machine named '" + spec + "' in " + dirs.front()};
+    std::string searched;
+    for (const std::string &dir : dirs) searched += (searched.empty() ? "" : ", ") + dir;
+    return {std::nullopt, "no machine named '" + spec + "' in " + searched};
   }
   for (const std::string &dir : dirs) {
     std::error_code ec;

@@ -4,7 +4,8 @@
 //
 // Lookup: `--machine NAME|PATH`; without it the machine whose "default_for" lists the kernel's target
 // (sm_80 -> a100, sm_90/sm_90a -> h200, sm_100a -> b200).  NAME is searched in $CAKE_MACHINES_DIR, then in
-// the machines/ directory of the source tree cakec was built from (CAKE_MACHINES_DIR at build time).
+// ../share/cake/machines relative to the running cakec (an installed cakec, the Python wheel's), then in the
+// machines/ directory of the source tree cakec was built from (CAKE_MACHINES_DIR at build time).
 #pragma once
 #include "support/Arch.h"
 
