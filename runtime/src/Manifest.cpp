@@ -123,6 +123,11 @@ public:
     return value_.string;
   }
 
+  bool asBool() const {
+    expectType(JsonType::Bool);
+    return value_.boolean;
+  }
+
   std::string asName() const {
     std::string name = asString();
     if (!isValidName(name))
@@ -554,7 +559,8 @@ ManifestSpec parseManifest(std::string_view jsonText) {
   if (!json.ok)
     throw ManifestError("invalid JSON: " + json.error);
   Field root(json.value, "");
-  root.allowOnlyKeys({"format", "version", "generator", "arch", "cubin", "cubin_sha256", "ptxas", "source", "kernels"});
+  root.allowOnlyKeys(
+      {"format", "version", "generator", "arch", "cubin", "cubin_sha256", "ptxas", "ptx_embedded", "source", "kernels"});
   ManifestSpec manifest;
   if (root.required("format").asString() != kManifestFormat)
     root.required("format").fail("expected \"" + std::string(kManifestFormat) + "\"");
@@ -571,6 +577,7 @@ ManifestSpec parseManifest(std::string_view jsonText) {
     if (manifest.cubinSha256.size() != 64 || !isLowerHex(manifest.cubinSha256))
       sha->fail("expected the SHA-256 of the cubin as 64 lowercase hex digits");
   }
+  if (auto embedded = root.optional("ptx_embedded")) manifest.ptxEmbedded = embedded->asBool();
   if (auto ptxas = root.optional("ptxas")) {
     ptxas->allowOnlyKeys({"path", "version"});
     if (auto path = ptxas->optional("path"))

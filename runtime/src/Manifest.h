@@ -110,6 +110,7 @@ struct ManifestSpec {
   std::string cubin;     // file name in the manifest's folder (no '/', not "." or "..")
   std::string cubinSha256; // 64 lowercase hex digits, or empty when the manifest has no "cubin_sha256"
   std::string ptxasPath, ptxasVersion; // "ptxas": {"path", "version"}, informational, may be empty
+  bool ptxEmbedded = false; // "ptx_embedded": the cubin file is a fat binary that also holds the PTX
   std::string source;
   std::vector<KernelSpec> kernels;
 };

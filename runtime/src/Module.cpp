@@ -68,27 +68,23 @@ ArchVersion parseArchVersion(const std::string &arch) {
 
 }   // namespace
 
-bool archRunsOn(const std::string &arch, int major, int minor) {
+bool archRunsOn(const std::string &arch, int major, int minor, bool ptxEmbedded) {
   ArchVersion want = parseArchVersion(arch);
   if (!want.valid) return true;   // unknown spelling: let the driver judge the cubin
-  return want.archSpecific ? (major == want.major && minor == want.minor)
-                           : (major == want.major && minor >= want.minor);
+  if (want.archSpecific) return major == want.major && minor == want.minor;
+  if (ptxEmbedded) return major > want.major || (major == want.major && minor >= want.minor);
+  return major == want.major && minor >= want.minor;
 }
 
 namespace {
 
 void checkDeviceArch(const CudaDriver &driver, const ModuleState &module, CuDevice device) {
-  ArchVersion want = parseArchVersion(module.manifest().arch);
-  if (!want.valid)
-    return; // unknown spelling: let the driver judge the cubin
   int major = 0, minor = 0;
   CuResult r1 = driver.api.cuDeviceGetAttribute(&major, kCuDeviceAttributeComputeCapabilityMajor, device);
   CuResult r2 = driver.api.cuDeviceGetAttribute(&minor, kCuDeviceAttributeComputeCapabilityMinor, device);
   if (r1 != kCudaSuccess || r2 != kCudaSuccess)
     return;
-  bool ok = want.archSpecific ? (major == want.major && minor == want.minor)
-                              : (major == want.major && minor >= want.minor);
-  if (!ok)
+  if (!archRunsOn(module.manifest().arch, major, minor, module.manifest().ptxEmbedded))
     throw LaunchError(CAKE_ERROR_CUDA, module.origin() + " was compiled for " + module.manifest().arch +
                                            " but the device has compute capability " + std::to_string(major) + "." +
                                            std::to_string(minor) + "; recompile with --arch sm_" +

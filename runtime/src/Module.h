@@ -81,8 +81,10 @@ std::unique_ptr<ModuleState> loadModuleFromFile(const std::string &path);
 std::vector<unsigned char> readRegularFile(const std::string &path, size_t limit, const std::string &what,
                                            const std::string &hint = "");
 // Whether a cubin built for `arch` ("sm_90a", "sm_80") runs on a device of compute capability major.minor:
-// sm_XY on X.y with y >= Y, sm_XYa only on X.Y.  An unknown spelling answers true (the driver judges).
-bool archRunsOn(const std::string &arch, int major, int minor);
+// sm_XY on X.y with y >= Y, sm_XYa only on X.Y.  With its PTX embedded (a fat binary, cakec --embed-ptx), an
+// sm_XY build also runs on every later architecture (the driver compiles the PTX); sm_XYa PTX does not.  An
+// unknown spelling answers true (the driver judges).
+bool archRunsOn(const std::string &arch, int major, int minor, bool ptxEmbedded = false);
 std::unique_ptr<ModuleState> loadModuleFromData(std::string_view manifestJson, const void *cubin, size_t cubinSize);
 
 } // namespace cake::rt

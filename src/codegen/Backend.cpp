@@ -150,14 +150,27 @@ BackendResult runBackend(const Module &m, const SemaResult &sema, const BackendR
     result.exitCode = 1;
     return result;
   }
+  std::string image = std::move(pr.cubin);
+  if (request.embedPtx) {
+    std::string why;
+    std::optional<std::string> fatbin =
+        runFatbinary(*ptxas, image, cg.ptx, std::string(archName(sema.arch)), request.ptxasLimits, why);
+    if (!fatbin) {
+      diags.report(DiagKind::FatbinaryFailed, SourceRange{}, why);
+      result.exitCode = 3;
+      return result;
+    }
+    image = std::move(*fatbin);
+    cg.manifest.ptxEmbedded = true;
+  }
   std::string out = request.outputPath.empty() ? defaultOutputPath(request.inputPath, ".cubin") : request.outputPath;
   cg.manifest.cubin = std::filesystem::path(out).filename().string();
   cg.manifest.source = request.inputPath;
   cg.manifest.generator = request.generator;
-  cg.manifest.cubinSha256 = sha256Hex(pr.cubin);
+  cg.manifest.cubinSha256 = sha256Hex(image);
   cg.manifest.ptxasPath = *ptxas;
   cg.manifest.ptxasVersion = ptxasVersion(*ptxas, request.ptxasLimits);
-  result.files.push_back({out, pr.cubin});
+  result.files.push_back({out, image});
   if (out != "-") result.files.push_back({out + ".json", manifestToJson(cg.manifest)});   // beside the cubin
   if (request.saveTemps && out != "-") result.files.push_back({defaultOutputPath(out, ".ptx"), cg.ptx});
   if (request.verbose) {

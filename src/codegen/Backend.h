@@ -37,6 +37,7 @@ struct BackendRequest {
   uint64_t ptxSizeLimitBytes = kDefaultPtxSizeLimitBytes;   // --ptx-size-limit; 0: none
   bool lineInfo = false;       // -lineinfo: .file/.loc in the PTX (LineInfo.h), ptxas -lineinfo
   bool saveTemps = false;      // --save-temps: also write the PTX given to ptxas, beside the cubin
+  bool embedPtx = false;       // --embed-ptx: the output is a fat binary of the cubin and its PTX (E0718)
   std::vector<std::string> ptxasArgs;   // -O, -Xptxas: passed to ptxas as they are
   unsigned maxRegisters = 0;   // --maxrregcount: `.maxnreg N` in every entry (0: none)
 };

@@ -84,6 +84,7 @@ struct Manifest {
   std::string cubinSha256;    // SHA-256 of the cubin's bytes, 64 lowercase hex digits ("" = not written)
   std::string ptxasPath;      // the ptxas that assembled the cubin ("" = not written)
   std::string ptxasVersion;   // its version ("12.4.131"; "" when unknown)
+  bool ptxEmbedded = false;   // the "cubin" is a fat binary that also holds the PTX (--embed-ptx)
   std::vector<KernelManifest> kernels;
 };
 

@@ -58,6 +58,7 @@ std::string manifestToJson(const Manifest &m) {
   if (!m.cubinSha256.empty()) os << "  \"cubin_sha256\": " << quote(m.cubinSha256) << ",\n";
   if (!m.ptxasPath.empty())
     os << "  \"ptxas\": {\"path\": " << quote(m.ptxasPath) << ", \"version\": " << quote(m.ptxasVersion) << "},\n";
+  if (m.ptxEmbedded) os << "  \"ptx_embedded\": true,\n";
   os << "  \"kernels\": [";
   for (size_t k = 0; k < m.kernels.size(); ++k) {
     const KernelManifest &km = m.kernels[k];

@@ -18,6 +18,7 @@
 #include "support/SignalCleanup.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -435,6 +436,57 @@ std::vector<PtxasFunctionReport> parsePtxasReport(const std::string &output) {
     it->wgmmaSerialized = reason;
   }
   return out;
+}
+
+std::optional<std::string> runFatbinary(const std::string &ptxasPath, const std::string &cubin, const std::string &ptx,
+                                        const std::string &gpuName, const PtxasLimits &limits, std::string &error) {
+  std::string tool = (fs::path(ptxasPath).parent_path() / "fatbinary").string();
+  if (::access(tool.c_str(), X_OK) != 0) {
+    error = "no executable fatbinary beside ptxas ('" + tool + "')";
+    return std::nullopt;
+  }
+  TempFolder folder;
+  if (!folder.error.empty()) {
+    error = folder.error;
+    return std::nullopt;
+  }
+  fs::path cubinPath = folder.file("kernel.cubin"), ptxPath = folder.file("kernel.ptx"),
+           fatbinPath = folder.file("kernel.fatbin"), logPath = folder.file("fatbinary.log");
+  for (const auto &[path, bytes] : {std::pair{cubinPath, &cubin}, std::pair{ptxPath, &ptx}}) {
+    std::ofstream out(path, std::ios::binary);
+    out << *bytes;
+    out.flush();
+    if (!out) {
+      error = "cannot write " + path.string() + " (is the temporary folder's disk full?)";
+      return std::nullopt;
+    }
+  }
+  // "sm_90a" -> "90a": fatbinary's spelling of the architecture of each image.
+  const std::string sm = gpuName.rfind("sm_", 0) == 0 ? gpuName.substr(3) : gpuName;
+  std::vector<std::string> args = {tool, "--64", "--create=" + fatbinPath.string(),
+                                   "--image3=kind=elf,sm=" + sm + ",file=" + cubinPath.string(),
+                                   "--image3=kind=ptx,sm=" + sm + ",file=" + ptxPath.string()};
+  ProcessOutcome outcome = runProcess(args, logPath.string(), limits);
+  if (outcome.status == PtxasResult::Status::NotStarted) {
+    error = outcome.error;
+    return std::nullopt;
+  }
+  if (outcome.status != PtxasResult::Status::Exited || outcome.exitCode != 0) {
+    std::string log = readHead(logPath, kMaxPtxasOutputBytes);
+    while (!log.empty() && std::isspace(static_cast<unsigned char>(log.back()))) log.pop_back();
+    log = capQuoted(log);
+    error = (outcome.status == PtxasResult::Status::TimedOut ? "it did not finish within its time limit"
+             : outcome.status == PtxasResult::Status::Crashed ? "it was killed by " + signalName(outcome.signal)
+                                                               : "it exited with status " + std::to_string(outcome.exitCode)) +
+            (log.empty() ? "" : ": " + log);
+    return std::nullopt;
+  }
+  ReadFileResult fatbin = readFileBounded(fatbinPath.string(), kMaxCubinBytes);
+  if (!fatbin.ok() || fatbin.text.empty()) {
+    error = "it exited with status 0 but wrote no fat binary";
+    return std::nullopt;
+  }
+  return std::move(fatbin.text);
 }
 
 PtxasResult runPtxas(const std::string &ptxasPath, const std::string &ptx, const std::string &gpuName,

@@ -72,6 +72,13 @@ std::string ptxasVersion(const std::string &ptxasPath, const PtxasLimits &limits
 PtxasResult runPtxas(const std::string &ptxasPath, const std::string &ptx, const std::string &gpuName,
                      bool verbose, const PtxasLimits &limits = {}, const std::vector<std::string> &extraArgs = {});
 
+// Packs a cubin for `gpuName` and the PTX it was assembled from into one fat binary with NVIDIA's fatbinary,
+// the executable named `fatbinary` in ptxas's folder: the driver runs the cubin on its own architecture and
+// compiles the PTX for a later one.  Runs like ptxas (private folder, limits); nullopt with `error` set when
+// fatbinary is missing or fails.
+std::optional<std::string> runFatbinary(const std::string &ptxasPath, const std::string &cubin, const std::string &ptx,
+                                        const std::string &gpuName, const PtxasLimits &limits, std::string &error);
+
 // A signal's name ("SIGSEGV"), or "signal N".
 std::string signalName(int sig);
 

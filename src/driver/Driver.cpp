@@ -448,6 +448,7 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
     if (opts.ptxSizeLimitMiB) request.ptxSizeLimitBytes = uint64_t(*opts.ptxSizeLimitMiB) << 20;
     request.lineInfo = opts.lineInfo;
     request.saveTemps = opts.saveTemps;
+    request.embedPtx = opts.embedPtx;
     request.maxRegisters = opts.maxRegisters;
     request.ptxasArgs = opts.ptxasArgs;
     BackendResult backend = runBackend(*module, sema, request, diags);

@@ -63,6 +63,7 @@ struct DriverOptions {
   bool lineInfo = false;                          // -lineinfo: .cake lines in the PTX and the cubin
   bool color = false;                             // --color (auto: stderr is a terminal and NO_COLOR unset)
   bool saveTemps = false;                         // --save-temps: the PTX too, beside the cubin
+  bool embedPtx = false;                          // --embed-ptx: a fat binary of the cubin and its PTX
   bool timeReport = false;                        // --time-report: each stage's wall time on stderr
   WarningPolicy warnings;                         // -w, -W<flag>, -Wno-<flag>, -Werror, -Werror=<flag>
   std::vector<std::string> ptxasArgs;             // -O N, -Xptxas ARGS: given to ptxas

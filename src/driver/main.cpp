@@ -209,6 +209,9 @@ int cakecMain(int argc, char **argv) {
                "record each instruction's .cake line in the PTX (.file/.loc) and the cubin (ptxas -lineinfo), for "
                "Nsight Compute and compute-sanitizer");
   app.add_flag("--save-temps", opts.saveTemps, "keep the PTX given to ptxas beside the cubin (OUT.ptx)");
+  app.add_flag("--embed-ptx", opts.embedPtx,
+               "write a fat binary holding the cubin and its PTX, which the driver compiles for later GPUs (sm_XY "
+               "targets; needs the toolkit's fatbinary)");
   app.add_flag("--time-report", opts.timeReport, "print each stage's wall time (read, parse, inline, sema, verify, codegen, "
                                                  "ptxas, write) on stderr");
   unsigned ptxasOptLevel = 3;

@@ -1,5 +1,6 @@
 // Runtime: reading launch manifests - the good ones completely, the bad ones with the JSON path of the fault.
 #include "Manifest.h"
+#include "Module.h"
 #include "test_runtime_helpers.h"
 
 #include <doctest/doctest.h>
@@ -357,6 +358,27 @@ TEST_CASE("runtime manifest: cubin_sha256 is checked at load, manifests without 
   }
   CHECK(manifestError(gemmWith("\"cubin\": \"gemm.cubin\",", "\"cubin\": \"gemm.cubin\", \"ptxas\": {\"pth\": \"x\"},"))
             .find("ptxas: unknown key \"pth\"") == 0);
+}
+
+TEST_CASE("runtime manifest: ptx_embedded says the cubin is a fat binary with its PTX") {
+  CHECK_FALSE(parseManifest(kGemmManifest).ptxEmbedded);
+  CHECK(parseManifest(gemmWith("\"cubin\": \"gemm.cubin\",", "\"cubin\": \"gemm.cubin\", \"ptx_embedded\": true,"))
+            .ptxEmbedded);
+  CHECK(manifestError(gemmWith("\"cubin\": \"gemm.cubin\",", "\"cubin\": \"gemm.cubin\", \"ptx_embedded\": 1,"))
+            .find("ptx_embedded: ") == 0);
+}
+
+TEST_CASE("runtime manifest: which devices a build runs on, with and without its PTX") {
+  // sm_XY: the same major version, minor at least Y; with the PTX, every later architecture too.
+  CHECK(archRunsOn("sm_80", 8, 6));
+  CHECK_FALSE(archRunsOn("sm_80", 9, 0));
+  CHECK(archRunsOn("sm_80", 9, 0, /*ptxEmbedded=*/true));
+  CHECK(archRunsOn("sm_80", 10, 0, true));
+  CHECK_FALSE(archRunsOn("sm_86", 8, 0, true));
+  // sm_XYa: only X.Y, PTX or not (arch-specific PTX is not forward compatible).
+  CHECK(archRunsOn("sm_90a", 9, 0, true));
+  CHECK_FALSE(archRunsOn("sm_90a", 10, 0, true));
+  CHECK_FALSE(archRunsOn("sm_90a", 8, 0));
 }
 
 TEST_CASE("runtime manifest: TMA boxes are checked at load and blamed on the manifest") {
