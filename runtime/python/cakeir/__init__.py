@@ -366,8 +366,8 @@ class Kernel:
                 status, err = self._launch_prepared(prepared, addresses, stream, args, torch, device, hooks)
         else:
             status, err = self._launch_prepared(prepared, addresses, stream, args, torch, device, hooks)
-        if self._native_call is not None and not guard:
-            self._native_call.remember(args, prepared.handle.value, prepared)  # later calls: the native path
+        if self._native_call is not None and not guard and prepared.handle:
+            self._native_call.remember(args, prepared.handle.value or 0, prepared)  # later calls: the native path
         if status != OK:
             raise error_for(status, err.value.decode("utf-8", "replace"))
         return True
