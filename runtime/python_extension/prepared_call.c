@@ -98,6 +98,29 @@ static int exactInt64(PyObject *value, int64_t *out) {
   return 1;
 }
 
+/* 1 and *out for an int in 0..2^64-1 (a device address or stream handle); 0 otherwise (no error left set).
+ * Tries the int64 conversion first: CPython's unsigned one takes a slower, general path. */
+static int readUint64(PyObject *value, uint64_t *out) {
+  if (!PyLong_Check(value))
+    return 0;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+  if (!overflow && !(v == -1 && PyErr_Occurred())) {
+    *out = (uint64_t)v;
+    return v >= 0;
+  }
+  PyErr_Clear();
+  if (overflow < 0)
+    return 0;
+  unsigned long long u = PyLong_AsUnsignedLongLong(value);
+  if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return 0;
+  }
+  *out = u;
+  return 1;
+}
+
 /* A tuple of at most kMaxRank exact ints into dims[]; returns the count or -1. */
 static int readDims(PyObject *tuple, int64_t *dims) {
   if (!PyTuple_Check(tuple))
@@ -178,10 +201,8 @@ static int readTensor(PreparedCall *self, PyObject *value, ArgSignature *sig, ui
       sig->hasStrides = strides != Py_None;
       ok = !sig->hasStrides || readDims(strides, sig->strides) == sig->rank;
     }
-    if (ok) {
-      *address = PyLong_AsUnsignedLongLong(ptr);
-      ok = !PyErr_Occurred();
-    }
+    if (ok)
+      ok = readUint64(ptr, address);
     Py_XDECREF(shape);
     Py_XDECREF(dtype);
     Py_XDECREF(strides);
@@ -207,10 +228,8 @@ static int readTensor(PreparedCall *self, PyObject *value, ArgSignature *sig, ui
   PyObject *ptr = strides ? callMethod(value, kNameDataPtr) : NULL;
   int ok = ptr != NULL && (sig->rank = readDims(shape, sig->shape)) >= 0 &&
            readDims(strides, sig->strides) == sig->rank;
-  if (ok) {
-    *address = PyLong_AsUnsignedLongLong(ptr);
-    ok = !PyErr_Occurred();
-  }
+  if (ok)
+    ok = readUint64(ptr, address);
   Py_XDECREF(shape);
   Py_XDECREF(strides);
   Py_XDECREF(ptr);
@@ -439,14 +458,12 @@ static int launchStream(PreparedCall *self, PyObject *stream, int64_t device, vo
       return 0;
     }
   }
-  unsigned long long value = PyLong_AsUnsignedLongLong(handle);
+  uint64_t value;
+  int ok = readUint64(handle, &value);
   Py_DECREF(handle);
-  if (PyErr_Occurred()) {
-    PyErr_Clear();
-    return 0;
-  }
-  *out = (void *)(uintptr_t)value;
-  return 1;
+  if (ok)
+    *out = (void *)(uintptr_t)value;
+  return ok;
 }
 
 /* __call__(args, stream): True when launched here, False when the Python path must take the call. */
