@@ -428,32 +428,37 @@ static void PreparedCall_dealloc(PreparedCall *self) {
   Py_DECREF(type);
 }
 
-/* The launch stream for `stream` (None or an int) and the tensors' device; 1 on success, 0 to decline. */
+/* The launch stream for `stream` (None or an int) and the tensors' device (-1: no torch tensor); 1 on success,
+ * 0 to decline.  With torch tensors their device must be the current one, whatever the stream (else the
+ * Python path enters torch's device guard). */
 static int launchStream(PreparedCall *self, PyObject *stream, int64_t device, void **out) {
-  PyObject *handle = NULL;
+  PyObject *deviceIndex = NULL;
+  if (device >= 0) {
+    PyObject *current = PyObject_CallNoArgs(self->getDevice);
+    int64_t index;
+    int isCurrent = current && exactInt64(current, &index) && index == device;
+    if (isCurrent) {
+      deviceIndex = current; /* reused as the argument of the raw-stream query */
+    } else {
+      Py_XDECREF(current);
+      PyErr_Clear();
+      return 0;
+    }
+  }
+  PyObject *handle;
   if (stream != Py_None) {
+    Py_XDECREF(deviceIndex);
     if (!PyLong_CheckExact(stream))
       return 0;
     handle = stream;
     Py_INCREF(handle);
-  } else if (device < 0) {
+  } else if (!deviceIndex) {
     *out = NULL;
     return 1;
   } else {
-    /* the tensors' device must be the current one (else the Python path enters torch's device guard) */
-    PyObject *current = PyObject_CallNoArgs(self->getDevice);
-    int64_t index;
-    int isCurrent = current && exactInt64(current, &index) && index == device;
-    Py_XDECREF(current);
-    if (!isCurrent) {
-      PyErr_Clear();
-      return 0;
-    }
-    PyObject *deviceIndex = PyLong_FromLongLong(device);
-    handle = deviceIndex ? PyObject_CallFunctionObjArgs(self->rawStream, deviceIndex, NULL) : NULL;
-    Py_XDECREF(deviceIndex);
-    if (!handle || !PyLong_Check(handle)) {
-      Py_XDECREF(handle);
+    handle = PyObject_CallFunctionObjArgs(self->rawStream, deviceIndex, NULL);
+    Py_DECREF(deviceIndex);
+    if (!handle) {
       PyErr_Clear();
       return 0;
     }

@@ -140,13 +140,17 @@ def test_mismatching_calls_fall_back(fake_cuda, torch, native):
     error = outcome(fake_cuda, torch, lambda: fast(*strided, 1.0))
     assert error[:2] == ("error", "CakeArgumentError") and "expects a contiguous (row-major) tensor" in error[2]
     # Another device: torch's device guard, on the Python path each time.
-    for _ in range(2):
-        assert same_outcome(fake_cuda, torch, fast, slow, *gemm_args(torch, device=1), 1.0) == {"prepared": 1}
+    for stream in (None, None, 0x4321):
+        assert same_outcome(fake_cuda, torch, fast, slow, *gemm_args(torch, device=1), 1.0, stream=stream) == \
+            {"prepared": 1}
     torch.current_device = 1  # now current: kept by the next Python-path call, native after that
     assert same_outcome(fake_cuda, torch, fast, slow, *gemm_args(torch, device=1), 1.0) == {"prepared": 1}
     assert same_outcome(fake_cuda, torch, fast, slow, *gemm_args(torch, device=1), 1.0) == {"native": 1}
     assert same_outcome(fake_cuda, torch, fast, slow, *args, 1.0) == {"prepared": 1}
-    torch.current_device = 0
+    torch.current_device = 0  # device 1's signature is kept, but not current: the guard, whatever the stream
+    assert same_outcome(fake_cuda, torch, fast, slow, *gemm_args(torch, device=1), 1.0, stream=0x4321) == \
+        {"prepared": 1}
+    assert torch.guards[-2:] == [1, 1] and fake_cuda.stream == 0x4321
     # Keyword arguments, num_sms=, a stream object, a stream out of range, too few arguments.
     assert same_outcome(fake_cuda, torch, fast, slow, *args[:2], C=args[2], alpha=1.0) == {"general": 1}
     assert same_outcome(fake_cuda, torch, fast, slow, *args, 1.0, num_sms=4) == {"general": 1}
