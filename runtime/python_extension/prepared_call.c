@@ -17,8 +17,9 @@
  * tensors are read through their Python methods.  Signatures are kept most recently used first, at most
  * kMaxSignatures per kernel; each keeps a reference to the Python object owning its cake_prepared_launch.
  *
- * Written against CPython's stable ABI (Py_LIMITED_API 3.11): one abi3 binary, built here with 3.11, loads
- * into 3.11, 3.12 and later.  nanobind's stable-ABI builds need 3.12+ headers, hence the plain C API. */
+ * Written against CPython's stable ABI (Py_LIMITED_API 3.11): one abi3 binary, built with Python 3.11's
+ * headers, loads into 3.11, 3.12 and later, so a build made on a 3.11 machine runs on a 3.12 one.  nanobind's
+ * stable-ABI builds need 3.12+ headers, hence the plain C API. */
 #ifndef Py_LIMITED_API
 #define Py_LIMITED_API 0x030B0000
 #endif
