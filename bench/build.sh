@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/build.sh: builds what the H200 benchmark needs, on the development machine (no GPU needed).
 #
-#   1. cakec and libcake_runtime.so (cmake + ninja/make in $BUILD_DIR, default build-bench; Release;
+#   1. cakec, libcake_runtime.so and, where Python 3.11+ headers are installed, the Python package's native
+#      launch path _prepared_call.abi3.so (cmake + ninja/make in $BUILD_DIR, default build-bench; Release;
 #      libstdc++/libgcc linked statically into the runtime so it loads on a machine with an older libstdc++);
 #   2. every samples/*.cake compiled to bench/out/<arch>/<name>.cubin (+ .cubin.json):
 #        sm_90a for the samples that declare it (`target sm_90a;`: the Hopper-only ones), sm_90 for the others;
@@ -9,7 +10,8 @@
 #      --no-verify and recorded as "ok-unverified";
 #      a compile that fails with E0701 (construct not lowered yet) is recorded as "unsupported" and skipped,
 #      one the front end refuses for that arch as "skip-sema"; any other failure is "FAIL" (exit 1 at the end);
-#   3. libcake_runtime.so copied to bench/out/, and bench/out/build_info.json: git commit (the device copy of
+#   3. libcake_runtime.so and _prepared_call.abi3.so copied to bench/out/ (cakeir finds the extension beside
+#      the library it loads, $CAKE_RUNTIME_LIB), and bench/out/build_info.json: git commit (the device copy of
 #      the tree may have no .git), dirty flag, date, tool versions and the per-sample compile results, which
 #      run_bench.py reports.
 #
@@ -43,6 +45,7 @@ if [ $do_build = 1 ]; then
       || { cat "$build.cmake.log"; echo "build.sh: cmake failed" >&2; exit 1; }
   fi
   targets=(cake_runtime)
+  cmake --build "$build" --target help 2>/dev/null | grep -q cakeir_prepared_call && targets+=(cakeir_prepared_call)
   [ -z "${CAKEC:-}" ] && targets+=(cakec)
   cmake --build "$build" -j "$jobs" --target "${targets[@]}" \
     || { echo "build.sh: build failed" >&2; exit 1; }
@@ -101,6 +104,7 @@ rmdir "$out"/* 2>/dev/null   # arch folders left empty
 
 # ---- 3. runtime library and build_info.json
 cp "$runtime_lib" "$out/libcake_runtime.so"
+[ -f "$build/lib/_prepared_call.abi3.so" ] && cp "$build/lib/_prepared_call.abi3.so" "$out/"
 commit=$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)
 dirty=false
 if [ "$commit" != unknown ] && [ -n "$(git -C "$repo" status --porcelain -- src runtime samples bench 2>/dev/null)" ]; then

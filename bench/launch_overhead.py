@@ -9,13 +9,17 @@ same process (docs/runtime.md, "Launch overhead").
 What is timed: `calls` back-to-back launches of out = a + b over `n` bf16 elements (a size whose kernel takes a
 few microseconds, so the GPU keeps up and the host is the limit), perf_counter around the issue loop only,
 synchronised before and after; the median over `repeats` such loops, divided by `calls`.  Methods:
-  cakeir            mod.vector_add(a, b, c) with torch tensors (the prepared-launch path)
+  cakeir            mod.vector_add(a, b, c) with torch tensors (the prepared-launch path, through the native
+                    extension cakeir._prepared_call when it loads)
+  cakeir-python     the same call on a second load of the module with `kernel.native_launch = False`: the
+                    prepared-launch path in Python over ctypes
   cakeir-general    mod.vector_add(a, b, C=c): a keyword argument takes the general path (marshalling and
                     every check on each call), for comparison
   cakeir-op         the same kernel as a torch.library custom op (cakeir.torch.register)
   triton            a @triton.jit vector add over the same tensors (when triton imports)
   torch             torch.add(a, b, out=c)
-Each method's result is checked against a + b first.  A CUDA graph capture of the cakeir call (after one
+Each method's result is checked against a + b first.  For the cakeir methods the report says which path took
+the timed calls (Kernel.launch_counts(): native, prepared or general; "mixed" if more than one did).  A CUDA graph capture of the cakeir call (after one
 eager warm-up call, which loads the module and prepares the launch) is replayed and checked.
 
 With --fake-driver (no GPU, no torch needed) the CAKE methods run against the fake CUDA driver with DevicePtr
@@ -48,24 +52,45 @@ def timed(call, calls, repeats, sync):
     return {"median_us": statistics.median(per_call), "min_us": min(per_call), "max_us": max(per_call)}
 
 
+def cake_kernels(cakeir, cubin):
+    """{method: kernel} for the cakeir methods: the native path (when it loads) and, on another load of the
+    module, the Python path."""
+    native = cakeir.load(cubin).vector_add
+    python = cakeir.load(cubin).vector_add
+    python.native_launch = False
+    return {"cakeir": native, "cakeir-python": python, "cakeir-general": native}
+
+
+def timed_path(kernel, call, calls, repeats, sync):
+    """timed() plus "path": which path of `kernel` took the timed calls."""
+    before = kernel.launch_counts()
+    row = timed(call, calls, repeats, sync)
+    moved = [path for path, count in kernel.launch_counts().items() if count != before[path]]
+    row["path"] = moved[0] if len(moved) == 1 else "mixed" if moved else "none"
+    return row
+
+
 def run_fake(args, results):
     os.environ["CAKE_LIBCUDA"] = os.path.abspath(args.fake_driver)
     import cakeir
-    mod = cakeir.load(args.cubin)
-    kernel = mod.vector_add
+    results["launch_path"] = "%s (%s)" % (cakeir.launch_path(), cakeir.launch_path_reason())
+    kernels = cake_kernels(cakeir, args.cubin)
     n = args.n
     a, b, c = (cakeir.DevicePtr(0x7F0000000000 + i * 0x10000000, (n,), "bf16") for i in range(3))
-    kernel(a, b, c)
-    results["methods"]["cakeir"] = timed(lambda: kernel(a, b, c), args.calls, args.repeats, lambda: None)
-    results["methods"]["cakeir-general"] = timed(lambda: kernel(a, b, C=c), args.calls, args.repeats, lambda: None)
+    calls = {"cakeir": lambda: kernels["cakeir"](a, b, c), "cakeir-python": lambda: kernels["cakeir-python"](a, b, c),
+             "cakeir-general": lambda: kernels["cakeir-general"](a, b, C=c)}
+    for name, call in calls.items():
+        call()  # the first call prepares the launch
+        results["methods"][name] = timed_path(kernels[name], call, args.calls, args.repeats, lambda: None)
 
 
 def run_device(args, results):
     import torch
     import cakeir
     import cakeir.torch
-    mod = cakeir.load(args.cubin)
-    kernel = mod.vector_add
+    results["launch_path"] = "%s (%s)" % (cakeir.launch_path(), cakeir.launch_path_reason())
+    kernels = cake_kernels(cakeir, args.cubin)
+    kernel = kernels["cakeir"]
     n = args.n
     a = torch.randn(n, device="cuda").to(torch.bfloat16)
     b = torch.randn(n, device="cuda").to(torch.bfloat16)
@@ -86,7 +111,8 @@ def run_device(args, results):
             print("launch_overhead: %s computed a wrong result" % name, file=sys.stderr)
         return ok
 
-    methods = {"cakeir": lambda: kernel(a, b, c), "cakeir-general": lambda: kernel(a, b, C=c)}
+    methods = {"cakeir": lambda: kernel(a, b, c), "cakeir-python": lambda: kernels["cakeir-python"](a, b, c),
+               "cakeir-general": lambda: kernel(a, b, C=c)}
     op = cakeir.torch.register(kernel, name="cakeir_bench::vector_add", outputs=["C"])
     methods["cakeir-op"] = lambda: op(a, b, c)
     try:
@@ -111,7 +137,10 @@ def run_device(args, results):
         if check(name, call):
             for _ in range(args.warmup):
                 call()
-            results["methods"][name] = timed(call, args.calls, args.repeats, sync)
+            if name in kernels:
+                results["methods"][name] = timed_path(kernels[name], call, args.calls, args.repeats, sync)
+            else:
+                results["methods"][name] = timed(call, args.calls, args.repeats, sync)
 
     # CUDA graph: capture one launch after the eager warm-up above, replay it with new inputs in place.
     graph = torch.cuda.CUDAGraph()
@@ -152,9 +181,11 @@ def main():
     lines = ["# Host launch overhead (%s)" % ("smoke run, fake driver: no timing claims" if args.fake_driver
                                                else results.get("device", "?")),
              "", "%d elements, %d calls x %d repeats; median host us per call" % (args.n, args.calls, args.repeats),
-             "", "| method | median us | min us | max us |", "| --- | --- | --- | --- |"]
+             "", "cakeir launch path: %s" % results.get("launch_path", "?"),
+             "", "| method | path | median us | min us | max us |", "| --- | --- | --- | --- | --- |"]
     for name, row in results["methods"].items():
-        lines.append("| %s | %.2f | %.2f | %.2f |" % (name, row["median_us"], row["min_us"], row["max_us"]))
+        lines.append("| %s | %s | %.2f | %.2f | %.2f |" % (name, row.get("path", "-"), row["median_us"], row["min_us"],
+                                                          row["max_us"]))
     if results.get("checks"):
         lines += ["", "checks: " + ", ".join("%s %s" % (k, "ok" if v else "WRONG") for k, v in results["checks"].items())]
     with open(os.path.join(args.out, "launch_overhead.md"), "w") as handle:

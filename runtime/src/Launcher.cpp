@@ -2,7 +2,6 @@
 // primary context of device 0 is made current (what the CUDA runtime and PyTorch use as well).
 #include "Launcher.h"
 
-#include <cstring>
 #include <vector>
 
 namespace cake::rt {
@@ -184,32 +183,35 @@ void launchPrepared(PreparedLaunch &p, const uint64_t *data, size_t numData, CuS
     checkTensorMapAddress(kernel, static_cast<size_t>(r.param), data[r.param]);
   CuContext context = currentContext(*p.driver);
 
-  // Entry parameters: the bound bytes, with each pointer slot's address from `data`.
+  // Entry parameters: pointer slots get this call's address from `data`; every other slot points at the bytes
+  // bound once (read-only from here on) or at its tensor map.  The arrays are left uninitialised: each slot
+  // used is written below.
   constexpr size_t kInline = 32;
-  AbiValue inlineAbi[kInline];
+  uint64_t inlineAddresses[kInline];
   void *inlineParams[kInline];
-  std::vector<AbiValue> heapAbi;
+  std::vector<uint64_t> heapAddresses;
   std::vector<void *> heapParams;
   const size_t count = bound.abi.size();
-  AbiValue *abi = inlineAbi;
+  uint64_t *addresses = inlineAddresses;
   void **kernelParams = inlineParams;
   if (count > kInline) {
-    heapAbi.resize(count);
+    heapAddresses.resize(count);
     heapParams.resize(count);
-    abi = heapAbi.data();
+    addresses = heapAddresses.data();
     kernelParams = heapParams.data();
   }
   std::lock_guard<std::mutex> preparedLock(p.mutex); // the maps stay put until the launch has copied them
   const std::vector<CuTensorMap> *maps = bound.tensorMaps.empty() ? nullptr : &tensorMapsFor(p, kernel, data);
   for (size_t slot = 0; slot < count; ++slot) {
-    abi[slot] = bound.abi[slot];
-    if (abi[slot].kind == AbiKind::Pointer) {
-      const uint64_t address = data[kernel.abi[slot].param];
-      std::memcpy(abi[slot].bytes, &address, sizeof address);
+    const AbiValue &value = bound.abi[slot];
+    if (value.kind == AbiKind::Pointer) {
+      addresses[slot] = data[kernel.abi[slot].param];
+      kernelParams[slot] = &addresses[slot];
+    } else if (value.kind == AbiKind::TensorMap) {
+      kernelParams[slot] = const_cast<CuTensorMap *>(&(*maps)[value.tensorMap]);
+    } else {
+      kernelParams[slot] = const_cast<unsigned char *>(value.bytes);
     }
-    kernelParams[slot] = abi[slot].kind == AbiKind::TensorMap
-                             ? const_cast<CuTensorMap *>(&(*maps)[abi[slot].tensorMap])
-                             : static_cast<void *>(abi[slot].bytes);
   }
 
   std::lock_guard<std::mutex> lock(module.mutex());

@@ -1,6 +1,6 @@
 """`pip install .` into a fresh virtual environment, then use the installed package from outside the source tree:
 compile a sample with the packaged cakec, launch it through the fake CUDA driver with the packaged
-libcake_runtime, hit the compile cache, run `cakec` and `python -m cakeir`.
+libcake_runtime (and again through the packaged native launch path), hit the compile cache, run `cakec` and `python -m cakeir`.
 
 Slow (pip builds cakec and the runtime with CMake): it runs when CAKE_WHEEL_TEST=1, which the ctest test
 python/wheel sets (runtime/CMakeLists.txt).  The CMake build folder is <repo>/build-wheel (kept, so a second
@@ -44,6 +44,12 @@ USE = textwrap.dedent(r"""
     second(cakeir.DevicePtr(0x7f0000000000, (n,), "bf16"), cakeir.DevicePtr(0x7f0000100000, (n,), "bf16"),
            cakeir.DevicePtr(0x7f0000200000, (n,), "bf16"))
     assert state.launches == 1 and state.name == b"vector_add", (state.launches, state.name)
+    # the wheel's native launch path (cakeir/lib/_prepared_call.abi3.so) takes the next call
+    assert cakeir.launch_path() == "native", cakeir.launch_path_reason()
+    assert cakeir.launch_path_reason() == "loaded from " + os.path.join(package, "lib", "_prepared_call.abi3.so")
+    second(cakeir.DevicePtr(0x7f0000000000, (n,), "bf16"), cakeir.DevicePtr(0x7f0000100000, (n,), "bf16"),
+           cakeir.DevicePtr(0x7f0000200000, (n,), "bf16"))
+    assert state.launches == 2 and second.vector_add.launch_counts()["native"] == 1
     print("wheel ok", package)
 """)
 

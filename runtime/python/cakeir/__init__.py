@@ -27,6 +27,7 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _dtypes as dtypes
+from . import _native
 from ._args import DevicePtr, checked_address, checked_int, num_sms_value, scalar_arg, stream_handle, tensor_arg, torch_device_of
 from ._errors import (CakeArgumentError, CakeCudaError, CakeDriverUnavailable, CakeError, CakeExpressionError,
                       CakeIOError, CakeLaunchConfigError, CakeManifestError, CakeNotFoundError,
@@ -40,7 +41,8 @@ __all__ = [
     "load", "load_data", "compile", "default_cache_dir", "CakeCompileError", "Module", "Kernel", "LaunchPlan", "DevicePtr", "eval_expression", "driver_check",
     "runtime_version", "library_path", "dtypes", "CakeError", "CakeIOError", "CakeManifestError",
     "CakeNotFoundError", "CakeArgumentError", "CakeRequirementError", "CakeLaunchConfigError",
-    "CakeExpressionError", "CakeDriverUnavailable", "CakeCudaError", "load_library", "Library",
+    "CakeExpressionError", "CakeDriverUnavailable", "CakeCudaError", "load_library", "Library", "launch_path",
+    "launch_path_reason",
 ]
 
 
@@ -62,6 +64,19 @@ def runtime_version() -> str:
 
 def library_path() -> str:
     return _runtime().cake_library_path
+
+
+def launch_path() -> str:
+    """"native" when prepared launches go through the extension module cakeir._prepared_call, else "python"
+    (the extension is absent, does not load, or CAKE_NO_NATIVE=1 is set; launch_path_reason() says which).
+    Loads the runtime library to find out."""
+    return "native" if _native.module(library_path()) is not None else "python"
+
+
+def launch_path_reason() -> str:
+    """Why launch_path() is what it is: "loaded from PATH", "CAKE_NO_NATIVE is set", or where it was looked for."""
+    launch_path()
+    return _native.reason()
 
 
 def load(path: PathLike) -> "Module":
@@ -197,6 +212,37 @@ class Kernel:
         self._tensor_params = [kind == "tensor" for kind in self.param_kinds]
         self._address_array = ctypes.c_uint64 * max(count, 1)
         self._prepared: Dict[Any, _PreparedLaunch] = {}
+        self._prepared_calls = 0  # launches made by the Python prepared path
+        self._general_calls = 0   # calls that took the general path
+        self._native_call: Any = None  # cakeir._prepared_call.PreparedCall: the native prepared path
+        self._native_launches = 0  # launches of native paths dropped by `native_launch = False`
+        self.native_launch = True
+
+    @property
+    def native_launch(self) -> bool:
+        """True while prepared launches of this kernel go through the native extension (cakeir.launch_path());
+        set it to False to send them through the Python path (set it to True to go back when it is loaded)."""
+        return self._native_call is not None
+
+    @native_launch.setter
+    def native_launch(self, enabled: bool) -> None:
+        if self._native_call is not None:
+            self._native_launches += self._native_call.launches
+        self._native_call = None
+        if not enabled:
+            return
+        native = _native.module(getattr(self._lib, "cake_library_path", None))
+        if native is None or len(self._tensor_params) > _NATIVE_MAX_PARAMS:
+            return
+        address = ctypes.cast(self._lib.cake_launch_prepared, ctypes.c_void_p).value
+        self._native_call = native.PreparedCall(address, tuple(self._tensor_params), DevicePtr, error_for)
+
+    def launch_counts(self) -> Dict[str, int]:
+        """Calls of this kernel so far by the path that took them: "native" (the extension's prepared launch),
+        "prepared" (the Python prepared launch), "general" (every check on each call).  A call that failed is
+        counted under the path that reported the failure, except on the native path (launches made only)."""
+        native = self._native_launches + (self._native_call.launches if self._native_call is not None else 0)
+        return {"native": native, "prepared": self._prepared_calls, "general": self._general_calls}
 
     def signature(self) -> str:
         """'gemm(A: bf16[2], B: bf16[2], C: f32[2], alpha: f32)' (tensor ranks in brackets)."""
@@ -253,8 +299,13 @@ class Kernel:
         return array, values, options, keepalive
 
     def __call__(self, *args: Any, stream: Any = None, num_sms: Optional[int] = None, **kwargs: Any) -> None:
-        if not kwargs and num_sms is None and self._call_prepared(args, stream):
-            return
+        if not kwargs and num_sms is None:
+            native = self._native_call
+            if native is not None and native(args, stream):
+                return
+            if self._call_prepared(args, stream):
+                return
+        self._general_calls += 1
         array, values, options, keepalive = self._prepare(args, kwargs, num_sms)
         options.stream = stream_handle(stream, values)
         err = error_buffer()
@@ -305,6 +356,7 @@ class Kernel:
         prepared = self._prepared.get(key_tuple)
         hooks = _torch_hooks(torch) if device is not None else _NO_HOOKS
         guard = device is not None and (hooks[1] is None or hooks[1]() != device)
+        self._prepared_calls += 1
         if prepared is None or guard:
             # the first call with this signature, or the tensors' device is not the current one (then under
             # torch's device guard, which makes that device's primary context current)
@@ -314,6 +366,8 @@ class Kernel:
                 status, err = self._launch_prepared(prepared, addresses, stream, args, torch, device, hooks)
         else:
             status, err = self._launch_prepared(prepared, addresses, stream, args, torch, device, hooks)
+        if self._native_call is not None and not guard and prepared.handle:
+            self._native_call.remember(args, prepared.handle.value or 0, prepared)  # later calls: the native path
         if status != OK:
             raise error_for(status, err.value.decode("utf-8", "replace"))
         return True
@@ -362,6 +416,7 @@ class Kernel:
 
 
 _MAX_PREPARED = 64  # prepared launches kept per kernel (distinct shape signatures); all dropped when full
+_NATIVE_MAX_PARAMS = 64  # kMaxParams of runtime/python_extension/prepared_call.c
 
 
 class _PreparedLaunch:
