@@ -19,7 +19,8 @@ Importing this module does not import torch; making a GpuBackend does (and needs
     event, all on the current stream with the stream held by torch.cuda._sleep while the host enqueues (so
     host enqueue time is not in the events; host_us is measured on its own).  Median, min, p10, p90 and every
     sample.
-  - comparison: cakeir.measure.compare's rule computed with torch in float64 on the device."""
+  - comparison: cakeir.measure.compare's rule computed with torch in float64 on the device (compare_torch;
+    bit_equal_torch for the inputs: both usable on their own, as bench/library_bench.py does)."""
 
 from __future__ import annotations
 
@@ -115,13 +116,7 @@ class GpuBackend(Backend):
         return tensor.clone()
 
     def bit_equal(self, a: Any, b: Any) -> bool:
-        torch = self.torch
-        if a.shape != b.shape or a.dtype != b.dtype:
-            return False
-        if a.dtype.is_floating_point:
-            width = {2: torch.int16, 4: torch.int32, 8: torch.int64}[a.element_size()]
-            return bool(torch.equal(a.view(width), b.view(width)))
-        return bool(torch.equal(a, b))
+        return bit_equal_torch(a, b)
 
     def reference(self, problem: Problem, inputs: Mapping[str, Any], shape: Shape) -> Dict[str, Any]:
         if problem.reference_torch is None:
@@ -129,25 +124,7 @@ class GpuBackend(Backend):
         return problem.reference_torch(self.torch, inputs, shape)
 
     def compare(self, out: Any, ref: Any, tolerance: float, before: Optional[Any] = None) -> Comparison:
-        torch = self.torch
-        o = out.detach().double().reshape(-1)
-        r = ref.detach().double().reshape(-1)
-        poison = torch.isnan(o) if out.dtype.is_floating_point else (out.reshape(-1) == INT_SENTINEL)
-        survivors_mask = poison & ~torch.isnan(r)
-        written = ~survivors_mask
-        d = (o - r).abs()
-        d = torch.where(written & ~torch.isnan(d), d, torch.zeros_like(d))
-        rms = float(r.norm().item()) / math.sqrt(max(r.numel(), 1))
-        bound = OUTLIER_FACTOR * tolerance * rms + 2.0 * ULP.get(_cake_dtype(out.dtype), 0.0) * r.abs()
-        bad = written & ((d > bound) | (torch.isnan(o) & ~torch.isnan(r)))
-        stale = 0
-        if before is not None:
-            stale = int((bad & (o == before.detach().double().reshape(-1))).sum().item())
-        ref_norm = float(r.norm().item())
-        diff = float(d.norm().item())
-        return Comparison(total=r.numel(), survivors=int(survivors_mask.sum().item()), wrong=int(bad.sum().item()),
-                          stale=stale, rel_err=diff / ref_norm if ref_norm > 0 else diff,
-                          max_abs_err=float(d.max().item()) if d.numel() else 0.0, tolerance=tolerance)
+        return compare_torch(out, ref, tolerance, before)
 
     # ---------------------------------------------------------------- runs
     def prepare(self, problem: Problem, candidate: Candidate) -> Any:
@@ -260,3 +237,37 @@ def _cake_dtype(torch_dtype: Any) -> str:
         if t == name:
             return cake
     return name
+
+
+def bit_equal_torch(a: Any, b: Any) -> bool:
+    """Exact equality of two torch tensors, bit for bit (NaN payloads included)."""
+    import torch
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.is_floating_point:
+        width = {2: torch.int16, 4: torch.int32, 8: torch.int64}[a.element_size()]
+        return bool(torch.equal(a.view(width), b.view(width)))
+    return bool(torch.equal(a, b))
+
+
+def compare_torch(out: Any, ref: Any, tolerance: float, before: Optional[Any] = None) -> Comparison:
+    """cakeir.measure.compare's rule on torch tensors (float64 on their device)."""
+    import torch
+    o = out.detach().double().reshape(-1)
+    r = ref.detach().double().reshape(-1).to(o.device)
+    poison = torch.isnan(o) if out.dtype.is_floating_point else (out.reshape(-1) == INT_SENTINEL)
+    survivors_mask = poison & ~torch.isnan(r)
+    written = ~survivors_mask
+    d = (o - r).abs()
+    d = torch.where(written & ~torch.isnan(d), d, torch.zeros_like(d))
+    ref_norm = float(r.norm().item())
+    rms = ref_norm / math.sqrt(max(r.numel(), 1))
+    bound = OUTLIER_FACTOR * tolerance * rms + 2.0 * ULP.get(_cake_dtype(out.dtype), 0.0) * r.abs()
+    bad = written & ((d > bound) | (torch.isnan(o) & ~torch.isnan(r)))
+    stale = 0
+    if before is not None:
+        stale = int((bad & (o == before.detach().double().reshape(-1).to(o.device))).sum().item())
+    diff = float(d.norm().item())
+    return Comparison(total=r.numel(), survivors=int(survivors_mask.sum().item()), wrong=int(bad.sum().item()),
+                      stale=stale, rel_err=diff / ref_norm if ref_norm > 0 else diff,
+                      max_abs_err=float(d.max().item()) if d.numel() else 0.0, tolerance=tolerance)
