@@ -108,3 +108,6 @@ class Backend(abc.ABC):
 
     def describe(self) -> Dict[str, Any]:
         return {"backend": self.name}
+
+    def close(self) -> None:
+        """Releases what the backend holds (temporary folders, buffers)."""

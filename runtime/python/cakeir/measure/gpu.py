@@ -11,8 +11,8 @@ Importing this module does not import torch; making a GpuBackend does (and needs
     for the current stream (so it sees the poisoned outputs) but is never waited for.
   - run observation: CUDA events bracket the timed launches on the current stream; right after the end event
     the outputs are copied on the current stream (the stream-ordered snapshot); then the host waits for the
-    end event only, and times a device-wide synchronization: what it waits for is work outside the timed
-    stream (pending_unit "ms", limit PENDING_LIMIT_MS).
+    current stream only (an event after the copy), and times a device-wide synchronization: what it waits
+    for is work outside the timed stream (pending_unit "ms", limit PENDING_LIMIT_MS).
   - timing (time): the persisting-L2 limit set to 0 (cuCtxSetLimit), a warm-up of every function, then
     ROUNDS rounds, each timing every function ITERS times in rotating order; before each timed run the
     outputs are poisoned and L2 is flushed (a write of twice its size), then start event, the function, end
@@ -139,18 +139,16 @@ class GpuBackend(Backend):
             self.streams[name] = self.torch.cuda.Stream()
         return self.streams[name]
 
-    def _issue(self, module: Any, problem: Problem, candidate: Candidate, tensors: Dict[str, Any],
-               timed: bool) -> None:
-        """Enqueues the plan: timed launches (timed=True) or the others (timed=False)."""
+    def _issue(self, module: Any, problem: Problem, candidate: Candidate, tensors: Dict[str, Any]) -> None:
+        """Enqueues the plan's launches in order: timed ones on the current stream, the others each on its own
+        stream after that stream waited for the current one."""
         torch = self.torch
         for launch in candidate.launches:
-            if (launch.stream == TIMED_STREAM) != timed:
-                continue
             kernel = module[launch.kernel]
             by_tensor = {tensor: param for param, tensor in launch.bind.items()}
             args = {by_tensor.get(t.name, t.name): tensors[t.name] for t in problem.tensors}
             args.update(launch.scalars)
-            if timed:
+            if launch.stream == TIMED_STREAM:
                 kernel(**args)
             else:
                 side = self._stream(launch.stream)
@@ -162,12 +160,13 @@ class GpuBackend(Backend):
         torch = self.torch
         torch.cuda.synchronize()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        self._issue(prepared, problem, candidate, tensors, timed=False)
         start.record()
-        self._issue(prepared, problem, candidate, tensors, timed=True)
+        self._issue(prepared, problem, candidate, tensors)
         end.record()
         snapshot = {t.name: tensors[t.name].clone() for t in problem.outputs}
-        end.synchronize()
+        copied = torch.cuda.Event()
+        copied.record()
+        copied.synchronize()                 # the timed stream is idle now: its work and the snapshot are done
         t0 = time.perf_counter()
         torch.cuda.synchronize()
         pending_ms = (time.perf_counter() - t0) * 1e3
@@ -179,8 +178,7 @@ class GpuBackend(Backend):
     def timed_run(self, prepared: Any, problem: Problem, candidate: Candidate, tensors: Dict[str, Any],
                   shape: Shape) -> Callable[[], None]:
         def one_run() -> None:
-            self._issue(prepared, problem, candidate, tensors, timed=False)
-            self._issue(prepared, problem, candidate, tensors, timed=True)
+            self._issue(prepared, problem, candidate, tensors)
         return one_run
 
     def peer_runs(self, problem: Problem, tensors: Dict[str, Any], shape: Shape) -> Dict[str, Callable[[], None]]:
