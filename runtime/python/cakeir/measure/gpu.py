@@ -149,7 +149,7 @@ class GpuBackend(Backend):
             args = {by_tensor.get(t.name, t.name): tensors[t.name] for t in problem.tensors}
             args.update(launch.scalars)
             if launch.stream == TIMED_STREAM:
-                kernel(**args)
+                kernel(*[args[p] for p in kernel.param_names])      # positional: the prepared launch path
             else:
                 side = self._stream(launch.stream)
                 side.wait_stream(torch.cuda.current_stream())
