@@ -16,8 +16,9 @@ Importing this module does not import torch; making a GpuBackend does (and needs
   - timing (time): the persisting-L2 limit set to 0 (cuCtxSetLimit), a warm-up of every function, then
     ROUNDS rounds, each timing every function ITERS times in rotating order; before each timed run the
     outputs are poisoned and L2 is flushed (a write of twice its size), then start event, the function, end
-    event, all on the current stream with the stream held by torch.cuda._sleep while the host enqueues (so
-    host enqueue time is not in the events; host_us is measured on its own).  Median, min, p10, p90 and every
+    event, all on the current stream with the stream held by torch.cuda._sleep for 1.5 x the host time of the
+    round's iterations (measured in the warm-up), so host enqueue time is not in the events; host_us, the
+    host time of one call, is measured on its own.  Median, min, p10, p90 and every
     sample.
   - comparison: cakeir.measure.compare's rule computed with torch in float64 on the device (compare_torch;
     bit_equal_torch for the inputs: both usable on their own, as bench/library_bench.py does)."""
@@ -192,13 +193,24 @@ class GpuBackend(Backend):
         torch = self.torch
         names = list(functions)
         host_us: Dict[str, float] = {}
-        for name in names:                                   # warm-up, then host time per call on its own
+        iteration_us: Dict[str, float] = {}
+        for name in names:           # warm-up; host time of one call, and of one whole timed iteration
             functions[name]()
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             for _ in range(3):
                 functions[name]()
             host_us[name] = (time.perf_counter() - t0) / 3 * 1e6
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(3):
+                before_each()
+                self.flush_l2()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                functions[name]()
+                end.record()
+            iteration_us[name] = (time.perf_counter() - t0) / 3 * 1e6
             torch.cuda.synchronize()
         samples: Dict[str, List[float]] = {name: [] for name in names}
         sleep = getattr(torch.cuda, "_sleep", None)
@@ -207,7 +219,7 @@ class GpuBackend(Backend):
             events = []
             torch.cuda.synchronize()
             if sleep is not None:
-                ahead = sum(host_us[n] for n in order) * self.iters * 1.5e-6 + self.iters * len(order) * 40e-6
+                ahead = sum(iteration_us[n] for n in order) * self.iters * 1.5e-6 + self.iters * len(order) * 10e-6
                 sleep(int(min(0.5, ahead) * 2.0e9))
             for name in order:
                 for _ in range(self.iters):
