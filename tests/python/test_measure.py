@@ -111,3 +111,17 @@ def test_npy_round_trip(tmp_path):
 def test_gpu_backend_imports_without_torch():
     module = importlib.import_module("cakeir.measure.gpu")
     assert module.GpuBackend.can_time
+
+
+def test_wrong_values_are_wrong_result(_cakec_path):
+    """Every element written, values off (the reference here is A + B + 1): wrong_result, not a cheat class."""
+    if not _cakec_path or not os.path.isfile(_cakec_path):
+        pytest.skip("CAKE_CAKEC is not set or not built")
+    problem = suite.problem({"tuning": 1024, "others": [1000]})
+    problem.reference_host = lambda x, s: {"C": [a + b + 1.0 for a, b in zip(x["A"].values, x["B"].values)]}
+    honest = suite.candidates(problem)[0][0]
+    backend = InterpreterBackend(cakec=_cakec_path)
+    result = measure.measure(problem, honest, backend)
+    backend.close()
+    assert result.classifications == {Classification.WRONG_RESULT}
+    assert all(not s.ok for s in result.shapes)
