@@ -57,6 +57,20 @@ def persisting_l2_off() -> Dict[str, Any]:
             "get_rc": rc_get, "limit_bytes": value.value}
 
 
+def gpu_clocks() -> Dict[str, Any]:
+    """nvidia-smi's clocks, power and temperature of the GPUs, for the record (or why they are missing)."""
+    import subprocess
+    fields = ["name", "clocks.sm", "clocks.mem", "clocks.max.sm", "clocks.max.mem", "power.draw", "power.limit",
+              "temperature.gpu", "driver_version"]
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=" + ",".join(fields), "--format=csv,noheader"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError) as error:
+        return {"error": str(error)}
+    lines = out.stdout.decode("utf-8", "replace").strip().splitlines()
+    return {"gpus": [dict(zip(fields, (v.strip() for v in line.split(",")))) for line in lines]}
+
+
 class GpuBackend(Backend):
     name = "gpu"
     can_time = True
@@ -81,7 +95,7 @@ class GpuBackend(Backend):
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
         return {"backend": self.name, "device": torch.cuda.get_device_name(), "sms": props.multi_processor_count,
                 "l2_bytes": self.l2_bytes, "torch": torch.__version__, "cuda": torch.version.cuda,
-                "persisting_l2": self.persisting_l2, "pending_limit_ms": PENDING_LIMIT_MS}
+                "persisting_l2": self.persisting_l2, "pending_limit_ms": PENDING_LIMIT_MS, "clocks": gpu_clocks()}
 
     def _dtype(self, name: str) -> Any:
         return getattr(self.torch, TORCH_DTYPES[name])

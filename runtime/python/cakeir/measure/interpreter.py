@@ -45,7 +45,9 @@ class InterpreterBackend(Backend):
         self.runs = 0
 
     def describe(self) -> Dict[str, Any]:
-        return {"backend": self.name, "cakec": self.cakec}
+        version = subprocess.run([self.cakec, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 env=tool_environment(), check=False).stdout.decode("utf-8", "replace").strip()
+        return {"backend": self.name, "cakec": self.cakec, "cakec_version": version}
 
     # ---------------------------------------------------------------- tensors
     def random_inputs(self, problem: Problem, shape: Shape, seed: int) -> Dict[str, Any]:

@@ -57,6 +57,7 @@ class MeasurementResult:
     findings: List[Finding] = field(default_factory=list)
     timing: Dict[str, Any] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
+    record: Dict[str, Any] = field(default_factory=dict)     # the candidate as measured: source hash, defines, plan
 
     @property
     def classifications(self) -> Set[Classification]:
@@ -91,4 +92,4 @@ class MeasurementResult:
                 "machine": self.machine, "verdict": None if verdict is None else verdict.value, "ok": self.ok,
                 "classifications": sorted(c.value for c in self.classifications),
                 "findings": [f.to_json() for f in self.findings], "shapes": [s.to_json() for s in self.shapes],
-                "timing": self.timing, "notes": list(self.notes)}
+                "timing": self.timing, "notes": list(self.notes), "record": self.record}

@@ -146,6 +146,7 @@ class Measurement:
         self.result = MeasurementResult(problem=problem.name, candidate=candidate.name, backend=backend.describe(),
                                         seed=seed, machine=self.machine.to_json())
         self.prepared: Any = None
+        self.result.record = candidate_record(problem, candidate)
 
     def run(self) -> MeasurementResult:
         result, problem, candidate = self.result, self.problem, self.candidate
@@ -222,6 +223,24 @@ class Measurement:
                                         (ms, bound.ms, bound.bound, ", ".join(
                                             "%s %.4g ms" % kv for kv in bound.terms_ms.items())), label,
                                         {"claimed_ms": ms, "floor_ms": bound.ms}))
+
+
+def candidate_record(problem: Problem, candidate: Candidate) -> Dict[str, Any]:
+    """What identifies the candidate measured: its source (path and SHA-256), resolved defines, launch plan
+    and claimed times, and the problem's shapes."""
+    import hashlib
+    try:
+        with open(candidate.source, "rb") as f:
+            digest: Optional[str] = hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        digest = None
+    return {"source": candidate.source, "source_sha256": digest,
+            "defines": candidate.resolved_defines(problem.tuning_shape),
+            "launches": [{"kernel": x.kernel, "bind": dict(x.bind), "scalars": dict(x.scalars), "stream": x.stream}
+                         for x in candidate.launches],
+            "claimed_ms": dict(candidate.claimed_ms),
+            "shapes": {s.label: dict(s.sizes) for s in problem.all_shapes()},
+            "tuning_shape": problem.tuning_shape.label, "tolerance": problem.tolerance}
 
 
 def measure(problem: Problem, candidate: Candidate, backend: Backend, *, seed: int = 1000,
