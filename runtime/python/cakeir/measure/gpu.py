@@ -163,12 +163,13 @@ class GpuBackend(Backend):
             by_tensor = {tensor: param for param, tensor in launch.bind.items()}
             args = {by_tensor.get(t.name, t.name): tensors[t.name] for t in problem.tensors}
             args.update(launch.scalars)
+            positional = [args[p] for p in kernel.param_names]      # positional: the prepared launch path
             if launch.stream == TIMED_STREAM:
-                kernel(*[args[p] for p in kernel.param_names])      # positional: the prepared launch path
+                kernel(*positional)
             else:
                 side = self._stream(launch.stream)
                 side.wait_stream(torch.cuda.current_stream())
-                kernel(**args, stream=side)
+                kernel(*positional, stream=side)
 
     def run(self, prepared: Any, problem: Problem, candidate: Candidate, tensors: Dict[str, Any],
             shape: Shape) -> RunObservation:
