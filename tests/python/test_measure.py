@@ -125,3 +125,28 @@ def test_wrong_values_are_wrong_result(_cakec_path):
     backend.close()
     assert result.classifications == {Classification.WRONG_RESULT}
     assert all(not s.ok for s in result.shapes)
+
+
+def test_device_build_step(_cakec_path, tmp_path):
+    """bench/measure_selftest.py --build: a cubin per candidate, the shape special case tuned to the device
+    tuning N, the runtime library beside them (what the device run loads)."""
+    import json
+    import subprocess
+    from cakeir._tools import find_ptxas
+    if not _cakec_path or not os.path.isfile(_cakec_path):
+        pytest.skip("CAKE_CAKEC is not set or not built")
+    if find_ptxas() is None:
+        pytest.skip("no ptxas")
+    env = dict(os.environ, CAKE_CAKEC=_cakec_path)
+    run = subprocess.run([sys.executable, os.path.join(REPO, "bench", "measure_selftest.py"), "--build",
+                          str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, check=False)
+    out = run.stdout.decode()
+    if run.returncode != 0 and "no libcake_runtime.so" in out:
+        pytest.skip("no libcake_runtime.so built")
+    assert run.returncode == 0, out
+    names = [c.name for c, _ in suite.candidates(suite.problem(suite.DEVICE_SIZES))]
+    for name in names:
+        assert (tmp_path / (name + ".cubin")).is_file() and (tmp_path / (name + ".cubin.json")).is_file()
+    manifest = json.loads((tmp_path / "shape_special_case.cubin.json").read_text())
+    assert manifest["kernels"][0]["ct_params"]["TUNED_N"] == suite.DEVICE_SIZES["tuning"]
+    assert (tmp_path / "libcake_runtime.so").is_file()
