@@ -150,3 +150,21 @@ def test_device_build_step(_cakec_path, tmp_path):
     manifest = json.loads((tmp_path / "shape_special_case.cubin.json").read_text())
     assert manifest["kernels"][0]["ct_params"]["TUNED_N"] == suite.DEVICE_SIZES["tuning"]
     assert (tmp_path / "libcake_runtime.so").is_file()
+
+
+def test_results_go_into_the_harness_run_record(results, tmp_path):
+    """record_measurement: one correctness row per shape; a rejected candidate fails every row it records."""
+    from cakeir.harness.record import RunRecord
+    record = RunRecord(str(tmp_path / "run.sqlite"))
+    ids = {}
+    for name in ("honest", "untimed_work"):
+        result, _ = results[name]
+        with open(result.record["source"]) as f:
+            ids[name] = record.add_candidate(f.read(), kernel="vector_add", producer="test")
+        rows = measure.record_measurement(record, ids[name], result, kernel="vector_add")
+        assert len(rows) == len(result.shapes)          # no timing on the interpreter
+    honest = record.candidate(ids["honest"], full=True)["correctness"]
+    cheat = record.candidate(ids["untimed_work"], full=True)["correctness"]
+    assert len(honest) == 4 and all(row["passed"] for row in honest)
+    assert len(cheat) == 4 and not any(row["passed"] for row in cheat)
+    assert {row["shape"] for row in honest} == {"N=4096", "N=1000", "N=4103", "N=8200"}

@@ -6,6 +6,7 @@ with L2 flushed, the physical floor).
     result = measure(problem, candidate, InterpreterBackend())       # CPU: `cakec run`
     result = measure(problem, candidate, GpuBackend())               # device: torch + the cakeir runtime
     result.verdict        # None, or the Classification that rejects it (result.findings: all of them)
+    record_measurement(run_record, candidate_id, result, kernel)     # into the harness's run record
 
 The GPU backend (cakeir.measure.gpu) imports torch only when it is made, so this package imports without
 torch or a GPU."""
@@ -14,6 +15,7 @@ from .backend import Backend, RunObservation, Timing
 from .classification import PRECEDENCE, Classification, Finding
 from .compare import Comparison, compare_host
 from .floor import Floor, Machine, floor, load_machine
+from .harness_record import record_measurement
 from .host_tensor import HostTensor
 from .interpreter import InterpreterBackend, InterpreterError
 from .problem import TIMED_STREAM, Candidate, Launch, Problem, Shape, TensorSpec, Work
@@ -23,7 +25,8 @@ from .service import Measurement, measure
 __all__ = ["Backend", "RunObservation", "Timing", "PRECEDENCE", "Classification", "Finding", "Comparison",
            "compare_host", "Floor", "Machine", "floor", "load_machine", "HostTensor", "InterpreterBackend",
            "InterpreterError", "TIMED_STREAM", "Candidate", "Launch", "Problem", "Shape", "TensorSpec", "Work",
-           "MeasurementResult", "ShapeReport", "Trial", "Measurement", "measure", "GpuBackend"]
+           "MeasurementResult", "ShapeReport", "Trial", "Measurement", "measure", "GpuBackend",
+           "record_measurement"]
 
 
 def __getattr__(name: str) -> object:
