@@ -17,7 +17,6 @@ import suite  # noqa: E402
 
 from cakeir import measure  # noqa: E402
 from cakeir.measure import Classification, InterpreterBackend, Work  # noqa: E402
-from cakeir.measure.npy import read_npy, write_npy  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -99,13 +98,6 @@ def test_floor_against_h200():
     gemm = Work(read_bytes=2 * 2 * 4096 * 4096, write_bytes=2 * 4096 * 4096, tensor_flops=2 * 4096.0 ** 3)
     f = measure.floor(gemm, machine)
     assert f.bound == "tensor" and math.isclose(f.ms, 2 * 4096.0 ** 3 / (4096 * 132 * 1.98e9) * 1e3)
-
-
-def test_npy_round_trip(tmp_path):
-    path = str(tmp_path / "x.npy")
-    write_npy(path, "<f4", (2, 3), [1.0, 2.0, 3.0, float("nan"), -1.5, 0.25])
-    descr, shape, values = read_npy(path)
-    assert descr == "<f4" and shape == (2, 3) and values[:3] == [1.0, 2.0, 3.0] and math.isnan(values[3])
 
 
 def test_gpu_backend_imports_without_torch():

@@ -1,5 +1,5 @@
 """The CPU backend of the measurement service: kernels run in the CAKE interpreter (`cakec run`), tensors are
-host lists exchanged as .npy files (cakeir.measure.npy, no NumPy needed).
+host lists exchanged as .npy files (read and written with NumPy).
 
 A launch is one `cakec run` process: every tensor of the problem is written to a .npy file and given to
 the kernel as an input, under the parameter name the launch binds it to (default: its own name), so the
@@ -24,7 +24,6 @@ from .._tools import find_cakec, tool_environment
 from .backend import Backend, RunObservation
 from .compare import Comparison, compare_host
 from .host_tensor import HostTensor, bit_equal, poisoned_tensor, random_tensor, round_to
-from .npy import read_npy, write_npy
 from .problem import Candidate, Launch, Problem, Shape, TIMED_STREAM
 
 
@@ -107,6 +106,7 @@ class InterpreterBackend(Backend):
     def _launch(self, prepared: Any, candidate: Candidate, launch: Launch, tensors: Dict[str, Any],
                 problem: Problem) -> None:
         """One `cakec run` of launch.kernel with every problem tensor its parameters name, in and out."""
+        import numpy as np   # the .npy files of `cakec run`; imported here so that the package needs it only on this backend
         self.runs += 1
         folder = os.path.join(self.work_dir, "run%d" % self.runs)
         os.makedirs(folder, exist_ok=True)
@@ -115,7 +115,7 @@ class InterpreterBackend(Backend):
         for param, name in params.items():
             tensor = tensors[name]
             path_in = os.path.join(folder, "%s.in.npy" % param)
-            write_npy(path_in, tensor.npy_descr, tensor.shape, tensor.values)
+            np.save(path_in, np.asarray(tensor.values, dtype=np.dtype(tensor.npy_descr)).reshape(tensor.shape))
             ins.append("%s=%s" % (param, path_in))
             outs.append("%s=%s" % (param, os.path.join(folder, "%s.out.npy" % param)))
         cmd = [self.cakec, "run", candidate.source, "--kernel", launch.kernel, "--inputs", ",".join(ins),
@@ -132,7 +132,7 @@ class InterpreterBackend(Backend):
             raise InterpreterError("%s failed (exit %d):\n%s" % (" ".join(cmd), proc.returncode,
                                                                   proc.stderr.decode("utf-8", "replace")))
         for param, name in params.items():
-            _, _, values = read_npy(os.path.join(folder, "%s.out.npy" % param))
+            values = np.load(os.path.join(folder, "%s.out.npy" % param), allow_pickle=False).ravel().tolist()
             tensor = tensors[name]
             tensor.values[:] = [round_to(tensor.dtype, float(v)) for v in values]
 
