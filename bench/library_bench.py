@@ -7,8 +7,11 @@
 
 For every shape (bf16, C = A . B^T, >= 60 shapes: squares 256..16384, LLM projections and MLPs, decode M <= 64,
 K-heavy and K-light, odd N and K):
-  - correctness: fresh random inputs (seeded), C poisoned with NaN, the library's choice against float64-accumulated
-    torch (relative error, outliers, NaN survivors: bench/measure.py compare), inputs hashed before and after;
+  - correctness (cakeir.measure, docs/measurement.md): fresh random inputs (seeded), C poisoned with NaN, the
+    library's choice against float64-accumulated torch (cakeir.measure.gpu.compare_torch: relative error, wrong
+    elements, poison survivors), inputs compared bit for bit with copies taken before the call
+    (bit_equal_torch); the physical floor of the shape (cakeir.measure.floor on machines/h200.json: 2 M N K
+    tensor flops, A and B read, C written) - a library time below it is counted as below_floor;
   - timing of the library call *with its dispatch* (Library.__call__: shape read, table lookup, launch) and of
     torch.matmul(a, b.t(), out=c): GPU time by events (median, bench/measure.py time_runs, which holds the stream
     so host time is excluded), and wall time per call of 200 back-to-back calls after a synchronize (host dispatch
@@ -19,7 +22,6 @@ Writes DIR/library_bench.json (every record, the device, the command) and prints
 geometric means (torch / library: > 1 means the library is faster)."""
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -34,6 +36,8 @@ import torch  # noqa: E402
 
 import cakeir  # noqa: E402
 import measure  # noqa: E402
+from cakeir.measure import Work, floor, load_machine  # noqa: E402
+from cakeir.measure.gpu import bit_equal_torch, compare_torch  # noqa: E402
 
 
 def gemm_shapes():
@@ -54,12 +58,9 @@ def gemm_shapes():
     return out
 
 
-def digest(*tensors):
-    h = hashlib.sha256()
-    for t in tensors:
-        h.update(t.view(torch.int16).cpu().numpy().tobytes() if t.numel() < (1 << 26) else
-                 t.view(torch.int16)[:: max(1, t.numel() // (1 << 24))].cpu().numpy().tobytes())
-    return h.hexdigest()
+def gemm_work(m, n, k):
+    """The compulsory work of C = A . B^T in bf16: A and B read once, C written once, 2 M N K tensor flops."""
+    return Work(read_bytes=2.0 * (m * k + n * k), write_bytes=2.0 * m * n, tensor_flops=2.0 * m * n * k)
 
 
 SLOW_MS = 20.0   # a call slower than this (the SIMT fallback on a large shape) is timed 3 times, not 50+
@@ -106,6 +107,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     lib = cakeir.load_library(args.library)
     gen = measure.generator(args.seed)
+    machine = load_machine("h200")
     records, times = [], {}
     shapes = gemm_shapes()[: args.limit or None]
     for m, n, k in shapes:
@@ -114,7 +116,7 @@ def main():
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
         b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        before = digest(a, b)
+        copies = (a.clone(), b.clone())
         rec = {"M": m, "N": n, "K": k, "variant": None}
         try:
             rec["variant"] = lib.variant_name(M=m, N=n, K=k)
@@ -122,10 +124,12 @@ def main():
             torch.cuda.synchronize()
             ref = torch.matmul(a.double(), b.double().t()) if m * n * k <= (1 << 33) else \
                 torch.matmul(a.float(), b.float().t())
-            rec["check"] = measure.compare(c, ref, tolerance=2e-2)
+            rec["check"] = compare_torch(c, ref, tolerance=2e-2).to_json()
             del ref
-            rec["inputs_untouched"] = digest(a, b) == before
+            rec["inputs_untouched"] = bit_equal_torch(a, copies[0]) and bit_equal_torch(b, copies[1])
             rec["library"] = timed(lambda: lib(a, b, c))
+            rec["floor_ms"] = floor(gemm_work(m, n, k), machine).ms
+            rec["below_floor"] = rec["library"]["ms"] < rec["floor_ms"]
             rec["library_wall_us"] = wall_us(lambda: lib(a, b, c), 3 if rec["library"].get("slow") else 200)
         except cakeir.CakeError as error:
             rec["error"] = str(error)
@@ -148,12 +152,13 @@ def main():
             m, n, k, rec["variant"], "ok " if rec.get("check", {}).get("ok") else "BAD",
             rec.get("library", {}).get("ms", float("nan")), rec.get("library_wall_us", float("nan")),
             rec["torch"]["ms"], rec["torch_wall_us"], rec.get("speedup_gpu", float("nan"))), flush=True)
-        del a, b, c, out
+        del a, b, c, out, copies
         torch.cuda.empty_cache()
     ok = [r for r in records if "speedup_gpu" in r]
     geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")  # noqa: E731
     summary = {"shapes": len(records), "refused": len(records) - len(ok),
                "incorrect": sum(1 for r in ok if not r["check"]["ok"] or not r["inputs_untouched"]),
+               "below_floor": sum(1 for r in ok if r.get("below_floor")),
                "geomean_torch_over_library_gpu": geo([r["speedup_gpu"] for r in ok]),
                "geomean_torch_over_library_wall": geo([r["speedup_wall"] for r in ok]),
                "min_torch_over_library_gpu": min((r["speedup_gpu"] for r in ok), default=float("nan"))}
