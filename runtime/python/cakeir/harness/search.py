@@ -22,8 +22,8 @@ Algorithm (seeded random.Random, so a run is a function of its seed and of what 
                  the check is recorded as such and leaves the population alone
   4. Fitness is the geometric mean over the shapes of the measured times; without a measure callback the
      cost model's predicted times stand in and the result says so (fitness "predicted").
-  5. The run stops when `budget` candidates were measured, `max_candidates` children were generated, or
-     `max_duplicates` draws in a row produced nothing new.
+  5. The run stops when `budget` candidates were measured, `max_candidates` children were generated,
+     `max_duplicates` draws in a row produced nothing new, or `time_limit` seconds have passed.
 The result counts every gate's rejections (the pruning ratio is the share of generated children that never
 reached the measure step) and the best-so-far fitness after each measured candidate."""
 
@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -112,7 +113,7 @@ class Search:
                  measure: Optional[Measure] = None, budget: int = 50, population: int = 8, seed: int = 0,
                  prune_margin: float = 0.05, offspring: int = 10, max_candidates: int = 0, max_duplicates: int = 200,
                  tactics: Sequence[Tactic] = (), compile_cubin: bool = True, work_dir: Optional[str] = None,
-                 log: Optional[Callable[[str], None]] = None) -> None:
+                 log: Optional[Callable[[str], None]] = None, time_limit: float = 0.0) -> None:
         if not shapes:
             raise ValueError("the search needs at least one shape")
         self.compiler = compiler
@@ -132,6 +133,7 @@ class Search:
         self.compile_cubin = compile_cubin and _tools.find_ptxas() is not None
         self.work_dir = work_dir
         self.log = log or (lambda line: None)
+        self.deadline = time.monotonic() + time_limit if time_limit > 0 else None
         self.entries: List[Entry] = []
         self.population: List[Entry] = []
         self.best_predicted: Optional[float] = None
@@ -278,6 +280,9 @@ class Search:
         while self.measured < self.budget:
             if len(self.entries) - 1 >= self.max_candidates:
                 stop = "max_candidates"
+                break
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                stop = "time_limit"
                 break
             batch = self._offspring()
             if not batch:
