@@ -4,8 +4,8 @@
 A family is a JSON file (format "cake-family", e.g. kernels/gemm/family_hopper_bf16.json) that lists CAKE files
 computing the same thing with the same tensor parameters but different schedules - its members - each with
 the schedule features it implements ("warp-specialized", "persistent", "tma-store-epilogue", ...), and the
-legal values of the compile-time parameters the members share ("parameters").  A member's source path is
-relative to the family file.  A structural tactic moves a candidate to the member that adds one feature,
+legal values of the compile-time parameters the members share ("parameters"; a member's own "parameters"
+narrow them where its `requires` is stricter).  A member's source path is relative to the family file.  A structural tactic moves a candidate to the member that adds one feature,
 carrying over the parameter values both members declare; the files themselves are never rewritten.
 
 A candidate is one CAKE file plus -D values (and the family member it is, when the file belongs to one).  Its
@@ -79,6 +79,7 @@ class Member:
     source: str                     # absolute path
     features: List[str]
     schedule: str = ""
+    parameters: Dict[str, List[int]] = field(default_factory=dict)   # legal values that differ from the family's
 
 
 @dataclass
@@ -97,7 +98,8 @@ class Family:
             raise ValueError("%s is not a kernel family (format 'cake-family')" % path)
         folder = os.path.dirname(os.path.abspath(path))
         members = [Member(m["name"], os.path.normpath(os.path.join(folder, m["source"])), list(m.get("features", [])),
-                          m.get("schedule", "")) for m in doc["members"]]
+                          m.get("schedule", ""), {k: [int(v) for v in vs] for k, vs in m.get("parameters", {}).items()})
+                   for m in doc["members"]]
         return Family(doc["name"], os.path.abspath(path), doc.get("computes", ""),
                       {k: [int(v) for v in vs] for k, vs in doc.get("parameters", {}).items()}, members)
 
@@ -113,6 +115,13 @@ class Family:
             if os.path.realpath(member.source) == real:
                 return member
         return None
+
+    def legal(self, member: Optional[Member], name: str) -> Optional[List[int]]:
+        """The legal values of a parameter in a member: the member's own list, else the family's (None: neither
+        lists it)."""
+        if member is not None and name in member.parameters:
+            return list(member.parameters[name])
+        return list(self.parameters[name]) if name in self.parameters else None
 
     def with_feature(self, member: Member, feature: str) -> Optional[Member]:
         """The member with every feature of `member` plus `feature` and the fewest others (None: no such)."""

@@ -9,7 +9,7 @@ apply(candidate) -> the children.  Two kinds:
   ParameterTactic  changes compile-time parameters the kernel already declares (pipeline depth S, tile shape
                    BM/BN, grouped rasterization GM, pingpong consumers PP, ...): one child per legal value
                    (per combination, for several parameters) other than the candidate's own.  The legal values
-                   are the family's (its "parameters"), else the tactic's own list.
+                   are the family member's, else the family's (its "parameters"), else the tactic's own list.
   ScheduleTactic   adds a schedule feature that no parameter expresses (warp specialization, persistent tiles,
                    cluster multicast, a TMA-store epilogue): the child is the family member with the
                    candidate's features plus this one (and the fewest others), carrying the parameter values
@@ -99,9 +99,11 @@ class ParameterTactic(Tactic):
         return found
 
     def legal_values(self, candidate: Candidate) -> Dict[str, List[Any]]:
-        domain = candidate.family.parameters if candidate.family else {}
-        return {spelling: list(domain.get(spelling, self.parameters[name]))
-                for name, spelling in self._declared(candidate).items()}
+        legal = {}
+        for name, spelling in self._declared(candidate).items():
+            listed = candidate.family.legal(candidate.member, spelling) if candidate.family else None
+            legal[spelling] = listed if listed is not None else list(self.parameters[name])
+        return legal
 
     def unmet(self, candidate: Candidate) -> List[str]:
         if not self._declared(candidate):
@@ -150,9 +152,10 @@ class ScheduleTactic(Tactic):
         target = self._target(candidate)
         if target is None or candidate.family is None:
             return {}
-        introduced = Candidate.from_file(target.source, {}, candidate.family).params
-        return {name: list(candidate.family.parameters[name]) for name in introduced
-                if name not in candidate.params and name in candidate.family.parameters}
+        family = candidate.family
+        introduced = Candidate.from_file(target.source, {}, family).params
+        return {name: family.legal(target, name) or [] for name in introduced
+                if name not in candidate.params and family.legal(target, name) is not None}
 
     def _target(self, candidate: Candidate) -> Any:
         if candidate.family is None or candidate.member is None or self.feature in candidate.member.features:
