@@ -6,8 +6,10 @@ Algorithm (seeded random.Random, so a run is a function of its seed and of what 
      population.
   2. Each generation draws `offspring` new children: a parent by a tournament of two among the population
      (the best `population` measured candidates, ranked by fitness), a random tactic among those whose
-     preconditions the parent meets, and a random child among the tactic's legal choices (mutation).  A
-     child already generated in this run is a duplicate and is not evaluated again.
+     preconditions the parent meets, and a random child among the tactic's legal choices (mutation).  When
+     that child was already generated in this run, another random tactic is applied to it, up to
+     `max_chain` in all (the tactic is then recorded as "a+b"); a draw that ends on a known candidate is a
+     duplicate and nothing is evaluated.
   3. Each child goes through the gates, stopping at the first it fails; each outcome is in the run record,
      with the child's parent and the tactic that produced it (producer "tactic:NAME"):
        verify    cakec --verify-only (through evaluate(): the candidate and the stage are recorded)
@@ -113,7 +115,7 @@ class Search:
                  measure: Optional[Measure] = None, budget: int = 50, population: int = 8, seed: int = 0,
                  prune_margin: float = 0.05, offspring: int = 10, max_candidates: int = 0, max_duplicates: int = 200,
                  tactics: Sequence[Tactic] = (), compile_cubin: bool = True, work_dir: Optional[str] = None,
-                 log: Optional[Callable[[str], None]] = None, time_limit: float = 0.0) -> None:
+                 log: Optional[Callable[[str], None]] = None, time_limit: float = 0.0, max_chain: int = 4) -> None:
         if not shapes:
             raise ValueError("the search needs at least one shape")
         self.compiler = compiler
@@ -129,6 +131,7 @@ class Search:
         self.offspring = offspring
         self.max_candidates = max_candidates or 20 * budget
         self.max_duplicates = max_duplicates
+        self.max_chain = max_chain
         self.tactics = list(tactics or TACTICS)
         self.compile_cubin = compile_cubin and _tools.find_ptxas() is not None
         self.work_dir = work_dir
@@ -258,14 +261,25 @@ class Search:
         return sum(1 for e in self.entries if e.outcome == "measured")
 
     def _mutate(self) -> Optional[Any]:
+        """(parent entry, tactic names joined by '+', child): a tournament of two picks the parent, then random
+        applicable tactics with random legal parameters are applied until the result is new to this run
+        (at most `max_chain` of them: near an explored optimum single steps only find known candidates)."""
         contenders = [self.rng.choice(self.population) for _ in range(2)]
         parent = min(contenders, key=lambda e: (e.fitness, e.index))
-        options = applicable(parent.candidate, self.tactics)
-        if not options:
-            return None
-        tactic = self.rng.choice(options)
-        child = tactic.mutate(parent.candidate, self.rng)
-        return (parent, tactic, child) if child is not None else None
+        current, names = parent.candidate, []
+        for _ in range(self.max_chain):
+            options = applicable(current, self.tactics)
+            if not options:
+                return None
+            tactic = self.rng.choice(options)
+            child = tactic.mutate(current, self.rng)
+            if child is None:
+                return None
+            names.append(tactic.name)
+            current = child
+            if child.key() not in self.seen:
+                return parent, "+".join(names), child
+        return None
 
     def run(self, seed: Candidate) -> Dict[str, Any]:
         first = self.screen(seed, "seed", None)
@@ -324,8 +338,8 @@ class Search:
                     break
                 continue
             in_a_row = 0
-            parent, tactic, child = drawn
-            entry = self.screen(child, tactic.name, parent)
+            parent, names, child = drawn
+            entry = self.screen(child, names, parent)
             self.seen[child.key()] = entry.index
             batch.append(entry)
         return batch
