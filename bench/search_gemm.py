@@ -16,7 +16,8 @@ The hand-written GEMMs (samples/hopper_gemm*.cake at their defaults) and torch.m
 first, as the reference the search is judged against.
 
 Outputs in --out: runs.db (the run record: every candidate, stage, prediction, timing and correctness check),
-search.json (the search's result: counts, pruning ratio, best-so-far curve, every candidate), references.json,
+search.json (the search's result: counts, pruning ratio, best-so-far curve, every candidate; the IR of each is in
+runs.db, the cubins in --work-dir), references.json,
 summary.json (best found vs best hand-written per shape), search.md (tables) and best_so_far.svg.
 Importing this file needs no torch (the timer imports it when it is built)."""
 
@@ -25,6 +26,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 import time
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -239,6 +241,8 @@ def main(argv=None):
     parser.add_argument("--iters", type=int, default=20, help="timed launches per candidate and shape")
     parser.add_argument("--time-limit", type=float, default=480.0, help="seconds for the search (default 480)")
     parser.add_argument("--pack", default=PACK, help="what search_build.sh wrote (default bench/out/search)")
+    parser.add_argument("--work-dir", default=None,
+                        help="the candidates' sources and cubins (default: a temporary folder, not --out)")
     args = parser.parse_args(argv)
     shapes = args.shape or SHAPES
     use_pack(args.pack)
@@ -253,7 +257,8 @@ def main(argv=None):
         references = measure_references(compiler, record, timer, shape_dicts, os.path.join(args.out, "references"))
         search = Search(compiler, record, shapes, None if args.measure == "predicted" else timer, args.budget,
                         args.population, args.seed, args.prune_margin, args.offspring,
-                        work_dir=os.path.join(args.out, "candidates"), log=lambda line: print(line, flush=True),
+                        work_dir=args.work_dir or tempfile.mkdtemp(prefix="cake-search-"),
+                        log=lambda line: print(line, flush=True),
                         time_limit=args.time_limit)
         result = search.run(Candidate.from_file(SEED))
     result["seconds"] = round(time.time() - started, 1)
