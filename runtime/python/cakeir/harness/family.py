@@ -5,8 +5,9 @@ A family is a JSON file (format "cake-family", e.g. kernels/gemm/family_hopper_b
 computing the same thing with the same tensor parameters but different schedules - its members - each with
 the schedule features it implements ("warp-specialized", "persistent", "tma-store-epilogue", ...), and the
 legal values of the compile-time parameters the members share ("parameters"; a member's own "parameters"
-narrow them where its `requires` is stricter).  A member's source path is relative to the family file.  A structural tactic moves a candidate to the member that adds one feature,
-carrying over the parameter values both members declare; the files themselves are never rewritten.
+narrow them where its `requires` is stricter).  A member's source path is relative to the family file.  A
+structural tactic moves a candidate to the member that adds one feature, carrying over the parameter values
+both members declare; the files themselves are never rewritten.
 
 A candidate is one CAKE file plus -D values (and the family member it is, when the file belongs to one).  Its
 compile-time parameters and their defaults are read from the kernel header `kernel NAME<P = V, ...>(`
