@@ -1,5 +1,6 @@
 """The evolution harness: a record of every candidate kernel and what the compiler and the GPU said about it,
-the evaluate step that fills it from cakec, and the agent tools over JSON lines and MCP (docs/harness.md).
+the evaluate step that fills it from cakec, tactics and the built-in search, and the agent tools over JSON lines
+and MCP (docs/harness.md).
 
     from cakeir.harness import RunRecord, Compiler, evaluate
     with RunRecord("runs.db") as record:
@@ -9,15 +10,20 @@ the evaluate step that fills it from cakec, and the agent tools over JSON lines 
 
 Modules, one concept each: schema (SQLite schema and migrations), record (the run record API), signature
 (failure signatures), compiler (running cakec), evaluate (verify -> estimate -> compile into the record),
-npy (.npy files for the interpreter), reference (language reference sections), tools (the agent tool table),
-jsonl_server and mcp_server (its two frontends), record_cli and __main__ (the command line)."""
+reference (language reference sections), family (kernel families and candidates), tactics (the tactic
+registry), search (the evolutionary search and its measure callback), tools (the agent tool table),
+jsonl_server and mcp_server (its two frontends), record_cli, search_cli and __main__ (the command line)."""
 
 from .compiler import Compiler, StageResult
 from .evaluate import evaluate
 from .record import RunRecord, ir_sha256
 from .schema import CURRENT_VERSION, migrate, open_database
 from .signature import failure_signature
+from .family import Candidate, Family
+from .search import Measurement, MeasureRequest, Search
+from .tactics import TACTICS as TACTIC_REGISTRY
 from .tools import TOOLS, ToolContext, ToolError, call_tool
 
 __all__ = ["Compiler", "StageResult", "evaluate", "RunRecord", "ir_sha256", "CURRENT_VERSION", "migrate",
-           "open_database", "failure_signature", "TOOLS", "ToolContext", "ToolError", "call_tool"]
+           "open_database", "failure_signature", "TOOLS", "ToolContext", "ToolError", "call_tool", "Candidate",
+           "Family", "Measurement", "MeasureRequest", "Search", "TACTIC_REGISTRY"]

@@ -1,6 +1,9 @@
 """`python -m cakeir.harness COMMAND ...`: the harness's command line (docs/harness.md).
 
     record SUBCOMMAND ...                  the run record (record_cli.py)
+    tactics list|show NAME|apply ...       the tactic registry (search_cli.py)
+    search --seed FILE --shape S ... --budget N --db PATH
+                                           the evolutionary search, cost model as the measure step
     serve --jsonl|--mcp [--db PATH] [--cakec PATH] [--timeout S] [--work-dir DIR]
                                            the agent tools over JSON lines or MCP, on stdin/stdout
 `serve --mcp` needs the `mcp` package (pip install 'mcp>=2.3,<3'); without it, it exits 3 saying so."""
@@ -12,7 +15,7 @@ import os
 import sys
 from typing import List, Optional
 
-from . import jsonl_server, record_cli
+from . import jsonl_server, record_cli, search_cli
 from .tools import ToolContext
 
 
@@ -48,6 +51,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["record"]:
         return record_cli.main(args[1:])
+    if args[:1] == ["tactics"]:
+        return search_cli.tactics_main(args[1:])
+    if args[:1] == ["search"]:
+        return search_cli.search_main(args[1:])
     if args[:1] == ["serve"]:
         return serve_main(args[1:])
     print(__doc__.split("\n\n", 1)[1] if __doc__ else "", file=sys.stderr)

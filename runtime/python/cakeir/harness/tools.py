@@ -19,6 +19,8 @@ from .compiler import Compiler
 from .evaluate import evaluate, kernel_name, stage_signature, write_candidate
 from .record import RunRecord, ir_sha256
 from . import reference
+from .family import Candidate
+from .tactics import TACTICS
 
 
 class ToolError(Exception):
@@ -353,6 +355,33 @@ def _reference(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
         raise ToolError(str(error)) from error
 
 
+def _tactic_candidate(args: Dict[str, Any]) -> Optional[Candidate]:
+    if not args.get("file"):
+        return None
+    try:
+        return Candidate.from_file(str(args["file"]), args.get("defines"))
+    except (OSError, ValueError) as error:
+        raise ToolError("cannot read %s: %s" % (args["file"], error)) from error
+
+
+def _list_tactics(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
+    candidate = _tactic_candidate(args)
+    return {"tactics": [t.describe(candidate) for t in TACTICS]}
+
+
+def _apply_tactic(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
+    from .search_cli import apply_tactic
+    candidate = _tactic_candidate(args)
+    if candidate is None:
+        raise ToolError("apply_tactic needs 'file' (a .cake path; a family member for schedule tactics)")
+    shapes = args.get("shapes") or []
+    try:
+        return apply_tactic(str(args["tactic"]), candidate, args.get("params"), shapes,
+                            ctx.compiler if shapes else None)
+    except (KeyError, ValueError) as error:
+        raise ToolError(str(error.args[0]) if isinstance(error, KeyError) else str(error)) from error
+
+
 _CANDIDATE_ID = {"type": "integer", "description": "a candidate id of the run record"}
 
 TOOLS: List[Tool] = [
@@ -403,6 +432,15 @@ TOOLS: List[Tool] = [
          _schema({"stage": {"type": "string"}}), _failures),
     Tool("candidate", "One candidate: IR, defines, parents and (full) every recorded outcome.",
          _schema({"candidate": _CANDIDATE_ID, "full": {"type": "boolean"}}, ("candidate",)), _candidate),
+    Tool("list_tactics", "The tactic registry: each schedule transformation's name, text, parameters and "
+         "preconditions; with file (and defines), whether it applies to that kernel, why not, and its legal values.",
+         _schema({"file": _SOURCE["file"], "defines": _DEFINES["defines"]}), _list_tactics),
+    Tool("apply_tactic", "Apply a tactic to a kernel file: its children (source file, defines, family member) - "
+         "every legal choice, or the one params names - and, with shapes, each child's predicted speed-up "
+         "(cakec --estimate before and after).  Evaluate a child with evaluate(file, defines).",
+         _schema({"tactic": {"type": "string"}, "file": _SOURCE["file"], "defines": _DEFINES["defines"],
+                  "params": {"type": "object", "additionalProperties": {"type": "integer"}},
+                  "shapes": {"type": "array", "items": _SHAPE}}, ("tactic", "file")), _apply_tactic),
     Tool("explain", "What a diagnostic code means and how to fix it (cakec --explain).",
          _schema({"code": {"type": "string"}}, ("code",)), _explain),
     Tool("reference", "The language reference section for a construct (tma.load, mbarrier, wgmma, roles, ...); "
