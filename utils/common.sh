@@ -72,7 +72,7 @@ cake_nvdisasm() {
 }
 
 # cake_python_venv DIR: a Python virtual environment in DIR with pytest (the runtime's Python tests run under
-# it) and, when they install, mypy, numpy and mcp; created once; reuses the system's site packages.  Prints the venv's python
+# it) and, when they install, mypy, numpy, mcp and pygls; created once; reuses the system's site packages.  Prints the venv's python
 # on success.
 cake_python_venv() {
   local dir="$1"
@@ -94,6 +94,11 @@ cake_python_venv() {
   # optional: it needs Python 3.10 or later, and the test is skipped without it.
   if ! "$dir/bin/python" -c 'import mcp' >/dev/null 2>&1; then
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'mcp>=2.3,<3' >/dev/null 2>&1 || true
+  fi
+  # pygls (the Python LSP framework) for the language server cakeir.lsp (tests/python/test_lsp.py); optional:
+  # the test is skipped without it.
+  if ! "$dir/bin/python" -c 'import pygls' >/dev/null 2>&1; then
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'pygls>=2,<3' >/dev/null 2>&1 || true
   fi
   echo "$dir/bin/python"
 }

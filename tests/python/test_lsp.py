@@ -1,0 +1,139 @@
+"""The language server cakeir.lsp, driven over stdio by a scripted LSP client (pygls's LanguageClient).
+
+The client opens a kernel whose named barrier waits for 32 threads while its role has 64: cakec's verifier
+reports E0640 with notes at the sync and the declaration and a fix-it `threads(64)`.  The test checks the
+published diagnostic, asks for code actions, applies the quick fix, sends the edit and a save, and checks
+that the diagnostics clear; then it hovers an operation and a declared name and goes to two definitions.
+Skipped without pygls (utils/common.sh installs it into the test venv when it can) or without cakec."""
+
+import asyncio
+import os
+import sys
+
+import pytest
+
+pytest.importorskip("pygls", reason="pygls is not installed (pip install 'pygls>=2,<3')")
+
+from lsprotocol import types  # noqa: E402
+from pygls.lsp.client import LanguageClient  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+KERNEL = """target sm_80;
+
+// The two warps of role `copy` meet at a named barrier, then copy a row of X to Y.
+kernel rows<THREADS = 96>(X: f32[R, 64], Y: f32[R, 64]) requires(R >= 1) grid(R) threads(THREADS) {
+  barrier done id(1) threads(32);
+  let row = i32(block.x);
+  role copy = warps(0..2) {
+    let t = i32(tid.x);
+    sync done;
+    Y[row, t] = X[row, t];
+  }
+}
+"""
+URI = "file:///tmp/cake-lsp-test/rows.cake"   # never read or written: the server works on the buffer
+
+
+def apply_edits(text, edits):
+    lines = text.split("\n")
+
+    def offset(p):
+        return sum(len(l) + 1 for l in lines[:p.line]) + p.character
+
+    for e in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[:offset(e.range.start)] + e.new_text + text[offset(e.range.end):]
+    return text
+
+
+def position_of(text, needle, nth=0, delta=0):
+    index = -1
+    for _ in range(nth + 1):
+        index = text.index(needle, index + 1)
+    index += delta
+    line = text.count("\n", 0, index)
+    return types.Position(line=line, character=index - (text.rfind("\n", 0, index) + 1))
+
+
+async def session(cakec):
+    client = LanguageClient("cake-lsp-test", "1")
+    published = asyncio.Queue()
+    errors = []
+    client.report_server_error = lambda error, source: errors.append(error)   # pygls drops them otherwise
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(params):
+        published.put_nowait(params)
+
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "runtime", "python"))
+    await client.start_io(sys.executable, "-m", "cakeir.lsp", env=env)
+    try:
+        await asyncio.wait_for(client.initialize_async(types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            initialization_options={"cakec": cakec, "debounce": 0})), 20)
+        client.initialized(types.InitializedParams())
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=URI, language_id="cake", version=1, text=KERNEL)))
+        first = await asyncio.wait_for(published.get(), 20)
+        assert not errors, errors
+
+        # the diagnostic: code, range, notes, hint
+        assert first.uri == URI
+        [diag] = first.diagnostics
+        assert diag.code == "E0640" and diag.source == "cakec"
+        assert diag.severity == types.DiagnosticSeverity.Error
+        assert diag.range.start == position_of(KERNEL, "sync done")
+        assert diag.range.end == position_of(KERNEL, "sync done", delta=len("sync done;"))
+        assert "waits for 32 threads, but 64 threads reach it" in diag.message
+        assert "hint: " in diag.message
+        notes = {(n.location.range.start.line, n.message) for n in diag.related_information}
+        assert (position_of(KERNEL, "sync done").line, "role 'copy': warps 0..2 (64 threads) reach this sync") in notes
+        assert (position_of(KERNEL, "done id").line, "declared here with threads(32)") in notes
+
+        # the fix-it as a quick fix
+        actions = await asyncio.wait_for(client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=URI), range=diag.range,
+            context=types.CodeActionContext(diagnostics=[diag]))), 20)
+        [action] = actions
+        assert action.kind == types.CodeActionKind.QuickFix
+        [edit] = action.edit.changes[URI]
+        assert edit.new_text == "64" and edit.range.start == position_of(KERNEL, "32)")
+        fixed = apply_edits(KERNEL, [edit])
+        assert "threads(64);" in fixed
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+        client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=URI)))
+        cleared = await asyncio.wait_for(published.get(), 20)
+        assert list(cleared.diagnostics) == [], cleared.diagnostics
+
+        # hover: an operation (its reference text) and a declared name (its declaration)
+        hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=URI), position=position_of(fixed, "sync done", delta=2))), 20)
+        assert "named barrier" in hover.contents.value and "bar.sync" in hover.contents.value
+        hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=URI), position=position_of(fixed, "row, t]", delta=1))), 20)
+        assert "let row = i32(block.x);" in hover.contents.value
+
+        # go to definition: a let and a barrier
+        for name, use, declaration in [("row", "row, t] =", "row = i32"), ("done", "done;", "done id")]:
+            location = await asyncio.wait_for(client.text_document_definition_async(types.DefinitionParams(
+                text_document=types.TextDocumentIdentifier(uri=URI), position=position_of(fixed, use))), 20)
+            assert location.uri == URI
+            assert location.range.start == position_of(fixed, declaration)
+            assert location.range.end == position_of(fixed, declaration, delta=len(name))
+        await asyncio.wait_for(client.shutdown_async(None), 20)
+        client.exit(None)
+    finally:
+        server = client._server      # on a failure the server was not told to exit: end it
+        if server is not None and server.returncode is None:
+            try:
+                await asyncio.wait_for(server.wait(), 5)
+            except asyncio.TimeoutError:
+                server.kill()
+        await client.stop()
+
+
+def test_language_server_over_stdio(cakec_only):
+    asyncio.run(asyncio.wait_for(session(cakec_only), 60))
