@@ -9,7 +9,8 @@ How a word is found in the reference (a Markdown file): first a heading that nam
 (`#### \\`tma.load\\``, `#### \\`wgmma.fence\\`, \\`wgmma.commit\\`, \\`wgmma.wait N\\``): the heading and the
 text under it up to the next heading; else the table rows whose first cell starts a code span with the word
 (`| \\`arrive MBAR[s];\\` | ...`, `| \\`warp.sum(v)\\` ... |`), each with its table's header, under the heading of
-the section holding them.  Keywords point to the sections that define them (KEYWORD_SECTIONS).
+the section holding them.  Keywords, clauses and attributes point to the sections that define them
+(SECTIONS).
 """
 
 from __future__ import annotations
@@ -21,13 +22,19 @@ from typing import Dict, List, Optional
 
 from . import vocabulary
 
-# Keywords and the heading (a prefix of its text, after the #s) of the section that defines each.
-KEYWORD_SECTIONS: Dict[str, str] = {
+# Words and the heading (a prefix of its text, after the #s) of the section that defines each: keywords,
+# role units, clauses and attributes, which have no heading or table row of their own.
+SECTIONS: Dict[str, str] = {
     "target": "3. File structure", "kernel": "4. Kernels", "let": "10.1", "var": "10.2", "shared": "10.3 ",
     "tmem": "10.3a", "mbarrier": "10.4", "barrier": "10.5", "role": "11.1", "elect": "11.2",
     "for": "12. Control flow", "in": "12. Control flow", "step": "12. Control flow", "unroll": "12. Control flow",
     "if": "12. Control flow", "else": "12. Control flow", "return": "12. Control flow", "frag": "5.3",
-    "fn": "19. Functions",
+    "fn": "19. Functions", "type": "4.1",
+    "warps": "11.1", "warpgroup": "11.1", "warpgroups": "11.1",
+    "signal": "13. Operations", "multicast": "13. Operations", "parity": "13. Operations",
+    "expect_tx": "13. Operations", "cta": "13. Operations", "valid": "13. Operations", "accumulate": "13.6",
+    "requires": "4.4", "grid": "4.4", "threads": "4.4", "cluster": "4.4", "tma": "4.2", "box": "4.2",
+    "stride": "4.2", "align": "10.3 ", "swizzle": "15.", "arrivals": "10.4", "id": "10.5", "regs": "11.1",
 }
 
 MAX_LINES = 40
@@ -146,6 +153,7 @@ class Reference:
         known = (word in vocabulary.OPERATIONS or word in vocabulary.INTRINSICS or word in vocabulary.KEYWORDS
                  or word in vocabulary.SCALAR_TYPES or word in vocabulary.FRAG_KINDS or word in vocabulary.BUILTINS
                  or word in vocabulary.BUILTIN_MEMBERS or word in vocabulary.CLAUSES or word == "sizeof"
+                 or word in vocabulary.ATTRIBUTES or word in vocabulary.ROLE_UNITS or word in vocabulary.TARGETS
                  or re.fullmatch(r"(%s)x(2|4|8|16)" % "|".join(vocabulary.SCALAR_TYPES), word) is not None)
         if not known:
             return None
@@ -158,8 +166,8 @@ class Reference:
         return "\n\n---\n\n".join(parts)
 
     def _reference_text(self, word: str) -> Optional[str]:
-        if word in KEYWORD_SECTIONS:
-            s = self._by_title_prefix(KEYWORD_SECTIONS[word])
+        if word in SECTIONS:
+            s = self._by_title_prefix(SECTIONS[word])
             if s is not None:
                 return self.section_text(s)
         s = self._by_heading(word)

@@ -101,16 +101,18 @@ class CakeLanguageServer(LanguageServer):
         try:
             items = await diagnostics.run_cakec(command, text)
         except diagnostics.CakecFailed as e:
-            self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=str(e)))
+            self.log_error(str(e))
             return
         except asyncio.TimeoutError:
-            self.window_log_message(types.LogMessageParams(type=types.MessageType.Error,
-                                                           message="cakec took too long on %s" % uri))
+            self.log_error("cakec took too long on %s" % uri)
             return
         findings = diagnostics.to_findings(items, uri, text, self.encoding)
         self.findings[uri] = findings
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=version, diagnostics=[f.diagnostic for f in findings]))
+
+    def log_error(self, message: str) -> None:
+        self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message="CAKE: " + message))
 
     def offset(self, uri: str, position: types.Position) -> Tuple[str, int]:
         text = self.workspace.get_text_document(uri).source

@@ -252,6 +252,11 @@ def declarations(text: str) -> List[Declaration]:
     return _Scanner(text).run()
 
 
+def _after_member_dot(text: str, start: int) -> bool:
+    """Whether the name starting at `start` follows a member access dot (`x.name`, not the range `0..name`)."""
+    return start > 0 and text[start - 1] == "." and not (start > 1 and text[start - 2] == ".")
+
+
 def name_at(text: str, offset: int) -> Optional[Tuple[str, int, int]]:
     """(dotted name, start, end) of the name at `offset`: `tma.load`, `shfl.xor`, `math.index`, `a`."""
     if offset < 0 or offset > len(text):
@@ -265,7 +270,7 @@ def name_at(text: str, offset: int) -> Optional[Tuple[str, int, int]]:
         return None
     for m in word.finditer(text, line_start, line_end):
         if m.start() <= offset <= m.end():
-            if m.start() > 0 and text[m.start() - 1] == ".":   # `.T` after a bracket: a member
+            if _after_member_dot(text, m.start()):         # `.T` after a bracket: a member
                 return None
             return m.group(), m.start(), m.end()
     return None
@@ -277,7 +282,7 @@ def identifier_at(text: str, offset: int) -> Optional[Tuple[str, int, int, bool]
         start = m.start() + max(0, offset - 256)
         end = start + len(m.group())
         if start <= offset <= end:
-            return m.group(), start, end, start > 0 and text[start - 1] == "."
+            return m.group(), start, end, _after_member_dot(text, start)
     return None
 
 
