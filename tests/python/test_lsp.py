@@ -17,6 +17,10 @@ pytest.importorskip("pygls", reason="pygls is not installed (pip install 'pygls>
 from lsprotocol import types  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "runtime", "python"))
+from cakeir.lsp import diagnostics  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 KERNEL = """target sm_80;
@@ -100,9 +104,9 @@ async def session(cakec):
         assert edit.new_text == "64" and edit.range.start == position_of(KERNEL, "32)")
         fixed = apply_edits(KERNEL, [edit])
         assert "threads(64);" in fixed
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
+        client.text_document_did_change(types.DidChangeTextDocumentParams(    # as an editor sends it: the range
             text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+            content_changes=[types.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text)]))
         client.text_document_did_save(types.DidSaveTextDocumentParams(
             text_document=types.TextDocumentIdentifier(uri=URI)))
         cleared = await asyncio.wait_for(published.get(), 20)
@@ -137,3 +141,32 @@ async def session(cakec):
 
 def test_language_server_over_stdio(cakec_only):
     asyncio.run(asyncio.wait_for(session(cakec_only), 60))
+
+
+def test_cakec_json_to_lsp():
+    """Byte columns on a line with non-ASCII text, notes, a diagnostic without a place, quick-fix titles."""
+    text = "target sm_80; // caf\u00e9\nlet x = indx;\n"
+    items = [
+        {"code": "E0301", "severity": "error", "file": "<stdin>", "line": 2, "column": 9, "end_line": 2,
+         "end_column": 13, "message": "use of undeclared name 'indx'",
+         "notes": [{"file": "<stdin>", "line": 1, "column": 18, "end_line": 1, "end_column": 23, "message": "here"},
+                   {"file": None, "line": 0, "column": 0, "end_line": 0, "end_column": 0, "message": "elsewhere"}],
+         "fixits": [{"file": "<stdin>", "line": 2, "column": 9, "end_line": 2, "end_column": 13,
+                     "replacement": "idx"}], "hint": "did you mean 'idx'?"},
+        {"code": "E0506", "severity": "fatal", "file": None, "line": 0, "column": 0, "end_line": 0, "end_column": 0,
+         "message": "bad option", "notes": [], "fixits": [], "hint": ""},
+    ]
+    first, second = diagnostics.to_findings(items, URI, text)
+    d = first.diagnostic
+    assert (d.range.start.line, d.range.start.character, d.range.end.character) == (1, 8, 12)
+    assert d.message == "use of undeclared name 'indx'\nnote: elsewhere\nhint: did you mean 'idx'?"
+    [note] = d.related_information
+    assert (note.location.range.start.character, note.location.range.end.character) == (17, 21)   # "café": 5 bytes, 4 units
+    assert d.data == {"fixits": [items[0]["fixits"][0]]}
+    assert second.diagnostic.range.start == types.Position(line=0, character=0)
+    assert second.diagnostic.severity == types.DiagnosticSeverity.Error and not second.edits
+    [action] = diagnostics.code_actions(URI, [first, second], d.range)
+    assert action.title == "Change to 'idx' [E0301]"
+    assert diagnostics.code_actions(URI, [first], d.range, only=["refactor"]) == []
+    assert diagnostics.code_actions(URI, [first], types.Range(start=types.Position(line=0, character=0),
+                                                              end=types.Position(line=0, character=3))) == []
