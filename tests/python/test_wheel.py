@@ -50,6 +50,10 @@ USE = textwrap.dedent(r"""
     second(cakeir.DevicePtr(0x7f0000000000, (n,), "bf16"), cakeir.DevicePtr(0x7f0000100000, (n,), "bf16"),
            cakeir.DevicePtr(0x7f0000200000, (n,), "bf16"))
     assert state.launches == 2 and second.vector_add.launch_counts()["native"] == 1
+    from cakeir.lsp.reference import Reference   # the language server's hover text: the installed reference
+    reference = Reference.load()
+    assert reference.path == os.path.join(package, "share", "cake", "docs", "language.md"), reference.path
+    assert "signal(MBAR[stage])" in reference.hover("tma.load")
     print("wheel ok", package)
 """)
 
@@ -87,6 +91,7 @@ def test_pip_install_wheel(tmp_path):
                              str(tmp_path / "cache")], cwd=str(outside), env=env_use, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, check=False)
     assert result.returncode == 0 and b"wheel ok" in result.stdout, result.stdout.decode("utf-8", "replace")
+    assert os.path.isfile(str(venv / "bin" / "cake-lsp"))   # the language server's console script
     for argv in ([str(venv / "bin" / "cakec"), "--version"], [python, "-m", "cakeir", "--version"]):
         result = subprocess.run(argv, cwd=str(outside), env=env_use, stdout=subprocess.PIPE, check=False)
         assert result.returncode == 0 and result.stdout.startswith(b"cakec "), (argv, result.stdout)

@@ -63,7 +63,7 @@ class CakeLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("cake-lsp", VERSION)
         self.settings = Settings()
-        self.findings: Dict[str, List[diagnostics.Finding]] = {}
+        self.findings: Dict[str, Tuple[Optional[int], List[diagnostics.Finding]]] = {}   # uri -> (version, ..)
         self.checks: Dict[str, "asyncio.Task[None]"] = {}
         self.reference = Reference.load()
         self.told_no_cakec = False
@@ -100,14 +100,17 @@ class CakeLanguageServer(LanguageServer):
         command = diagnostics.cakec_command(cakec, verify, self.settings.arguments)
         try:
             items = await diagnostics.run_cakec(command, text)
+            findings = diagnostics.to_findings(items, uri, text, self.encoding)
         except diagnostics.CakecFailed as e:
             self.log_error(str(e))
             return
         except asyncio.TimeoutError:
             self.log_error("cakec took too long on %s" % uri)
             return
-        findings = diagnostics.to_findings(items, uri, text, self.encoding)
-        self.findings[uri] = findings
+        except Exception as e:   # noqa: BLE001 - a task's exception would otherwise go unseen
+            self.log_error("checking %s failed: %r" % (uri, e))
+            return
+        self.findings[uri] = (version, findings)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=version, diagnostics=[f.diagnostic for f in findings]))
 
@@ -124,70 +127,69 @@ class CakeLanguageServer(LanguageServer):
         return types.Range(start=types.Position(line=sl, character=sc), end=types.Position(line=el, character=ec))
 
 
-server = CakeLanguageServer()
+def create_server() -> CakeLanguageServer:
+    """A server with every feature registered (main() starts it on stdio)."""
+    server = CakeLanguageServer()
 
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: CakeLanguageServer, params: types.InitializeParams) -> None:
+        ls.settings = Settings.from_options(params.initialization_options)
 
-@server.feature(types.INITIALIZE)
-def initialize(ls: CakeLanguageServer, params: types.InitializeParams) -> None:
-    ls.settings = Settings.from_options(params.initialization_options)
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: CakeLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.schedule_check(params.text_document.uri, verify=True, delay=0)
 
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: CakeLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.schedule_check(params.text_document.uri, verify=ls.settings.verify_on_change, delay=ls.settings.debounce)
 
-@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-def did_open(ls: CakeLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.schedule_check(params.text_document.uri, verify=True, delay=0)
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: CakeLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.schedule_check(params.text_document.uri, verify=True, delay=0)
 
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: CakeLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        task = ls.checks.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        ls.findings.pop(uri, None)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-def did_change(ls: CakeLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.schedule_check(params.text_document.uri, verify=ls.settings.verify_on_change, delay=ls.settings.debounce)
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+    def code_action(ls: CakeLanguageServer, params: types.CodeActionParams) -> List[types.CodeAction]:
+        uri = params.text_document.uri
+        version, findings = ls.findings.get(uri, (None, []))
+        if version != ls.workspace.get_text_document(uri).version:
+            return []          # the buffer changed since: the fix-its' places are stale
+        return diagnostics.code_actions(uri, findings, params.range, params.context.only)
 
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: CakeLanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
+        text, offset = ls.offset(params.text_document.uri, params.position)
+        found = hover_markdown(text, offset, ls.reference)
+        if found is None:
+            return None
+        markdown, start, end = found
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
+                           range=ls.range_of(text, start, end))
 
-@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-def did_save(ls: CakeLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-    ls.schedule_check(params.text_document.uri, verify=True, delay=0)
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls: CakeLanguageServer, params: types.DefinitionParams) -> Optional[types.Location]:
+        uri = params.text_document.uri
+        text, offset = ls.offset(uri, params.position)
+        ident = symbols.identifier_at(text, offset)
+        if ident is None or ident[3]:
+            return None
+        decl = symbols.definition(symbols.declarations(text), ident[0], offset)
+        if decl is None:
+            return None
+        return types.Location(uri=uri, range=ls.range_of(text, decl.start, decl.end))
 
-
-@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-def did_close(ls: CakeLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-    uri = params.text_document.uri
-    task = ls.checks.pop(uri, None)
-    if task is not None:
-        task.cancel()
-    ls.findings.pop(uri, None)
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-
-
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
-def code_action(ls: CakeLanguageServer, params: types.CodeActionParams) -> List[types.CodeAction]:
-    uri = params.text_document.uri
-    return diagnostics.code_actions(uri, ls.findings.get(uri, []), params.range, params.context.only)
-
-
-@server.feature(types.TEXT_DOCUMENT_HOVER)
-def hover(ls: CakeLanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
-    text, offset = ls.offset(params.text_document.uri, params.position)
-    found = hover_markdown(text, offset, ls.reference)
-    if found is None:
-        return None
-    markdown, start, end = found
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
-                       range=ls.range_of(text, start, end))
-
-
-@server.feature(types.TEXT_DOCUMENT_DEFINITION)
-def definition(ls: CakeLanguageServer, params: types.DefinitionParams) -> Optional[types.Location]:
-    uri = params.text_document.uri
-    text, offset = ls.offset(uri, params.position)
-    ident = symbols.identifier_at(text, offset)
-    if ident is None or ident[3]:
-        return None
-    decl = symbols.definition(symbols.declarations(text), ident[0], offset)
-    if decl is None:
-        return None
-    return types.Location(uri=uri, range=ls.range_of(text, decl.start, decl.end))
+    return server
 
 
 def main() -> None:
     logging.basicConfig(level=logging.WARNING)
-    server.start_io()
+    create_server().start_io()
