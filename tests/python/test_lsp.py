@@ -4,7 +4,8 @@ The client opens a kernel whose named barrier waits for 32 threads while its rol
 reports E0640 with notes at the sync and the declaration and a fix-it `threads(64)`.  The test checks the
 published diagnostic, asks for code actions, applies the quick fix, sends the edit and a save, and checks
 that the diagnostics clear; then it hovers an operation and a declared name and goes to two definitions.
-Skipped without pygls (utils/common.sh installs it into the test venv when it can) or without cakec."""
+A second server, given no cakec, says so in a window message and still answers hover.  Skipped without
+pygls (utils/common.sh installs it into the test venv when it can) or without cakec."""
 
 import asyncio
 import os
@@ -57,6 +58,17 @@ def position_of(text, needle, nth=0, delta=0):
     index += delta
     line = text.count("\n", 0, index)
     return types.Position(line=line, character=index - (text.rfind("\n", 0, index) + 1))
+
+
+async def close(client):
+    """Waits for the server to exit; kills it when a failed test never told it to."""
+    server = client._server
+    if server is not None and server.returncode is None:
+        try:
+            await asyncio.wait_for(server.wait(), 5)
+        except asyncio.TimeoutError:
+            server.kill()
+    await client.stop()
 
 
 async def session(cakec):
@@ -130,17 +142,42 @@ async def session(cakec):
         await asyncio.wait_for(client.shutdown_async(None), 20)
         client.exit(None)
     finally:
-        server = client._server      # on a failure the server was not told to exit: end it
-        if server is not None and server.returncode is None:
-            try:
-                await asyncio.wait_for(server.wait(), 5)
-            except asyncio.TimeoutError:
-                server.kill()
-        await client.stop()
+        await close(client)
 
 
 def test_language_server_over_stdio(cakec_only):
     asyncio.run(asyncio.wait_for(session(cakec_only), 60))
+
+
+async def session_without_cakec():
+    client = LanguageClient("cake-lsp-test", "1")
+    messages = asyncio.Queue()
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE)
+    def on_message(params):
+        messages.put_nowait(params)
+
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "runtime", "python"))
+    await client.start_io(sys.executable, "-m", "cakeir.lsp", env=env)
+    try:
+        await asyncio.wait_for(client.initialize_async(types.InitializeParams(
+            capabilities=types.ClientCapabilities(), initialization_options={"cakec": "/nonexistent/cakec"})), 20)
+        client.initialized(types.InitializedParams())
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=URI, language_id="cake", version=1, text=KERNEL)))
+        message = await asyncio.wait_for(messages.get(), 20)
+        assert message.type == types.MessageType.Warning and "/nonexistent/cakec" in message.message
+        hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=URI), position=position_of(KERNEL, "sync done"))), 20)
+        assert "named barrier" in hover.contents.value
+        await asyncio.wait_for(client.shutdown_async(None), 20)
+        client.exit(None)
+    finally:
+        await close(client)
+
+
+def test_without_cakec_the_server_says_so_and_still_hovers():
+    asyncio.run(asyncio.wait_for(session_without_cakec(), 60))
 
 
 def test_cakec_json_to_lsp():
