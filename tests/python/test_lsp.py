@@ -2,8 +2,9 @@
 
 The client opens a kernel whose named barrier waits for 32 threads while its role has 64: cakec's verifier
 reports E0640 with notes at the sync and the declaration and a fix-it `threads(64)`.  The test checks the
-published diagnostic, asks for code actions, applies the quick fix, sends the edit and a save, and checks
-that the diagnostics clear; then it hovers an operation and a declared name and goes to two definitions.
+published diagnostic and the hover over it (cakec --explain), asks for code actions, applies the quick fix,
+sends the edit and a save, and checks that the diagnostics clear; then it hovers an operation and a declared
+name and goes to two definitions.
 A second server, given no cakec, says so in a window message and still answers hover.  Skipped without
 pygls (utils/common.sh installs it into the test venv when it can) or without cakec."""
 
@@ -105,6 +106,12 @@ async def session(cakec):
         notes = {(n.location.range.start.line, n.message) for n in diag.related_information}
         assert (position_of(KERNEL, "sync done").line, "role 'copy': warps 0..2 (64 threads) reach this sync") in notes
         assert (position_of(KERNEL, "done id").line, "declared here with threads(32)") in notes
+
+        # hover over the diagnostic: cakec's explanation of its code, then the operation's reference text
+        hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=URI), position=position_of(KERNEL, "sync done"))), 20)
+        assert hover.contents.value.startswith("```\nE0640 (BarrierCountMismatch, error)")
+        assert "bar.sync" in hover.contents.value
 
         # the fix-it as a quick fix
         actions = await asyncio.wait_for(client.text_document_code_action_async(types.CodeActionParams(

@@ -16,13 +16,15 @@ user types, unless told otherwise).  cakec prints one JSON array on stdout whate
 
 A diagnostic's fix-its (all of them together: a conversion inserts `f32(` and `)`) form one quick-fix code
 action whose WorkspaceEdit applies them to the buffer.  Diagnostics without a place (command-line errors)
-are put at the buffer's start.
+are put at the buffer's start.  `explain` gives a code's explanation (`cakec --explain E0640`), which hover
+shows over a diagnostic's range.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -79,6 +81,17 @@ async def run_cakec(command: List[str], text: str, timeout: float = 120.0) -> Li
     return parsed
 
 
+def explain(cakec: str, code: str) -> Optional[str]:
+    """What `cakec --explain CODE` prints, or None when it fails."""
+    try:
+        result = subprocess.run([cakec, "--explain", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = result.stdout.decode("utf-8", errors="replace").strip()
+    return text if result.returncode == 0 and text else None
+
+
 def _range(lines: List[str], item: Dict[str, Any], encoding: str) -> types.Range:
     def position(line: Any, column: Any) -> types.Position:
         if not isinstance(line, int) or line < 1:
@@ -128,6 +141,10 @@ def to_findings(items: List[Dict[str, Any]], uri: str, text: str, encoding: str 
         )
         findings.append(Finding(diagnostic, edits))
     return findings
+
+
+def contains(r: types.Range, p: types.Position) -> bool:
+    return (r.start.line, r.start.character) <= (p.line, p.character) <= (r.end.line, r.end.character)
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:

@@ -9,7 +9,8 @@ What each request does:
   didClose              clears the file's diagnostics
   codeAction            a quick fix per diagnostic with cakec fix-its in the requested range
   hover                 an operation, intrinsic, keyword, type or builtin: its text from docs/language.md
-                        (reference.py); a declared name: its declaration (symbols.py)
+                        (reference.py); a declared name: its declaration (symbols.py); inside a
+                        diagnostic's range, also what `cakec --explain CODE` says about it
   definition            the declaration of the name under the cursor (symbols.py: a lexical scan)
 
 Settings, as the client's initializationOptions (all optional):
@@ -67,6 +68,7 @@ class CakeLanguageServer(LanguageServer):
         self.checks: Dict[str, "asyncio.Task[None]"] = {}
         self.reference = Reference.load()
         self.told_no_cakec = False
+        self.explanations: Dict[str, Optional[str]] = {}
 
     @property
     def encoding(self) -> str:
@@ -113,6 +115,24 @@ class CakeLanguageServer(LanguageServer):
         self.findings[uri] = (version, findings)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=version, diagnostics=[f.diagnostic for f in findings]))
+
+    def explanations_at(self, uri: str, position: types.Position) -> List[str]:
+        """`cakec --explain` of each current diagnostic whose range holds `position` (once per code)."""
+        version, findings = self.findings.get(uri, (None, []))
+        if version != self.workspace.get_text_document(uri).version:
+            return []
+        out: List[str] = []
+        for f in findings:
+            code = f.diagnostic.code
+            if not isinstance(code, str) or not diagnostics.contains(f.diagnostic.range, position):
+                continue
+            if code not in self.explanations:
+                cakec = self.cakec()
+                self.explanations[code] = diagnostics.explain(cakec, code) if cakec else None
+            text = self.explanations[code]
+            if text and text not in out:
+                out.append(text)
+        return out
 
     def log_error(self, message: str) -> None:
         self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message="CAKE: " + message))
@@ -167,13 +187,17 @@ def create_server() -> CakeLanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: CakeLanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
-        text, offset = ls.offset(params.text_document.uri, params.position)
+        uri = params.text_document.uri
+        text, offset = ls.offset(uri, params.position)
+        parts = ["```\n%s\n```" % e for e in ls.explanations_at(uri, params.position)]
         found = hover_markdown(text, offset, ls.reference)
-        if found is None:
+        if found is None and not parts:
             return None
-        markdown, start, end = found
+        if found is not None:
+            parts.append(found[0])
+        markdown = "\n\n---\n\n".join(parts)
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
-                           range=ls.range_of(text, start, end))
+                           range=ls.range_of(text, found[1], found[2]) if found is not None else None)
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: CakeLanguageServer, params: types.DefinitionParams) -> Optional[types.Location]:
