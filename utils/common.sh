@@ -72,8 +72,8 @@ cake_nvdisasm() {
 }
 
 # cake_python_venv DIR: a Python virtual environment in DIR with pytest (the runtime's Python tests run under
-# it) and, when they install, mypy, numpy, mcp and pygls; created once; reuses the system's site packages.  Prints the venv's python
-# on success.
+# it) and, when they install, mypy, numpy, mcp, pygls and onigurumacffi; created once; reuses the system's
+# site packages.  Prints the venv's python on success.
 cake_python_venv() {
   local dir="$1"
   if [ ! -x "$dir/bin/python" ]; then
@@ -99,6 +99,11 @@ cake_python_venv() {
   # the test is skipped without it.
   if ! "$dir/bin/python" -c 'import pygls' >/dev/null 2>&1; then
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'pygls>=2,<3' >/dev/null 2>&1 || true
+  fi
+  # onigurumacffi (Oniguruma, TextMate's regex engine) to tokenize with the TextMate grammar as editors do
+  # (tests/python/test_editors.py); optional: that check is skipped without it.
+  if ! "$dir/bin/python" -c 'import onigurumacffi' >/dev/null 2>&1; then
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'onigurumacffi>=1,<2' >/dev/null 2>&1 || true
   fi
   echo "$dir/bin/python"
 }
