@@ -62,7 +62,7 @@ def tokenize(text: str) -> List[Token]:
 
 @dataclass
 class _Block:
-    close: int = 1 << 62            # offset of the closing brace, once seen
+    """An open `{`: the declarations whose scope ends at its closing brace."""
     declarations: List[Declaration] = field(default_factory=list)
 
 
