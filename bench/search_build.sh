@@ -6,7 +6,8 @@
 #   lib/libz3.so.4, lib/libstdc++.so.6, lib/libgcc_s.so.1, lib/libcrypto.so.3
 #                             cakec's shared libraries as ldd resolves them here (search_gemm.py puts lib/ on
 #                             cakec's LD_LIBRARY_PATH only; the device's glibc must be as new as this one's)
-#   lib/libcake_runtime.so    the runtime, compiled from runtime/src with libstdc++ and libgcc linked in
+#   lib/libcake_runtime.so    the runtime, compiled from runtime/src with libstdc++ and libgcc linked in (and
+#                             libcrypto, packed above, for the cubin SHA-256)
 #   build_info.json           git commit, dirty flag, cakec --version
 # ptxas is not packed (37 MB): search_gemm.py uses the device's ($CUDA_HOME/bin, PATH) or the one that
 # ships with triton.  bench/out is git-ignored: carry bench/out/search (about 35 MB; docs/harness.md).
@@ -25,7 +26,7 @@ for name in libz3.so libstdc++.so libgcc_s.so libcrypto.so; do
   [ -n "$path" ] && cp -L "$path" "$out/lib/"
 done
 "${CXX:-c++}" -std=c++20 -O2 -shared -fPIC -fvisibility=hidden -static-libstdc++ -static-libgcc \
-  -I"$repo/runtime/include" -I"$repo/runtime/src" "$repo"/runtime/src/*.cpp -o "$out/lib/libcake_runtime.so" -ldl -lpthread
+  -I"$repo/runtime/include" -I"$repo/runtime/src" "$repo"/runtime/src/*.cpp -o "$out/lib/libcake_runtime.so" -ldl -lpthread -lcrypto
 commit=$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)
 dirty=$([ -n "$(git -C "$repo" status --porcelain 2>/dev/null)" ] && echo true || echo false)
 version=$("$cakec" --version | head -1)
