@@ -104,9 +104,8 @@ private:
   // A row of 8 16-bit elements in shared memory: a[s][r, c +: 8].
   bool matrixRow(Expr &e, ScalarKind dtype);
 
-  void ldmatrix();
-
-  void stmatrix();
+  // ldmatrix FRAGS <- ROW (load) / stmatrix ROW <- FRAGS: one to four fragments and a shared row.
+  void matrixMove(bool load);
 
   void store();
 

@@ -24,8 +24,8 @@ void OpChecker::run() {
   case OpId::TmaLoad: tmaLoad(); break;
   case OpId::TmaStore: tmaStore(); break;
   case OpId::CpAsync: cpAsync(); break;
-  case OpId::Ldmatrix: case OpId::LdmatrixTrans: ldmatrix(); break;
-  case OpId::Stmatrix: case OpId::StmatrixTrans: stmatrix(); break;
+  case OpId::Ldmatrix: case OpId::LdmatrixTrans: matrixMove(/*load=*/true); break;
+  case OpId::Stmatrix: case OpId::StmatrixTrans: matrixMove(/*load=*/false); break;
   case OpId::Store: store(); break;
   case OpId::RowArgmin: case OpId::RowArgmax: case OpId::ColArgmin: case OpId::ColArgmax: argReduction(); break;
   case OpId::MmaSync: mmaSync(); break;

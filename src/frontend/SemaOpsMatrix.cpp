@@ -57,22 +57,18 @@ bool OpChecker::matrixRow(Expr &e, ScalarKind dtype) {
   return true;
 }
 
-void OpChecker::ldmatrix() {
+void OpChecker::matrixMove(bool load) {
   clauses({}, {});
-  if (!form(OpArrow::Move) || !count(s.dsts, 1, 4, "destination(s)") || !count(s.srcs, 1, 1, "source")) return;
+  if (!form(OpArrow::Move)) return;
+  if (load ? !count(s.dsts, 1, 4, "destination(s)") || !count(s.srcs, 1, 1, "source")
+           : !count(s.dsts, 1, 1, "destination") || !count(s.srcs, 1, 4, "source(s)"))
+    return;
+  std::vector<Ptr<Expr>> &fragments = load ? s.dsts : s.srcs;
+  Expr &row = load ? *s.srcs[0] : *s.dsts[0];
   ScalarKind dtype{};
-  int64_t regs = matrixFragments(s.dsts, /*written=*/true, &dtype);
-  if (regs < 0) { operand(*s.srcs[0]); return; }
-  matrixRow(*s.srcs[0], dtype);
-}
-
-void OpChecker::stmatrix() {
-  clauses({}, {});
-  if (!form(OpArrow::Move) || !count(s.dsts, 1, 1, "destination") || !count(s.srcs, 1, 4, "source(s)")) return;
-  ScalarKind dtype{};
-  int64_t regs = matrixFragments(s.srcs, /*written=*/false, &dtype);
-  if (regs < 0) { operand(*s.dsts[0]); return; }
-  matrixRow(*s.dsts[0], dtype);
+  int64_t regs = matrixFragments(fragments, /*written=*/load, &dtype);
+  if (regs < 0) { operand(row); return; }
+  matrixRow(row, dtype);
 }
 
 void OpChecker::store() {
