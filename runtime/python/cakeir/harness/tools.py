@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .compiler import Compiler
+from .compiler import Compiler, StageResult
 from .evaluate import evaluate, kernel_name, stage_signature, write_candidate
 from .record import RunRecord, ir_sha256
 from . import reference
@@ -181,13 +181,17 @@ def compare_arrays(actual: List[Any], expected: List[Any], rtol: float, atol: fl
 
 # -- handlers ------------------------------------------------------------------------------------------------
 
-def _verify(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
-    text, source, _ = _write_source(ctx, args, "verify")
-    result = ctx.compiler.verify(source, args.get("defines"), args.get("arch", ""))
-    answer = result.to_json()
+def _answer(result: StageResult, text: str) -> Dict[str, Any]:
+    """A compiler request's JSON answer, with the failure signature when it failed."""
+    answer: Dict[str, Any] = result.to_json()
     if not result.ok:
         answer["failure_signature"] = stage_signature(result, text)
     return answer
+
+def _verify(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
+    text, source, _ = _write_source(ctx, args, "verify")
+    result = ctx.compiler.verify(source, args.get("defines"), args.get("arch", ""))
+    return _answer(result, text)
 
 
 def _estimate(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
@@ -195,10 +199,7 @@ def _estimate(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
     result = ctx.compiler.estimate(source, args["shape"], args.get("defines"), args.get("arch", ""),
                                    verify=bool(args.get("verify", False)), sweep=args.get("sweep"),
                                    top=int(args.get("top", 0)), machine=args.get("machine", ""))
-    answer = result.to_json()
-    if not result.ok:
-        answer["failure_signature"] = stage_signature(result, text)
-    return answer
+    return _answer(result, text)
 
 
 def _compile(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
@@ -206,10 +207,7 @@ def _compile(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
     cubin = os.path.join(folder, (kernel_name(text) or "candidate") + ".cubin")
     result = ctx.compiler.compile(source, cubin, args.get("defines"), args.get("arch", ""),
                                   verify=bool(args.get("verify", False)))
-    answer = result.to_json()
-    if not result.ok:
-        answer["failure_signature"] = stage_signature(result, text)
-    return answer
+    return _answer(result, text)
 
 
 def _run(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
@@ -219,10 +217,8 @@ def _run(ctx: ToolContext, args: Dict[str, Any]) -> Dict[str, Any]:
     outputs = {name: os.path.join(folder, "%s.npy" % name) for name in wanted}
     result = ctx.compiler.run(source, folder, args.get("kernel", ""), args.get("shape"), inputs, outputs,
                               args.get("defines"), args.get("seed"), int(args.get("schedules", 0)))
-    answer = result.to_json()
+    answer = _answer(result, text)
     answer["outputs"] = outputs if result.ok else {}
-    if not result.ok:
-        answer["failure_signature"] = stage_signature(result, text)
     if args.get("candidate") is not None:
         try:
             ctx.record.add_stage(_int_arg(args, "candidate"), "run", result.ok, result.exit_code, result.diagnostics,
