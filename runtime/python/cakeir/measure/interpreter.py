@@ -1,5 +1,5 @@
 """The CPU backend of the measurement service: kernels run in the CAKE interpreter (`cakec run`), tensors are
-host lists exchanged as .npy files (read and written with NumPy).
+host lists passed through cakeir.interpret (NumPy arrays, .npy files for `cakec run`).
 
 A launch is one `cakec run` process: every tensor of the problem is written to a .npy file and given to
 the kernel as an input, under the parameter name the launch binds it to (default: its own name), so the
@@ -17,28 +17,23 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from typing import Any, Dict, List, Mapping, Optional
 
+from .. import interpret
 from .._tools import find_cakec, tool_environment
+from ..interpret import InterpreterError
 from .backend import Backend, RunObservation
 from .compare import Comparison, compare_host
 from .host_tensor import HostTensor, bit_equal, poisoned_tensor, random_tensor, round_to
 from .problem import Candidate, Launch, Problem, Shape, TIMED_STREAM
 
 
-class InterpreterError(RuntimeError):
-    """`cakec run` failed (the message holds its diagnostics)."""
-
-
 class InterpreterBackend(Backend):
     name = "interpreter"
     can_time = False
 
-    def __init__(self, cakec: Optional[str] = None, work_dir: Optional[str] = None, max_steps: Optional[int] = None):
+    def __init__(self, cakec: Optional[str] = None, max_steps: Optional[int] = None):
         self.cakec = find_cakec(cakec)
-        self._tmp = tempfile.TemporaryDirectory(prefix="cake-measure-") if work_dir is None else None
-        self.work_dir = work_dir if work_dir is not None else self._tmp.name  # type: ignore[union-attr]
         self.max_steps = max_steps
         self.queued: List[Any] = []
         self.runs = 0
@@ -105,36 +100,19 @@ class InterpreterBackend(Backend):
 
     def _launch(self, prepared: Any, candidate: Candidate, launch: Launch, tensors: Dict[str, Any],
                 problem: Problem) -> None:
-        """One `cakec run` of launch.kernel with every problem tensor its parameters name, in and out."""
-        import numpy as np   # the .npy files of `cakec run`; imported here so that the package needs it only on this backend
+        """One `cakec run` (cakeir.interpret) of launch.kernel with every problem tensor its parameters name, in
+        and out."""
+        import numpy as np   # the interpreter's arrays; imported here so that only this backend needs NumPy
         self.runs += 1
-        folder = os.path.join(self.work_dir, "run%d" % self.runs)
-        os.makedirs(folder, exist_ok=True)
         params = self._params(candidate, launch, problem)
-        ins, outs = [], []
+        inputs = {param: np.asarray(tensors[name].values, dtype=np.dtype(tensors[name].npy_descr))
+                  .reshape(tensors[name].shape) for param, name in params.items()}
+        outputs = interpret.run(candidate.source, inputs=inputs, outputs=list(params), kernel=launch.kernel,
+                                scalars=launch.scalars or None, defines=prepared["defines"],
+                                max_steps=self.max_steps, cakec=self.cakec)
         for param, name in params.items():
             tensor = tensors[name]
-            path_in = os.path.join(folder, "%s.in.npy" % param)
-            np.save(path_in, np.asarray(tensor.values, dtype=np.dtype(tensor.npy_descr)).reshape(tensor.shape))
-            ins.append("%s=%s" % (param, path_in))
-            outs.append("%s=%s" % (param, os.path.join(folder, "%s.out.npy" % param)))
-        cmd = [self.cakec, "run", candidate.source, "--kernel", launch.kernel, "--inputs", ",".join(ins),
-               "--outputs", ",".join(outs)]
-        for key, value in prepared["defines"].items():
-            cmd += ["-D", "%s=%s" % (key, value)]
-        if launch.scalars:
-            cmd += ["--scalar", ",".join("%s=%r" % kv for kv in launch.scalars.items())]
-        if self.max_steps:
-            cmd += ["--max-steps", str(self.max_steps)]
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=tool_environment(),
-                              check=False)
-        if proc.returncode != 0:
-            raise InterpreterError("%s failed (exit %d):\n%s" % (" ".join(cmd), proc.returncode,
-                                                                  proc.stderr.decode("utf-8", "replace")))
-        for param, name in params.items():
-            values = np.load(os.path.join(folder, "%s.out.npy" % param), allow_pickle=False).ravel().tolist()
-            tensor = tensors[name]
-            tensor.values[:] = [round_to(tensor.dtype, float(v)) for v in values]
+            tensor.values[:] = [round_to(tensor.dtype, float(v)) for v in outputs[param].ravel().tolist()]
 
     @staticmethod
     def _params(candidate: Candidate, launch: Launch, problem: Problem) -> Dict[str, str]:
@@ -142,7 +120,3 @@ class InterpreterBackend(Backend):
         it to."""
         by_tensor = {tensor: param for param, tensor in launch.bind.items()}
         return {by_tensor.get(t.name, t.name): t.name for t in problem.tensors}
-
-    def close(self) -> None:
-        if self._tmp is not None:
-            self._tmp.cleanup()
