@@ -1,6 +1,8 @@
 // SyncSimulator: the multi-agent state machine of the sync protocol (semantics in SyncSimulator.h).
 #include "verify/SyncSimulator.h"
 
+#include "verify/ThreadKnowledge.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -41,6 +43,11 @@ struct BarrierState {
   std::deque<Clock> completedClocks;
   std::vector<Participant> participants;   // arrivals of the current phase
   Participant lastExpect;
+  // What the arriving threads had observed of the stages (ThreadKnowledge::knownBy) and the fills of the
+  // phase's copies: what a wait teaches the threads that execute it.  Parallel to phaseClock /
+  // completedClocks, which join the arriving agents' whole clocks.
+  std::vector<int64_t> phaseKnow;
+  std::deque<std::vector<int64_t>> completedKnow;
 };
 
 struct Read {
@@ -97,6 +104,7 @@ struct AgentState {
   size_t lapCheckedPc = SIZE_MAX;
   int64_t namedGeneration = -1;   // at a named `sync`: the generation it arrived in (-1: not arrived yet)
   bool namedReleased = false;     // ... let through without the barrier completing (see releaseNamedWaits)
+  ThreadKnowledge know;           // which stage versions each of its threads has observed
 };
 
 // A named barrier (bar.sync id, n) of one CTA: threads arrive (32 per warp) until n have, which completes
@@ -105,6 +113,8 @@ struct NamedBarrierState {
   int64_t arrived = 0, generation = 0;
   Clock clock;                                  // join of the current generation's arrivals
   std::map<int64_t, Clock> completedClocks;     // generation -> its joined clock, while someone may need it
+  std::vector<int64_t> know;                    // what the arriving threads observed of the stages
+  std::map<int64_t, std::vector<int64_t>> completedKnow;
 };
 
 // The lap check's "what if": every agent but `frozen` runs to quiescence from a given state while `frozen`
@@ -266,9 +276,15 @@ public:
       : info_(&info), arch_(arch), slots_(&slots), agents_(&agents), program_(&program) {
     size_t width = agents.size() + slots.stages.size();
     agentStates_.resize(agents.size());
-    for (AgentState &a : agentStates_) a.clock.assign(width, 0);
+    for (size_t a = 0; a < agents.size(); ++a) {
+      agentStates_[a].clock.assign(width, 0);
+      agentStates_[a].know.reset(agents[a].threads, slots.stages.size());
+    }
     barriers_.resize(slots.barriers.size());
-    for (BarrierState &b : barriers_) b.phaseClock.assign(width, 0);
+    for (BarrierState &b : barriers_) {
+      b.phaseClock.assign(width, 0);
+      b.phaseKnow.assign(slots.stages.size(), 0);
+    }
     stages_.resize(slots.stages.size());
     for (const SyncAgent &ag : agents) ctas_ = std::max(ctas_, static_cast<size_t>(ag.cta) + 1);
     remoteArrives_.resize(agents.size() * ctas_);
@@ -367,6 +383,7 @@ private:
       if (at.kind == EventKind::NamedSync && at.namedId == id) oldest = std::min(oldest, os.namedGeneration);
     }
     nb.completedClocks.erase(nb.completedClocks.begin(), nb.completedClocks.lower_bound(oldest));
+    nb.completedKnow.erase(nb.completedKnow.begin(), nb.completedKnow.lower_bound(oldest));
   }
   const SyncEvent &event(int a, size_t i) const { return program_->at(static_cast<size_t>(a), i); }
   const SyncAgent &agent(int a) const { return (*agents_)[static_cast<size_t>(a)]; }
@@ -412,6 +429,9 @@ private:
     }
     s.completedClocks.push_back(s.phaseClock);
     if (s.completedClocks.size() > kKeptPhaseClocks) s.completedClocks.pop_front();
+    s.completedKnow.push_back(s.phaseKnow);
+    if (s.completedKnow.size() > kKeptPhaseClocks) s.completedKnow.pop_front();
+    std::fill(s.phaseKnow.begin(), s.phaseKnow.end(), 0);
     s.completed++;
     outcome.phasesCompleted++;
     s.arrivals = 0;
@@ -443,6 +463,8 @@ private:
     b.landed += c.bytes;
     Clock &pc = b.phaseClock;
     pc[stageClockIndex(c.stage)] = std::max(pc[stageClockIndex(c.stage)], c.version);
+    int64_t &known = b.phaseKnow[static_cast<size_t>(c.stage)];
+    known = std::max(known, c.version);
     b.participants.push_back({c.agent, c.event});
     maybeComplete(c.barrier);
   }
@@ -495,7 +517,7 @@ private:
         break;
       }
     }
-    if (any && !bad) return true;
+    if (any && !bad) return checkReadersObserved(a, s, e);
     Write none;
     none.version = 0;
     const Write &st = bad ? *bad : none;
@@ -551,6 +573,59 @@ private:
       f.hint = "order the write before the read with an mbarrier or a block barrier";
     }
     return false;
+  }
+
+  // The agent as a whole has observed every fill the read needs (checkReadable); now each reading thread
+  // must have, through a synchronisation it took part in: its own wait, a syncwarp after a wait by a lane
+  // of its warp, a named barrier or block barrier it passed after such a wait (ThreadKnowledge).
+  bool checkReadersObserved(int a, int s, const SyncEvent &e) {
+    const StageState &ss = stages_[static_cast<size_t>(s)];
+    const AgentState &as = agentStates_[static_cast<size_t>(a)];
+    for (const Write &w : ss.writes) {
+      if (!overlaps(w.lo, w.hi, e.lo, e.hi) || (w.writer == a && w.writeBarrier < 0)) continue;
+      std::vector<int64_t> unaware = as.know.unaware(e.threads.get(), static_cast<size_t>(s), w.version);
+      if (unaware.empty()) continue;
+      std::string fill = w.writeBarrier >= 0 ? "the copy that fills it" : "the write that fills it";
+      SimFinding &f = report(SyncFamily::Ring, DiagKind::StageReadBeforeFilled, e.range,
+                             {who(a, e), stageName(s), fill + " is observed by " + describeThreads(unaware)});
+      // The wait of this agent that observed the fill: on the fill's barrier, else the last one passed.
+      const SyncEvent *wait = as.lastPassed;
+      if (w.writeBarrier >= 0)
+        if (auto it = as.lastWait.find(w.writeBarrier); it != as.lastWait.end()) wait = it->second;
+      const std::vector<int64_t> *waiters = wait && wait->threads ? wait->threads.get() : nullptr;
+      bool waiterInEveryWarp = waiters != nullptr;
+      bool waitersCoverReaders = waiters != nullptr;
+      for (int64_t t : unaware) {
+        bool inWarp = false, same = false;
+        if (waiters)
+          for (int64_t u : *waiters) {
+            inWarp = inWarp || u / 32 == t / 32;
+            same = same || u == t;
+          }
+        waiterInEveryWarp = waiterInEveryWarp && inWarp;
+        waitersCoverReaders = waitersCoverReaders && same;
+      }
+      if (wait && waiters && !waitersCoverReaders)
+        f.notes.push_back({wait->range, "the wait that observes it runs only in " + describeThreads(*waiters) +
+                                            " of " + agent(a).name + at(*wait)});
+      else if (wait && waitersCoverReaders)
+        f.notes.push_back({wait->range, "these threads pass this wait" + at(*wait) +
+                                            ", but the threads that arrived on its phase had not observed the fill"});
+      if (e.threads) f.notes.push_back({e.range, "the read runs in " + describeThreads(*e.threads)});
+      if (w.writeEvent) f.notes.push_back({w.writeEvent->range, "filled here by " + who(w.writer, *w.writeEvent)});
+      if (waiters && !waitersCoverReaders && waiterInEveryWarp)
+        f.hint = "add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of "
+                 "each warp are ordered after it; or let every reading thread wait; or move the read under the "
+                 "same condition as the wait";
+      else if (waiters && !waitersCoverReaders)
+        f.hint = "let every reading warp wait; or, after the wait, pass a named barrier ('sync BAR') that both the "
+                 "waiting and the reading warps execute; or move the read under the same condition as the wait";
+      else
+        f.hint = "the threads that arrive on a barrier pass on only what they observed: arrive from threads that "
+                 "waited for the fill, or let the reading threads wait for it themselves";
+      return false;
+    }
+    return true;
   }
 
   bool checkWritable(int a, int s, const SyncEvent &e) {
@@ -654,6 +729,7 @@ private:
         as.blockSyncClocks.push_back(pendingSync_[a]);
         pendingSync_.erase(a);
         clk = joined;
+        as.know.learnAll(clk.data() + agents_->size());
       } else {
         if (as.clusterArrived <= j) return false;   // cluster.wait without arrive: treated as blocked
         for (size_t o = 0; o < agents_->size(); ++o) {
@@ -663,6 +739,7 @@ private:
         for (size_t o = 0; o < agents_->size(); ++o)
           if (agentStates_[o].clusterClocks.size() > j) join(clk, agentStates_[o].clusterClocks[j]);
         as.clusterWaited++;
+        as.know.learnAll(clk.data() + agents_->size());
       }
       break;
     }
@@ -675,11 +752,15 @@ private:
       if (as.namedGeneration < 0) {
         if (nb.clock.empty()) nb.clock.assign(clk.size(), 0);
         join(nb.clock, clk);
+        if (nb.know.empty()) nb.know.assign(stages_.size(), 0);
+        as.know.knownBy(e.threads.get(), nb.know.data());
         nb.arrived += e.multiplicity;
         int64_t generation = nb.generation;
         if (nb.arrived >= e.count) {
           nb.completedClocks[generation] = std::move(nb.clock);
           nb.clock.assign(clk.size(), 0);
+          nb.completedKnow[generation] = std::move(nb.know);
+          nb.know.assign(stages_.size(), 0);
           nb.arrived = 0;
           nb.generation++;
         }
@@ -692,6 +773,8 @@ private:
       as.namedReleased = false;
       if (nb.generation > waitedFor) {
         join(clk, nb.completedClocks[waitedFor]);
+        if (auto k = nb.completedKnow.find(waitedFor); k != nb.completedKnow.end())
+          as.know.learn(e.threads.get(), k->second.data());
         dropNamedClocks(nb, agent(a).cta, e.namedId);
       }
       break;
@@ -724,6 +807,7 @@ private:
       s.expected += e.bytes * e.multiplicity;
       if (e.bytes) s.lastExpect = {a, &e};
       join(s.phaseClock, clk);
+      as.know.knownBy(e.threads.get(), s.phaseKnow.data());
       s.participants.push_back({a, &e});
       if (s.arrivals > declared(b)) {
         SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierArrivalCount, declRange(b),
@@ -745,6 +829,7 @@ private:
       s.expected += e.bytes * e.multiplicity;
       s.lastExpect = {a, &e};
       join(s.phaseClock, clk);
+      as.know.knownBy(e.threads.get(), s.phaseKnow.data());
       break;
     }
     case EventKind::Wait: {
@@ -767,7 +852,10 @@ private:
       if (n >= 0) {
         // Not kept (cannot happen without a lap reported first): no join - fewer orderings, never more.
         int64_t oldest = s.completed - static_cast<int64_t>(s.completedClocks.size());
-        if (n >= oldest) join(clk, s.completedClocks[static_cast<size_t>(n - oldest)]);
+        if (n >= oldest) {
+          join(clk, s.completedClocks[static_cast<size_t>(n - oldest)]);
+          as.know.learn(e.threads.get(), s.completedKnow[static_cast<size_t>(n - oldest)].data());
+        }
       }
       as.target[b] = n;
       as.lastWait[b] = &e;
@@ -811,8 +899,10 @@ private:
       w.writer = a;
       w.writeEvent = &e;
       clk[stageClockIndex(st)] = recordWrite(st, w);
+      as.know.learnStage(e.threads.get(), static_cast<size_t>(st), clk[stageClockIndex(st)]);
       break;
     }
+    case EventKind::WarpSync: as.know.syncWarps(e.threads.get(), e.laneMask); break;
     case EventKind::WgmmaCommit:
       as.wgmmaGroups.push_back(std::move(as.openWgmma));
       as.openWgmma.clear();
