@@ -7,7 +7,8 @@
 // narrows the agent's *active set*; `elect` keeps the lowest active lane of each warp; `return` removes the
 // threads that reach it for the rest of the program.  An event's multiplicity is the size of the active set
 // where it executes (an arrive in `elect` inside a 2-instance warpgroup role: 4 per instance).  A wait
-// blocks the whole agent (lock-step approximation: threads of one agent never run ahead of each other).
+// blocks the whole agent (lock-step for progress: threads of one agent never run ahead of each other), but
+// orders only the threads that execute it (below).
 //
 // Each event also records the threads that execute it (the active set), so that the simulator can tell
 // which threads observed a wait (ThreadKnowledge.h) while it still blocks the whole agent.

@@ -278,12 +278,12 @@ public:
     agentStates_.resize(agents.size());
     for (size_t a = 0; a < agents.size(); ++a) {
       agentStates_[a].clock.assign(width, 0);
-      agentStates_[a].know.reset(agents[a].threads, slots.stages.size());
+      agentStates_[a].know.reset(agents[a].threads, width);
     }
     barriers_.resize(slots.barriers.size());
     for (BarrierState &b : barriers_) {
       b.phaseClock.assign(width, 0);
-      b.phaseKnow.assign(slots.stages.size(), 0);
+      b.phaseKnow.assign(width, 0);
     }
     stages_.resize(slots.stages.size());
     for (const SyncAgent &ag : agents) ctas_ = std::max(ctas_, static_cast<size_t>(ag.cta) + 1);
@@ -463,7 +463,7 @@ private:
     b.landed += c.bytes;
     Clock &pc = b.phaseClock;
     pc[stageClockIndex(c.stage)] = std::max(pc[stageClockIndex(c.stage)], c.version);
-    int64_t &known = b.phaseKnow[static_cast<size_t>(c.stage)];
+    int64_t &known = b.phaseKnow[stageClockIndex(c.stage)];
     known = std::max(known, c.version);
     b.participants.push_back({c.agent, c.event});
     maybeComplete(c.barrier);
@@ -575,6 +575,16 @@ private:
     return false;
   }
 
+  // What the threads executing `e` pass on when they arrive (on an mbarrier or a named barrier): what they
+  // observed, and the agent's own progress - its own reads count as released by any of its threads
+  // (an `elect { arrive }` after every thread's read is the usual release).
+  void contribute(int a, const SyncEvent &e, std::vector<int64_t> &into) const {
+    const AgentState &as = agentStates_[static_cast<size_t>(a)];
+    as.know.knownBy(e.threads.get(), into.data());
+    size_t self = static_cast<size_t>(a);
+    into[self] = std::max(into[self], as.clock[self]);
+  }
+
   // The agent as a whole has observed every fill the read needs (checkReadable); now each reading thread
   // must have, through a synchronisation it took part in: its own wait, a syncwarp after a wait by a lane
   // of its warp, a named barrier or block barrier it passed after such a wait (ThreadKnowledge).
@@ -583,7 +593,7 @@ private:
     const AgentState &as = agentStates_[static_cast<size_t>(a)];
     for (const Write &w : ss.writes) {
       if (!overlaps(w.lo, w.hi, e.lo, e.hi) || (w.writer == a && w.writeBarrier < 0)) continue;
-      std::vector<int64_t> unaware = as.know.unaware(e.threads.get(), static_cast<size_t>(s), w.version);
+      std::vector<int64_t> unaware = as.know.unaware(e.threads.get(), stageClockIndex(s), w.version);
       if (unaware.empty()) continue;
       std::string fill = w.writeBarrier >= 0 ? "the copy that fills it" : "the write that fills it";
       SimFinding &f = report(SyncFamily::Ring, DiagKind::StageReadBeforeFilled, e.range,
@@ -592,37 +602,65 @@ private:
       const SyncEvent *wait = as.lastPassed;
       if (w.writeBarrier >= 0)
         if (auto it = as.lastWait.find(w.writeBarrier); it != as.lastWait.end()) wait = it->second;
-      const std::vector<int64_t> *waiters = wait && wait->threads ? wait->threads.get() : nullptr;
-      bool waiterInEveryWarp = waiters != nullptr;
-      bool waitersCoverReaders = waiters != nullptr;
-      for (int64_t t : unaware) {
-        bool inWarp = false, same = false;
-        if (waiters)
-          for (int64_t u : *waiters) {
-            inWarp = inWarp || u / 32 == t / 32;
-            same = same || u == t;
-          }
-        waiterInEveryWarp = waiterInEveryWarp && inWarp;
-        waitersCoverReaders = waitersCoverReaders && same;
-      }
-      if (wait && waiters && !waitersCoverReaders)
-        f.notes.push_back({wait->range, "the wait that observes it runs only in " + describeThreads(*waiters) +
-                                            " of " + agent(a).name + at(*wait)});
-      else if (wait && waitersCoverReaders)
-        f.notes.push_back({wait->range, "these threads pass this wait" + at(*wait) +
-                                            ", but the threads that arrived on its phase had not observed the fill"});
-      if (e.threads) f.notes.push_back({e.range, "the read runs in " + describeThreads(*e.threads)});
+      explainUnobserved(f, a, e, wait, unaware, "fill", "read");
       if (w.writeEvent) f.notes.push_back({w.writeEvent->range, "filled here by " + who(w.writer, *w.writeEvent)});
-      if (waiters && !waitersCoverReaders && waiterInEveryWarp)
-        f.hint = "add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of "
-                 "each warp are ordered after it; or let every reading thread wait; or move the read under the "
-                 "same condition as the wait";
-      else if (waiters && !waitersCoverReaders)
-        f.hint = "let every reading warp wait; or, after the wait, pass a named barrier ('sync BAR') that both the "
-                 "waiting and the reading warps execute; or move the read under the same condition as the wait";
-      else
-        f.hint = "the threads that arrive on a barrier pass on only what they observed: arrive from threads that "
-                 "waited for the fill, or let the reading threads wait for it themselves";
+      return false;
+    }
+    return true;
+  }
+
+  // Notes and hint for an access by threads that did not observe what it needs (`what`: "fill" / "release";
+  // `access`: "read" / "write"): the wait that did observe it and which threads ran it, and the fix the case
+  // suggests - syncwarp when a lane of every such thread's warp waited, a named barrier when other warps
+  // did, else an arrival from threads that observed it.
+  void explainUnobserved(SimFinding &f, int a, const SyncEvent &e, const SyncEvent *wait,
+                         const std::vector<int64_t> &unaware, const std::string &what, const std::string &access) const {
+    const std::vector<int64_t> *waiters = wait && wait->threads ? wait->threads.get() : nullptr;
+    bool waiterInEveryWarp = waiters != nullptr;
+    bool waitersCoverThem = waiters != nullptr;
+    for (int64_t t : unaware) {
+      bool inWarp = false, same = false;
+      if (waiters)
+        for (int64_t u : *waiters) {
+          inWarp = inWarp || u / 32 == t / 32;
+          same = same || u == t;
+        }
+      waiterInEveryWarp = waiterInEveryWarp && inWarp;
+      waitersCoverThem = waitersCoverThem && same;
+    }
+    if (waiters && !waitersCoverThem)
+      f.notes.push_back({wait->range, "the wait that observes the " + what + " runs only in " +
+                                          describeThreads(*waiters) + " of " + agent(a).name + at(*wait)});
+    else if (wait && waitersCoverThem)
+      f.notes.push_back({wait->range, "these threads pass this wait" + at(*wait) + ", but the threads that arrived "
+                                          "on its phase had not observed the " + what});
+    if (e.threads) f.notes.push_back({e.range, "the " + access + " runs in " + describeThreads(*e.threads)});
+    if (waiters && !waitersCoverThem && waiterInEveryWarp)
+      f.hint = "add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of "
+               "each warp are ordered after it; or let every thread that does the " + access + " wait; or move "
+               "the " + access + " under the same condition as the wait";
+    else if (waiters && !waitersCoverThem)
+      f.hint = "let every warp that does the " + access + " wait; or, after the wait, pass a named barrier "
+               "('sync BAR') that both the waiting warps and these warps execute; or move the " + access +
+               " under the same condition as the wait";
+    else
+      f.hint = "the threads that arrive on a barrier pass on only what they observed: arrive from threads that "
+               "waited for the " + what + ", or let these threads wait for it themselves";
+  }
+
+  // The agent as a whole is ordered after every earlier read of the rows it writes (checkWritable); now each
+  // writing thread must be, through a synchronisation it took part in (as for reads).
+  bool checkWritersObserved(int a, int s, const SyncEvent &e) {
+    const StageState &st = stages_[static_cast<size_t>(s)];
+    const AgentState &as = agentStates_[static_cast<size_t>(a)];
+    for (const Read &r : st.reads) {
+      if (r.agent < 0 || r.agent == a || !r.done || !overlaps(r.event->lo, r.event->hi, e.lo, e.hi)) continue;
+      std::vector<int64_t> unaware = as.know.unaware(e.threads.get(), static_cast<size_t>(r.agent), r.clock);
+      if (unaware.empty()) continue;
+      SimFinding &f = report(SyncFamily::Ring, DiagKind::StageOverwritten, e.range,
+                             {who(a, e) + " (" + describeThreads(unaware) + ")", stageName(s), agent(r.agent).name});
+      f.notes.push_back({r.event->range, agent(r.agent).name + " reads '" + stageName(s) + "' here" + at(*r.event)});
+      explainUnobserved(f, a, e, as.lastPassed, unaware, "release", "write");
       return false;
     }
     return true;
@@ -667,7 +705,7 @@ private:
       f.hint = "a stage must be consumed and released before it is refilled";
       return false;
     }
-    return true;
+    return checkWritersObserved(a, s, e);
   }
 
   // Records a write of rows [lo, hi) after checkWritable succeeded: it replaces the overlapping contents
@@ -729,7 +767,7 @@ private:
         as.blockSyncClocks.push_back(pendingSync_[a]);
         pendingSync_.erase(a);
         clk = joined;
-        as.know.learnAll(clk.data() + agents_->size());
+        as.know.learnAll(clk.data());
       } else {
         if (as.clusterArrived <= j) return false;   // cluster.wait without arrive: treated as blocked
         for (size_t o = 0; o < agents_->size(); ++o) {
@@ -739,7 +777,7 @@ private:
         for (size_t o = 0; o < agents_->size(); ++o)
           if (agentStates_[o].clusterClocks.size() > j) join(clk, agentStates_[o].clusterClocks[j]);
         as.clusterWaited++;
-        as.know.learnAll(clk.data() + agents_->size());
+        as.know.learnAll(clk.data());
       }
       break;
     }
@@ -752,15 +790,15 @@ private:
       if (as.namedGeneration < 0) {
         if (nb.clock.empty()) nb.clock.assign(clk.size(), 0);
         join(nb.clock, clk);
-        if (nb.know.empty()) nb.know.assign(stages_.size(), 0);
-        as.know.knownBy(e.threads.get(), nb.know.data());
+        if (nb.know.empty()) nb.know.assign(clk.size(), 0);
+        contribute(a, e, nb.know);
         nb.arrived += e.multiplicity;
         int64_t generation = nb.generation;
         if (nb.arrived >= e.count) {
           nb.completedClocks[generation] = std::move(nb.clock);
           nb.clock.assign(clk.size(), 0);
           nb.completedKnow[generation] = std::move(nb.know);
-          nb.know.assign(stages_.size(), 0);
+          nb.know.assign(clk.size(), 0);
           nb.arrived = 0;
           nb.generation++;
         }
@@ -807,7 +845,7 @@ private:
       s.expected += e.bytes * e.multiplicity;
       if (e.bytes) s.lastExpect = {a, &e};
       join(s.phaseClock, clk);
-      as.know.knownBy(e.threads.get(), s.phaseKnow.data());
+      contribute(a, e, s.phaseKnow);
       s.participants.push_back({a, &e});
       if (s.arrivals > declared(b)) {
         SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierArrivalCount, declRange(b),
@@ -829,7 +867,7 @@ private:
       s.expected += e.bytes * e.multiplicity;
       s.lastExpect = {a, &e};
       join(s.phaseClock, clk);
-      as.know.knownBy(e.threads.get(), s.phaseKnow.data());
+      contribute(a, e, s.phaseKnow);
       break;
     }
     case EventKind::Wait: {
@@ -899,7 +937,7 @@ private:
       w.writer = a;
       w.writeEvent = &e;
       clk[stageClockIndex(st)] = recordWrite(st, w);
-      as.know.learnStage(e.threads.get(), static_cast<size_t>(st), clk[stageClockIndex(st)]);
+      as.know.learnStage(e.threads.get(), stageClockIndex(st), clk[stageClockIndex(st)]);
       break;
     }
     case EventKind::WarpSync: as.know.syncWarps(e.threads.get(), e.laneMask); break;

@@ -1,4 +1,4 @@
-// ThreadKnowledge: per-thread observed stage versions of one agent, kept as classes of threads with equal
+// ThreadKnowledge: the per-thread observed clocks of one agent, kept as classes of threads with equal
 // knowledge (see ThreadKnowledge.h).
 #include "verify/ThreadKnowledge.h"
 
@@ -29,7 +29,7 @@ std::string runs(const std::vector<int64_t> &values) {
 
 } // namespace
 
-void ThreadKnowledge::reset(const std::vector<int64_t> &threads, size_t stages) {
+void ThreadKnowledge::reset(const std::vector<int64_t> &threads, size_t width) {
   tids_ = threads;
   int64_t top = 0;
   for (int64_t t : tids_) top = std::max(top, t + 1);
@@ -37,7 +37,7 @@ void ThreadKnowledge::reset(const std::vector<int64_t> &threads, size_t stages) 
   for (size_t i = 0; i < tids_.size(); ++i)
     if (tids_[i] >= 0) indexOfTid_[static_cast<size_t>(tids_[i])] = static_cast<int32_t>(i);
   classOf_.assign(tids_.size(), 0);
-  know_.assign(1, std::vector<int64_t>(stages, 0));
+  know_.assign(1, std::vector<int64_t>(width, 0));
 }
 
 int ThreadKnowledge::classOfTid(int64_t tid) const {
@@ -87,10 +87,10 @@ void ThreadKnowledge::learnAll(const int64_t *versions) {
   if (know_.size() > 1) canonicalize();
 }
 
-void ThreadKnowledge::learnStage(const std::vector<int64_t> *who, size_t stage, int64_t version) {
-  if (know_.empty() || stage >= know_[0].size()) return;
+void ThreadKnowledge::learnStage(const std::vector<int64_t> *who, size_t component, int64_t version) {
+  if (know_.empty() || component >= know_[0].size()) return;
   std::vector<int64_t> versions(know_[0].size(), 0);
-  versions[stage] = version;
+  versions[component] = version;
   learn(who, versions.data());
 }
 
@@ -130,15 +130,15 @@ void ThreadKnowledge::knownBy(const std::vector<int64_t> *who, int64_t *out) con
   }
 }
 
-std::vector<int64_t> ThreadKnowledge::unaware(const std::vector<int64_t> *who, size_t stage, int64_t version) const {
+std::vector<int64_t> ThreadKnowledge::unaware(const std::vector<int64_t> *who, size_t component, int64_t value) const {
   const std::vector<int64_t> &threads = who ? *who : tids_;
   if (know_.size() == 1) {
-    if (stage < know_[0].size() && know_[0][stage] >= version) return {};
+    if (component < know_[0].size() && know_[0][component] >= value) return {};
   }
   std::vector<int64_t> out;
   for (int64_t t : threads) {
     int c = classOfTid(t);
-    if (c >= 0 && stage < know_[static_cast<size_t>(c)].size() && know_[static_cast<size_t>(c)][stage] < version)
+    if (c >= 0 && component < know_[static_cast<size_t>(c)].size() && know_[static_cast<size_t>(c)][component] < value)
       out.push_back(t);
   }
   return out;

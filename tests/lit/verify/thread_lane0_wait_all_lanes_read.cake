@@ -1,8 +1,8 @@
 // RUN: %cakec --verify-only --verify-diagnostics %s
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s
 // CHECK: {{.*}}thread_lane0_wait_all_lanes_read.cake:43:36: error: use (k = 0) reads 'a[0]' before the copy that fills it is observed by lanes 1..31 of warp 1 [E0610]
-// CHECK: {{.*}}thread_lane0_wait_all_lanes_read.cake:41:9: note: the wait that observes it runs only in lane 0 of warp 1 of use (k = 0)
-// CHECK: hint: add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of each warp are ordered after it; or let every reading thread wait; or move the read under the same condition as the wait
+// CHECK: {{.*}}thread_lane0_wait_all_lanes_read.cake:41:9: note: the wait that observes the fill runs only in lane 0 of warp 1 of use (k = 0)
+// CHECK: hint: add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of each warp are ordered after it; or let every thread that does the read wait; or move the read under the same condition as the wait
 // Only lane 0 of the consumer warp waits for the fill of stage s; all 32 lanes then read it.  Lanes 1..31
 // are not ordered after the copy: E0610 at the read, a note at the wait that covers only lane 0.
 // Fixed twin: thread_lane0_wait_all_lanes_read_fixed.cake (every lane waits).
@@ -50,6 +50,6 @@ kernel k<S = 2>(
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@43 E0610 {{use (k = 0) reads 'a[0]' before the copy that fills it is observed by lanes 1..31 of warp 1}}
 // expected-note@43 {{counterexample: loop 'k' runs 1 iteration (M = 32)}}
-// expected-note@41 {{the wait that observes it runs only in lane 0 of warp 1 of use (k = 0)}}
+// expected-note@41 {{the wait that observes the fill runs only in lane 0 of warp 1 of use (k = 0)}}
 // expected-note@43 {{the read runs in warp 1}}
 // expected-note@33 {{filled here by load (k = 0)}}

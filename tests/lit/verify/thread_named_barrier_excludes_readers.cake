@@ -1,8 +1,8 @@
 // RUN: %cakec --verify-only --verify-diagnostics %s
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s
 // CHECK: {{.*}}thread_named_barrier_excludes_readers.cake:47:53: error: use (k = 0) reads 'a[0]' before the copy that fills it is observed by warps 6, 7 [E0610]
-// CHECK: {{.*}}thread_named_barrier_excludes_readers.cake:42:9: note: the wait that observes it runs only in warp 4 of use (k = 0)
-// CHECK: hint: let every reading warp wait; or, after the wait, pass a named barrier ('sync BAR') that both the waiting and the reading warps execute; or move the read under the same condition as the wait
+// CHECK: {{.*}}thread_named_barrier_excludes_readers.cake:42:9: note: the wait that observes the fill runs only in warp 4 of use (k = 0)
+// CHECK: hint: let every warp that does the read wait; or, after the wait, pass a named barrier ('sync BAR') that both the waiting warps and these warps execute; or move the read under the same condition as the wait
 // Warp 0 of the consumer warpgroup waits for the fill, then a named barrier of 64 threads orders warps 0
 // and 1 after it; warps 2 and 3 (block warps 6, 7) do not pass that barrier but read the stage too.
 // Fixed twin: thread_named_barrier_excludes_readers_fixed.cake (the barrier covers the whole warpgroup).
@@ -54,6 +54,6 @@ kernel k<S = 2>(
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@47 E0610 {{use (k = 0) reads 'a[0]' before the copy that fills it is observed by warps 6, 7}}
 // expected-note@47 {{counterexample: loop 'k' runs 1 iteration (M = 32)}}
-// expected-note@42 {{the wait that observes it runs only in warp 4 of use (k = 0)}}
+// expected-note@42 {{the wait that observes the fill runs only in warp 4 of use (k = 0)}}
 // expected-note@47 {{the read runs in warps 4..7}}
 // expected-note@34 {{filled here by load (k = 0)}}

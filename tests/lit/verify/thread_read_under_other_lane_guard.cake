@@ -1,8 +1,8 @@
 // RUN: %cakec --verify-only --verify-diagnostics %s
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s
 // CHECK: {{.*}}thread_read_under_other_lane_guard.cake:43:26: error: use (k = 0) reads 'a[0]' before the copy that fills it is observed by lane 1 of warp 1 [E0610]
-// CHECK: {{.*}}thread_read_under_other_lane_guard.cake:40:9: note: the wait that observes it runs only in lane 0 of warp 1 of use (k = 0)
-// CHECK: hint: add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of each warp are ordered after it; or let every reading thread wait; or move the read under the same condition as the wait
+// CHECK: {{.*}}thread_read_under_other_lane_guard.cake:40:9: note: the wait that observes the fill runs only in lane 0 of warp 1 of use (k = 0)
+// CHECK: hint: add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of each warp are ordered after it; or let every thread that does the read wait; or move the read under the same condition as the wait
 // Lane 0 waits for the fill, lane 1 reads the stage: the read is not under the wait's guard.
 // Fixed twin: thread_read_under_other_lane_guard_fixed.cake (the read moves under the same guard).
 target sm_90a;
@@ -51,6 +51,6 @@ kernel k<S = 2>(
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@43 E0610 {{use (k = 0) reads 'a[0]' before the copy that fills it is observed by lane 1 of warp 1}}
 // expected-note@43 {{counterexample: loop 'k' runs 1 iteration (M = 32)}}
-// expected-note@40 {{the wait that observes it runs only in lane 0 of warp 1 of use (k = 0)}}
+// expected-note@40 {{the wait that observes the fill runs only in lane 0 of warp 1 of use (k = 0)}}
 // expected-note@43 {{the read runs in lane 1 of warp 1}}
 // expected-note@32 {{filled here by load (k = 0)}}

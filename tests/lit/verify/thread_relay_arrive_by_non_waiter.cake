@@ -1,8 +1,8 @@
 // RUN: %cakec --verify-only --verify-diagnostics %s
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s
 // CHECK: {{.*}}thread_relay_arrive_by_non_waiter.cake:54:36: error: use (k = 0) reads 'a[0]' before the copy that fills it is observed by warp 2 [E0610]
-// CHECK: {{.*}}thread_relay_arrive_by_non_waiter.cake:53:7: note: these threads pass this wait (k = 0), but the threads that arrived on its phase had not observed the fill
-// CHECK: hint: the threads that arrive on a barrier pass on only what they observed: arrive from threads that waited for the fill, or let the reading threads wait for it themselves
+// CHECK: {{.*}}thread_relay_arrive_by_non_waiter.cake:54:36: note: the read runs in warp 2
+// CHECK: hint: the threads that arrive on a barrier pass on only what they observed: arrive from threads that waited for the fill, or let these threads wait for it themselves
 // The relay warp hands the filled stage on through a second barrier: lane 0 waits for the fill, but lane 1
 // arrives on 'ready', so the consumer that waits on 'ready' is not ordered after the copy (an arrival passes on
 // only what the arriving thread observed).  Fixed twin: thread_relay_arrive_by_non_waiter_fixed.cake.

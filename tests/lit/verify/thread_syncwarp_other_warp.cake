@@ -1,8 +1,8 @@
 // RUN: %cakec --verify-only --verify-diagnostics %s
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s
 // CHECK: {{.*}}thread_syncwarp_other_warp.cake:46:53: error: use (k = 0) reads 'a[0]' before the copy that fills it is observed by warps 5..7 [E0610]
-// CHECK: {{.*}}thread_syncwarp_other_warp.cake:42:11: note: the wait that observes it runs only in lane 0 of warp 4 of use (k = 0)
-// CHECK: hint: let every reading warp wait; or, after the wait, pass a named barrier ('sync BAR') that both the waiting and the reading warps execute; or move the read under the same condition as the wait
+// CHECK: {{.*}}thread_syncwarp_other_warp.cake:42:11: note: the wait that observes the fill runs only in lane 0 of warp 4 of use (k = 0)
+// CHECK: hint: let every warp that does the read wait; or, after the wait, pass a named barrier ('sync BAR') that both the waiting warps and these warps execute; or move the read under the same condition as the wait
 // The elected lane of warp 0 (of the consumer warpgroup) waits, then every warp executes syncwarp: that
 // orders the lanes of warp 0 after the wait, but not warps 1..3 (block warps 5..7), which read the stage too.
 // Fixed twin: thread_syncwarp_other_warp_fixed.cake (every warp's elected lane waits before the syncwarp).
@@ -53,6 +53,6 @@ kernel k<S = 2>(
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@46 E0610 {{use (k = 0) reads 'a[0]' before the copy that fills it is observed by warps 5..7}}
 // expected-note@46 {{counterexample: loop 'k' runs 1 iteration (M = 32)}}
-// expected-note@42 {{the wait that observes it runs only in lane 0 of warp 4 of use (k = 0)}}
+// expected-note@42 {{the wait that observes the fill runs only in lane 0 of warp 4 of use (k = 0)}}
 // expected-note@46 {{the read runs in warps 4..7}}
 // expected-note@33 {{filled here by load (k = 0)}}

@@ -1,8 +1,8 @@
 // RUN: %cakec --verify-only --verify-diagnostics %s
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s
 // CHECK: {{.*}}thread_warp0_wait_warpgroup_reads.cake:43:53: error: use (k = 0) reads 'a[0]' before the copy that fills it is observed by warps 5..7 [E0610]
-// CHECK: {{.*}}thread_warp0_wait_warpgroup_reads.cake:41:9: note: the wait that observes it runs only in warp 4 of use (k = 0)
-// CHECK: hint: let every reading warp wait; or, after the wait, pass a named barrier ('sync BAR') that both the waiting and the reading warps execute; or move the read under the same condition as the wait
+// CHECK: {{.*}}thread_warp0_wait_warpgroup_reads.cake:41:9: note: the wait that observes the fill runs only in warp 4 of use (k = 0)
+// CHECK: hint: let every warp that does the read wait; or, after the wait, pass a named barrier ('sync BAR') that both the waiting warps and these warps execute; or move the read under the same condition as the wait
 // Only warp 0 of the consumer warpgroup waits for the fill; all four warps read the stage.  Warps 5..7
 // (the role's warps 1..3) are not ordered after the copy.
 // Fixed twin: thread_warp0_wait_warpgroup_reads_fixed.cake (every warp waits).
@@ -50,6 +50,6 @@ kernel k<S = 2>(
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@43 E0610 {{use (k = 0) reads 'a[0]' before the copy that fills it is observed by warps 5..7}}
 // expected-note@43 {{counterexample: loop 'k' runs 1 iteration (M = 32)}}
-// expected-note@41 {{the wait that observes it runs only in warp 4 of use (k = 0)}}
+// expected-note@41 {{the wait that observes the fill runs only in warp 4 of use (k = 0)}}
 // expected-note@43 {{the read runs in warps 4..7}}
 // expected-note@33 {{filled here by load (k = 0)}}

@@ -1,8 +1,8 @@
 // RUN: %cakec --verify-only --verify-diagnostics %s
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s
 // CHECK: {{.*}}thread_wgmma_elect_wait.cake:52:7: error: math (k = 0) reads 'a[0]' before the copy that fills it is observed by lanes 1..31 of warps 4..7 [E0610]
-// CHECK: {{.*}}thread_wgmma_elect_wait.cake:49:9: note: the wait that observes it runs only in lane 0 of warps 4..7 of math (k = 0)
-// CHECK: hint: add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of each warp are ordered after it; or let every reading thread wait; or move the read under the same condition as the wait
+// CHECK: {{.*}}thread_wgmma_elect_wait.cake:49:9: note: the wait that observes the fill runs only in lane 0 of warps 4..7 of math (k = 0)
+// CHECK: hint: add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of each warp are ordered after it; or let every thread that does the read wait; or move the read under the same condition as the wait
 // The math warpgroup waits for the stage in 'elect' (one lane per warp) and the whole warpgroup then issues
 // wgmma on it: the wgmma of the other lanes is not ordered after the copy (there is no syncwarp after the
 // elected wait).  Fixed twin: thread_wgmma_elect_wait_fixed.cake (every thread waits).
@@ -62,6 +62,6 @@ kernel pipe<BM = 64, BN = 64, BK = 64, S = 2>(
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@52 E0610 {{math (k = 0) reads 'a[0]' before the copy that fills it is observed by lanes 1..31 of warps 4..7}}
 // expected-note@52 {{counterexample: loop 'k' runs 1 iteration (M = 64, K = 64, N = 64)}}
-// expected-note@49 {{the wait that observes it runs only in lane 0 of warps 4..7 of math (k = 0)}}
+// expected-note@49 {{the wait that observes the fill runs only in lane 0 of warps 4..7 of math (k = 0)}}
 // expected-note@52 {{the read runs in warps 4..7}}
 // expected-note@37 {{filled here by load (k = 0)}}
