@@ -48,6 +48,7 @@ struct BarrierState {
   // completedClocks, which join the arriving agents' whole clocks.
   std::vector<int64_t> phaseKnow;
   std::deque<std::vector<int64_t>> completedKnow;
+  std::deque<std::vector<Participant>> completedParticipants;   // parallel to completedKnow (for notes)
 };
 
 struct Read {
@@ -431,6 +432,8 @@ private:
     if (s.completedClocks.size() > kKeptPhaseClocks) s.completedClocks.pop_front();
     s.completedKnow.push_back(s.phaseKnow);
     if (s.completedKnow.size() > kKeptPhaseClocks) s.completedKnow.pop_front();
+    s.completedParticipants.push_back(s.participants);
+    if (s.completedParticipants.size() > kKeptPhaseClocks) s.completedParticipants.pop_front();
     std::fill(s.phaseKnow.begin(), s.phaseKnow.end(), 0);
     s.completed++;
     outcome.phasesCompleted++;
@@ -631,9 +634,22 @@ private:
     if (waiters && !waitersCoverThem)
       f.notes.push_back({wait->range, "the wait that observes the " + what + " runs only in " +
                                           describeThreads(*waiters) + " of " + agent(a).name + at(*wait)});
-    else if (wait && waitersCoverThem)
+    else if (wait && waitersCoverThem) {
       f.notes.push_back({wait->range, "these threads pass this wait" + at(*wait) + ", but the threads that arrived "
                                           "on its phase had not observed the " + what});
+      // The arrivals of that phase, with their threads.
+      int b = wait->barriers.empty() ? -1 : wait->barriers[0];
+      const AgentState &as = agentStates_[static_cast<size_t>(a)];
+      if (auto t = as.target.find(b); b >= 0 && t != as.target.end()) {
+        const BarrierState &bs = barriers_[static_cast<size_t>(b)];
+        int64_t oldest = bs.completed - static_cast<int64_t>(bs.completedParticipants.size());
+        if (t->second >= oldest && t->second < bs.completed)
+          for (const Participant &p : bs.completedParticipants[static_cast<size_t>(t->second - oldest)])
+            if (p.event && p.event->kind == EventKind::Arrive && p.event->threads)
+              f.notes.push_back({p.event->range, "the phase is completed by " + who(p.agent, *p.event) +
+                                                     " arriving here from " + describeThreads(*p.event->threads)});
+      }
+    }
     if (e.threads) f.notes.push_back({e.range, "the " + access + " runs in " + describeThreads(*e.threads)});
     if (waiters && !waitersCoverThem && waiterInEveryWarp)
       f.hint = "add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of "

@@ -132,9 +132,9 @@ void ThreadKnowledge::knownBy(const std::vector<int64_t> *who, int64_t *out) con
 
 std::vector<int64_t> ThreadKnowledge::unaware(const std::vector<int64_t> *who, size_t component, int64_t value) const {
   const std::vector<int64_t> &threads = who ? *who : tids_;
-  if (know_.size() == 1) {
-    if (component < know_[0].size() && know_[0][component] >= value) return {};
-  }
+  bool everyClassKnows = true;   // the usual case, decided without visiting the threads
+  for (const std::vector<int64_t> &k : know_) everyClassKnows = everyClassKnows && component < k.size() && k[component] >= value;
+  if (everyClassKnows) return {};
   std::vector<int64_t> out;
   for (int64_t t : threads) {
     int c = classOfTid(t);

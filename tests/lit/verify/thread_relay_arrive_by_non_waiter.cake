@@ -62,5 +62,6 @@ kernel k<S = 2>(
 // expected-error@54 E0610 {{use (k = 0) reads 'a[0]' before the copy that fills it is observed by warp 2}}
 // expected-note@54 {{counterexample: loop 'k' runs 1 iteration (M = 32)}}
 // expected-note@53 {{these threads pass this wait (k = 0), but the threads that arrived on its phase had not observed the fill}}
+// expected-note@46 {{the phase is completed by relay (k = 0) arriving here from lane 1 of warp 1}}
 // expected-note@54 {{the read runs in warp 2}}
 // expected-note@35 {{filled here by load (k = 0)}}
