@@ -43,9 +43,9 @@ struct BarrierState {
   std::deque<Clock> completedClocks;
   std::vector<Participant> participants;   // arrivals of the current phase
   Participant lastExpect;
-  // What the arriving threads had observed of the stages (ThreadKnowledge::knownBy) and the fills of the
-  // phase's copies: what a wait teaches the threads that execute it.  Parallel to phaseClock /
-  // completedClocks, which join the arriving agents' whole clocks.
+  // What the arriving threads had observed (ThreadKnowledge::knownBy, plus their agent's own progress) and
+  // the fills of the phase's copies: what a wait teaches the threads that execute it.  Parallel to
+  // phaseClock / completedClocks, which join the arriving agents' lock-step clocks.
   std::vector<int64_t> phaseKnow;
   std::deque<std::vector<int64_t>> completedKnow;
   std::deque<std::vector<Participant>> completedParticipants;   // parallel to completedKnow (for notes)
@@ -105,7 +105,7 @@ struct AgentState {
   size_t lapCheckedPc = SIZE_MAX;
   int64_t namedGeneration = -1;   // at a named `sync`: the generation it arrived in (-1: not arrived yet)
   bool namedReleased = false;     // ... let through without the barrier completing (see releaseNamedWaits)
-  ThreadKnowledge know;           // which stage versions each of its threads has observed
+  ThreadKnowledge know;           // the clock each of its threads has observed
 };
 
 // A named barrier (bar.sync id, n) of one CTA: threads arrive (32 per warp) until n have, which completes
@@ -114,7 +114,7 @@ struct NamedBarrierState {
   int64_t arrived = 0, generation = 0;
   Clock clock;                                  // join of the current generation's arrivals
   std::map<int64_t, Clock> completedClocks;     // generation -> its joined clock, while someone may need it
-  std::vector<int64_t> know;                    // what the arriving threads observed of the stages
+  std::vector<int64_t> know;                    // what the arriving threads observed (contribute)
   std::map<int64_t, std::vector<int64_t>> completedKnow;
 };
 
