@@ -5,6 +5,7 @@
 #include "verify/NamedBarrierOperand.h"
 #include "verify/RootDecl.h"
 
+#include "frontend/ConstEval.h"
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
 
@@ -592,7 +593,14 @@ private:
     e.op = op;
     e.multiplicity = static_cast<int64_t>(active.size());
     e.where = where();
+    e.threads = threadSet(active);
     return e;
+  }
+
+  // The active set as a shared thread list (consecutive events usually have the same one).
+  std::shared_ptr<const std::vector<int64_t>> threadSet(const Active &active) {
+    if (!lastThreads_ || *lastThreads_ != active) lastThreads_ = std::make_shared<const std::vector<int64_t>>(active);
+    return lastThreads_;
   }
 
   void push(SyncEvent e) {
@@ -865,6 +873,18 @@ private:
       return;
     }
     case OpId::WgmmaCommit: push(event(EventKind::WgmmaCommit, r, &o, active)); return;
+    case OpId::Syncwarp: {
+      // Orders the mask's lanes of each executing warp (ThreadKnowledge); a mask that is not a constant
+      // orders nothing here (the warp-barrier family reports it).
+      SyncEvent e = event(EventKind::WarpSync, r, &o, active);
+      if (!o.dsts.empty() && o.dsts[0]) {
+        std::optional<int64_t> m = ConstEvaluator().evaluate(*o.dsts[0]).optional();
+        if (!m) return;
+        e.laneMask = static_cast<uint32_t>(*m);
+      }
+      push(std::move(e));
+      return;
+    }
     case OpId::Tcgen05Commit: {
       // One arrival on the mbarrier, made when the issuing thread's earlier tcgen05.mma have completed: as
       // an arrive at this point of the thread's program, after the MMAs' shared-memory reads (modelled as the
@@ -913,6 +933,7 @@ private:
   Evaluator eval_;
   std::vector<std::pair<std::string, int64_t>> context_;
   bool overflow_ = false;
+  std::shared_ptr<const std::vector<int64_t>> lastThreads_;   // threadSet's last result
 };
 
 } // namespace

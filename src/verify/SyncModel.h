@@ -7,10 +7,14 @@
 // narrows the agent's *active set*; `elect` keeps the lowest active lane of each warp; `return` removes the
 // threads that reach it for the rest of the program.  An event's multiplicity is the size of the active set
 // where it executes (an arrive in `elect` inside a 2-instance warpgroup role: 4 per instance).  A wait
-// blocks the whole agent (lock-step approximation: threads of one agent never run ahead of each other).
+// blocks the whole agent (lock-step for progress: threads of one agent never run ahead of each other), but
+// orders only the threads that execute it (below).
+//
+// Each event also records the threads that execute it (the active set), so that the simulator can tell
+// which threads observed a wait (ThreadKnowledge.h) while it still blocks the whole agent.
 //
 // Events.  Only what matters to the protocol is kept: mbarrier.init / fence.mbarrier_init, syncthreads /
-// cluster barriers, named barriers (sync / arrive: the hardware id, the thread count, 32 per arriving warp),
+// cluster barriers, `syncwarp` (where the walk reaches it: in code that has other events), named barriers (sync / arrive: the hardware id, the thread count, 32 per arriving warp),
 // arrive (multiplicity, expect_tx bytes, target CTA), mbarrier.expect_tx, wait (parity),
 // tma.load (destination stage on every multicast destination, the barrier it signals there, bytes = box
 // elements x element size), reads of shared stages (ldmatrix, loads, wgmma operands - asynchronous until
@@ -32,6 +36,7 @@
 #include <climits>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,7 +83,8 @@ enum class EventKind : uint8_t {
   Init, FenceInit, BlockSync, ClusterArrive, ClusterWait, NamedSync, NamedArrive,
   Arrive, ExpectTx, Wait, TmaLoad,
   Read, ReadAsync, StoreRead, Write,
-  WgmmaCommit, WgmmaWait, StoreCommit, StoreWait
+  WgmmaCommit, WgmmaWait, StoreCommit, StoreWait,
+  WarpSync
 };
 
 struct SyncEvent {
@@ -94,6 +100,10 @@ struct SyncEvent {
   int64_t namedId = 0;              // NamedSync / NamedArrive: the hardware barrier id (1..15)
   std::string where;                // loop context, "k = 5"
   int64_t lo = 0, hi = INT64_MAX;   // TmaLoad: the rows of the stage's tile it writes (a slice); else all
+  // The threads that execute it (tid.x, ascending; shared between events with equal sets).  Null: every
+  // thread of the agent.
+  std::shared_ptr<const std::vector<int64_t>> threads;
+  uint32_t laneMask = 0xffffffffu;  // WarpSync: the lanes of the mask
 };
 
 struct SyncProblem {

@@ -1,6 +1,8 @@
 // SyncSimulator: the multi-agent state machine of the sync protocol (semantics in SyncSimulator.h).
 #include "verify/SyncSimulator.h"
 
+#include "verify/ThreadKnowledge.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -41,6 +43,12 @@ struct BarrierState {
   std::deque<Clock> completedClocks;
   std::vector<Participant> participants;   // arrivals of the current phase
   Participant lastExpect;
+  // What the arriving threads had observed (ThreadKnowledge::knownBy, plus their agent's own progress) and
+  // the fills of the phase's copies: what a wait teaches the threads that execute it.  Parallel to
+  // phaseClock / completedClocks, which join the arriving agents' lock-step clocks.
+  std::vector<int64_t> phaseKnow;
+  std::deque<std::vector<int64_t>> completedKnow;
+  std::deque<std::vector<Participant>> completedParticipants;   // parallel to completedKnow (for notes)
 };
 
 struct Read {
@@ -97,6 +105,7 @@ struct AgentState {
   size_t lapCheckedPc = SIZE_MAX;
   int64_t namedGeneration = -1;   // at a named `sync`: the generation it arrived in (-1: not arrived yet)
   bool namedReleased = false;     // ... let through without the barrier completing (see releaseNamedWaits)
+  ThreadKnowledge know;           // the clock each of its threads has observed
 };
 
 // A named barrier (bar.sync id, n) of one CTA: threads arrive (32 per warp) until n have, which completes
@@ -105,6 +114,8 @@ struct NamedBarrierState {
   int64_t arrived = 0, generation = 0;
   Clock clock;                                  // join of the current generation's arrivals
   std::map<int64_t, Clock> completedClocks;     // generation -> its joined clock, while someone may need it
+  std::vector<int64_t> know;                    // what the arriving threads observed (contribute)
+  std::map<int64_t, std::vector<int64_t>> completedKnow;
 };
 
 // The lap check's "what if": every agent but `frozen` runs to quiescence from a given state while `frozen`
@@ -266,9 +277,15 @@ public:
       : info_(&info), arch_(arch), slots_(&slots), agents_(&agents), program_(&program) {
     size_t width = agents.size() + slots.stages.size();
     agentStates_.resize(agents.size());
-    for (AgentState &a : agentStates_) a.clock.assign(width, 0);
+    for (size_t a = 0; a < agents.size(); ++a) {
+      agentStates_[a].clock.assign(width, 0);
+      agentStates_[a].know.reset(agents[a].threads, width);
+    }
     barriers_.resize(slots.barriers.size());
-    for (BarrierState &b : barriers_) b.phaseClock.assign(width, 0);
+    for (BarrierState &b : barriers_) {
+      b.phaseClock.assign(width, 0);
+      b.phaseKnow.assign(width, 0);
+    }
     stages_.resize(slots.stages.size());
     for (const SyncAgent &ag : agents) ctas_ = std::max(ctas_, static_cast<size_t>(ag.cta) + 1);
     remoteArrives_.resize(agents.size() * ctas_);
@@ -367,6 +384,7 @@ private:
       if (at.kind == EventKind::NamedSync && at.namedId == id) oldest = std::min(oldest, os.namedGeneration);
     }
     nb.completedClocks.erase(nb.completedClocks.begin(), nb.completedClocks.lower_bound(oldest));
+    nb.completedKnow.erase(nb.completedKnow.begin(), nb.completedKnow.lower_bound(oldest));
   }
   const SyncEvent &event(int a, size_t i) const { return program_->at(static_cast<size_t>(a), i); }
   const SyncAgent &agent(int a) const { return (*agents_)[static_cast<size_t>(a)]; }
@@ -412,6 +430,11 @@ private:
     }
     s.completedClocks.push_back(s.phaseClock);
     if (s.completedClocks.size() > kKeptPhaseClocks) s.completedClocks.pop_front();
+    s.completedKnow.push_back(s.phaseKnow);
+    if (s.completedKnow.size() > kKeptPhaseClocks) s.completedKnow.pop_front();
+    s.completedParticipants.push_back(s.participants);
+    if (s.completedParticipants.size() > kKeptPhaseClocks) s.completedParticipants.pop_front();
+    std::fill(s.phaseKnow.begin(), s.phaseKnow.end(), 0);
     s.completed++;
     outcome.phasesCompleted++;
     s.arrivals = 0;
@@ -443,6 +466,8 @@ private:
     b.landed += c.bytes;
     Clock &pc = b.phaseClock;
     pc[stageClockIndex(c.stage)] = std::max(pc[stageClockIndex(c.stage)], c.version);
+    int64_t &known = b.phaseKnow[stageClockIndex(c.stage)];
+    known = std::max(known, c.version);
     b.participants.push_back({c.agent, c.event});
     maybeComplete(c.barrier);
   }
@@ -495,7 +520,7 @@ private:
         break;
       }
     }
-    if (any && !bad) return true;
+    if (any && !bad) return checkReadersObserved(a, s, e);
     Write none;
     none.version = 0;
     const Write &st = bad ? *bad : none;
@@ -553,6 +578,110 @@ private:
     return false;
   }
 
+  // What the threads executing `e` pass on when they arrive (on an mbarrier or a named barrier): what they
+  // observed, and the agent's own progress - its own reads count as released by any of its threads
+  // (an `elect { arrive }` after every thread's read is the usual release).
+  void contribute(int a, const SyncEvent &e, std::vector<int64_t> &into) const {
+    const AgentState &as = agentStates_[static_cast<size_t>(a)];
+    as.know.knownBy(e.threads.get(), into.data());
+    size_t self = static_cast<size_t>(a);
+    into[self] = std::max(into[self], as.clock[self]);
+  }
+
+  // The agent as a whole has observed every fill the read needs (checkReadable); now each reading thread
+  // must have, through a synchronisation it took part in: its own wait, a syncwarp after a wait by a lane
+  // of its warp, a named barrier or block barrier it passed after such a wait (ThreadKnowledge).
+  bool checkReadersObserved(int a, int s, const SyncEvent &e) {
+    const StageState &ss = stages_[static_cast<size_t>(s)];
+    const AgentState &as = agentStates_[static_cast<size_t>(a)];
+    for (const Write &w : ss.writes) {
+      if (!overlaps(w.lo, w.hi, e.lo, e.hi) || (w.writer == a && w.writeBarrier < 0)) continue;
+      std::vector<int64_t> unaware = as.know.unaware(e.threads.get(), stageClockIndex(s), w.version);
+      if (unaware.empty()) continue;
+      std::string fill = w.writeBarrier >= 0 ? "the copy that fills it" : "the write that fills it";
+      SimFinding &f = report(SyncFamily::Ring, DiagKind::StageReadBeforeFilled, e.range,
+                             {who(a, e), stageName(s), fill + " is observed by " + describeThreads(unaware)});
+      // The wait of this agent that observed the fill: on the fill's barrier, else the last one passed.
+      const SyncEvent *wait = as.lastPassed;
+      if (w.writeBarrier >= 0)
+        if (auto it = as.lastWait.find(w.writeBarrier); it != as.lastWait.end()) wait = it->second;
+      explainUnobserved(f, a, e, wait, unaware, "fill", "read");
+      if (w.writeEvent) f.notes.push_back({w.writeEvent->range, "filled here by " + who(w.writer, *w.writeEvent)});
+      return false;
+    }
+    return true;
+  }
+
+  // Notes and hint for an access by threads that did not observe what it needs (`what`: "fill" / "release";
+  // `access`: "read" / "write"): the wait that did observe it and which threads ran it, and the fix the case
+  // suggests - syncwarp when a lane of every such thread's warp waited, a named barrier when other warps
+  // did, else an arrival from threads that observed it.
+  void explainUnobserved(SimFinding &f, int a, const SyncEvent &e, const SyncEvent *wait,
+                         const std::vector<int64_t> &unaware, const std::string &what, const std::string &access) const {
+    const std::vector<int64_t> *waiters = wait && wait->threads ? wait->threads.get() : nullptr;
+    bool waiterInEveryWarp = waiters != nullptr;
+    bool waitersCoverThem = waiters != nullptr;
+    for (int64_t t : unaware) {
+      bool inWarp = false, same = false;
+      if (waiters)
+        for (int64_t u : *waiters) {
+          inWarp = inWarp || u / 32 == t / 32;
+          same = same || u == t;
+        }
+      waiterInEveryWarp = waiterInEveryWarp && inWarp;
+      waitersCoverThem = waitersCoverThem && same;
+    }
+    if (waiters && !waitersCoverThem)
+      f.notes.push_back({wait->range, "the wait that observes the " + what + " runs only in " +
+                                          describeThreads(*waiters) + " of " + agent(a).name + at(*wait)});
+    else if (wait && waitersCoverThem) {
+      f.notes.push_back({wait->range, "these threads pass this wait" + at(*wait) + ", but the threads that arrived "
+                                          "on its phase had not observed the " + what});
+      // The arrivals of that phase, with their threads.
+      int b = wait->barriers.empty() ? -1 : wait->barriers[0];
+      const AgentState &as = agentStates_[static_cast<size_t>(a)];
+      if (auto t = as.target.find(b); b >= 0 && t != as.target.end()) {
+        const BarrierState &bs = barriers_[static_cast<size_t>(b)];
+        int64_t oldest = bs.completed - static_cast<int64_t>(bs.completedParticipants.size());
+        if (t->second >= oldest && t->second < bs.completed)
+          for (const Participant &p : bs.completedParticipants[static_cast<size_t>(t->second - oldest)])
+            if (p.event && p.event->kind == EventKind::Arrive && p.event->threads)
+              f.notes.push_back({p.event->range, "the phase is completed by " + who(p.agent, *p.event) +
+                                                     " arriving here from " + describeThreads(*p.event->threads)});
+      }
+    }
+    if (e.threads) f.notes.push_back({e.range, "the " + access + " runs in " + describeThreads(*e.threads)});
+    if (waiters && !waitersCoverThem && waiterInEveryWarp)
+      f.hint = "add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of "
+               "each warp are ordered after it; or let every thread that does the " + access + " wait; or move "
+               "the " + access + " under the same condition as the wait";
+    else if (waiters && !waitersCoverThem)
+      f.hint = "let every warp that does the " + access + " wait; or, after the wait, pass a named barrier "
+               "('sync BAR') that both the waiting warps and these warps execute; or move the " + access +
+               " under the same condition as the wait";
+    else
+      f.hint = "the threads that arrive on a barrier pass on only what they observed: arrive from threads that "
+               "waited for the " + what + ", or let these threads wait for it themselves";
+  }
+
+  // The agent as a whole is ordered after every earlier read of the rows it writes (checkWritable); now each
+  // writing thread must be, through a synchronisation it took part in (as for reads).
+  bool checkWritersObserved(int a, int s, const SyncEvent &e) {
+    const StageState &st = stages_[static_cast<size_t>(s)];
+    const AgentState &as = agentStates_[static_cast<size_t>(a)];
+    for (const Read &r : st.reads) {
+      if (r.agent < 0 || r.agent == a || !r.done || !overlaps(r.event->lo, r.event->hi, e.lo, e.hi)) continue;
+      std::vector<int64_t> unaware = as.know.unaware(e.threads.get(), static_cast<size_t>(r.agent), r.clock);
+      if (unaware.empty()) continue;
+      SimFinding &f = report(SyncFamily::Ring, DiagKind::StageOverwritten, e.range,
+                             {who(a, e) + " (" + describeThreads(unaware) + ")", stageName(s), agent(r.agent).name});
+      f.notes.push_back({r.event->range, agent(r.agent).name + " reads '" + stageName(s) + "' here" + at(*r.event)});
+      explainUnobserved(f, a, e, as.lastPassed, unaware, "release", "write");
+      return false;
+    }
+    return true;
+  }
+
   bool checkWritable(int a, int s, const SyncEvent &e) {
     const StageState &st = stages_[static_cast<size_t>(s)];
     const AgentState &as = agentStates_[static_cast<size_t>(a)];
@@ -592,7 +721,7 @@ private:
       f.hint = "a stage must be consumed and released before it is refilled";
       return false;
     }
-    return true;
+    return checkWritersObserved(a, s, e);
   }
 
   // Records a write of rows [lo, hi) after checkWritable succeeded: it replaces the overlapping contents
@@ -654,6 +783,7 @@ private:
         as.blockSyncClocks.push_back(pendingSync_[a]);
         pendingSync_.erase(a);
         clk = joined;
+        as.know.learnAll(clk.data());
       } else {
         if (as.clusterArrived <= j) return false;   // cluster.wait without arrive: treated as blocked
         for (size_t o = 0; o < agents_->size(); ++o) {
@@ -663,6 +793,7 @@ private:
         for (size_t o = 0; o < agents_->size(); ++o)
           if (agentStates_[o].clusterClocks.size() > j) join(clk, agentStates_[o].clusterClocks[j]);
         as.clusterWaited++;
+        as.know.learnAll(clk.data());
       }
       break;
     }
@@ -675,11 +806,15 @@ private:
       if (as.namedGeneration < 0) {
         if (nb.clock.empty()) nb.clock.assign(clk.size(), 0);
         join(nb.clock, clk);
+        if (nb.know.empty()) nb.know.assign(clk.size(), 0);
+        contribute(a, e, nb.know);
         nb.arrived += e.multiplicity;
         int64_t generation = nb.generation;
         if (nb.arrived >= e.count) {
           nb.completedClocks[generation] = std::move(nb.clock);
           nb.clock.assign(clk.size(), 0);
+          nb.completedKnow[generation] = std::move(nb.know);
+          nb.know.assign(clk.size(), 0);
           nb.arrived = 0;
           nb.generation++;
         }
@@ -692,6 +827,8 @@ private:
       as.namedReleased = false;
       if (nb.generation > waitedFor) {
         join(clk, nb.completedClocks[waitedFor]);
+        if (auto k = nb.completedKnow.find(waitedFor); k != nb.completedKnow.end())
+          as.know.learn(e.threads.get(), k->second.data());
         dropNamedClocks(nb, agent(a).cta, e.namedId);
       }
       break;
@@ -724,6 +861,7 @@ private:
       s.expected += e.bytes * e.multiplicity;
       if (e.bytes) s.lastExpect = {a, &e};
       join(s.phaseClock, clk);
+      contribute(a, e, s.phaseKnow);
       s.participants.push_back({a, &e});
       if (s.arrivals > declared(b)) {
         SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierArrivalCount, declRange(b),
@@ -745,6 +883,7 @@ private:
       s.expected += e.bytes * e.multiplicity;
       s.lastExpect = {a, &e};
       join(s.phaseClock, clk);
+      contribute(a, e, s.phaseKnow);
       break;
     }
     case EventKind::Wait: {
@@ -767,7 +906,10 @@ private:
       if (n >= 0) {
         // Not kept (cannot happen without a lap reported first): no join - fewer orderings, never more.
         int64_t oldest = s.completed - static_cast<int64_t>(s.completedClocks.size());
-        if (n >= oldest) join(clk, s.completedClocks[static_cast<size_t>(n - oldest)]);
+        if (n >= oldest) {
+          join(clk, s.completedClocks[static_cast<size_t>(n - oldest)]);
+          as.know.learn(e.threads.get(), s.completedKnow[static_cast<size_t>(n - oldest)].data());
+        }
       }
       as.target[b] = n;
       as.lastWait[b] = &e;
@@ -811,8 +953,10 @@ private:
       w.writer = a;
       w.writeEvent = &e;
       clk[stageClockIndex(st)] = recordWrite(st, w);
+      as.know.learnStage(e.threads.get(), stageClockIndex(st), clk[stageClockIndex(st)]);
       break;
     }
+    case EventKind::WarpSync: as.know.syncWarps(e.threads.get(), e.laneMask); break;
     case EventKind::WgmmaCommit:
       as.wgmmaGroups.push_back(std::move(as.openWgmma));
       as.openWgmma.clear();

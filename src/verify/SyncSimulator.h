@@ -17,6 +17,13 @@
 //             the reader's clock covers the stage's current version (it observed the fill); a write is
 //             legal when the writer's clock covers every read of the previous contents (reads by wgmma end
 //             at the wgmma.wait that retires them, tma.store reads at tma.store.wait).
+//   threads   the same two checks per thread (ThreadKnowledge.h): each agent also keeps the clock each of
+//             its threads observed.  A wait teaches the threads that execute it the phase's observed
+//             clock (landed fills, and what the arriving threads had observed plus the arriving agent's
+//             own progress); syncwarp joins the executing lanes of each warp; a named barrier teaches its
+//             warps what its arrivers observed; syncthreads / cluster barriers teach every thread.  A read
+//             (write) that the agent's clock allows but some executing thread's clock does not is E0610
+//             (E0609), naming those threads.
 //   schedule  round-robin run-to-block.  Because blocking is monotone and data races are judged by
 //             happens-before, not by the order observed, one schedule decides deadlock and races for all
 //             schedules (a monotone system has one maximal outcome).  Laps are the exception: for every

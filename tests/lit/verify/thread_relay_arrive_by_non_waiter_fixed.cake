@@ -1,0 +1,53 @@
+// RUN: %cakec --verify-only --verify-diagnostics %s
+// Fixed twin of thread_relay_arrive_by_non_waiter.cake: the lane that waits for the fill is the one that
+// arrives on 'ready'.
+target sm_90a;
+
+kernel k<S = 2>(
+    A: f32[M, 32] tma(box=[32, 32]) align(16),
+    Out: f32[M, 128] align(16))
+  requires(M % 32 == 0)
+  grid(1) threads(96)
+{
+  shared a: f32[S][32, 32] align(1024);
+  mbarrier full[S] arrivals(1);
+  mbarrier empty[S] arrivals(1);
+  mbarrier ready[S] arrivals(1);
+  if tid.x == 0 {
+    mbarrier.init full;
+    mbarrier.init empty;
+    mbarrier.init ready;
+    fence.mbarrier_init;
+  }
+  syncthreads;
+  let tiles = M / 32;
+  role load = warp(0) {
+    elect {
+      for k in 0..tiles {
+        let s = k % S;
+        wait empty[s] parity(((k / S) & 1) ^ 1);
+        arrive full[s] expect_tx(32 * 32 * 4);
+        tma.load a[s] <- A[k * 32, 0] signal(full[s]);
+      }
+    }
+  }
+  role relay = warp(1) {
+    for k in 0..tiles {
+      let s = k % S;
+      if lane == 0 {
+        wait full[s] parity((k / S) & 1);
+        arrive ready[s];
+      }
+    }
+  }
+  role use = warp(2) {
+    for k in 0..tiles {
+      let s = k % S;
+      wait ready[s] parity((k / S) & 1);
+      Out[k * 32 + i32(lane), 0] = a[s][i32(lane), 0];
+      elect {
+        arrive empty[s];
+      }
+    }
+  }
+}
