@@ -184,11 +184,13 @@ private:
       auto *ix = dynCast<IndexExpr>(op.dsts[0].get());
       if (!ix || !ft || !ft->isFragment()) { scanExpr(*op.dsts[0], "store"); return; }
       scanExpr(*ix->base, "store");
-      // A wgmma accumulator stored into a global tensor is masked element-wise by the tensor's dims
-      // (docs/hopper.md, language.md 13.2 `store`): in bounds by construction, like a TMA store.
+      // A wgmma or tensor-memory accumulator stored into a global tensor is masked element-wise by the
+      // tensor's dims (docs/hopper.md, docs/blackwell.md, language.md 13.2 `store`; LowerWgmma.cpp and
+      // LowerTcgen05.cpp): in bounds by construction, like a TMA store.
       const bool reduction = op.op->id != OpId::Store;   // red.add masks mma_c tiles too (LowerAtomics.cpp)
       // Row and column vectors are masked like accumulators, by every dim.
-      if ((ft->frag == FragKind::WgmmaAcc || ft->isRowOrColVector() || reduction) && ix->base->type && ix->base->type->isTensor() &&
+      const bool maskedAccumulator = ft->frag == FragKind::WgmmaAcc || ft->frag == FragKind::TmemAcc;
+      if ((maskedAccumulator || ft->isRowOrColVector() || reduction) && ix->base->type && ix->base->type->isTensor() &&
           ix->base->type->space == AddressSpace::Global)
         return;
       std::vector<int64_t> extent;
