@@ -848,20 +848,15 @@ private:
   std::optional<ConcreteValues> shapeFor(const std::vector<int64_t> &tripValues, std::string &description,
                                         const std::vector<int64_t> &drivenValues = {}) {
     // One solver serves every shape query of the analysis (thousands of them in a persistent kernel's
-    // enumeration): a fresh solver per query spent more on setting up than on solving.  Each query is a
-    // push/pop scope; the assumptions are re-asserted in it because translating later expressions may have
-    // added side conditions since the last query.
+    // enumeration): a fresh solver per query spent more on setting up than on solving.  The assumptions
+    // (requirements, then the translator's side conditions) only grow, so each is asserted once at the base
+    // level, the ones added since the last query first; each query is a push/pop scope above them.
     if (!shapeSolver_) {
       shapeSolver_.emplace(z_);
       ctx_.configureSolver(*shapeSolver_);
     }
     z3::solver &solver = *shapeSolver_;
-    solver.push();
-    struct PopScope {
-      z3::solver &s;
-      ~PopScope() { s.pop(); }
-    } popScope{solver};
-    std::vector<z3::expr> vars;
+    std::vector<z3::expr> vars;   // declared first: declaring a variable may add its range as a side condition
     for (const Ptr<ShapeVar> &sv : ctx_.kernel().shapeVars) vars.push_back(ctx_.translator().declVar(sv.get()));
     std::vector<const Param *> params;
     for (const Ptr<Param> &prm : ctx_.kernel().params)
@@ -869,7 +864,15 @@ private:
         params.push_back(prm.get());
         vars.push_back(ctx_.translator().declVar(prm.get()));
       }
-    solver.add(ctx_.assumptions());
+    for (; shapeRequirements_ < ctx_.requirements().size(); ++shapeRequirements_)
+      solver.add(ctx_.requirements()[shapeRequirements_]);
+    for (; shapeSideConditions_ < ctx_.translator().sideConditions().size(); ++shapeSideConditions_)
+      solver.add(ctx_.translator().sideConditions()[shapeSideConditions_]);
+    solver.push();
+    struct PopScope {
+      z3::solver &s;
+      ~PopScope() { s.pop(); }
+    } popScope{solver};
     for (size_t i = 0; i < trips_.size(); ++i) solver.add(trips_[i] == z_.int_val(tripValues[i]));
     for (size_t i = 0; i < drivenValues.size() && i < drivenTrips_.size(); ++i)
       solver.add(drivenTrips_[i] == z_.int_val(drivenValues[i]));
@@ -1126,6 +1129,7 @@ private:
   VerifyContext &ctx_;
   z3::context &z_;
   std::optional<z3::solver> shapeSolver_;   // shapeFor's, created on first use
+  size_t shapeRequirements_ = 0, shapeSideConditions_ = 0;   // the assumptions asserted in it so far
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
   std::vector<std::vector<const ForStmt *>> tripLoops_;
