@@ -49,6 +49,7 @@ struct DriverOptions {
   unsigned jobs = 0;                            // -j N: sweep variants analysed on N threads (0: all cores)
   std::string machine;                          // --machine NAME|PATH (default: by target, machines/*.json)
   bool estimateJson = false;                    // --json: the estimate as JSON on stdout
+  std::string rooflinePath;                     // --roofline FILE.svg: the estimates against the machine's ceilings
   std::map<std::string, int64_t> defines;       // -D NAME=VALUE (last one wins)
   std::map<std::string, std::string> typeDefines; // -D NAME=TYPE (type parameters); a name is in one map only
   DiagFormat diagFormat = DiagFormat::Text;

@@ -3,6 +3,7 @@
 
 #include "codegen/CodeGen.h"
 #include "cost/Report.h"
+#include "cost/Roofline.h"
 #include "cost/ShapeBinding.h"
 #include "frontend/Inline.h"
 #include "frontend/Parser.h"
@@ -119,7 +120,8 @@ cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::M
 }
 
 ExitCode runEstimate(const DriverOptions &opts, const Module &module, const SemaResult &sema,
-                     const SourceManager &sources, uint32_t file, DiagnosticEngine &diags, std::ostream &out) {
+                     const SourceManager &sources, uint32_t file, DiagnosticEngine &diags, std::ostream &out,
+                     std::vector<EstimatePicture> &pictures) {
   // Shape variables are i32 at run time (the runtime refuses larger dims): a shape outside 0..2^31-1
   // cannot be launched, so it gets no prediction.
   bool shapeOk = true;
@@ -143,6 +145,14 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
       if (auto it = problems.find(e.kernel); it != problems.end()) e.compileProblem = it->second;
     if (opts.estimateJson) cost::renderEstimateJson(estimates, opts.shape, out);
     else cost::renderEstimateText(estimates, opts.shape, out);
+    if (!opts.rooflinePath.empty()) {
+      std::vector<cost::RooflinePoint> points;
+      for (const cost::Estimate &e : estimates)
+        points.push_back({e.compileProblem.empty() ? e.kernel : e.kernel + " (would not compile)", &e});
+      std::string title = std::string(sources.name(file)) + " at " + cost::shapeToString(opts.shape) + " on " +
+                          machine->name;
+      pictures.push_back({opts.rooflinePath, cost::renderRooflineSvg(*machine, points, title)});
+    }
     return ExitCode::Success;
   }
 
@@ -230,12 +240,19 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
                    cost::formatSeconds(times.front()) + " for kernel '" + kernel + "'")
           .hint("sweep parameters that change the work, the tiles or the pipeline at this shape, or measure the "
                 "variants");
-  if (opts.estimateJson) {
-    cost::renderSweepJson(outcomes, opts.shape, opts.top, out);
-  } else {
-    std::string header = "sweep of " + std::string(sources.name(file)) + " at " + cost::shapeToString(opts.shape) +
-                         " on " + machine->name;
-    cost::renderSweepText(outcomes, header, opts.top, out);
+  std::string header = "sweep of " + std::string(sources.name(file)) + " at " + cost::shapeToString(opts.shape) +
+                       " on " + machine->name;
+  if (opts.estimateJson) cost::renderSweepJson(outcomes, opts.shape, opts.top, out);
+  else cost::renderSweepText(outcomes, header, opts.top, out);
+  if (!opts.rooflinePath.empty()) {
+    // The variants the ranking shows, by rank; the kernel's name leads the label when the file has several.
+    std::vector<cost::RankedRow> rows = cost::rankVariants(outcomes);
+    if (opts.top && rows.size() > *opts.top) rows.resize(*opts.top);
+    std::vector<cost::RooflinePoint> points;
+    for (const cost::RankedRow &row : rows)
+      points.push_back({kernels.size() > 1 ? row.estimate->kernel + ": " + row.variant->label : row.variant->label,
+                        row.estimate});
+    pictures.push_back({opts.rooflinePath, cost::renderRooflineSvg(*machine, points, header)});
   }
   return ExitCode::Success;
 }

@@ -183,6 +183,9 @@ int cakecMain(int argc, char **argv) {
   app.add_option("--machine", opts.machine, "with --estimate: machine description NAME (machines/*.json) or PATH")
       ->needs(estimate);
   app.add_flag("--json", opts.estimateJson, "with --estimate: print the estimate as JSON")->needs(estimate);
+  app.add_option("--roofline", opts.rooflinePath, "with --estimate: draw the estimates (or the ranked --sweep "
+                                                  "variants) against the machine's ceilings into FILE.svg")
+      ->needs(estimate);
   app.add_option("-D,--define", defineTexts, "override a compile-time parameter: -D NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--diagnostics-format", formatName, "text (stderr, default) or json (stdout)")
