@@ -2,6 +2,7 @@
 // rank table, as SVG text.
 #include "cost/Roofline.h"
 #include "cost/Report.h"
+#include "cost/SvgText.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,44 +11,15 @@
 
 namespace cake::cost {
 
+using svg::escape;
+using svg::num;
+using svg::si;
+
 namespace {
 
 // Plot area and picture size, in SVG user units.
 constexpr double kPlotLeft = 110, kPlotTop = 56, kPlotWidth = 560, kPlotHeight = 420;
 constexpr double kTableLeft = 720, kRowHeight = 16;
-
-std::string num(double v) {   // a coordinate: one decimal, no "-0.0"
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", std::fabs(v) < 0.05 ? 0.0 : v);
-  return buf;
-}
-
-// 3 significant digits with an SI prefix: "4.8 TB/s", "989 TFLOP/s", "1.07 PFLOP/s".
-std::string si(double v, const char *unit) {
-  static const char *prefixes[] = {"", "K", "M", "G", "T", "P", "E"};
-  int i = 0;
-  while (std::fabs(v) >= 999.5 && i < 6) {
-    v /= 1000;
-    ++i;
-  }
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3g %s%s", v, prefixes[i], unit);
-  return buf;
-}
-
-std::string xmlEscape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
-    }
-  }
-  return out;
-}
 
 std::string decadeLabel(int k) {   // 10^k as an intensity: "0.01", "1", "1000", "1e+06"
   char buf[32];
@@ -132,18 +104,13 @@ std::string renderRooflineSvg(const Machine &m, const std::vector<RooflinePoint>
   double width = 1200;
 
   std::ostringstream os;
-  os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-     << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\"" << num(height)
-     << "\" viewBox=\"0 0 " << num(width) << ' ' << num(height)
-     << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-     << "<title>roofline: " << xmlEscape(title) << "</title>\n"
-     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+  os << svg::open(width, height, "roofline: " + title)
      << "<defs><clipPath id=\"plot\"><rect x=\"" << num(kPlotLeft) << "\" y=\"" << num(kPlotTop) << "\" width=\""
      << num(kPlotWidth) << "\" height=\"" << num(kPlotHeight) << "\"/></clipPath></defs>\n"
      << "<text class=\"heading\" x=\"" << num(kPlotLeft) << "\" y=\"22\" font-size=\"14\" font-weight=\"bold\">"
-     << xmlEscape(title) << "</text>\n"
+     << escape(title) << "</text>\n"
      << "<text class=\"note\" x=\"" << num(kPlotLeft) << "\" y=\"40\" fill=\"#555\">predicted by the cost model, "
-     << "not measured; ceilings at peak from machine '" << xmlEscape(m.name) << "'</text>\n";
+     << "not measured; ceilings at peak from machine '" << escape(m.name) << "'</text>\n";
 
   // 3. Grid, ticks and axis labels.
   os << "<g class=\"grid\" stroke=\"#ddd\" stroke-width=\"1\">\n";
@@ -189,7 +156,7 @@ std::string renderRooflineSvg(const Machine &m, const std::vector<RooflinePoint>
     double at = std::pow(10.0, x0 + 0.15 * (x1 - x0));   // label near the left end, above the line
     at = std::max(at, from * 1.2);
     labels << "<text class=\"ceiling-label\" fill=\"" << colour << "\" transform=\"translate(" << num(px(at)) << ','
-           << num(py(at * r.value) - 6) << ") rotate(" << num(slopeDeg) << ")\">" << xmlEscape(r.label) << "</text>\n";
+           << num(py(at * r.value) - 6) << ") rotate(" << num(slopeDeg) << ")\">" << escape(r.label) << "</text>\n";
   }
   for (size_t i = 0; i < peaks.size(); ++i) {
     const Ceiling &p = peaks[i];
@@ -198,7 +165,7 @@ std::string renderRooflineSvg(const Machine &m, const std::vector<RooflinePoint>
     os << "<line class=\"peak\" x1=\"" << num(px(from)) << "\" y1=\"" << num(py(p.value)) << "\" x2=\""
        << num(kPlotLeft + kPlotWidth) << "\" y2=\"" << num(py(p.value)) << "\" stroke=\"" << colour << "\"/>\n";
     labels << "<text class=\"ceiling-label\" fill=\"" << colour << "\" x=\"" << num(kPlotLeft + kPlotWidth - 4)
-           << "\" y=\"" << num(py(p.value) - 6) << "\" text-anchor=\"end\">" << xmlEscape(p.label) << "</text>\n";
+           << "\" y=\"" << num(py(p.value) - 6) << "\" text-anchor=\"end\">" << escape(p.label) << "</text>\n";
   }
   os << "</g>\n<g class=\"ceiling-labels\" font-size=\"11\">\n" << labels.str() << "</g>\n";
 
@@ -219,8 +186,8 @@ std::string renderRooflineSvg(const Machine &m, const std::vector<RooflinePoint>
     const Estimate &e = *d->point->estimate;
     os << "<circle class=\"point\" cx=\"" << num(px(d->intensity)) << "\" cy=\"" << num(py(d->rate))
        << "\" r=\"4\" fill=\"" << bottleneckColour(e.bottleneck) << "\" stroke=\"black\" stroke-width=\"0.5\"><title>"
-       << d->rank << ": " << xmlEscape(d->point->label) << " - " << formatSeconds(e.seconds) << ", "
-       << si(d->rate, "FLOP/s") << ", " << si(d->intensity, "FLOP/B") << ", bottleneck " << xmlEscape(e.bottleneck)
+       << d->rank << ": " << escape(d->point->label) << " - " << formatSeconds(e.seconds) << ", "
+       << si(d->rate, "FLOP/s") << ", " << si(d->intensity, "FLOP/B") << ", bottleneck " << escape(e.bottleneck)
        << "</title></circle>\n";
   }
   for (const SpotLabel &s : spotLabels)
@@ -244,15 +211,15 @@ std::string renderRooflineSvg(const Machine &m, const std::vector<RooflinePoint>
   for (const Drawn &d : drawn) {
     const Estimate &e = *d.point->estimate;
     row("table-row", cell(0, std::to_string(d.rank)) + cell(28, formatSeconds(e.seconds)) +
-                         cell(98, si(d.rate, "")) + cell(178, si(d.intensity, "")) + cell(238, xmlEscape(e.bottleneck)) +
-                         cell(310, xmlEscape(d.point->label)));
+                         cell(98, si(d.rate, "")) + cell(178, si(d.intensity, "")) + cell(238, escape(e.bottleneck)) +
+                         cell(310, escape(d.point->label)));
   }
   if (!notDrawn.empty()) {
     rowY += kRowHeight;
     row("table-head", "not drawn (no FLOPs or no DRAM bytes):");
     for (size_t i : notDrawn)
       row("not-drawn", cell(0, std::to_string(i + 1)) + cell(28, formatSeconds(points[i].estimate->seconds)) +
-                           cell(310, xmlEscape(points[i].label)));
+                           cell(310, escape(points[i].label)));
   }
   os << "</g>\n</svg>\n";
   return os.str();

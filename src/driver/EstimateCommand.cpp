@@ -4,6 +4,7 @@
 #include "codegen/CodeGen.h"
 #include "cost/Report.h"
 #include "cost/Roofline.h"
+#include "cost/Timeline.h"
 #include "cost/ShapeBinding.h"
 #include "frontend/Inline.h"
 #include "frontend/Parser.h"
@@ -153,6 +154,13 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
                           machine->name;
       pictures.push_back({opts.rooflinePath, cost::renderRooflineSvg(*machine, points, title)});
     }
+    if (!opts.timelinePath.empty()) {
+      std::vector<const cost::Estimate *> drawn;
+      for (const cost::Estimate &e : estimates) drawn.push_back(&e);
+      std::string title = std::string(sources.name(file)) + " at " + cost::shapeToString(opts.shape) + " on " +
+                          machine->name;
+      pictures.push_back({opts.timelinePath, cost::renderTimelineSvg(*machine, drawn, title)});
+    }
     return ExitCode::Success;
   }
 
@@ -253,6 +261,22 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
       points.push_back({kernels.size() > 1 ? row.estimate->kernel + ": " + row.variant->label : row.variant->label,
                         row.estimate});
     pictures.push_back({opts.rooflinePath, cost::renderRooflineSvg(*machine, points, header)});
+  }
+  if (!opts.timelinePath.empty()) {
+    // Each kernel's fastest variant (the first ranked row of the kernel), in the file's kernel order.
+    std::vector<cost::RankedRow> rows = cost::rankVariants(outcomes);
+    std::vector<const cost::Estimate *> drawn;
+    std::string variants;
+    for (const Kernel *k : kernels)
+      for (const cost::RankedRow &row : rows)
+        if (row.estimate->kernel == k->name) {
+          drawn.push_back(row.estimate);
+          variants += (variants.empty() ? "" : "; ") + row.variant->label;
+          break;
+        }
+    std::string title = std::string(sources.name(file)) + " (fastest variant: " + variants + ") at " +
+                        cost::shapeToString(opts.shape) + " on " + machine->name;
+    pictures.push_back({opts.timelinePath, cost::renderTimelineSvg(*machine, drawn, title)});
   }
   return ExitCode::Success;
 }

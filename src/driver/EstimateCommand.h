@@ -15,7 +15,9 @@
 //      the output is the same for every N.
 //   4. --roofline FILE.svg: the estimates of step 2 (one point per kernel) or the ranked variants of step 3
 //      (the ones the ranking shows, --top N) as a roofline picture (cost/Roofline.h), returned as an
-//      EstimatePicture for the driver to write with its other outputs (atomically, never over the input).
+//      EstimatePicture for the driver to write with its other outputs (atomically, never over the input);
+//      --timeline FILE.svg likewise: each kernel's pipeline per role as the model sees it (cost/Timeline.h),
+//      for the estimates of step 2, or for each kernel's fastest variant of step 3.
 // analyzeVariant() is also what `cakec calibrate` uses to estimate each measured kernel.
 #pragma once
 #include "cost/CostModel.h"

@@ -186,6 +186,9 @@ int cakecMain(int argc, char **argv) {
   app.add_option("--roofline", opts.rooflinePath, "with --estimate: draw the estimates (or the ranked --sweep "
                                                   "variants) against the machine's ceilings into FILE.svg")
       ->needs(estimate);
+  app.add_option("--timeline", opts.timelinePath, "with --estimate: draw each kernel's pipeline per role as the "
+                                                  "cost model sees it into FILE.svg")
+      ->needs(estimate);
   app.add_option("-D,--define", defineTexts, "override a compile-time parameter: -D NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--diagnostics-format", formatName, "text (stderr, default) or json (stdout)")
