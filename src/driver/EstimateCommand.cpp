@@ -9,6 +9,7 @@
 #include "frontend/Inline.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
+#include "support/ProgressBar.h"
 #include "verify/Verifier.h"
 
 #include <algorithm>
@@ -206,6 +207,7 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
   const std::vector<std::map<std::string, int64_t>> variants = cost::expandSweep(parsed.axes);
   std::vector<cost::VariantOutcome> outcomes(variants.size());
   std::atomic<size_t> nextVariant{0};
+  ProgressBar progress("sweep", variants.size(), opts.progress && ProgressBar::stderrIsTerminal());
   // An exception in a worker (an InternalError, bad_alloc) must not escape its thread (std::terminate): the
   // first one is kept, the other workers stop taking variants, and it is rethrown here after the join, so
   // main reports it as an internal error (exit 4).
@@ -225,6 +227,7 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
         outcome.defines = variants[i];
         outcome.label = cost::variantLabel(parsed.axes, variants[i]);
         outcomes[i] = std::move(outcome);
+        progress.advance();
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(failureMutex);
@@ -237,6 +240,7 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
   for (size_t j = 1; j < std::min(jobs, variants.size()); ++j) helpers.emplace_back(analyzeSome);
   analyzeSome();
   for (std::thread &t : helpers) t.join();
+  progress.finish();
   if (failure) std::rethrow_exception(failure);
   // E0815: per kernel, two or more estimated variants that all predict the same time rank nothing.
   std::map<std::string, std::vector<double>> predicted;

@@ -186,6 +186,9 @@ int cakecMain(int argc, char **argv) {
   app.add_option("--roofline", opts.rooflinePath, "with --estimate: draw the estimates (or the ranked --sweep "
                                                   "variants) against the machine's ceilings into FILE.svg")
       ->needs(estimate);
+  bool noProgress = false;
+  app.add_flag("--no-progress", noProgress, "with --sweep: no progress bar on stderr (shown only on a terminal, "
+                                            "after a second)");
   app.add_option("--timeline", opts.timelinePath, "with --estimate: draw each kernel's pipeline per role as the "
                                                   "cost model sees it into FILE.svg")
       ->needs(estimate);
@@ -273,6 +276,7 @@ int cakecMain(int argc, char **argv) {
     opts.emit = emitName == "ir" ? EmitKind::IR : emitName == "ptx" ? EmitKind::PTX : EmitKind::Cubin;
   if (*limit) opts.errorLimit = errorLimit;
   if (*top) opts.top = topCount;
+  opts.progress = !noProgress;
   if (*verifyTimeoutOpt) opts.verifyTimeoutMs = verifyTimeout;
   if (*ptxasTimeOpt) opts.ptxasTimeLimitSeconds = ptxasTime;
   if (*ptxasMemoryOpt) opts.ptxasMemoryLimitMiB = ptxasMemory;
