@@ -19,7 +19,7 @@ constexpr double kLaneLeft = 170, kLaneWidth = 760, kLaneHeight = 26, kLaneGap =
 constexpr int kMaxIterationsDrawn = 4;
 
 struct Phase {
-  const char *kind;     // load, tensor, other, wait, epilogue
+  const char *kind;     // load, shared, tensor, fp32, other, wait, epilogue
   double seconds;
 };
 
@@ -27,6 +27,8 @@ const char *phaseColour(const std::string &kind) {
   if (kind == "load") return "#1f77b4";
   if (kind == "tensor") return "#d62728";
   if (kind == "other") return "#9e9e9e";
+  if (kind == "shared") return "#9467bd";
+  if (kind == "fp32") return "#ff7f0e";
   if (kind == "epilogue") return "#2ca02c";
   return "#f1f1f1";   // wait
 }
@@ -69,6 +71,8 @@ KernelTimeline layOut(const Estimate &e, const Machine &m) {
   double writeTime = hbm * share(e.hbm.writeBytes, hbmBytes);
   double loadTime = std::max(hbm - writeTime, l2);
   double tensorTime = resourceSeconds(e, "tensor"), issueTime = resourceSeconds(e, "issue");
+  double sharedTime = resourceSeconds(e, "shared");
+  double fp32Time = resourceSeconds(e, "fp32"), sfuTime = resourceSeconds(e, "sfu");
 
   auto loaded = [](const Counts &c) {
     return c[size_t(Count::SimtLoadBytes)] + c[size_t(Count::CpAsyncBytes)] + c[size_t(Count::TmaLoadBytes)];
@@ -77,6 +81,8 @@ KernelTimeline layOut(const Estimate &e, const Machine &m) {
   auto tensor = [](const Counts &c) { return c[size_t(Count::MmaSyncFlops)] + c[size_t(Count::WgmmaFlops)]; };
   double allLoaded = loaded(p.totals), allStored = stored(p.totals), allTensor = tensor(p.totals);
   double allInstr = p.count(Count::WarpInstructions);
+  double allShared = p.count(Count::SharedWavefronts);
+  double allFp32 = p.count(Count::Fp32LaneOps), allSfu = p.count(Count::SfuLaneOps);
 
   double epilogueMax = 0;
   for (size_t r = 0; r < p.roleTotals.size() && r < p.roleNames.size(); ++r) {
@@ -97,12 +103,17 @@ KernelTimeline layOut(const Estimate &e, const Machine &m) {
     double load = loadTime * share(loaded(c), allLoaded) / per;
     double mma = tensorTime * share(tensor(c), allTensor) / per;
     double other = issueTime * share(c[size_t(Count::WarpInstructions)], allInstr) / per;
-    double busy = load + mma + other;
+    double smem = sharedTime * share(c[size_t(Count::SharedWavefronts)], allShared) / per;
+    double fp32 = (fp32Time * share(c[size_t(Count::Fp32LaneOps)], allFp32) +
+                   sfuTime * share(c[size_t(Count::SfuLaneOps)], allSfu)) / per;
+    double busy = load + smem + mma + fp32 + other;
     double scale = busy > t.tau && busy > 0 ? t.tau / busy : 1;
-    load *= scale, mma *= scale, other *= scale;
-    double wait = std::max(0.0, t.tau - load - mma - other);
-    if (load > 0) lane.iteration = {{"load", load}, {"tensor", mma}, {"other", other}, {"wait", wait}};
-    else lane.iteration = {{"wait", wait}, {"tensor", mma}, {"other", other}};
+    load *= scale, smem *= scale, mma *= scale, fp32 *= scale, other *= scale;
+    double wait = std::max(0.0, t.tau - load - smem - mma - fp32 - other);
+    if (load > 0)
+      lane.iteration = {{"load", load}, {"shared", smem}, {"tensor", mma}, {"fp32", fp32}, {"other", other}, {"wait", wait}};
+    else
+      lane.iteration = {{"wait", wait}, {"shared", smem}, {"tensor", mma}, {"fp32", fp32}, {"other", other}};
   }
   return t;
 }
@@ -175,15 +186,15 @@ std::string renderTimelineSvg(const Machine &m, const std::vector<const Estimate
   }
   // Legend.
   os << "<g class=\"legend\" font-size=\"11\">\n";
-  const char *kinds[] = {"load", "tensor", "other", "wait", "epilogue"};
-  const char *meaning[] = {"loads (global -> shared / registers)", "tensor-core work", "other instructions",
-                           "waiting", "epilogue stores"};
+  const char *kinds[] = {"load", "shared", "tensor", "fp32", "other", "wait", "epilogue"};
+  const char *meaning[] = {"loads (global -> shared / registers)", "shared memory", "tensor core", "FP32 / SFU",
+                           "other instructions", "waiting", "epilogue stores"};
   double x = 20;
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < 7; ++i) {
     os << "<rect x=\"" << num(x) << "\" y=\"" << num(y - 10) << "\" width=\"12\" height=\"12\" fill=\"" << phaseColour(kinds[i])
        << "\" stroke=\"#999\" stroke-width=\"0.5\"/><text class=\"legend-entry\" x=\"" << num(x + 16) << "\" y=\"" << num(y)
        << "\">" << meaning[i] << "</text>\n";
-    x += 40 + 6.5 * static_cast<double>(std::string_view(meaning[i]).size());
+    x += 24 + 6.5 * static_cast<double>(std::string_view(meaning[i]).size());
   }
   os << "</g>\n</svg>\n";
   return os.str();

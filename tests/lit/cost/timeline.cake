@@ -1,6 +1,6 @@
 // --timeline FILE.svg draws each kernel's pipeline as the cost model sees it: one lane per role (and one for
-// the warps' work outside roles), the first iterations of one block and its epilogue, with load, tensor-core,
-// other-instruction, wait and epilogue boxes.  hopper_gemm: a TMA load role and a wgmma math role.
+// the warps' work outside roles), the first iterations of one block and its epilogue, with load, shared-memory,
+// tensor-core, FP32, other-instruction, wait and epilogue boxes.  hopper_gemm: a TMA load role and a wgmma math role.
 // RUN: rm -rf %t.dir && mkdir %t.dir
 // RUN: %cakec %samples/hopper_gemm.cake --estimate --no-verify --shape M=4096,N=4096,K=4096 --timeline %t.dir/t.svg > %t.dir/text
 // RUN: %FileCheck %s < %t.dir/t.svg
@@ -13,12 +13,15 @@
 // CHECK: >iteration 1</text>
 // CHECK: >iteration 4</text>
 // CHECK: >epilogue</text>
-// The load role loads, then waits for a free stage; the math role waits for data, then runs wgmma.
+// The load role loads (TMA boxes written to shared memory); the math role reads its operands from shared
+// memory and runs wgmma.  At this shape the model finds shared memory the bottleneck and both roles busy for
+// the whole iteration (no wait box wider than 0.05 units is drawn).
 // CHECK: <g class="lane"><text class="role" {{.*}}>load</text>
 // CHECK-NEXT: <rect class="load" {{.*}}><title>load: load {{.*}}</title></rect>
+// CHECK-NEXT: <rect class="shared" {{.*}}><title>load: shared {{.*}}</title></rect>
 // CHECK-NOT: class="tensor"
 // CHECK: <g class="lane"><text class="role" {{.*}}>math</text>
-// CHECK-NEXT: <rect class="wait" {{.*}}><title>math: wait
+// CHECK-NEXT: <rect class="shared" {{.*}}><title>math: shared
 // CHECK-NEXT: <rect class="tensor" {{.*}}><title>math: tensor
 // CHECK: <rect class="epilogue" {{.*}}><title>math: epilogue
 // CHECK: <g class="lane"><text class="role" {{.*}}>(no role)</text>
