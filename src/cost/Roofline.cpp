@@ -23,8 +23,10 @@ constexpr double kTableLeft = 720, kRowHeight = 16;
 
 std::string decadeLabel(int k) {   // 10^k as an intensity: "0.01", "1", "1000", "1e+06"
   char buf[32];
-  if (k >= -3 && k <= 4) std::snprintf(buf, sizeof buf, "%.*f", k < 0 ? -k : 0, std::pow(10.0, k));
-  else std::snprintf(buf, sizeof buf, "1e%+d", k);
+  if (k >= -3 && k <= 4)
+    std::snprintf(buf, sizeof buf, "%.*f", k < 0 ? -k : 0, std::pow(10.0, k));
+  else
+    std::snprintf(buf, sizeof buf, "1e%+d", k);
   return buf;
 }
 
@@ -32,7 +34,7 @@ const char *bottleneckColour(const std::string &b) {
   if (b == "hbm" || b == "l2" || b == "mlp") return "#1f77b4";   // memory
   if (b == "tensor") return "#d62728";
   if (b == "fp32" || b == "sfu") return "#2ca02c";
-  return "#7f7f7f";                                             // issue, shared, latency
+  return "#7f7f7f";   // issue, shared, latency
 }
 
 double flopsOf(const Estimate &e) { return e.profile.tensorFlops() + e.profile.count(Count::Fp32Flops); }
@@ -74,12 +76,24 @@ std::string renderRooflineSvg(const Machine &m, const std::vector<RooflinePoint>
   for (size_t i = 0; i < points.size(); ++i) {
     const Estimate &e = *points[i].estimate;
     double flops = flopsOf(e), bytes = dramBytesOf(e);
-    if (flops > 0 && bytes > 0 && e.seconds > 0) drawn.push_back({i + 1, &points[i], flops / bytes, flops / e.seconds});
-    else notDrawn.push_back(i);
+    if (flops > 0 && bytes > 0 && e.seconds > 0)
+      drawn.push_back({i + 1, &points[i], flops / bytes, flops / e.seconds});
+    else
+      notDrawn.push_back(i);
   }
   double xMin = HUGE_VAL, xMax = 0, yMin = HUGE_VAL, yMax = 0;
-  auto spanX = [&](double v) { if (v > 0) { xMin = std::min(xMin, v); xMax = std::max(xMax, v); } };
-  auto spanY = [&](double v) { if (v > 0) { yMin = std::min(yMin, v); yMax = std::max(yMax, v); } };
+  auto spanX = [&](double v) {
+    if (v > 0) {
+      xMin = std::min(xMin, v);
+      xMax = std::max(xMax, v);
+    }
+  };
+  auto spanY = [&](double v) {
+    if (v > 0) {
+      yMin = std::min(yMin, v);
+      yMax = std::max(yMax, v);
+    }
+  };
   for (const Drawn &d : drawn) {
     spanX(d.intensity);
     spanY(d.rate);
@@ -87,12 +101,19 @@ std::string renderRooflineSvg(const Machine &m, const std::vector<RooflinePoint>
   for (const Ceiling &r : roofs)
     for (const Ceiling &p : peaks) spanX(p.value / r.value);
   for (const Ceiling &p : peaks) spanY(p.value);
-  if (xMax == 0) { xMin = 1; xMax = 100; }
-  if (yMax == 0) { yMin = 1e9; yMax = 1e12; }
+  if (xMax == 0) {
+    xMin = 1;
+    xMax = 100;
+  }
+  if (yMax == 0) {
+    yMin = 1e9;
+    yMax = 1e12;
+  }
   int x0 = static_cast<int>(std::floor(std::log10(xMin))), x1 = static_cast<int>(std::ceil(std::log10(xMax * 3)));
   int y1 = static_cast<int>(std::ceil(std::log10(yMax * 1.5)));
   int y0 = static_cast<int>(std::floor(std::log10(yMin)));
-  if (!roofs.empty()) y0 = std::min(y0, static_cast<int>(std::floor(std::log10(roofs.front().value * std::pow(10.0, x0)))));
+  if (!roofs.empty())
+    y0 = std::min(y0, static_cast<int>(std::floor(std::log10(roofs.front().value * std::pow(10.0, x0)))));
   y0 = std::max(y0, y1 - 8);   // at most 8 decades: a slow point would squash the rest
   if (x1 <= x0) x1 = x0 + 1;
   if (y1 <= y0) y1 = y0 + 1;
@@ -100,13 +121,14 @@ std::string renderRooflineSvg(const Machine &m, const std::vector<RooflinePoint>
   auto py = [&](double rate) { return kPlotTop + kPlotHeight - (std::log10(rate) - y0) / (y1 - y0) * kPlotHeight; };
 
   size_t tableRows = points.size() + (notDrawn.empty() ? 0 : 2 + notDrawn.size());
-  double height = std::max(kPlotTop + kPlotHeight + 90, kPlotTop + 40 + kRowHeight * static_cast<double>(tableRows + 1));
+  double height =
+      std::max(kPlotTop + kPlotHeight + 90, kPlotTop + 40 + kRowHeight * static_cast<double>(tableRows + 1));
   double width = 1200;
 
   std::ostringstream os;
-  os << svg::open(width, height, "roofline: " + title)
-     << "<defs><clipPath id=\"plot\"><rect x=\"" << num(kPlotLeft) << "\" y=\"" << num(kPlotTop) << "\" width=\""
-     << num(kPlotWidth) << "\" height=\"" << num(kPlotHeight) << "\"/></clipPath></defs>\n"
+  os << svg::open(width, height, "roofline: " + title) << "<defs><clipPath id=\"plot\"><rect x=\"" << num(kPlotLeft)
+     << "\" y=\"" << num(kPlotTop) << "\" width=\"" << num(kPlotWidth) << "\" height=\"" << num(kPlotHeight)
+     << "\"/></clipPath></defs>\n"
      << "<text class=\"heading\" x=\"" << num(kPlotLeft) << "\" y=\"22\" font-size=\"14\" font-weight=\"bold\">"
      << escape(title) << "</text>\n"
      << "<text class=\"note\" x=\"" << num(kPlotLeft) << "\" y=\"40\" fill=\"#555\">predicted by the cost model, "
@@ -131,11 +153,12 @@ std::string renderRooflineSvg(const Machine &m, const std::vector<RooflinePoint>
     os << "<text x=\"" << num(px(std::pow(10.0, k))) << "\" y=\"" << num(kPlotTop + kPlotHeight + 16)
        << "\" text-anchor=\"middle\">" << decadeLabel(k) << "</text>\n";
   for (int k = y0; k <= y1; ++k)
-    os << "<text x=\"" << num(kPlotLeft - 6) << "\" y=\"" << num(py(std::pow(10.0, k)) + 4)
-       << "\" text-anchor=\"end\">" << si(std::pow(10.0, k), "FLOP/s") << "</text>\n";
+    os << "<text x=\"" << num(kPlotLeft - 6) << "\" y=\"" << num(py(std::pow(10.0, k)) + 4) << "\" text-anchor=\"end\">"
+       << si(std::pow(10.0, k), "FLOP/s") << "</text>\n";
   os << "</g>\n";
   os << "<text class=\"axis-label\" x=\"" << num(kPlotLeft + kPlotWidth / 2) << "\" y=\""
-     << num(kPlotTop + kPlotHeight + 38) << "\" text-anchor=\"middle\">arithmetic intensity (FLOP per DRAM byte)</text>\n";
+     << num(kPlotTop + kPlotHeight + 38)
+     << "\" text-anchor=\"middle\">arithmetic intensity (FLOP per DRAM byte)</text>\n";
   os << "<text class=\"axis-label\" transform=\"translate(16," << num(kPlotTop + kPlotHeight / 2)
      << ") rotate(-90)\" text-anchor=\"middle\">achieved FLOP/s (predicted time)</text>\n";
 
@@ -177,9 +200,12 @@ std::string renderRooflineSvg(const Machine &m, const std::vector<RooflinePoint>
   std::vector<SpotLabel> spotLabels;   // in rank order
   for (const Drawn &d : drawn) {
     std::string x = num(px(d.intensity) + 6), y = num(py(d.rate) - 5);
-    auto it = std::find_if(spotLabels.begin(), spotLabels.end(), [&](const SpotLabel &s) { return s.x == x && s.y == y; });
-    if (it == spotLabels.end()) spotLabels.push_back({x, y, std::to_string(d.rank)});
-    else it->ranks += "," + std::to_string(d.rank);
+    auto it =
+        std::find_if(spotLabels.begin(), spotLabels.end(), [&](const SpotLabel &s) { return s.x == x && s.y == y; });
+    if (it == spotLabels.end())
+      spotLabels.push_back({x, y, std::to_string(d.rank)});
+    else
+      it->ranks += "," + std::to_string(d.rank);
   }
   os << "<g class=\"points\">\n";
   for (auto d = drawn.rbegin(); d != drawn.rend(); ++d) {
@@ -210,8 +236,8 @@ std::string renderRooflineSvg(const Machine &m, const std::vector<RooflinePoint>
                         cell(238, "bottleneck") + cell(310, "variant"));
   for (const Drawn &d : drawn) {
     const Estimate &e = *d.point->estimate;
-    row("table-row", cell(0, std::to_string(d.rank)) + cell(28, formatSeconds(e.seconds)) +
-                         cell(98, si(d.rate, "")) + cell(178, si(d.intensity, "")) + cell(238, escape(e.bottleneck)) +
+    row("table-row", cell(0, std::to_string(d.rank)) + cell(28, formatSeconds(e.seconds)) + cell(98, si(d.rate, "")) +
+                         cell(178, si(d.intensity, "")) + cell(238, escape(e.bottleneck)) +
                          cell(310, escape(d.point->label)));
   }
   if (!notDrawn.empty()) {

@@ -23,7 +23,7 @@
 namespace cake::cost {
 
 struct RooflinePoint {
-  std::string label;        // "BM=128 BN=256 S=4", or the kernel's name
+  std::string label;   // "BM=128 BN=256 S=4", or the kernel's name
   const Estimate *estimate = nullptr;
 };
 

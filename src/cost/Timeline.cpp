@@ -19,7 +19,7 @@ constexpr double kLaneLeft = 170, kLaneWidth = 760, kLaneHeight = 26, kLaneGap =
 constexpr int kMaxIterationsDrawn = 4;
 
 struct Phase {
-  const char *kind;     // load, shared, tensor, fp32, other, wait, epilogue
+  const char *kind;   // load, shared, tensor, fp32, other, wait, epilogue
   double seconds;
 };
 
@@ -49,8 +49,8 @@ struct RoleLane {
 
 struct KernelTimeline {
   const Estimate *estimate = nullptr;
-  double tau = 0;              // one iteration
-  int64_t iterations = 1;      // per block
+  double tau = 0;           // one iteration
+  int64_t iterations = 1;   // per block
   int drawnIterations = 1;
   std::vector<RoleLane> lanes;
 };
@@ -63,7 +63,8 @@ KernelTimeline layOut(const Estimate &e, const Machine &m) {
   double k = waits >= 1 ? waits : p.chainSyncLoadRounds;
   t.iterations = std::max<int64_t>(1, std::llround(k));
   t.drawnIterations = static_cast<int>(std::min<int64_t>(t.iterations, kMaxIterationsDrawn));
-  double perSm = std::ceil(static_cast<double>(std::max<int64_t>(1, p.blocks)) / static_cast<double>(std::max<int64_t>(1, m.sms)));
+  double perSm =
+      std::ceil(static_cast<double>(std::max<int64_t>(1, p.blocks)) / static_cast<double>(std::max<int64_t>(1, m.sms)));
   double slots = std::ceil(perSm / static_cast<double>(std::max<int64_t>(1, e.occupancy.blocksPerSm)));
 
   double hbm = resourceSeconds(e, "hbm"), l2 = resourceSeconds(e, "l2");
@@ -105,13 +106,15 @@ KernelTimeline layOut(const Estimate &e, const Machine &m) {
     double other = issueTime * share(c[size_t(Count::WarpInstructions)], allInstr) / per;
     double smem = sharedTime * share(c[size_t(Count::SharedWavefronts)], allShared) / per;
     double fp32 = (fp32Time * share(c[size_t(Count::Fp32LaneOps)], allFp32) +
-                   sfuTime * share(c[size_t(Count::SfuLaneOps)], allSfu)) / per;
+                   sfuTime * share(c[size_t(Count::SfuLaneOps)], allSfu)) /
+                  per;
     double busy = load + smem + mma + fp32 + other;
     double scale = busy > t.tau && busy > 0 ? t.tau / busy : 1;
     load *= scale, smem *= scale, mma *= scale, fp32 *= scale, other *= scale;
     double wait = std::max(0.0, t.tau - load - smem - mma - fp32 - other);
     if (load > 0)
-      lane.iteration = {{"load", load}, {"shared", smem}, {"tensor", mma}, {"fp32", fp32}, {"other", other}, {"wait", wait}};
+      lane.iteration = {{"load", load}, {"shared", smem}, {"tensor", mma},
+                        {"fp32", fp32}, {"other", other}, {"wait", wait}};
     else
       lane.iteration = {{"wait", wait}, {"shared", smem}, {"tensor", mma}, {"fp32", fp32}, {"other", other}};
   }
@@ -120,7 +123,8 @@ KernelTimeline layOut(const Estimate &e, const Machine &m) {
 
 } // namespace
 
-std::string renderTimelineSvg(const Machine &m, const std::vector<const Estimate *> &estimates, const std::string &title) {
+std::string renderTimelineSvg(const Machine &m, const std::vector<const Estimate *> &estimates,
+                              const std::string &title) {
   std::vector<KernelTimeline> kernels;
   double height = 70;
   for (const Estimate *e : estimates) {
@@ -128,11 +132,13 @@ std::string renderTimelineSvg(const Machine &m, const std::vector<const Estimate
     height += 64 + static_cast<double>(kernels.back().lanes.size()) * (kLaneHeight + kLaneGap);
   }
   height += 40;   // legend
-  double width = kLaneLeft + kLaneWidth + 40;
+  // Wide enough for the lanes and the heading (bold 14: about 9 units a character).
+  double width = std::max(kLaneLeft + kLaneWidth + 40, 40 + 9 * static_cast<double>(title.size()));
 
   std::ostringstream os;
   os << svg::open(width, height, "timeline: " + title)
-     << "<text class=\"heading\" x=\"20\" y=\"22\" font-size=\"14\" font-weight=\"bold\">" << escape(title) << "</text>\n"
+     << "<text class=\"heading\" x=\"20\" y=\"22\" font-size=\"14\" font-weight=\"bold\">" << escape(title)
+     << "</text>\n"
      << "<text class=\"note\" x=\"20\" y=\"40\" fill=\"#555\">the cost model's view of one block (resource times "
      << "split by each role's share of the work), not a measurement; machine '" << escape(m.name) << "'</text>\n";
   double y = 70;
@@ -142,33 +148,35 @@ std::string renderTimelineSvg(const Machine &m, const std::vector<const Estimate
     for (const RoleLane &lane : t.lanes) epilogue = std::max(epilogue, lane.epilogue);
     double span = t.tau * t.drawnIterations + epilogue;
     double scale = span > 0 ? kLaneWidth / span : 0;
-    os << "<g class=\"kernel\">\n<text class=\"kernel-heading\" x=\"20\" y=\"" << num(y) << "\" font-weight=\"bold\">kernel "
-       << escape(e.kernel) << ": " << formatSeconds(e.kernelSeconds) << " predicted (" << escape(e.bottleneck)
-       << "-bound), " << t.iterations << (t.iterations == 1 ? " iteration" : " iterations") << " per block of "
-       << formatSeconds(t.tau) << "; iterations 1-" << t.drawnIterations << " and the epilogue</text>\n";
+    os << "<g class=\"kernel\">\n<text class=\"kernel-heading\" x=\"20\" y=\"" << num(y)
+       << "\" font-weight=\"bold\">kernel " << escape(e.kernel) << ": " << formatSeconds(e.kernelSeconds)
+       << " predicted (" << escape(e.bottleneck) << "-bound), " << t.iterations
+       << (t.iterations == 1 ? " iteration" : " iterations") << " per block of " << formatSeconds(t.tau)
+       << "; iterations 1-" << t.drawnIterations << " and the epilogue</text>\n";
     y += 14;
     // Iteration boundaries and their labels.
     for (int i = 0; i <= t.drawnIterations; ++i) {
       double x = kLaneLeft + t.tau * i * scale;
       os << "<line class=\"iteration-mark\" x1=\"" << num(x) << "\" y1=\"" << num(y) << "\" x2=\"" << num(x)
-         << "\" y2=\"" << num(y + 8 + static_cast<double>(t.lanes.size()) * (kLaneHeight + kLaneGap)) << "\" stroke=\"#999\" stroke-dasharray=\"3 3\"/>\n";
+         << "\" y2=\"" << num(y + 8 + static_cast<double>(t.lanes.size()) * (kLaneHeight + kLaneGap))
+         << "\" stroke=\"#999\" stroke-dasharray=\"3 3\"/>\n";
       if (i < t.drawnIterations)
-        os << "<text class=\"iteration-label\" x=\"" << num(x + 4) << "\" y=\"" << num(y + 10) << "\" font-size=\"10\" fill=\"#555\">iteration "
-           << i + 1 << "</text>\n";
+        os << "<text class=\"iteration-label\" x=\"" << num(x + 4) << "\" y=\"" << num(y + 10)
+           << "\" font-size=\"10\" fill=\"#555\">iteration " << i + 1 << "</text>\n";
     }
     if (epilogue > 0)
-      os << "<text class=\"iteration-label\" x=\"" << num(kLaneLeft + t.tau * t.drawnIterations * scale + 4) << "\" y=\""
-         << num(y + 10) << "\" font-size=\"10\" fill=\"#555\">epilogue</text>\n";
+      os << "<text class=\"iteration-label\" x=\"" << num(kLaneLeft + t.tau * t.drawnIterations * scale + 4)
+         << "\" y=\"" << num(y + 10) << "\" font-size=\"10\" fill=\"#555\">epilogue</text>\n";
     y += 16;
     for (const RoleLane &lane : t.lanes) {
-      os << "<g class=\"lane\"><text class=\"role\" x=\"20\" y=\"" << num(y + kLaneHeight / 2 + 4) << "\">" << escape(lane.name)
-         << "</text>\n";
+      os << "<g class=\"lane\"><text class=\"role\" x=\"20\" y=\"" << num(y + kLaneHeight / 2 + 4) << "\">"
+         << escape(lane.name) << "</text>\n";
       auto box = [&](const char *kind, double from, double seconds) {
         if (seconds * scale < 0.05) return;
-        os << "<rect class=\"" << kind << "\" x=\"" << num(kLaneLeft + from * scale) << "\" y=\"" << num(y) << "\" width=\""
-           << num(seconds * scale) << "\" height=\"" << num(kLaneHeight) << "\" fill=\"" << phaseColour(kind)
-           << "\" stroke=\"white\" stroke-width=\"0.5\"><title>" << escape(lane.name) << ": " << kind << " "
-           << formatSeconds(seconds) << "</title></rect>\n";
+        os << "<rect class=\"" << kind << "\" x=\"" << num(kLaneLeft + from * scale) << "\" y=\"" << num(y)
+           << "\" width=\"" << num(seconds * scale) << "\" height=\"" << num(kLaneHeight) << "\" fill=\""
+           << phaseColour(kind) << "\" stroke=\"white\" stroke-width=\"0.5\"><title>" << escape(lane.name) << ": "
+           << kind << " " << formatSeconds(seconds) << "</title></rect>\n";
       };
       for (int i = 0; i < t.drawnIterations; ++i) {
         double at = t.tau * i;
@@ -187,13 +195,18 @@ std::string renderTimelineSvg(const Machine &m, const std::vector<const Estimate
   // Legend.
   os << "<g class=\"legend\" font-size=\"11\">\n";
   const char *kinds[] = {"load", "shared", "tensor", "fp32", "other", "wait", "epilogue"};
-  const char *meaning[] = {"loads (global -> shared / registers)", "shared memory", "tensor core", "FP32 / SFU",
-                           "other instructions", "waiting", "epilogue stores"};
+  const char *meaning[] = {"loads (global -> shared / registers)",
+                           "shared memory",
+                           "tensor core",
+                           "FP32 / SFU",
+                           "other instructions",
+                           "waiting",
+                           "epilogue stores"};
   double x = 20;
   for (int i = 0; i < 7; ++i) {
-    os << "<rect x=\"" << num(x) << "\" y=\"" << num(y - 10) << "\" width=\"12\" height=\"12\" fill=\"" << phaseColour(kinds[i])
-       << "\" stroke=\"#999\" stroke-width=\"0.5\"/><text class=\"legend-entry\" x=\"" << num(x + 16) << "\" y=\"" << num(y)
-       << "\">" << meaning[i] << "</text>\n";
+    os << "<rect x=\"" << num(x) << "\" y=\"" << num(y - 10) << "\" width=\"12\" height=\"12\" fill=\""
+       << phaseColour(kinds[i]) << "\" stroke=\"#999\" stroke-width=\"0.5\"/><text class=\"legend-entry\" x=\""
+       << num(x + 16) << "\" y=\"" << num(y) << "\">" << meaning[i] << "</text>\n";
     x += 24 + 6.5 * static_cast<double>(std::string_view(meaning[i]).size());
   }
   os << "</g>\n</svg>\n";

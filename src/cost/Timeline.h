@@ -18,8 +18,8 @@
 //     wait     what is left of tau (a role whose phases exceed tau is scaled to fit: the resources overlap)
 //   epilogue   hbm write time x (the role's stored bytes / all stored bytes) / n, after the last iteration.
 // The picture shows the first few iterations (at most 4) and the epilogue of one block; a role that loads
-// is drawn load first, then its other phases (shared, tensor, fp32, other) and its wait; a role that does not is drawn waiting first
-// (for its data), then working.  That order is schematic; the lengths are the model's.
+// is drawn load first, then its other phases (shared, tensor, fp32, other) and its wait; a role that does not is drawn
+// waiting first (for its data), then working.  That order is schematic; the lengths are the model's.
 #pragma once
 #include "cost/Machine.h"
 #include "cost/TimeModel.h"

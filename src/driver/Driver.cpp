@@ -423,7 +423,8 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   }
 
   // 5. Cost model (src/cost): --estimate [--sweep] prints predicted times and stops (EstimateCommand.h).
-  //    Its pictures (--roofline, --timeline) are outputs like any other: never the input, written all or none at the end.
+  //    Its pictures (--roofline, --timeline) are outputs like any other: never the input, written all or none
+  //    at the end.
   if (opts.estimate) {
     std::vector<OutputFile> pictures;
     if (!opts.rooflinePath.empty()) pictures.push_back({opts.rooflinePath, ""});

@@ -344,6 +344,12 @@ int cakecMain(int argc, char **argv) {
   if (format == DiagFormat::Json && opts.estimate && opts.estimateJson && !opts.verifyDiagnostics)
     return usageError("--estimate --json and --diagnostics-format=json both write a JSON document to stdout; "
                       "use one (with --estimate --json alone, diagnostics go to stderr as text)");
+  if (!opts.rooflinePath.empty() && opts.rooflinePath == opts.timelinePath)
+    return usageError("--roofline and --timeline name the same file '" + opts.rooflinePath +
+                      "'; give each picture its own");
+  if (opts.rooflinePath == "-" || opts.timelinePath == "-")
+    return usageError("a picture goes to a file (--roofline FILE.svg, --timeline FILE.svg), not to stdout, which "
+                      "carries the estimate");
 
   return guarded(opts.inputPath, [&] { return code(runDriver(opts, std::cout, std::cerr)); });
 }

@@ -9,7 +9,7 @@
 namespace cake {
 
 namespace {
-constexpr double kQuietSeconds = 1.0;     // shorter work shows nothing (CAKEC_PROGRESS_AFTER_MS)
+constexpr double kQuietSeconds = 1.0;   // shorter work shows nothing (CAKEC_PROGRESS_AFTER_MS)
 constexpr double kRedrawSeconds = 0.1;
 constexpr size_t kBarWidth = 30;
 

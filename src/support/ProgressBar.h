@@ -39,7 +39,7 @@ private:
   size_t total_;
   std::atomic<bool> enabled_;
   Clock::time_point start_ = Clock::now();
-  double quietSeconds_;       // nothing is drawn before this much time has passed
+  double quietSeconds_;   // nothing is drawn before this much time has passed
   std::atomic<size_t> done_{0};
   std::mutex drawing_;
   Clock::time_point lastDrawn_{};

@@ -54,3 +54,8 @@
 // INPUT: cakec: error: refusing to write '{{.*}}k.cake': it is the input file [E0812]
 // RUN: cmp %t.dir/k.cake %t.dir/orig.cake
 // RUN: test ! -e %t.dir/r.svg
+// Both pictures in one file, or a picture on stdout, are usage errors.
+// RUN: %expect-exit 2 %cakec %t.dir/k.cake --estimate --shape N=1024 --roofline %t.dir/p.svg --timeline %t.dir/p.svg 2>&1 | %FileCheck %s --check-prefix=SAME
+// SAME: --roofline and --timeline name the same file
+// RUN: %expect-exit 2 %cakec %t.dir/k.cake --estimate --shape N=1024 --timeline - 2>&1 | %FileCheck %s --check-prefix=STDOUT
+// STDOUT: a picture goes to a file
