@@ -1,7 +1,7 @@
 // --roofline FILE.svg draws the estimates against the machine's ceilings: one point per ranked variant
 // (numbered by rank, slowest drawn first), the HBM and L2 roofs and the tensor-core and FP32 peaks of the
 // machine (a100 for sm_80), log axes of FLOP per DRAM byte and FLOP/s; rejected variants are not drawn.
-// REPS multiplies the FLOPs but not the DRAM bytes (the tensors are read once), so the ranks are REPS=1, 2, 4.
+// REPS multiplies the work (FLOPs faster than DRAM bytes), so the ranks are REPS=1, 2, 4 at three intensities.
 // RUN: rm -rf %t.dir && mkdir %t.dir
 // RUN: %cakec %s --estimate --shape N=16777216 --sweep REPS=4,1,2 T=256,2048 --roofline %t.dir/r.svg > %t.dir/text
 // RUN: %FileCheck %s < %t.dir/r.svg
