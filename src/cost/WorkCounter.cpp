@@ -23,8 +23,9 @@ constexpr int64_t kWalkBudget = 2000000;   // statements per count; past it ever
 
 void Accum::addScaled(const Accum &other, double factor, bool withChain) {
   for (size_t i = 0; i < kCountKinds; ++i) counts[i] += other.counts[i] * factor;
-  if (roleInstr.size() < other.roleInstr.size()) roleInstr.resize(other.roleInstr.size());
-  for (size_t i = 0; i < other.roleInstr.size(); ++i) roleInstr[i] += other.roleInstr[i] * factor;
+  if (roleCounts.size() < other.roleCounts.size()) roleCounts.resize(other.roleCounts.size(), Counts{});
+  for (size_t r = 0; r < other.roleCounts.size(); ++r)
+    for (size_t i = 0; i < kCountKinds; ++i) roleCounts[r][i] += other.roleCounts[r][i] * factor;
   if (siteBytes.size() < other.siteBytes.size()) siteBytes.resize(other.siteBytes.size());
   for (size_t i = 0; i < other.siteBytes.size(); ++i) siteBytes[i] += other.siteBytes[i] * factor;
   if (withChain) {
@@ -41,7 +42,10 @@ void Accum::addScaledDifference(const Accum &to, const Accum &from, double facto
     for (size_t i = 0; i < a.size(); ++i) into[i] += (a[i] - (i < b.size() ? b[i] : 0)) * factor;
   };
   for (size_t i = 0; i < kCountKinds; ++i) counts[i] += (to.counts[i] - from.counts[i]) * factor;
-  addVector(roleInstr, to.roleInstr, from.roleInstr);
+  if (roleCounts.size() < to.roleCounts.size()) roleCounts.resize(to.roleCounts.size(), Counts{});
+  for (size_t r = 0; r < to.roleCounts.size(); ++r)
+    for (size_t i = 0; i < kCountKinds; ++i)
+      roleCounts[r][i] += (to.roleCounts[r][i] - (r < from.roleCounts.size() ? from.roleCounts[r][i] : 0)) * factor;
   addVector(siteBytes, to.siteBytes, from.siteBytes);
   chainInstr += (to.chainInstr - from.chainInstr) * factor;
   chainRounds += (to.chainRounds - from.chainRounds) * factor;
@@ -51,7 +55,7 @@ void Accum::addScaledDifference(const Accum &to, const Accum &from, double facto
 
 void Accum::clear(size_t roles) {
   counts.fill(0);
-  roleInstr.assign(roles, 0);
+  roleCounts.assign(roles, Counts{});
   siteBytes.assign(siteBytes.size(), 0);
   chainInstr = chainRounds = chainAsync = chainBarriers = 0;
 }
@@ -103,7 +107,7 @@ void Counter::note(const std::string &text) {
 
 void Counter::issue(double n) {
   acc_.counts[static_cast<size_t>(Count::WarpInstructions)] += n * localWeight_;
-  acc_.roleInstr[roleSlot_] += n * localWeight_;
+  acc_.roleCounts[roleSlot_][static_cast<size_t>(Count::WarpInstructions)] += n * localWeight_;
   acc_.chainInstr += n * localWeight_;
 }
 
@@ -268,8 +272,9 @@ WorkProfile Counter::run() {
   p.totals = grid_acc_.counts;
   for (const RoleInfo &r : info_.roles) p.roleNames.push_back(r.name);
   p.roleNames.push_back("(no role)");
-  p.roleInstructions = grid_acc_.roleInstr;
-  p.roleInstructions.resize(p.roleNames.size());
+  p.roleTotals = grid_acc_.roleCounts;
+  p.roleTotals.resize(p.roleNames.size(), Counts{});
+  for (const Counts &role : p.roleTotals) p.roleInstructions.push_back(role[static_cast<size_t>(Count::WarpInstructions)]);
   p.chainInstructions = grid_acc_.chainInstr / blocks;
   p.chainSyncLoadRounds = grid_acc_.chainRounds / blocks;
   p.chainAsyncWaits = grid_acc_.chainAsync / blocks;

@@ -18,7 +18,7 @@ namespace cake::cost::detail {
 // What one warp (or a block, or the grid) accumulated.  Loop scaling multiplies deltas of this.
 struct Accum {
   Counts counts{};
-  std::vector<double> roleInstr;
+  std::vector<Counts> roleCounts;   // the same counts per role (roles, then "no role")
   std::vector<double> siteBytes;
   // the warp's critical path (not scaled by warp/block multiplicity)
   double chainInstr = 0, chainRounds = 0, chainAsync = 0, chainBarriers = 0;
@@ -165,7 +165,10 @@ public:
 
   // ---- accounting
   void issue(double n);
-  void add(Count c, double v) { acc_.counts[static_cast<size_t>(c)] += v * localWeight_; }
+  void add(Count c, double v) {
+    acc_.counts[static_cast<size_t>(c)] += v * localWeight_;
+    if (roleSlot_ < acc_.roleCounts.size()) acc_.roleCounts[roleSlot_][static_cast<size_t>(c)] += v * localWeight_;
+  }
   void fp32(double laneOps, double flops) {
     add(Count::Fp32LaneOps, laneOps);
     add(Count::Fp32Flops, flops);
@@ -197,7 +200,7 @@ public:
   uint32_t controlDeps_ = 0;
   int64_t warp_ = 0;
   std::array<int64_t, 3> block_{};
-  size_t roleSlot_ = 0;                       // index into roleInstr (roles, then "no role")
+  size_t roleSlot_ = 0;                       // index into roleCounts (roles, then "no role")
   std::vector<const Decl *> assignedInts_;
   Accum acc_;                                 // the current warp
 

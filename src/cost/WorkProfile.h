@@ -80,6 +80,7 @@ struct WorkProfile {
   Counts totals{};                    // over the grid
   std::vector<std::string> roleNames;         // per role, then "(no role)"
   std::vector<double> roleInstructions;       // warp instructions per role over the grid
+  std::vector<Counts> roleTotals;             // every count per role over the grid (they sum to `totals`)
 
   // One block's critical path (its busiest warp), averaged over the sampled blocks.
   double chainInstructions = 0;       // warp instructions issued by the busiest warp

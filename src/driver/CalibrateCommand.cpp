@@ -7,6 +7,7 @@
 #include "cost/ShapeBinding.h"
 #include "driver/Driver.h"
 #include "driver/EstimateCommand.h"
+#include "support/ProgressBar.h"
 #include "support/ReadFile.h"
 
 #include <CLI/CLI.hpp>
@@ -67,11 +68,13 @@ int runCalibrateCommand(int argc, char **argv) {
   std::string input, output, machineSpec = "h200";
   unsigned holdoutEvery = 0;
   bool forceInternalError = false;
+  bool noProgress = false;
   app.add_option("MEASUREMENTS", input, "measurements JSON (format: docs/cost-model.md)")->required();
   app.add_option("-o,--output", output, "where to write the calibrated machine description")->required();
   app.add_option("--machine", machineSpec, "prior machine description NAME or PATH (default h200)");
   app.add_option("--holdout-every", holdoutEvery, "hold every K-th measurement out of the fit and report on it")
       ->check(CLI::Range(2u, 1000u));
+  app.add_flag("--no-progress", noProgress, "no progress bar on stderr (shown only on a terminal, after a second)");
   app.add_flag("--debug-force-internal-error", forceInternalError, "testing: raise an internal compiler error")
       ->group("");   // hidden
   try {
@@ -109,7 +112,13 @@ int runCalibrateCommand(int argc, char **argv) {
   std::vector<cost::CalibrationSample> train, held;
   std::vector<std::string> trainLabels, heldLabels;
   size_t index = 0, skipped = 0;
+  ProgressBar progress("calibrate: analysing measurements", loaded.set->items.size(),
+                       !noProgress && ProgressBar::stderrIsTerminal());
   for (const cost::Measurement &m : loaded.set->items) {
+    struct Done {   // counts the measurement however this iteration ends
+      ProgressBar &bar;
+      ~Done() { bar.advance(); }
+    } done{progress};
     bool holdout = holdoutEvery && index % holdoutEvery == holdoutEvery - 1;
     ++index;
     std::optional<std::string> path = locate(m.kernelFile, input);
@@ -142,6 +151,8 @@ int runCalibrateCommand(int argc, char **argv) {
     cost::CalibrationSample sample{m.label, estimate->profile, estimate->occupancy, m.ms * 1e-3};
     (holdout ? held : train).push_back(std::move(sample));
   }
+  progress.finish();
+
   if (train.empty()) {
     diags.report(DiagKind::CalibrationInput, SourceRange{}, input, "no measurement could be estimated");
     return fail(ExitCode::InputErrors);

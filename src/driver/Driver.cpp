@@ -423,9 +423,28 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   }
 
   // 5. Cost model (src/cost): --estimate [--sweep] prints predicted times and stops (EstimateCommand.h).
+  //    Its pictures (--roofline, --timeline) are outputs like any other: never the input, written all or none
+  //    at the end.
   if (opts.estimate) {
-    ExitCode estimated = runEstimate(opts, *module, sema, sources, file, diags, out);
+    std::vector<OutputFile> pictures;
+    if (!opts.rooflinePath.empty()) pictures.push_back({opts.rooflinePath, ""});
+    if (!opts.timelinePath.empty()) pictures.push_back({opts.timelinePath, ""});
+    if (const OutputFile *clash = outputThatIsInput(pictures, read.identity)) {
+      diags.report(DiagKind::OutputIsInput, SourceRange{}, clash->path).hint("choose another name for the picture");
+      return finish(ExitCode::Usage);
+    }
+    std::vector<EstimatePicture> drawn;
+    ExitCode estimated = runEstimate(opts, *module, sema, sources, file, diags, out, drawn);
     times.mark("estimate");
+    if (estimated != ExitCode::Success || drawn.empty() || opts.verifyDiagnostics) return finish(estimated);
+    pictures.clear();
+    for (EstimatePicture &p : drawn) pictures.push_back({p.path, std::move(p.contents)});
+    std::optional<OutputFailure> failure = writeOutputs(pictures, out);
+    times.mark("write");
+    if (failure) {
+      diags.report(DiagKind::CannotWriteOutput, SourceRange{}, failure->path, failure->why);
+      return finish(ExitCode::Environment);
+    }
     return finish(estimated);
   }
 

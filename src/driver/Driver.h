@@ -49,6 +49,9 @@ struct DriverOptions {
   unsigned jobs = 0;                            // -j N: sweep variants analysed on N threads (0: all cores)
   std::string machine;                          // --machine NAME|PATH (default: by target, machines/*.json)
   bool estimateJson = false;                    // --json: the estimate as JSON on stdout
+  std::string rooflinePath;                     // --roofline FILE.svg: the estimates against the machine's ceilings
+  bool progress = true;                         // a progress bar for --sweep on stderr when it is a terminal (--no-progress)
+  std::string timelinePath;                     // --timeline FILE.svg: each kernel's pipeline per role, as modelled
   std::map<std::string, int64_t> defines;       // -D NAME=VALUE (last one wins)
   std::map<std::string, std::string> typeDefines; // -D NAME=TYPE (type parameters); a name is in one map only
   DiagFormat diagFormat = DiagFormat::Text;

@@ -3,10 +3,13 @@
 
 #include "codegen/CodeGen.h"
 #include "cost/Report.h"
+#include "cost/Roofline.h"
+#include "cost/Timeline.h"
 #include "cost/ShapeBinding.h"
 #include "frontend/Inline.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
+#include "support/ProgressBar.h"
 #include "verify/Verifier.h"
 
 #include <algorithm>
@@ -119,7 +122,8 @@ cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::M
 }
 
 ExitCode runEstimate(const DriverOptions &opts, const Module &module, const SemaResult &sema,
-                     const SourceManager &sources, uint32_t file, DiagnosticEngine &diags, std::ostream &out) {
+                     const SourceManager &sources, uint32_t file, DiagnosticEngine &diags, std::ostream &out,
+                     std::vector<EstimatePicture> &pictures) {
   // Shape variables are i32 at run time (the runtime refuses larger dims): a shape outside 0..2^31-1
   // cannot be launched, so it gets no prediction.
   bool shapeOk = true;
@@ -143,6 +147,21 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
       if (auto it = problems.find(e.kernel); it != problems.end()) e.compileProblem = it->second;
     if (opts.estimateJson) cost::renderEstimateJson(estimates, opts.shape, out);
     else cost::renderEstimateText(estimates, opts.shape, out);
+    if (!opts.rooflinePath.empty()) {
+      std::vector<cost::RooflinePoint> points;
+      for (const cost::Estimate &e : estimates)
+        points.push_back({e.compileProblem.empty() ? e.kernel : e.kernel + " (would not compile)", &e});
+      std::string title = std::string(sources.name(file)) + " at " + cost::shapeToString(opts.shape) + " on " +
+                          machine->name;
+      pictures.push_back({opts.rooflinePath, cost::renderRooflineSvg(*machine, points, title)});
+    }
+    if (!opts.timelinePath.empty()) {
+      std::vector<const cost::Estimate *> drawn;
+      for (const cost::Estimate &e : estimates) drawn.push_back(&e);
+      std::string title = std::string(sources.name(file)) + " at " + cost::shapeToString(opts.shape) + " on " +
+                          machine->name;
+      pictures.push_back({opts.timelinePath, cost::renderTimelineSvg(*machine, drawn, title)});
+    }
     return ExitCode::Success;
   }
 
@@ -188,6 +207,7 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
   const std::vector<std::map<std::string, int64_t>> variants = cost::expandSweep(parsed.axes);
   std::vector<cost::VariantOutcome> outcomes(variants.size());
   std::atomic<size_t> nextVariant{0};
+  ProgressBar progress("sweep", variants.size(), opts.progress && ProgressBar::stderrIsTerminal());
   // An exception in a worker (an InternalError, bad_alloc) must not escape its thread (std::terminate): the
   // first one is kept, the other workers stop taking variants, and it is rethrown here after the join, so
   // main reports it as an internal error (exit 4).
@@ -207,6 +227,7 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
         outcome.defines = variants[i];
         outcome.label = cost::variantLabel(parsed.axes, variants[i]);
         outcomes[i] = std::move(outcome);
+        progress.advance();
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(failureMutex);
@@ -219,6 +240,7 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
   for (size_t j = 1; j < std::min(jobs, variants.size()); ++j) helpers.emplace_back(analyzeSome);
   analyzeSome();
   for (std::thread &t : helpers) t.join();
+  progress.finish();
   if (failure) std::rethrow_exception(failure);
   // E0815: per kernel, two or more estimated variants that all predict the same time rank nothing.
   std::map<std::string, std::vector<double>> predicted;
@@ -230,12 +252,35 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
                    cost::formatSeconds(times.front()) + " for kernel '" + kernel + "'")
           .hint("sweep parameters that change the work, the tiles or the pipeline at this shape, or measure the "
                 "variants");
-  if (opts.estimateJson) {
-    cost::renderSweepJson(outcomes, opts.shape, opts.top, out);
-  } else {
-    std::string header = "sweep of " + std::string(sources.name(file)) + " at " + cost::shapeToString(opts.shape) +
-                         " on " + machine->name;
-    cost::renderSweepText(outcomes, header, opts.top, out);
+  std::string header = "sweep of " + std::string(sources.name(file)) + " at " + cost::shapeToString(opts.shape) +
+                       " on " + machine->name;
+  if (opts.estimateJson) cost::renderSweepJson(outcomes, opts.shape, opts.top, out);
+  else cost::renderSweepText(outcomes, header, opts.top, out);
+  if (!opts.rooflinePath.empty()) {
+    // The variants the ranking shows, by rank; the kernel's name leads the label when the file has several.
+    std::vector<cost::RankedRow> rows = cost::rankVariants(outcomes);
+    if (opts.top && rows.size() > *opts.top) rows.resize(*opts.top);
+    std::vector<cost::RooflinePoint> points;
+    for (const cost::RankedRow &row : rows)
+      points.push_back({kernels.size() > 1 ? row.estimate->kernel + ": " + row.variant->label : row.variant->label,
+                        row.estimate});
+    pictures.push_back({opts.rooflinePath, cost::renderRooflineSvg(*machine, points, header)});
+  }
+  if (!opts.timelinePath.empty()) {
+    // Each kernel's fastest variant (the first ranked row of the kernel), in the file's kernel order.
+    std::vector<cost::RankedRow> rows = cost::rankVariants(outcomes);
+    std::vector<const cost::Estimate *> drawn;
+    std::string variants;
+    for (const Kernel *k : kernels)
+      for (const cost::RankedRow &row : rows)
+        if (row.estimate->kernel == k->name) {
+          drawn.push_back(row.estimate);
+          variants += (variants.empty() ? "" : "; ") + row.variant->label;
+          break;
+        }
+    std::string title = std::string(sources.name(file)) + " (fastest variant: " + variants + ") at " +
+                        cost::shapeToString(opts.shape) + " on " + machine->name;
+    pictures.push_back({opts.timelinePath, cost::renderTimelineSvg(*machine, drawn, title)});
   }
   return ExitCode::Success;
 }

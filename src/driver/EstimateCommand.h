@@ -13,6 +13,11 @@
 //      Variants are independent (each has its own AST, sema, verifier context and diagnostics), so they are
 //      analysed on -j N threads (default: one per core), each writing only its own slot of the results:
 //      the output is the same for every N.
+//   4. --roofline FILE.svg: the estimates of step 2 (one point per kernel) or the ranked variants of step 3
+//      (the ones the ranking shows, --top N) as a roofline picture (cost/Roofline.h), returned as an
+//      EstimatePicture for the driver to write with its other outputs (atomically, never over the input);
+//      --timeline FILE.svg likewise: each kernel's pipeline per role as the model sees it (cost/Timeline.h),
+//      for the estimates of step 2, or for each kernel's fastest variant of step 3.
 // analyzeVariant() is also what `cakec calibrate` uses to estimate each measured kernel.
 #pragma once
 #include "cost/CostModel.h"
@@ -23,8 +28,15 @@
 
 namespace cake {
 
+// A picture the estimate produced (an SVG), to be written to `path` by the driver.
+struct EstimatePicture {
+  std::string path;
+  std::string contents;
+};
+
 ExitCode runEstimate(const DriverOptions &opts, const Module &module, const SemaResult &sema,
-                     const SourceManager &sources, uint32_t file, DiagnosticEngine &diags, std::ostream &out);
+                     const SourceManager &sources, uint32_t file, DiagnosticEngine &diags, std::ostream &out,
+                     std::vector<EstimatePicture> &pictures);
 
 struct VariantRequest {
   std::string name;                            // file name, for messages

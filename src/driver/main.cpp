@@ -183,6 +183,15 @@ int cakecMain(int argc, char **argv) {
   app.add_option("--machine", opts.machine, "with --estimate: machine description NAME (machines/*.json) or PATH")
       ->needs(estimate);
   app.add_flag("--json", opts.estimateJson, "with --estimate: print the estimate as JSON")->needs(estimate);
+  app.add_option("--roofline", opts.rooflinePath, "with --estimate: draw the estimates (or the ranked --sweep "
+                                                  "variants) against the machine's ceilings into FILE.svg")
+      ->needs(estimate);
+  bool noProgress = false;
+  app.add_flag("--no-progress", noProgress, "with --sweep: no progress bar on stderr (shown only on a terminal, "
+                                            "after a second)");
+  app.add_option("--timeline", opts.timelinePath, "with --estimate: draw each kernel's pipeline per role as the "
+                                                  "cost model sees it into FILE.svg")
+      ->needs(estimate);
   app.add_option("-D,--define", defineTexts, "override a compile-time parameter: -D NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--diagnostics-format", formatName, "text (stderr, default) or json (stdout)")
@@ -267,6 +276,7 @@ int cakecMain(int argc, char **argv) {
     opts.emit = emitName == "ir" ? EmitKind::IR : emitName == "ptx" ? EmitKind::PTX : EmitKind::Cubin;
   if (*limit) opts.errorLimit = errorLimit;
   if (*top) opts.top = topCount;
+  opts.progress = !noProgress;
   if (*verifyTimeoutOpt) opts.verifyTimeoutMs = verifyTimeout;
   if (*ptxasTimeOpt) opts.ptxasTimeLimitSeconds = ptxasTime;
   if (*ptxasMemoryOpt) opts.ptxasMemoryLimitMiB = ptxasMemory;
@@ -334,6 +344,12 @@ int cakecMain(int argc, char **argv) {
   if (format == DiagFormat::Json && opts.estimate && opts.estimateJson && !opts.verifyDiagnostics)
     return usageError("--estimate --json and --diagnostics-format=json both write a JSON document to stdout; "
                       "use one (with --estimate --json alone, diagnostics go to stderr as text)");
+  if (!opts.rooflinePath.empty() && opts.rooflinePath == opts.timelinePath)
+    return usageError("--roofline and --timeline name the same file '" + opts.rooflinePath +
+                      "'; give each picture its own");
+  if (opts.rooflinePath == "-" || opts.timelinePath == "-")
+    return usageError("a picture goes to a file (--roofline FILE.svg, --timeline FILE.svg), not to stdout, which "
+                      "carries the estimate");
 
   return guarded(opts.inputPath, [&] { return code(runDriver(opts, std::cout, std::cerr)); });
 }

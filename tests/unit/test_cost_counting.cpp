@@ -67,6 +67,17 @@ TEST_CASE("cost counting: hopper_gemm wgmma FLOPs, TMA boxes, roles and the TMA 
   REQUIRE(p.roleNames.size() == 3);
   CHECK(p.roleInstructions[0] > 0);                        // load
   CHECK(p.roleInstructions[1] > p.roleInstructions[0]);    // math issues more
+  // Every count per role (the --timeline picture's input): the roles' counts sum to the totals; the load role
+  // issues the TMA boxes, the math role the wgmma FLOPs and the stores.
+  REQUIRE(p.roleTotals.size() == 3);
+  for (size_t c = 0; c < kCountKinds; ++c) {
+    double sum = p.roleTotals[0][c] + p.roleTotals[1][c] + p.roleTotals[2][c];
+    CHECK_MESSAGE(sum == doctest::Approx(p.totals[c]), countName(static_cast<Count>(c)));
+  }
+  CHECK(p.roleTotals[0][size_t(Count::TmaLoadBytes)] == doctest::Approx(p.count(Count::TmaLoadBytes)));
+  CHECK(p.roleTotals[1][size_t(Count::WgmmaFlops)] == doctest::Approx(p.count(Count::WgmmaFlops)));
+  CHECK(p.roleTotals[1][size_t(Count::SimtStoreBytes)] == doctest::Approx(p.count(Count::SimtStoreBytes)));
+  CHECK(p.roleInstructions[1] == p.roleTotals[1][size_t(Count::WarpInstructions)]);
   CHECK(w.occupancy.registersFromRoles);
   CHECK(w.occupancy.blockRegisters == 128 * 40 + 256 * 232);
 }
