@@ -13,10 +13,8 @@
 // chunk_prep_tc's, stays for SAFE = 0).  Two blocks of 256 threads need at most 128 registers each: SAFE = 1 is
 // built with --maxrregcount=128 (bench/kda_build.sh; 126, no spills), SAFE = 0 needs 106 without a cap.
 // Phases (barriers between them): 1. activations -> xb (raw q | raw k), fbuf (g), norms, beta.  2. G = cumsum.
-// 3. f16 operands, channels 0 .. 63 (SAFE = 0: and QG, KG -> global).  4. mma k-steps over channels 0 .. 63.
-// 5. the diagonal blocks (f32; P's to global, L's kept in registers) - with SAFE = 1 on warps 0 .. 4 while warps
-// 5 .. 7 build the f16 operands of channels 64 .. 127, store QG, KG and zero P's upper blocks (the diagonal sums
-// are the longest SIMT phase: the other work fills the warps that would wait at its barrier).
+// 3. f16 operands, channels 0 .. 63; QG, KG -> global.  4. mma k-steps over channels 0 .. 63.  5. f16 operands,
+// channels 64 .. 127; the diagonal blocks (f32; P's to global, L's kept in registers); P's upper blocks 0.
 // 6. mma k-steps over channels 64 .. 127, P tiles -> global; [beta e^G k | beta v] -> xb in place.  7. L -> fbuf.
 // 8. T = (I + L)^-1 by 16 x 16 blocks (fbuf columns 64 ..; the block merges with 16-byte loads, 4 columns a
 // thread), T -> bf16.  9. [w | u] = T [beta e^G k | beta v], staged in xb.  10. w, u -> global in 16-byte row
@@ -45,12 +43,11 @@ fn diag_col0(t: i32) -> i32 {
   return 16 * (t / 40) + 4 * (id - select(id >= 6, 6, select(id >= 3, 3, select(id >= 1, 1, 0))));
 }
 
-// the factored f16 operands of the off-diagonal blocks over channels 64 hf .. +64 (fbuf holds G, xb raw q | k), by
-// threads t < nt: na >= 384 / nt and nb >= 768 / nt iterations of the two loops
-fn build_operands(hf: i32, t: i32, nt: i32, na: i32, nb: i32) {
+// the factored f16 operands of the off-diagonal blocks over channels 64 hf .. +64 (fbuf holds G, xb raw q | k)
+fn build_operands(hf: i32, t: i32) {
   let log2e: f32 = 1.4426950408889634;
-  for m in 0..na unroll {                           // 48 rows x 8 groups of fa
-    let e = t + nt * m;
+  for m in 0..2 unroll {                            // 48 rows x 8 groups of fa
+    let e = t + 256 * m;
     if e < 384 {
       let rr = e / 8;
       let dl = (e % 8) * 8;
@@ -74,9 +71,8 @@ fn build_operands(hf: i32, t: i32, nt: i32, na: i32, nb: i32) {
       fa[1][rr, dl +: 8] = f16x8(b8);
     }
   }
-  for m in 0..nb unroll {                           // 96 rows x 8 groups of fb
-    let e = t + nt * m;
-    if e < 768 {
+  for m in 0..3 unroll {                            // 96 rows x 8 groups of fb
+    let e = t + 256 * m;
     let row = e / 8;
     let dl = (e % 8) * 8;
     let d = 64 * hf + dl;
@@ -92,35 +88,6 @@ fn build_operands(hf: i32, t: i32, nt: i32, na: i32, nb: i32) {
       b8[j] = k8[j] * kr * ex2((n8[j] - g8[j]) * log2e);
     }
     fb[row, dl +: 8] = f16x8(b8);
-    }
-  }
-}
-
-// QG = scale q e^G / |q| and KG = k e^(G_last - G) / |k| of this chunk to global, by threads t < nt (n >= 1024 / nt
-// iterations): row e / 16, channels 8 (e % 16) +: 8 (16-byte accesses)
-fn store_qg_kg(t: i32, nt: i32, n: i32, p0: i32, h: i32, scale: f32) {
-  let log2e: f32 = 1.4426950408889634;
-  for m in 0..n unroll {
-    let e = t + nt * m;
-    if e < 1024 {
-      let r = e / 16;
-      let c = (e % 16) * 8;
-      let g8 = fbuf[r, c +: 8];
-      let l8 = fbuf[BT - 1, c +: 8];
-      let k8 = f32x8(xb[r, KD + c +: 8]);
-      let q8 = f32x8(xb[r, c +: 8]);
-      let kr = rk[r];
-      let qr = rq[r];
-      var qg: f32x8;
-      var kg: f32x8;
-      for j in 0..8 unroll {
-        let kn = k8[j] * kr;
-        qg[j] = scale * q8[j] * qr * ex2(g8[j] * log2e);
-        kg[j] = kn * ex2((l8[j] - g8[j]) * log2e);
-      }
-      QG[p0 + r, h * KD + c +: 8] = bf16x8(qg);
-      KG[p0 + r, h * KD + c +: 8] = bf16x8(kg);
-    }
   }
 }
 
@@ -253,10 +220,27 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
   }
   syncthreads;
 
-  // ---- 3. f16 operands over channels 0 .. 63; QG, KG (SAFE = 0; with SAFE = 1 warps 5 .. 7 store them in phase 5)
-  build_operands(0, t, 256, 2, 3);
-  if SAFE == 0 {
-    store_qg_kg(t, 256, 4, p0, h, scale);
+  // ---- 3. f16 operands over channels 0 .. 63; QG, KG
+  build_operands(0, t);
+  for m in 0..4 unroll {                            // row r = e / 16, channels c .. c + 7 (16-byte accesses)
+    let e = t + 256 * m;
+    let r = e / 16;
+    let c = (e % 16) * 8;
+    let g8 = fbuf[r, c +: 8];
+    let l8 = fbuf[BT - 1, c +: 8];
+    let k8 = f32x8(xb[r, KD + c +: 8]);
+    let q8 = f32x8(xb[r, c +: 8]);
+    let kr = rk[r];
+    let qr = rq[r];
+    var qg: f32x8;
+    var kg: f32x8;
+    for j in 0..8 unroll {
+      let kn = k8[j] * kr;
+      qg[j] = scale * q8[j] * qr * ex2(g8[j] * log2e);
+      kg[j] = kn * ex2((l8[j] - g8[j]) * log2e);
+    }
+    QG[p0 + r, h * KD + c +: 8] = bf16x8(qg);
+    KG[p0 + r, h * KD + c +: 8] = bf16x8(kg);
   }
   syncthreads;
 
@@ -277,9 +261,7 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
   //   SAFE = 0 (unbounded gate): exact exponents per pair.  Thread (block t / 64, ri = (t % 64) / 8, si = t % 8)
   //     owns the 2 x 2 entries rows r0 = 16 b + ri, r1 = r0 + 8, columns s0 = 16 b + si, s1 = s0 + 8: (r1, s0) is
   //     always below the diagonal, (r0, s0) and (r1, s1) when si <= ri, (r0, s1) never.
-  if SAFE == 0 {
-    build_operands(1, t, 256, 2, 3);
-  }
+  build_operands(1, t);
   var ld: f32x4;                                    // SAFE = 1: L's row of this lane in its micro-tile
   var la: f32 = 0.0;                                // SAFE = 0: L's entries (r0, s0), (r1, s0), (r1, s1)
   var lb: f32 = 0.0;
@@ -368,9 +350,6 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
       }
       P[p0 + r, h * BT + sa +: 4] = bf16x4(pv);
     } else {
-      // warps 5 .. 7, while warps 0 .. 4 sum the diagonal blocks: the f16 operands of channels 64 .. 127, QG, KG
-      build_operands(1, t - 160, 96, 4, 8);
-      store_qg_kg(t - 160, 96, 11, p0, h, scale);
       let z = f32x4(0.0, 0.0, 0.0, 0.0);
       for m in 0..11 unroll {                       // (row e / 16, columns 4 (e % 16) +: 4) above the micro-diagonal
         let e = t - 160 + 96 * m;
