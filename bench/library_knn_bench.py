@@ -590,7 +590,11 @@ HIST_EDGES = (0.0, 0.5, 0.9, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0, float("inf
 def summarize(records, op):
     recs = [r for r in records if r.get("dims", {}).get("op") == op]
     out = {"shapes": len(recs), "wrong": sum(1 for r in recs if r.get("status") == "wrong"),
-           "errors": sum(1 for r in recs if r.get("status") == "error")}
+           "errors": sum(1 for r in recs if r.get("status") == "error"),
+           "skipped": sum(1 for r in recs if r.get("status") == "skipped"),
+           "flashlib_failed": sum(1 for r in recs if "error" in r.get("checks", {}).get("flashlib", {})),
+           "flashlib_inexact": sum(1 for r in recs if r.get("checks", {}).get("flashlib", {}).get("ok") is False
+                                   and "error" not in r["checks"]["flashlib"])}
     for name, pick in (("all", lambda r: True), ("held_out", lambda r: r["dims"]["set"] in ("held_out", "tail")),
                        ("train", lambda r: r["dims"]["set"] == "train"), ("tail", lambda r: r["dims"]["set"] == "tail")):
         xs = [r["x_flashlib"] for r in recs if pick(r) and "x_flashlib" in r]
@@ -619,7 +623,8 @@ def markdown(document):
         s = summarize(document["cases"], op)
         if not s["shapes"]:
             continue
-        lines += ["## %s: %d shapes measured, %d wrong, %d errors" % (op, s["shapes"], s["wrong"], s["errors"]), "",
+        lines += ["## %s: %d shapes, %d wrong, %d errors, %d skipped; flashlib failed on %d, inexact on %d" % (
+            op, s["shapes"], s["wrong"], s["errors"], s["skipped"], s["flashlib_failed"], s["flashlib_inexact"]), "",
                   common.table(["set", "shapes with ratio", "geomean x flashlib", "min", "< 0.9x", "geomean wall",
                                 "min wall", "geomean x torch"],
                                [[n, s[n]["with_ratio"], common.fmt(s[n]["geomean_x_flashlib"], "%.3f"),
@@ -740,7 +745,7 @@ def parse_args(argv):
     p.add_argument("--no-timing", action="store_true")
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--limit", type=int, default=0, help="only the first N shapes of the run order")
-    p.add_argument("--budget", type=float, default=400.0, help="seconds in all; later shapes are skipped")
+    p.add_argument("--budget", type=float, default=420.0, help="seconds in all; later shapes are skipped")
     p.add_argument("--compile-workers", type=int, default=max(0, min(14, (os.cpu_count() or 2) - 2)))
     p.add_argument("--compile-budget", type=float, default=150.0)
     p.add_argument("--precompile-worker", help=argparse.SUPPRESS)
@@ -786,16 +791,21 @@ def main(argv=None):
     jsonl = open(os.path.join(args.out, "library_knn.jsonl"), "w")
     times = {} if args.all_variants else None
     deadline = start + args.budget
+    broken = None
     for i, shape in enumerate(chosen):
-        if time.time() > deadline:
+        if time.time() > deadline or broken:
             document["cases"].append({"shape": shape.label, "dims": shape.to_json(), "status": "skipped",
-                                      "error": "time budget used up"})
+                                      "error": broken or "time budget used up"})
             continue
         try:
             record = run_shape(torch, shape, impls, flusher, args.seed * 1000 + i, args)
         except Exception as error:  # noqa: BLE001
             record = {"shape": shape.label, "dims": shape.to_json(), "status": "error",
                       "error": "%s: %s" % (type(error).__name__, error), "traceback": traceback.format_exc(limit=6)}
+        if any("error" in v for v in record.get("checks", {}).values()) or record["status"] == "error":
+            import measure
+            if not measure.context_healthy():           # a sticky CUDA error: nothing after it can run
+                broken = "the CUDA context broke at shape %d (%s)" % (i, shape.label)
         if times is not None:
             for name, t in record.get("timing", {}).items():
                 if name.startswith("variant:") and record["checks"].get(name, {}).get("ok"):
