@@ -142,10 +142,10 @@ def _largest_k_within(m, choices=KS):
     return max(k for k in choices if k <= m)
 
 
-def _draw(rng, op, count, seen, out, ks=KS):
+def _draw(rng, op, count, seen, out, ks=KS, dims=DIMS):
     q_hi, m_hi, cap = ((65537, 1 << 21, KNN_WORK_CAP) if op == "knn" else (1 << 22, 1 << 14, ASSIGN_WORK_CAP))
     while count > 0:
-        d = rng.choice(DIMS)
+        d = rng.choice(dims)
         batched = rng.random() < 0.5
         b = rng.choice(BATCHES) if batched else 1
         q = rng.choice(TAILS) if rng.random() < 0.12 else _log_uniform(rng, 1, q_hi)
@@ -163,7 +163,7 @@ def _draw(rng, op, count, seen, out, ks=KS):
         count -= 1
 
 
-def shapes(seed=SEED, knn_random=560, assign_random=560, boundary=40):
+def shapes(seed=SEED, knn_random=560, assign_random=560, boundary_each=3):
     """Every shape of both libraries, each with .set "train" or "held_out" (tails: "tail", held out too)."""
     rng = random.Random(seed)
     out, seen = [], set()
@@ -191,8 +191,10 @@ def shapes(seed=SEED, knn_random=560, assign_random=560, boundary=40):
         for s in drawn:
             s.set = "train" if _in_train(s) else "held_out"
         extra = []
-        if op == "knn":
-            _draw(rng, op, boundary, seen, extra, ks=KS_BOUNDARY)
+        if op == "knn":                             # every boundary k with every D, so no tree leaf lacks one
+            for d in DIMS:
+                for kb in KS_BOUNDARY:
+                    _draw(rng, op, boundary_each, seen, extra, ks=(kb,), dims=(d,))
             for s in extra:
                 s.set = "train"
         out += tails + drawn + extra

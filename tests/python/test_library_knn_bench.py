@@ -116,24 +116,26 @@ def test_generalize_inputs_and_candidates(bench, tmp_path):
 
 def test_tree_thresholds_on_k_are_exact(bench):
     """With the boundary k values in the training set, the regret tree over the KNN training shapes (a variant
-    with KK < k infeasible, larger KK slower) separates k exactly at 10, 16 and 32."""
+    of another D or with KK < k infeasible, larger KK slower) separates k exactly at 10, 16 and 32 for every D:
+    no leaf's path admits a k above its variant's KK."""
     from cakeir import generalize as gen
     names = list(bench.SHAPE_VARS["knn"])
-    train = [s for s in bench.shapes() if s.op == "knn" and s.set == "train" and s.d == 64]
-    kks = {"d64": 10, "d64_k16": 16, "d64_k32": 32, "d64_k64": 64}
-    times = {v: {} for v in kks}
+    train = [s for s in bench.shapes() if s.op == "knn" and s.set == "train"]
+    variants = {"d%d_k%d" % (d, kk): (d, kk) for d in bench.DIMS for kk in (10, 16, 32, 64)}
+    times = {v: {} for v in variants}
     for s in train:
-        for v, kk in kks.items():
-            times[v][s.key] = gen.INFEASIBLE if kk < s.k else 1.0 + kk / 64.0
-    shapes = [s.values for s in train]
-    leaves = gen.fit_tree(shapes, names, times, list(kks), 8)
+        for v, (d, kk) in variants.items():
+            times[v][s.key] = gen.INFEASIBLE if d != s.d or kk < s.k else 1.0 + kk / 64.0
+    leaves = gen.fit_tree([s.values for s in train], names, times, list(variants), 16)
+    assert len(leaves) == 12
     for leaf in leaves:
-        ks = [s["k"] for s in leaf.shapes]
-        assert all(kks[leaf.variant] >= k for k in ks)
-        # every k value the leaf's path admits is one its variant holds
+        d, kk = variants[leaf.variant]
+        assert all(s["D"] == d and s["k"] <= kk for s in leaf.shapes)
         bounds = [c.value for c in leaf.path if c.var == "k" and c.op == "<="]
-        if bounds:
-            assert min(bounds) <= kks[leaf.variant], (leaf.variant, [c.text() for c in leaf.path])
+        if kk < 64:
+            assert bounds and min(bounds) <= kk, (leaf.variant, [c.text() for c in leaf.path])
+        lower = [c.value for c in leaf.path if c.var == "k" and c.op == ">"]
+        assert max(lower, default=0) < kk
 
 
 def exact_knn(torch, x, c, k):
@@ -147,8 +149,8 @@ def exact_knn(torch, x, c, k):
     return (dist, idx) if x.dim() == 3 else (dist[0], idx[0])
 
 
-@pytest.mark.parametrize("dims", [("knn", 1, 300, 1000, 64, 10, False), ("knn", 3, 50, 7, 128, 1, True),
-                                  ("knn", 2, 129, 2000, 256, 64, True), ("assign", 1, 500, 1, 64, 0, False),
+@pytest.mark.parametrize("dims", [("knn", 1, 300, 400, 64, 10, False), ("knn", 3, 50, 7, 128, 1, True),
+                                  ("knn", 2, 129, 300, 256, 64, True), ("assign", 1, 500, 1, 64, 0, False),
                                   ("assign", 2, 700, 33, 128, 0, True)])
 def test_checks_accept_the_reference_and_catch_errors(bench, dims):
     """The per-shape checks on the CPU (torch needed): the float32 reference passes; a wrong index / label, a
