@@ -8,6 +8,7 @@ over 400+ shapes each against flashlib and torch, in the same process (issue 17;
     python3 bench/library_knn_bench.py --out DIR               # GPU machine: DIR/library_knn.{jsonl,json,md}
     python3 bench/library_knn_bench.py --out DIR --sets train --all-variants --no-peers   # times for generalize
     python3 bench/library_knn_bench.py --candidates kernels/kmeans/library_knn_bf16.json -o cand.json
+    python3 bench/library_knn_bench.py --candidates kernels/kmeans/library_assign_bf16.json --arch sm_90a -o c.json
 
 Shapes (shapes(), seeded, deterministic): for KNN (queries Q x D, corpus M x D, k nearest by squared L2) and for
 the assignment (points N x D, centroids K x D), D in {64, 128, 256}, k in {1, 10, 32, 64}, sizes log-uniform
@@ -55,6 +56,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -694,12 +696,30 @@ def write_generalize_inputs(out_dir, all_shapes, times):
                 json.dump({"times": times.get(op, {}), "shapes": pick({"train"})}, f)
 
 
-def write_candidates(spec_path, out_path):
+def write_candidates(spec_path, out_path, arch=None):
     """The generalization tool's CANDIDATES.json from a library spec: "dispatch" replaced by the spec's fallback
-    variant, sources made absolute (so the file works from any folder)."""
+    variant, sources made absolute (so the file works from any folder).  arch: keep only the variants built
+    for it (their "arch", else their source's `target`) and make it the only target; the fallback is
+    then the last variant of the hand table built for it (the assignment library's sm_80 variants cannot be
+    timed on an H200, and a table fitted without them would leave sm_80 with a fallback for one D only)."""
     with open(spec_path, encoding="utf-8") as f:
         spec = json.load(f)
-    fallback = next(e["variant"] for e in spec.pop("dispatch") if e.get("fallback"))
+    table = spec.pop("dispatch")
+    if arch:
+        def built_for(v):                          # "arch" of the variant, else its source's `target` line
+            if v.get("arch"):
+                return v["arch"]
+            with open(os.path.join(os.path.dirname(os.path.abspath(spec_path)), v["source"]), encoding="utf-8") as f:
+                found = re.search(r"^\s*target\s+(sm_[0-9a-z]+)", f.read(), re.M)
+            return found.group(1) if found else None
+        spec["variants"] = [v for v in spec["variants"] if built_for(v) == arch]
+        spec["targets"] = [arch]
+        names = {v["name"] for v in spec["variants"]}
+        table = [e for e in table if e["variant"] in names]
+        if not table:
+            sys.exit("write_candidates: no variant of %s is built for %s" % (spec_path, arch))
+        table[-1] = {"fallback": True, "variant": table[-1]["variant"]}
+    fallback = next(e["variant"] for e in table if e.get("fallback"))
     spec["fallback"] = fallback
     base = os.path.dirname(os.path.abspath(spec_path))
     for v in spec["variants"]:
@@ -753,6 +773,7 @@ def parse_args(argv):
     p.add_argument("--precompile-worker", help=argparse.SUPPRESS)
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--candidates", help="write CANDIDATES.json for cakeir.generalize from this spec (-o)")
+    p.add_argument("--arch", help="with --candidates: only the variants built for this arch (sm_90a)")
     p.add_argument("-o", "--output")
     args = p.parse_args(argv)
     if args.candidates and not args.output:
@@ -766,7 +787,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
     if args.candidates:
-        return write_candidates(args.candidates, args.output)
+        return write_candidates(args.candidates, args.output, args.arch)
     chosen = selected_shapes(args)
     if args.dry_run:
         return dry_run(args, chosen)

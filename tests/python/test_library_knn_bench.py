@@ -112,6 +112,12 @@ def test_generalize_inputs_and_candidates(bench, tmp_path):
     cand = json.loads(out.read_text())
     assert "dispatch" not in cand and cand["fallback"] == "d256_k64"
     assert all(os.path.isabs(v["source"]) and os.path.isfile(v["source"]) for v in cand["variants"])
+    # the assignment's sm_80 variants cannot be timed on the H200: --arch sm_90a keeps the sm_90a ones only
+    assign = os.path.join(REPO, "kernels", "kmeans", "library_assign_bf16.json")
+    assert bench.write_candidates(assign, str(out), "sm_90a") == 0
+    cand = json.loads(out.read_text())
+    assert cand["targets"] == ["sm_90a"] and cand["fallback"] == "sm90_d256"
+    assert cand["variants"] and all(v["source"].endswith("assign_sm90.cake") for v in cand["variants"])
 
 
 def test_tree_thresholds_on_k_are_exact(bench):
