@@ -18,7 +18,9 @@
 # Env: CAKEC (default: build/cakec of this checkout, else /work/main/build/cakec), RUNTIME_DIR (the folder with
 #      libcake_runtime.so; default: the one beside CAKEC's lib/), FLASHLIB_COMMIT (default 81e5dea, the commit
 #      bench/results/2026-12-02-knn/ measured), NO_VERIFY=1 (build the variants with --no-verify: faster, for
-#      experiments only), SKIP_BUILD=1 (keep the libraries already staged).
+#      experiments only), SKIP_BUILD=1 (keep the libraries already staged), KNN_SPEC / ASSIGN_SPEC (build these
+#      specs instead of kernels/kmeans/library_{knn,assign}_bf16.json, e.g. the tables `python -m cakeir.generalize`
+#      fitted to the training times; their "name" must stay knn_bf16 / kmeans_assign_bf16).
 set -eu -o pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 flashlib_git=${1:?usage: library_knn_stage.sh FLASHLIB_GIT_DIR}
@@ -32,7 +34,7 @@ dest=$repo/bench/out/knnlib
 mkdir -p "$dest/cubins" "$dest/peers"
 
 # 1. the two libraries (a failing build leaves no library.json: the script stops)
-specs=("$repo/kernels/kmeans/library_knn_bf16.json" "$repo/kernels/kmeans/library_assign_bf16.json")
+specs=("${KNN_SPEC:-$repo/kernels/kmeans/library_knn_bf16.json}" "${ASSIGN_SPEC:-$repo/kernels/kmeans/library_assign_bf16.json}")
 for spec in "${specs[@]}"; do
   name=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["name"])' "$spec")
   if [ "${SKIP_BUILD:-0}" = 1 ] && [ -f "$dest/cubins/$name/library.json" ]; then
