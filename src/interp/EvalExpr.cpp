@@ -131,6 +131,7 @@ WarpValue WarpExecutor::evalName(const NameExpr &e, LaneMask mask) {
   case DeclKind::Let: case DeclKind::Var: case DeclKind::LoopVar: {
     auto it = env.find(d);
     if (it == env.end()) CAKE_INTERNAL_ERROR("interpreter: '" + e.name + "' read before its declaration ran");
+    wgmmaValueAccess(d, false, e.range);
     return it->second;
   }
   case DeclKind::CtParam: {

@@ -7,8 +7,8 @@
 // accumulator element and rounds once to the accumulator type (f32 or f16).  Tensor cores do not specify
 // their internal summation order, so results agree with the GPU within f32 accumulation error, not bit for
 // bit.  A wgmma is executed when it is issued, warp by warp (each warp of the warpgroup owns the 16-row
-// band 16 * (warp % 4) of the 64-row tile, and computes it from its band of A); wgmma.fence / commit / wait
-// then have nothing left to order.
+// band 16 * (warp % 4) of the 64-row tile, and computes it from its band of A); what the hardware would still be
+// doing - the registers it holds until wgmma.wait, the wgmma.fence rule - is tracked by WgmmaHazards.cpp.
 #include "interp/WarpExecutor.h"
 
 #include "frontend/Ops.h"
@@ -71,7 +71,10 @@ void WarpExecutor::execWgmma(const OpStmt &op, LaneMask mask) {
   std::vector<double> A(size_t(16 * K)), B(size_t(K * N));
   const Type *ta = mul->lhs->type;
   if (ta && ta->isFragment()) {
+    const bool held = inWgmma;
+    inWgmma = held && namesRegister(*mul->lhs);   // a computed A operand's reads are checked like any other
     WarpValue a = eval(*mul->lhs, mask);
+    inWgmma = held;
     for (int l = 0; l < kLanes; ++l)
       for (unsigned e = 0; e < a.width; ++e) {
         FragCoord x = fragCoord(ta, warp, l, e);

@@ -53,6 +53,7 @@ void WarpExecutor::execStmt(const Stmt &s, LaneMask mask) {
         for (unsigned e = 0; e < w; ++e) splat.at(l, e) = v.at(l);
       v = std::move(splat);
     }
+    wgmmaValueAccess(let, true, s.range);
     env[let] = std::move(v);
     return;
   }
@@ -68,6 +69,7 @@ void WarpExecutor::execStmt(const Stmt &s, LaneMask mask) {
       for (int l : lanesOf(mask))
         for (unsigned e = 0; e < v.width; ++e) v.at(l, e) = init.at(l, init.width == 1 ? 0 : e);
     }
+    wgmmaValueAccess(var, true, s.range);
     env[var] = std::move(v);
     return;
   }
@@ -208,8 +210,14 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
     return;
   }
   case OpId::MmaSync: execMmaSync(op, mask); return;
-  case OpId::Wgmma: execWgmma(op, mask); return;
-  case OpId::WgmmaFence: case OpId::WgmmaCommit: case OpId::WgmmaWait: return;   // wgmma runs when issued
+  case OpId::Wgmma: {   // computed when issued; its registers stay pending until a wgmma.wait retires it
+    wgmmaIssue(op, mask);
+    inWgmma = true;
+    execWgmma(op, mask);
+    inWgmma = false;
+    return;
+  }
+  case OpId::WgmmaFence: case OpId::WgmmaCommit: case OpId::WgmmaWait: wgmmaGroupOp(op, mask); return;
   case OpId::Ldmatrix: case OpId::LdmatrixTrans: execMatrixMove(op, mask, false, op.op->id == OpId::LdmatrixTrans); return;
   case OpId::Stmatrix: case OpId::StmatrixTrans: execMatrixMove(op, mask, true, op.op->id == OpId::StmatrixTrans); return;
   case OpId::Store: execFragmentStore(op, mask, false); return;

@@ -145,6 +145,7 @@ Place WarpExecutor::place(const Expr &e, LaneMask mask, const char *access) {
 }
 
 WarpValue WarpExecutor::load(const Place &p, LaneMask mask, ValueKind kind) {
+  if (p.kind == Place::Register) wgmmaRegisterAccess(p, mask, false);
   WarpValue v(p.elem, p.length);
   for (int l : lanesOf(mask)) {
     int64_t off = p.offset[size_t(l)];
@@ -174,6 +175,7 @@ void WarpExecutor::store(const Place &p, const WarpValue &value, LaneMask mask) 
   WarpValue v = adapt(value, p.elem, mask);
   if (v.width != 1 && v.width != p.length)
     CAKE_INTERNAL_ERROR("interpreter: storing " + std::to_string(v.width) + " elements to " + std::to_string(p.length));
+  if (p.kind == Place::Register) wgmmaRegisterAccess(p, mask, true);
   WarpValue *reg = p.kind == Place::Register ? &env.at(p.reg) : nullptr;
   for (int l : lanesOf(mask)) {
     int64_t off = p.offset[size_t(l)];

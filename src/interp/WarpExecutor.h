@@ -208,6 +208,25 @@ public:
   TileTarget tileTarget(const Expr &e, LaneMask mask);
   WarpValue gather(const IndexExpr &e, LaneMask mask);                   // T[.. frag ..]: loads at a fragment's layout
 
+  // ---- WgmmaHazards.cpp: the registers of pending wgmmas and the wgmma.fence rule (docs/language.md 13.3)
+  struct RegisterRange {
+    const Decl *reg;
+    int64_t first, last;    // scalar indices [first, last) of the value
+    SourceRange by;         // the wgmma that holds them / the statement that wrote them
+  };
+  static bool isWgmmaRegister(const Decl *d);   // a wgmma_acc / wgmma_a fragment (or a register array of them)
+  // `af`, `afs[i]`: an operand that names register storage (the wgmma holds it); `bf16(p)` is a temporary whose
+  // reads are ordinary instructions before the wgmma
+  static bool namesRegister(const Expr &e);
+  void wgmmaRegisterAccess(const Place &p, LaneMask mask, bool write);   // load / store of a register place
+  void wgmmaValueAccess(const Decl *d, bool write, SourceRange where);  // a whole value read, declared or assigned
+  void wgmmaIssue(const OpStmt &op, LaneMask mask);                      // before execWgmma: the fence rule, then pending
+  void wgmmaGroupOp(const OpStmt &op, LaneMask mask);                    // wgmma.fence / commit / wait N
+  std::vector<RegisterRange> wgmmaOpenGroup;                  // issued since the last wgmma.commit
+  std::deque<std::vector<RegisterRange>> wgmmaCommitted;      // committed, not yet retired; oldest first
+  std::vector<RegisterRange> wgmmaUnfenced;                   // written by other instructions since the last fence
+  bool inWgmma = false;                                       // execWgmma's own operand traffic is not checked
+
   // ---- RaceDetector hooks: one shared element (logical index) accessed by this warp
   void sharedAccess(SharedArray &a, int64_t logical, bool write, bool async = false);
   int agent() const { return block.firstWarp + warp; }
