@@ -31,6 +31,41 @@
 #include <stdint.h>
 #include <string.h>
 
+/* ---- DLPack's C exchange API (dlpack.h 1.2+, "__dlpack_c_exchange_api__"): only the parts read here, laid
+ * out as dlpack.h lays them out.  torch 2.10+ sets the capsule on torch.Tensor; the functions fill a DLTensor
+ * from a tensor object and give a device's current stream without any Python call. */
+typedef struct DLDevice {
+  int32_t device_type; /* DLDeviceType */
+  int32_t device_id;
+} DLDevice;
+typedef struct DLDataType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} DLDataType;
+typedef struct DLTensor {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides;
+  uint64_t byte_offset;
+} DLTensor;
+typedef struct DLPackExchangeAPIHeader {
+  uint32_t major, minor;
+  struct DLPackExchangeAPIHeader *prev_api;
+} DLPackExchangeAPIHeader;
+typedef struct DLPackExchangeAPI {
+  DLPackExchangeAPIHeader header;
+  void *managed_tensor_allocator;
+  void *managed_tensor_from_py_object_no_sync;
+  void *managed_tensor_to_py_object_no_sync;
+  int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
+  int (*current_work_stream)(int32_t device_type, int32_t device_id, void **out_stream);
+} DLPackExchangeAPI;
+enum { kDLCUDA = 2, kDLPackMajor = 1 };
+
 enum {
   kMaxRank = 8,         /* kMaxTensorRank in runtime/src/Manifest.h */
   kMaxParams = 64,      /* kernels with more params always take the Python path */
@@ -41,14 +76,14 @@ enum {
 typedef cake_status (*LaunchPreparedFn)(cake_prepared_launch *, const uint64_t *, size_t, void *, char *, size_t);
 
 /* What an argument's signature records. */
-typedef enum ArgKind { kTorchTensor = 1, kDevicePtr, kInt, kFloat, kBool } ArgKind;
+typedef enum ArgKind { kTorchTensor = 1, kExchangeTensor, kDevicePtr, kInt, kFloat, kBool } ArgKind;
 
 typedef struct ArgSignature {
   ArgKind kind;
   int rank;            /* tensors: number of dims */
   int hasStrides;      /* DevicePtr: strides given (a torch tensor always has them) */
   PyObject *dtype;     /* torch tensors: the dtype object (compared by identity) */
-  int64_t dtypeCode;   /* DevicePtr: its dtype code, -1 for None */
+  int64_t dtypeCode;   /* DevicePtr: its dtype code, -1 for None; exchange-read tensors: the DLDataType */
   int64_t device;      /* torch tensors: the device index */
   int64_t shape[kMaxRank];
   int64_t strides[kMaxRank];
@@ -74,14 +109,17 @@ typedef struct PreparedCall {
   PyObject *tensorType;
   PyObject *getDevice;         /* torch._C._cuda_getDevice */
   PyObject *rawStream;         /* torch._C._cuda_getCurrentRawStream */
+  PyObject *exchangeCapsule;   /* torch.Tensor.__dlpack_c_exchange_api__, when usable */
+  const DLPackExchangeAPI *exchange; /* its table, or NULL: tensors are read through their methods */
   Signature signatures[kMaxSignatures];
   int numSignatures;
   unsigned long long launches; /* launches made here */
+  unsigned long long exchangeReads; /* tensors read through the exchange API */
 } PreparedCall;
 
 /* Interned attribute names, made once at module init and never changed. */
 static PyObject *kNameDtype, *kNameShape, *kNameStride, *kNameGetDevice, *kNameDataPtr, *kNameTensor, *kNameC,
-    *kNameCudaGetDevice, *kNameRawStream, *kNamePtr, *kNameStrides, *kNameTorch;
+    *kNameCudaGetDevice, *kNameRawStream, *kNamePtr, *kNameStrides, *kNameTorch, *kNameExchangeApi;
 
 /* ---- reading arguments */
 
@@ -141,11 +179,28 @@ static PyObject *callMethod(PyObject *object, PyObject *name) {
   return PyObject_CallMethodObjArgs(object, name, NULL);
 }
 
+/* The exchange API table in `capsule` when this file can use it: a "dlpack_exchange_api" capsule of DLPack
+ * major version 1 with both functions read here; else NULL (no error left set). */
+static const DLPackExchangeAPI *exchangeApiOf(PyObject *capsule) {
+  if (!capsule || !PyCapsule_IsValid(capsule, "dlpack_exchange_api"))
+    return NULL;
+  const DLPackExchangeAPI *api = PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
+  if (!api) {
+    PyErr_Clear();
+    return NULL;
+  }
+  if (api->header.major != kDLPackMajor || !api->dltensor_from_py_object_no_sync || !api->current_work_stream)
+    return NULL;
+  return api;
+}
+
 /* Refreshes the torch entries from sys.modules["torch"] when it is not the module last seen. */
 static void refreshTorch(PreparedCall *self, PyObject *torch) {
   Py_CLEAR(self->tensorType);
   Py_CLEAR(self->getDevice);
   Py_CLEAR(self->rawStream);
+  Py_CLEAR(self->exchangeCapsule);
+  self->exchange = NULL;
   Py_XINCREF(torch);
   Py_XDECREF(self->torch);
   self->torch = torch;
@@ -161,6 +216,13 @@ static void refreshTorch(PreparedCall *self, PyObject *torch) {
     self->tensorType = tensorType;
     self->getDevice = getDevice;
     self->rawStream = rawStream;
+    PyObject *capsule = PyObject_GetAttr(tensorType, kNameExchangeApi); /* a class attribute (dlpack.h) */
+    PyErr_Clear();
+    self->exchange = exchangeApiOf(capsule);
+    if (self->exchange)
+      self->exchangeCapsule = capsule;
+    else
+      Py_XDECREF(capsule);
     return;
   }
   Py_XDECREF(tensorType);
@@ -177,6 +239,35 @@ static PyObject *currentTensorType(PreparedCall *self) {
   if (torch != self->torch)
     refreshTorch(self, torch);
   return self->tensorType;
+}
+
+/* Reads a tensor of exactly torch.Tensor's type through the exchange API: no Python call, no object made.
+ * 1 for a CUDA tensor of at most kMaxRank dims (its device, DLPack dtype, shape, strides and address), else 0
+ * with no error left set (a CPU tensor, a tensor without storage, ...: the Python path reads it and reports). */
+static int readExchangeTensor(PreparedCall *self, PyObject *value, ArgSignature *sig, uint64_t *address) {
+  DLTensor tensor;
+  if (self->exchange->dltensor_from_py_object_no_sync(value, &tensor) != 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  if (tensor.device.device_type != kDLCUDA || tensor.device.device_id < 0 || tensor.ndim < 0 ||
+      tensor.ndim > kMaxRank || (tensor.ndim > 0 && (!tensor.shape || !tensor.strides)))
+    return 0;
+  sig->kind = kExchangeTensor;
+  sig->hasStrides = 1;
+  sig->dtype = NULL;
+  sig->device = tensor.device.device_id;
+  /* torch maps each of its dtypes to its own (code, bits, lanes), so this identifies the dtype as the dtype
+   * object does on the method-read path */
+  sig->dtypeCode = (int64_t)tensor.dtype.code | (int64_t)tensor.dtype.bits << 8 | (int64_t)tensor.dtype.lanes << 16;
+  sig->rank = tensor.ndim;
+  for (int d = 0; d < tensor.ndim; ++d) {
+    sig->shape[d] = tensor.shape[d];
+    sig->strides[d] = tensor.strides[d];
+  }
+  *address = (uint64_t)(uintptr_t)tensor.data + tensor.byte_offset;
+  ++self->exchangeReads;
+  return 1;
 }
 
 /* Reads argument `value` of a tensor param into *sig and its address into *address.  Returns 1, or 0 when the
@@ -214,6 +305,8 @@ static int readTensor(PreparedCall *self, PyObject *value, ArgSignature *sig, ui
   PyObject *tensorType = currentTensorType(self);
   if (!tensorType || !PyType_IsSubtype(type, (PyTypeObject *)tensorType))
     return 0;
+  if ((PyObject *)type == tensorType && self->exchange) /* a subclass may override what its methods say */
+    return readExchangeTensor(self, value, sig, address);
   sig->kind = kTorchTensor;
   sig->hasStrides = 1;
   PyObject *device = callMethod(value, kNameGetDevice);
@@ -287,7 +380,7 @@ static int readArgs(PreparedCall *self, PyObject *args, ArgSignature *sigs, uint
     addresses[i] = 0;
     if (self->isTensor[i]) {
       ok = readTensor(self, value, &sigs[i], &addresses[i]);
-      if (ok && sigs[i].kind == kTorchTensor && *device < 0)
+      if (ok && (sigs[i].kind == kTorchTensor || sigs[i].kind == kExchangeTensor) && *device < 0)
         *device = sigs[i].device;
     } else {
       ok = readScalar(value, &sigs[i]);
@@ -306,6 +399,10 @@ static int sameArg(const ArgSignature *a, const ArgSignature *b) {
   switch (a->kind) {
   case kTorchTensor:
     if (a->dtype != b->dtype || a->device != b->device)
+      return 0;
+    break;
+  case kExchangeTensor:
+    if (a->dtypeCode != b->dtypeCode || a->device != b->device)
       return 0;
     break;
   case kDevicePtr:
@@ -404,6 +501,7 @@ static int PreparedCall_traverse(PreparedCall *self, visitproc visit, void *arg)
   Py_VISIT(self->tensorType);
   Py_VISIT(self->getDevice);
   Py_VISIT(self->rawStream);
+  Py_VISIT(self->exchangeCapsule);
   for (int s = 0; s < self->numSignatures; ++s)
     Py_VISIT(self->signatures[s].owner);
   Py_VISIT((PyObject *)Py_TYPE((PyObject *)self)); /* heap type */
@@ -418,6 +516,8 @@ static int PreparedCall_clear(PreparedCall *self) {
   Py_CLEAR(self->tensorType);
   Py_CLEAR(self->getDevice);
   Py_CLEAR(self->rawStream);
+  Py_CLEAR(self->exchangeCapsule);
+  self->exchange = NULL;
   return 0;
 }
 
@@ -455,6 +555,15 @@ static int launchStream(PreparedCall *self, PyObject *stream, int64_t device, vo
     Py_INCREF(handle);
   } else if (!deviceIndex) {
     *out = NULL;
+    return 1;
+  } else if (self->exchange) { /* torch's current stream of that device, without a Python call */
+    Py_DECREF(deviceIndex);
+    void *current = NULL;
+    if (self->exchange->current_work_stream(kDLCUDA, (int32_t)device, &current) != 0) {
+      PyErr_Clear();
+      return 0;
+    }
+    *out = current;
     return 1;
   } else {
     handle = PyObject_CallFunctionObjArgs(self->rawStream, deviceIndex, NULL);
@@ -564,6 +673,11 @@ static PyObject *PreparedCall_getLaunches(PreparedCall *self, void *closure) {
   return PyLong_FromUnsignedLongLong(self->launches);
 }
 
+static PyObject *PreparedCall_getExchangeReads(PreparedCall *self, void *closure) {
+  (void)closure;
+  return PyLong_FromUnsignedLongLong(self->exchangeReads);
+}
+
 static PyObject *PreparedCall_getSignatures(PreparedCall *self, void *closure) {
   (void)closure;
   return PyLong_FromLong(self->numSignatures);
@@ -579,6 +693,8 @@ static PyMethodDef kPreparedCallMethods[] = {
 static PyGetSetDef kPreparedCallGetters[] = {
     {"launches", (getter)PreparedCall_getLaunches, NULL, "launches made by the native path", NULL},
     {"signatures", (getter)PreparedCall_getSignatures, NULL, "signatures kept", NULL},
+    {"exchange_reads", (getter)PreparedCall_getExchangeReads, NULL,
+     "tensors read through torch.Tensor.__dlpack_c_exchange_api__ (calls and remember() alike)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyType_Slot kPreparedCallSlots[] = {
@@ -608,7 +724,7 @@ static int internNames(void) {
                {&kNameC, "_C"},                 {&kNameCudaGetDevice, "_cuda_getDevice"},
                {&kNameRawStream, "_cuda_getCurrentRawStream"},
                {&kNamePtr, "ptr"},              {&kNameStrides, "strides"},
-               {&kNameTorch, "torch"}};
+               {&kNameTorch, "torch"},          {&kNameExchangeApi, "__dlpack_c_exchange_api__"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     if (!*names[i].slot && !(*names[i].slot = PyUnicode_InternFromString(names[i].text)))
       return -1;
