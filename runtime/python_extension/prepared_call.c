@@ -27,6 +27,7 @@
 #include <Python.h>
 
 #include "cake/runtime.h"
+#include "prepared_call.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -581,27 +582,20 @@ static int launchStream(PreparedCall *self, PyObject *stream, int64_t device, vo
   return ok;
 }
 
-/* __call__(args, stream): True when launched here, False when the Python path must take the call. */
-static PyObject *PreparedCall_call(PreparedCall *self, PyObject *callArgs, PyObject *kwargs) {
-  PyObject *args, *stream;
-  if (kwargs || PyTuple_Size(callArgs) != 2) {
-    PyErr_SetString(PyExc_TypeError, "PreparedCall(args, stream)");
-    return NULL;
-  }
-  args = PyTuple_GetItem(callArgs, 0);
-  stream = PyTuple_GetItem(callArgs, 1);
+int preparedCallTryLaunch(PyObject *object, PyObject *args, PyObject *stream) {
+  PreparedCall *self = (PreparedCall *)object;
   if (self->numSignatures == 0)
-    Py_RETURN_FALSE;
+    return 0;
   ArgSignature sigs[kMaxParams];
   uint64_t addresses[kMaxParams];
   int64_t device;
   if (!readArgs(self, args, sigs, addresses, &device))
-    Py_RETURN_FALSE;
+    return 0;
   int found = findSignature(self, sigs);
   releaseDtypes(sigs, self->numParams);
   void *streamHandle = NULL;
   if (found < 0 || !launchStream(self, stream, device, &streamHandle))
-    Py_RETURN_FALSE;
+    return 0;
   moveToFront(self, found);
   Signature *signature = &self->signatures[0];
   PyObject *owner = signature->owner;
@@ -621,10 +615,22 @@ static PyObject *PreparedCall_call(PreparedCall *self, PyObject *callArgs, PyObj
       PyErr_SetObject((PyObject *)Py_TYPE(error), error);
       Py_DECREF(error);
     }
-    return NULL;
+    return -1;
   }
   ++self->launches;
-  Py_RETURN_TRUE;
+  return 1;
+}
+
+/* __call__(args, stream): True when launched here, False when the Python path must take the call. */
+static PyObject *PreparedCall_call(PreparedCall *self, PyObject *callArgs, PyObject *kwargs) {
+  if (kwargs || PyTuple_Size(callArgs) != 2) {
+    PyErr_SetString(PyExc_TypeError, "PreparedCall(args, stream)");
+    return NULL;
+  }
+  int launched = preparedCallTryLaunch((PyObject *)self, PyTuple_GetItem(callArgs, 0), PyTuple_GetItem(callArgs, 1));
+  if (launched < 0)
+    return NULL;
+  return PyBool_FromLong(launched);
 }
 
 /* remember(args, handle, owner): keeps the signature of `args` (already prepared by the Python path) for the
@@ -741,6 +747,8 @@ static int moduleExec(PyObject *module) {
     Py_DECREF(type);
     return -1;
   }
+  if (addKernelCallType(module, type) < 0)
+    return -1;
   return PyModule_AddIntConstant(module, "RUNTIME_ABI_VERSION", CAKE_RUNTIME_ABI_VERSION);
 }
 
