@@ -18,8 +18,7 @@ typedef struct KernelCall {
   PyObject *rest;     /* Kernel._call_python */
 } KernelCall;
 
-static PyObject *gPreparedCallType; /* PreparedCall */
-static PyObject *gNameStream;       /* "stream" */
+static PyObject *gNameStream; /* "stream" */
 
 /* Kernel.__call__(self, *args, **kwargs). */
 static PyObject *callPython(KernelCall *self, PyObject *args, PyObject *kwargs) {
@@ -76,7 +75,7 @@ static PyObject *KernelCall_bind(KernelCall *self, PyObject *args) {
   PyObject *prepared, *call, *rest;
   if (!PyArg_ParseTuple(args, "OOO:_bind", &prepared, &call, &rest))
     return NULL;
-  if ((prepared != Py_None && !PyObject_TypeCheck(prepared, (PyTypeObject *)gPreparedCallType)) ||
+  if ((prepared != Py_None && !isPreparedCall(prepared)) ||
       !PyCallable_Check(call) || !PyCallable_Check(rest)) {
     PyErr_SetString(PyExc_TypeError, "_bind(prepared: PreparedCall or None, call: callable, rest: callable)");
     return NULL;
@@ -140,12 +139,9 @@ static PyType_Spec kKernelCallSpec = {"cakeir._prepared_call.KernelCall", sizeof
                                       Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
                                       kKernelCallSlots};
 
-int addKernelCallType(PyObject *module, PyObject *preparedCallType) {
+int addKernelCallType(PyObject *module) {
   if (!gNameStream && !(gNameStream = PyUnicode_InternFromString("stream")))
     return -1;
-  Py_INCREF(preparedCallType);
-  Py_XDECREF(gPreparedCallType);
-  gPreparedCallType = preparedCallType;
   PyObject *type = PyType_FromSpec(&kKernelCallSpec);
   if (!type)
     return -1;

@@ -273,8 +273,10 @@ static int readExchangeTensor(PreparedCall *self, PyObject *value, ArgSignature 
 
 /* Reads argument `value` of a tensor param into *sig and its address into *address.  Returns 1, or 0 when the
  * argument is not one the native path takes or reading it raised (the error is cleared: the Python path reads
- * it again and reports).  A torch tensor's dtype reference is stored in sig->dtype (released by the caller). */
-static int readTensor(PreparedCall *self, PyObject *value, ArgSignature *sig, uint64_t *address) {
+ * it again and reports).  A torch tensor's dtype reference is stored in sig->dtype (released by the caller).
+ * tensorType: torch.Tensor of the torch module in use, or NULL. */
+static int readTensor(PreparedCall *self, PyObject *tensorType, PyObject *value, ArgSignature *sig,
+                      uint64_t *address) {
   PyTypeObject *type = Py_TYPE(value);
   if ((PyObject *)type == self->devicePtrType) {
     sig->kind = kDevicePtr;
@@ -303,7 +305,6 @@ static int readTensor(PreparedCall *self, PyObject *value, ArgSignature *sig, ui
     PyErr_Clear();
     return ok;
   }
-  PyObject *tensorType = currentTensorType(self);
   if (!tensorType || !PyType_IsSubtype(type, (PyTypeObject *)tensorType))
     return 0;
   if ((PyObject *)type == tensorType && self->exchange) /* a subclass may override what its methods say */
@@ -375,12 +376,13 @@ static int readArgs(PreparedCall *self, PyObject *args, ArgSignature *sigs, uint
     return 0;
   }
   *device = -1;
+  PyObject *tensorType = currentTensorType(self); /* borrowed; sys.modules is looked at once per call */
   for (Py_ssize_t i = 0; i < self->numParams; ++i) {
     PyObject *value = PyTuple_GetItem(args, i);
     int ok;
     addresses[i] = 0;
     if (self->isTensor[i]) {
-      ok = readTensor(self, value, &sigs[i], &addresses[i]);
+      ok = readTensor(self, tensorType, value, &sigs[i], &addresses[i]);
       if (ok && (sigs[i].kind == kTorchTensor || sigs[i].kind == kExchangeTensor) && *device < 0)
         *device = sigs[i].device;
     } else {
@@ -633,6 +635,10 @@ static PyObject *PreparedCall_call(PreparedCall *self, PyObject *callArgs, PyObj
   return PyBool_FromLong(launched);
 }
 
+int isPreparedCall(PyObject *object) {
+  return PyType_GetSlot(Py_TYPE(object), Py_tp_call) == (void *)PreparedCall_call;
+}
+
 /* remember(args, handle, owner): keeps the signature of `args` (already prepared by the Python path) for the
  * cake_prepared_launch at address `handle`, which `owner` keeps alive.  True when kept (or already kept). */
 static PyObject *PreparedCall_rememberArgs(PreparedCall *self, PyObject *callArgs) {
@@ -747,7 +753,7 @@ static int moduleExec(PyObject *module) {
     Py_DECREF(type);
     return -1;
   }
-  if (addKernelCallType(module, type) < 0)
+  if (addKernelCallType(module) < 0)
     return -1;
   return PyModule_AddIntConstant(module, "RUNTIME_ABI_VERSION", CAKE_RUNTIME_ABI_VERSION);
 }

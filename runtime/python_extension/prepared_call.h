@@ -14,7 +14,11 @@
  * done, no error set: the Python path takes the call), -1 with the launch's error set. */
 int preparedCallTryLaunch(PyObject *preparedCall, PyObject *args, PyObject *stream);
 
-/* Adds the KernelCall type to `module`; `preparedCallType` is the PreparedCall type (kept referenced). */
-int addKernelCallType(PyObject *module, PyObject *preparedCallType);
+/* 1 when `object` is a PreparedCall of this build of the module (not of another build loaded beside it, whose
+ * layout may differ), else 0. */
+int isPreparedCall(PyObject *object);
+
+/* Adds the KernelCall type to `module`. */
+int addKernelCallType(PyObject *module);
 
 #endif

@@ -75,3 +75,11 @@ def test_turning_native_launches_off_keeps_the_c_call(fake_cuda, torch, native):
 def test_an_unbound_kernel_call_says_so(native):
     with pytest.raises(TypeError, match="not bound to a kernel"):
         native.KernelCall()(1, 2)
+
+
+def test_bind_takes_only_a_prepared_call_of_this_build(native):
+    call = native.KernelCall()
+    with pytest.raises(TypeError, match="PreparedCall or None"):
+        call._bind(object(), print, print)
+    call._bind(None, lambda *a, **k: ("python", a[1:], k), print)
+    assert call(1, stream=2) == ("python", (1,), {"stream": 2})  # no PreparedCall: every call to `call`
