@@ -110,6 +110,7 @@ typedef struct PreparedCall {
   PyObject *tensorType;
   PyObject *getDevice;         /* torch._C._cuda_getDevice */
   PyObject *rawStream;         /* torch._C._cuda_getCurrentRawStream */
+  PyObject *parameterType;     /* torch.nn.Parameter, when there is one */
   PyObject *exchangeCapsule;   /* torch.Tensor.__dlpack_c_exchange_api__, when usable */
   const DLPackExchangeAPI *exchange; /* its table, or NULL: tensors are read through their methods */
   Signature signatures[kMaxSignatures];
@@ -120,7 +121,8 @@ typedef struct PreparedCall {
 
 /* Interned attribute names, made once at module init and never changed. */
 static PyObject *kNameDtype, *kNameShape, *kNameStride, *kNameGetDevice, *kNameDataPtr, *kNameTensor, *kNameC,
-    *kNameCudaGetDevice, *kNameRawStream, *kNamePtr, *kNameStrides, *kNameTorch, *kNameExchangeApi;
+    *kNameCudaGetDevice, *kNameRawStream, *kNamePtr, *kNameStrides, *kNameTorch, *kNameExchangeApi, *kNameNn,
+    *kNameParameter;
 
 /* ---- reading arguments */
 
@@ -201,6 +203,7 @@ static void refreshTorch(PreparedCall *self, PyObject *torch) {
   Py_CLEAR(self->getDevice);
   Py_CLEAR(self->rawStream);
   Py_CLEAR(self->exchangeCapsule);
+  Py_CLEAR(self->parameterType);
   self->exchange = NULL;
   Py_XINCREF(torch);
   Py_XDECREF(self->torch);
@@ -224,6 +227,16 @@ static void refreshTorch(PreparedCall *self, PyObject *torch) {
       self->exchangeCapsule = capsule;
     else
       Py_XDECREF(capsule);
+    /* torch.nn.Parameter changes none of what the API reads (nor the methods the Python path calls) */
+    PyObject *nn = PyObject_GetAttr(torch, kNameNn);
+    PyObject *parameterType = nn ? PyObject_GetAttr(nn, kNameParameter) : NULL;
+    PyErr_Clear();
+    Py_XDECREF(nn);
+    if (parameterType && PyType_Check(parameterType) &&
+        PyType_IsSubtype((PyTypeObject *)parameterType, (PyTypeObject *)tensorType))
+      self->parameterType = parameterType;
+    else
+      Py_XDECREF(parameterType);
     return;
   }
   Py_XDECREF(tensorType);
@@ -242,7 +255,7 @@ static PyObject *currentTensorType(PreparedCall *self) {
   return self->tensorType;
 }
 
-/* Reads a tensor of exactly torch.Tensor's type through the exchange API: no Python call, no object made.
+/* Reads a tensor of exactly torch.Tensor's type (or torch.nn.Parameter's) through the exchange API: no Python call, no object made.
  * 1 for a CUDA tensor of at most kMaxRank dims (its device, DLPack dtype, shape, strides and address), else 0
  * with no error left set (a CPU tensor, a tensor without storage, ...: the Python path reads it and reports). */
 static int readExchangeTensor(PreparedCall *self, PyObject *value, ArgSignature *sig, uint64_t *address) {
@@ -307,7 +320,8 @@ static int readTensor(PreparedCall *self, PyObject *tensorType, PyObject *value,
   }
   if (!tensorType || !PyType_IsSubtype(type, (PyTypeObject *)tensorType))
     return 0;
-  if ((PyObject *)type == tensorType && self->exchange) /* a subclass may override what its methods say */
+  /* another subclass may override what its methods say (or hold no data itself): read through them */
+  if (self->exchange && ((PyObject *)type == tensorType || (PyObject *)type == self->parameterType))
     return readExchangeTensor(self, value, sig, address);
   sig->kind = kTorchTensor;
   sig->hasStrides = 1;
@@ -505,6 +519,7 @@ static int PreparedCall_traverse(PreparedCall *self, visitproc visit, void *arg)
   Py_VISIT(self->getDevice);
   Py_VISIT(self->rawStream);
   Py_VISIT(self->exchangeCapsule);
+  Py_VISIT(self->parameterType);
   for (int s = 0; s < self->numSignatures; ++s)
     Py_VISIT(self->signatures[s].owner);
   Py_VISIT((PyObject *)Py_TYPE((PyObject *)self)); /* heap type */
@@ -520,6 +535,7 @@ static int PreparedCall_clear(PreparedCall *self) {
   Py_CLEAR(self->getDevice);
   Py_CLEAR(self->rawStream);
   Py_CLEAR(self->exchangeCapsule);
+  Py_CLEAR(self->parameterType);
   self->exchange = NULL;
   return 0;
 }
@@ -736,7 +752,8 @@ static int internNames(void) {
                {&kNameC, "_C"},                 {&kNameCudaGetDevice, "_cuda_getDevice"},
                {&kNameRawStream, "_cuda_getCurrentRawStream"},
                {&kNamePtr, "ptr"},              {&kNameStrides, "strides"},
-               {&kNameTorch, "torch"},          {&kNameExchangeApi, "__dlpack_c_exchange_api__"}};
+               {&kNameTorch, "torch"},          {&kNameExchangeApi, "__dlpack_c_exchange_api__"},
+               {&kNameNn, "nn"},                {&kNameParameter, "Parameter"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     if (!*names[i].slot && !(*names[i].slot = PyUnicode_InternFromString(names[i].text)))
       return -1;

@@ -8,7 +8,8 @@ machine without a GPU (and without a CUDA torch).
 
 Its Tensor is the extension's Tensor (so the native path reads it through the type's __dlpack_c_exchange_api__,
 as it reads torch.Tensor) with the methods and attributes cakeir's Python path reads from a torch tensor:
-dtype (its name, such as "torch.bfloat16"), shape, stride(), data_ptr(), get_device(), device.index, is_cuda.
+dtype (its name, such as "torch.bfloat16"), shape, stride(), data_ptr(), get_device(), device.index, is_cuda;
+torch.nn.Parameter is a subclass of it that adds nothing.
 set() changes a tensor in place (its address, shape, strides, dtype, device), as torch's set_() or resize_()
 can.  torch._C's current-device and raw-stream queries, torch.cuda.device (a guard that records the device it
 entered) and torch.cuda.current_stream are there too; `current_device` and `raw_stream` set what they say."""
@@ -86,6 +87,7 @@ class ExchangeTorch(types.ModuleType):
                 return False
 
         self.Tensor = Tensor
+        self.nn = types.SimpleNamespace(Parameter=type("Parameter", (Tensor,), {}))
         self._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda index: this.raw_stream + index,
                                         _cuda_getDevice=lambda: this.current_device)
         self.cuda = types.SimpleNamespace(device=Guard, current_stream=lambda d: types.SimpleNamespace(

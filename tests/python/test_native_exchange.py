@@ -126,6 +126,11 @@ def test_what_the_api_cannot_describe_goes_to_the_python_path(fake_cuda, torch, 
     for _ in range(2):
         assert same_outcome(fake_cuda, torch, fast, slow, *strided, 1.0) == {"prepared": 1}
     assert fast._native_call.exchange_reads - reads <= 4  # B and C only, twice
+    # torch.nn.Parameter adds nothing to what is read: through the API
+    parameter = (torch.nn.Parameter(A, (256, 512), "torch.bfloat16"),) + args[1:]
+    reads = fast._native_call.exchange_reads
+    assert same_outcome(fake_cuda, torch, fast, slow, *parameter, 1.0) == {"native": 1}
+    assert fast._native_call.exchange_reads - reads == 3
     assert same_outcome(fake_cuda, torch, fast, slow, *args, 1.0) == {"native": 1}
 
 
