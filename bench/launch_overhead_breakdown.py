@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where the host time of one native launch goes, on a machine without a GPU: the pieces of a call of
-mod.vector_add(a, b, c) timed on their own, in one process, each the minimum over rounds of a loop (the minimum,
-as the pieces are short and this machine is shared).  docs/runtime.md, "Launch overhead".
+mod.vector_add(a, b, c) timed on their own, in one process, each the minimum over rounds of a loop, in the
+thread's CPU time (time.thread_time: time spent descheduled on a shared machine is not counted; the minimum,
+as the pieces are short).  docs/runtime.md, "Launch overhead".
 
     python3 bench/launch_overhead_breakdown.py --fake-driver build/runtime/libcake_fake_cuda.so \\
         --fake-dlpack build/runtime/_cake_fake_dlpack.abi3.so [--previous-extension PATH]
@@ -15,6 +16,8 @@ Pieces (ns per call):
                      `exchange` through torch.Tensor.__dlpack_c_exchange_api__ (one C call each), `methods`
                      through get_device(), dtype, shape, stride() and data_ptr() (the previous path; from Python
                      here, from C there); only when torch imports
+  standin-read/*     the same two readings of the three stand-in tensors: what call/* spent on them, to be
+                     replaced by torch-read/* for an estimate of a call on real torch tensors
   loop/empty         the timing loop's own cost (a lambda doing nothing), included in every call/* and prepared/*
 The runtime's part (cake_launch_prepared and the fake driver) is inside prepared/*; bench/results says how it
 was timed on its own.  Prints a table and writes it as JSON with --out."""
@@ -31,14 +34,14 @@ sys.path.insert(0, os.path.join(REPO, "runtime", "testing"))
 
 
 def best(call, loops=20000, rounds=15):
-    """Minimum over rounds of the mean ns per call of a loop."""
+    """Minimum over rounds of the mean CPU ns per call of a loop."""
     call()
     values = []
     for _ in range(rounds):
-        start = time.perf_counter()
+        start = time.thread_time_ns()
         for _ in range(loops):
             call()
-        values.append((time.perf_counter() - start) / loops * 1e9)
+        values.append((time.thread_time_ns() - start) / loops)
     return min(values)
 
 
@@ -74,9 +77,15 @@ def main():
                 prepared = kernel._native_call
                 pieces["prepared/" + name] = best(lambda: prepared(tensors, None))
     pieces["loop/empty"] = best(lambda: None)
+
+    def standin_methods():
+        for t in tensors:
+            t.get_device(), t.dtype, t.shape, t.stride(), t.data_ptr()
+    pieces["standin-read/methods"] = best(standin_methods)
+    pieces["standin-read/exchange"] = 3 * min(fake.time_exchange(tensors[0], 200000) for _ in range(9))
     if real_torch is not None:
         real = [real_torch.empty(65536, dtype=real_torch.bfloat16) for _ in range(3)]
-        pieces["torch-read/exchange"] = 3 * min(fake.time_exchange(real[0], 200000) for _ in range(5))
+        pieces["torch-read/exchange"] = 3 * min(fake.time_exchange(real[0], 200000) for _ in range(9))
 
         def methods():
             for t in real:

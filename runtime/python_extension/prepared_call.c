@@ -255,6 +255,17 @@ static PyObject *currentTensorType(PreparedCall *self) {
   return self->tensorType;
 }
 
+/* torch.Tensor for a tensor of type `type`: the one of the torch module last seen when `type` is it or a
+ * subclass of it (so that sys.modules is not looked at on every call), else the one of sys.modules["torch"]
+ * now (NULL when there is none). */
+static PyObject *tensorTypeFor(PreparedCall *self, PyTypeObject *type) {
+  PyObject *cached = self->tensorType;
+  if (cached && ((PyObject *)type == cached || (PyObject *)type == self->parameterType ||
+                 PyType_IsSubtype(type, (PyTypeObject *)cached)))
+    return cached;
+  return currentTensorType(self);
+}
+
 /* Reads a tensor of exactly torch.Tensor's type (or torch.nn.Parameter's) through the exchange API: no Python call, no object made.
  * 1 for a CUDA tensor of at most kMaxRank dims (its device, DLPack dtype, shape, strides and address), else 0
  * with no error left set (a CPU tensor, a tensor without storage, ...: the Python path reads it and reports). */
@@ -286,10 +297,8 @@ static int readExchangeTensor(PreparedCall *self, PyObject *value, ArgSignature 
 
 /* Reads argument `value` of a tensor param into *sig and its address into *address.  Returns 1, or 0 when the
  * argument is not one the native path takes or reading it raised (the error is cleared: the Python path reads
- * it again and reports).  A torch tensor's dtype reference is stored in sig->dtype (released by the caller).
- * tensorType: torch.Tensor of the torch module in use, or NULL. */
-static int readTensor(PreparedCall *self, PyObject *tensorType, PyObject *value, ArgSignature *sig,
-                      uint64_t *address) {
+ * it again and reports).  A torch tensor's dtype reference is stored in sig->dtype (released by the caller). */
+static int readTensor(PreparedCall *self, PyObject *value, ArgSignature *sig, uint64_t *address) {
   PyTypeObject *type = Py_TYPE(value);
   if ((PyObject *)type == self->devicePtrType) {
     sig->kind = kDevicePtr;
@@ -318,6 +327,7 @@ static int readTensor(PreparedCall *self, PyObject *tensorType, PyObject *value,
     PyErr_Clear();
     return ok;
   }
+  PyObject *tensorType = tensorTypeFor(self, type);
   if (!tensorType || !PyType_IsSubtype(type, (PyTypeObject *)tensorType))
     return 0;
   /* another subclass may override what its methods say (or hold no data itself): read through them */
@@ -390,13 +400,12 @@ static int readArgs(PreparedCall *self, PyObject *args, ArgSignature *sigs, uint
     return 0;
   }
   *device = -1;
-  PyObject *tensorType = currentTensorType(self); /* borrowed; sys.modules is looked at once per call */
   for (Py_ssize_t i = 0; i < self->numParams; ++i) {
     PyObject *value = PyTuple_GetItem(args, i);
     int ok;
     addresses[i] = 0;
     if (self->isTensor[i]) {
-      ok = readTensor(self, tensorType, value, &sigs[i], &addresses[i]);
+      ok = readTensor(self, value, &sigs[i], &addresses[i]);
       if (ok && (sigs[i].kind == kTorchTensor || sigs[i].kind == kExchangeTensor) && *device < 0)
         *device = sigs[i].device;
     } else {
