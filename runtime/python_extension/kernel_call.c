@@ -30,6 +30,8 @@ static PyObject *callPython(KernelCall *self, PyObject *args, PyObject *kwargs) 
   PyObject *full = PyTuple_New(count + 1);
   if (!full)
     return NULL;
+  PyObject *call = self->call;
+  Py_INCREF(call);
   Py_INCREF((PyObject *)self);
   PyTuple_SetItem(full, 0, (PyObject *)self);
   for (Py_ssize_t i = 0; i < count; ++i) {
@@ -37,8 +39,9 @@ static PyObject *callPython(KernelCall *self, PyObject *args, PyObject *kwargs) 
     Py_INCREF(item);
     PyTuple_SetItem(full, i + 1, item);
   }
-  PyObject *result = PyObject_Call(self->call, full, kwargs);
+  PyObject *result = PyObject_Call(call, full, kwargs);
   Py_DECREF(full);
+  Py_DECREF(call);
   return result;
 }
 
@@ -56,17 +59,23 @@ static PyObject *KernelCall_call(KernelCall *self, PyObject *args, PyObject *kwa
   }
   if (!self->prepared || !self->rest)
     return callPython(self, args, kwargs);
-  int launched = preparedCallTryLaunch(self->prepared, args, stream);
-  if (launched > 0)
-    Py_RETURN_NONE;
-  if (launched < 0)
-    return NULL;
-  PyObject *noKeywords = PyDict_New();
-  if (!noKeywords)
-    return NULL;
-  PyObject *result = PyObject_CallFunctionObjArgs(self->rest, (PyObject *)self, args, stream, Py_None, noKeywords,
-                                                  NULL);
-  Py_DECREF(noKeywords);
+  /* Held for the call: reading a tensor may run Python code (a subclass's methods) that rebinds this kernel. */
+  PyObject *prepared = self->prepared, *rest = self->rest;
+  Py_INCREF(prepared);
+  Py_INCREF(rest);
+  int launched = preparedCallTryLaunch(prepared, args, stream);
+  Py_DECREF(prepared);
+  PyObject *result = NULL;
+  if (launched > 0) {
+    Py_INCREF(Py_None);
+    result = Py_None;
+  } else if (launched == 0) {
+    PyObject *noKeywords = PyDict_New();
+    if (noKeywords)
+      result = PyObject_CallFunctionObjArgs(rest, (PyObject *)self, args, stream, Py_None, noKeywords, NULL);
+    Py_XDECREF(noKeywords);
+  }
+  Py_DECREF(rest);
   return result;
 }
 
@@ -80,18 +89,18 @@ static PyObject *KernelCall_bind(KernelCall *self, PyObject *args) {
     PyErr_SetString(PyExc_TypeError, "_bind(prepared: PreparedCall or None, call: callable, rest: callable)");
     return NULL;
   }
-  Py_XDECREF(self->prepared);
-  self->prepared = NULL;
-  if (prepared != Py_None) {
+  /* the new references are in place before the old ones go (their release may run Python code) */
+  PyObject *oldPrepared = self->prepared, *oldCall = self->call, *oldRest = self->rest;
+  if (prepared != Py_None)
     Py_INCREF(prepared);
-    self->prepared = prepared;
-  }
+  self->prepared = prepared != Py_None ? prepared : NULL;
   Py_INCREF(call);
-  Py_XDECREF(self->call);
   self->call = call;
   Py_INCREF(rest);
-  Py_XDECREF(self->rest);
   self->rest = rest;
+  Py_XDECREF(oldPrepared);
+  Py_XDECREF(oldCall);
+  Py_XDECREF(oldRest);
   Py_RETURN_NONE;
 }
 

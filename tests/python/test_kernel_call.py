@@ -83,3 +83,20 @@ def test_bind_takes_only_a_prepared_call_of_this_build(native):
         call._bind(object(), print, print)
     call._bind(None, lambda *a, **k: ("python", a[1:], k), print)
     assert call(1, stream=2) == ("python", (1,), {"stream": 2})  # no PreparedCall: every call to `call`
+
+
+def test_a_tensor_method_that_rebinds_the_kernel_mid_call(fake_cuda, torch, native):
+    """Reading a subclass runs its methods; one that turns native launches off (dropping the PreparedCall being
+    used) must not pull it from under the call."""
+    fast, slow = kernels()
+    args = gemm_args(torch)
+    fast(*args, 1.0)
+
+    class Rebinding(torch.Tensor):
+        def stride(self):
+            fast.native_launch = not fast.native_launch
+            return super().stride()
+    rebinding = (Rebinding(args[0].data_ptr(), args[0].shape, args[0].dtype),) + args[1:]
+    for _ in range(4):
+        fast(*rebinding, 1.0)
+    assert sum(fast.launch_counts().values()) == 5
