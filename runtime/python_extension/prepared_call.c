@@ -1,21 +1,28 @@
 /* cakeir._prepared_call: the native hot path of a kernel's prepared launch (docs/runtime.md, "Launch
- * overhead").
+ * overhead").  This file: the module and its PreparedCall type; kernel_call.c: KernelCall, the kernel's
+ * __call__ in C, which launches through a PreparedCall (prepared_call.h is what they share).
  *
- * One PreparedCall object per cakeir.Kernel.  Calling it with (args, stream) launches when every argument
- * matches a signature it was told about (remember()): each tensor's dtype, shape, strides and device index,
- * each scalar's type and value, exactly what Kernel._call_prepared keys its prepared launches on.  A hit
- * reads each tensor's data pointer, asks torch for the current device and the current raw stream (the
- * callables torch._C._cuda_getDevice and torch._C._cuda_getCurrentRawStream, cached per torch module), and
- * calls the runtime's cake_launch_prepared with the addresses, with the GIL released.  Anything else -
- * another signature, a tensor on a device that is not the current one, a stream other than None or an int,
- * an argument whose reading raises - returns False having done nothing, and the caller takes the Python
- * path, so semantics and error messages stay those of the Python path.  A launch error raises the
- * exception the package's error_for(status, message) builds, as the Python path does.
+ * One PreparedCall object per cakeir.Kernel.  preparedCallTryLaunch(args, stream) - and calling the object
+ * with (args, stream) - launches when every argument matches a signature it was told about (remember()):
+ * each tensor's dtype, shape, strides and device index, each scalar's type and value, exactly what
+ * Kernel._call_prepared keys its prepared launches on.  Every call reads every argument afresh: a tensor whose
+ * type is exactly torch.Tensor (or torch.nn.Parameter) through torch's DLPack C exchange API
+ * (torch.Tensor.__dlpack_c_exchange_api__: one C call fills a DLTensor, no Python code runs), any other tensor
+ * through its Python methods (get_device, dtype, shape, stride, data_ptr), a DevicePtr through its
+ * attributes.  A hit asks torch whether the tensors' device is current (torch._C._cuda_getDevice) and for its
+ * current stream (the exchange API's current_work_stream, else torch._C._cuda_getCurrentRawStream), all
+ * cached per torch module, and calls the runtime's cake_launch_prepared with the addresses, with the GIL
+ * released.  Anything else - another signature, a tensor on a device that is not the current one or that the
+ * API cannot describe (a CPU tensor), a stream other than None or an int, an argument whose reading raises -
+ * declines having done nothing, and the caller takes the Python path, so semantics and error messages stay
+ * those of the Python path.  A launch error raises the exception the package's error_for(status, message)
+ * builds, as the Python path does.
  *
  * The module links neither libcake_runtime nor torch: the runtime's cake_launch_prepared comes as a function
  * address from the ctypes binding the package already loaded (so both paths use the same library), and
- * tensors are read through their Python methods.  Signatures are kept most recently used first, at most
- * kMaxSignatures per kernel; each keeps a reference to the Python object owning its cake_prepared_launch.
+ * torch's functions from its capsule and module at run time.  Signatures are kept most recently used first,
+ * at most kMaxSignatures per kernel; each keeps a reference to the Python object owning its
+ * cake_prepared_launch.
  *
  * Written against CPython's stable ABI (Py_LIMITED_API 3.11): one abi3 binary, built with Python 3.11's
  * headers, loads into 3.11, 3.12 and later, so a build made on a 3.11 machine runs on a 3.12 one.  nanobind's
@@ -266,7 +273,8 @@ static PyObject *tensorTypeFor(PreparedCall *self, PyTypeObject *type) {
   return currentTensorType(self);
 }
 
-/* Reads a tensor of exactly torch.Tensor's type (or torch.nn.Parameter's) through the exchange API: no Python call, no object made.
+/* Reads a tensor of exactly torch.Tensor's type (or torch.nn.Parameter's) through the exchange API: no Python
+ * call, no object made.
  * 1 for a CUDA tensor of at most kMaxRank dims (its device, DLPack dtype, shape, strides and address), else 0
  * with no error left set (a CPU tensor, a tensor without storage, ...: the Python path reads it and reports). */
 static int readExchangeTensor(PreparedCall *self, PyObject *value, ArgSignature *sig, uint64_t *address) {
@@ -787,7 +795,7 @@ static int moduleExec(PyObject *module) {
 static PyModuleDef_Slot kModuleSlots[] = {{Py_mod_exec, (void *)moduleExec}, {0, NULL}};
 
 static struct PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_prepared_call",
-                                     "The native hot path of cakeir's prepared launches (PreparedCall).", 0, NULL,
+                                     "The native hot path of cakeir's launches (KernelCall, PreparedCall).", 0, NULL,
                                      kModuleSlots, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__prepared_call(void) { return PyModuleDef_Init(&kModule); }

@@ -11,8 +11,8 @@
  * torch's does for a tensor without storage).
  *
  * time_exchange(obj, n) calls the exchange API of type(obj) - torch's own for a torch tensor - n times on obj
- * and returns nanoseconds of the thread's CPU time per call: how the launch-overhead bench measures what reading a real torch tensor
- * costs on a machine without a GPU (a CPU tensor reads as a CUDA one does).
+ * and returns nanoseconds of the thread's CPU time per call: how the launch-overhead bench measures what
+ * reading a real torch tensor costs on a machine without a GPU (a CPU tensor reads as a CUDA one does).
  *
  * CPython's stable ABI (3.11), like cakeir._prepared_call; built only with the tests (runtime/CMakeLists.txt). */
 #ifndef Py_LIMITED_API
