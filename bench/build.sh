@@ -15,7 +15,9 @@
 #      the tree may have no .git), dirty flag, date, tool versions and the per-sample compile results, which
 #      run_bench.py reports.
 #
-# bench/out is git-ignored; carry it to the device machine (docs/gpu.md).
+# bench/out is git-ignored; carry it to the device machine (docs/gpu.md).  bench/out/previous/ is kept across
+# builds: an earlier build of _prepared_call.abi3.so put there is what bench/launch_overhead.py times as
+# "cakeir-previous".
 # Usage: bench/build.sh [--no-build]      (--no-build: reuse the existing cakec/runtime in $BUILD_DIR)
 # Env:   BUILD_DIR (default <repo>/build-bench), JOBS (default 2), CAKEC (use this cakec, implies --no-build
 #        for cakec), ARCHS (default "sm_90 sm_90a").
@@ -56,8 +58,8 @@ runtime_lib=$build/lib/libcake_runtime.so
 [ -f "$runtime_lib" ] || { echo "build.sh: no runtime library at $runtime_lib" >&2; exit 1; }
 
 # ---- 2. compile the samples
-rm -rf "$out"
 mkdir -p "$out"
+find "$out" -mindepth 1 -maxdepth 1 ! -name previous -exec rm -rf {} +
 results=()      # JSON objects, one per (sample, arch)
 status=0
 json_str() {    # JSON string literal of $1 (escapes \ " and control characters)

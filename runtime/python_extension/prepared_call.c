@@ -1,21 +1,28 @@
 /* cakeir._prepared_call: the native hot path of a kernel's prepared launch (docs/runtime.md, "Launch
- * overhead").
+ * overhead").  This file: the module and its PreparedCall type; kernel_call.c: KernelCall, the kernel's
+ * __call__ in C, which launches through a PreparedCall (prepared_call.h is what they share).
  *
- * One PreparedCall object per cakeir.Kernel.  Calling it with (args, stream) launches when every argument
- * matches a signature it was told about (remember()): each tensor's dtype, shape, strides and device index,
- * each scalar's type and value, exactly what Kernel._call_prepared keys its prepared launches on.  A hit
- * reads each tensor's data pointer, asks torch for the current device and the current raw stream (the
- * callables torch._C._cuda_getDevice and torch._C._cuda_getCurrentRawStream, cached per torch module), and
- * calls the runtime's cake_launch_prepared with the addresses, with the GIL released.  Anything else -
- * another signature, a tensor on a device that is not the current one, a stream other than None or an int,
- * an argument whose reading raises - returns False having done nothing, and the caller takes the Python
- * path, so semantics and error messages stay those of the Python path.  A launch error raises the
- * exception the package's error_for(status, message) builds, as the Python path does.
+ * One PreparedCall object per cakeir.Kernel.  preparedCallTryLaunch(args, stream) - and calling the object
+ * with (args, stream) - launches when every argument matches a signature it was told about (remember()):
+ * each tensor's dtype, shape, strides and device index, each scalar's type and value, exactly what
+ * Kernel._call_prepared keys its prepared launches on.  Every call reads every argument afresh: a tensor whose
+ * type is exactly torch.Tensor (or torch.nn.Parameter) through torch's DLPack C exchange API
+ * (torch.Tensor.__dlpack_c_exchange_api__: one C call fills a DLTensor, no Python code runs), any other tensor
+ * through its Python methods (get_device, dtype, shape, stride, data_ptr), a DevicePtr through its
+ * attributes.  A hit asks torch whether the tensors' device is current (torch._C._cuda_getDevice) and for its
+ * current stream (the exchange API's current_work_stream, else torch._C._cuda_getCurrentRawStream), all
+ * cached per torch module, and calls the runtime's cake_launch_prepared with the addresses, with the GIL
+ * released.  Anything else - another signature, a tensor on a device that is not the current one or that the
+ * API cannot describe (a CPU tensor), a stream other than None or an int, an argument whose reading raises -
+ * declines having done nothing, and the caller takes the Python path, so semantics and error messages stay
+ * those of the Python path.  A launch error raises the exception the package's error_for(status, message)
+ * builds, as the Python path does.
  *
  * The module links neither libcake_runtime nor torch: the runtime's cake_launch_prepared comes as a function
  * address from the ctypes binding the package already loaded (so both paths use the same library), and
- * tensors are read through their Python methods.  Signatures are kept most recently used first, at most
- * kMaxSignatures per kernel; each keeps a reference to the Python object owning its cake_prepared_launch.
+ * torch's functions from its capsule and module at run time.  Signatures are kept most recently used first,
+ * at most kMaxSignatures per kernel; each keeps a reference to the Python object owning its
+ * cake_prepared_launch.
  *
  * Written against CPython's stable ABI (Py_LIMITED_API 3.11): one abi3 binary, built with Python 3.11's
  * headers, loads into 3.11, 3.12 and later, so a build made on a 3.11 machine runs on a 3.12 one.  nanobind's
@@ -27,9 +34,45 @@
 #include <Python.h>
 
 #include "cake/runtime.h"
+#include "prepared_call.h"
 
 #include <stdint.h>
 #include <string.h>
+
+/* ---- DLPack's C exchange API (dlpack.h 1.2+, "__dlpack_c_exchange_api__"): only the parts read here, laid
+ * out as dlpack.h lays them out.  torch 2.10+ sets the capsule on torch.Tensor; the functions fill a DLTensor
+ * from a tensor object and give a device's current stream without any Python call. */
+typedef struct DLDevice {
+  int32_t device_type; /* DLDeviceType */
+  int32_t device_id;
+} DLDevice;
+typedef struct DLDataType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} DLDataType;
+typedef struct DLTensor {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides;
+  uint64_t byte_offset;
+} DLTensor;
+typedef struct DLPackExchangeAPIHeader {
+  uint32_t major, minor;
+  struct DLPackExchangeAPIHeader *prev_api;
+} DLPackExchangeAPIHeader;
+typedef struct DLPackExchangeAPI {
+  DLPackExchangeAPIHeader header;
+  void *managed_tensor_allocator;
+  void *managed_tensor_from_py_object_no_sync;
+  void *managed_tensor_to_py_object_no_sync;
+  int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
+  int (*current_work_stream)(int32_t device_type, int32_t device_id, void **out_stream);
+} DLPackExchangeAPI;
+enum { kDLCUDA = 2, kDLPackMajor = 1 };
 
 enum {
   kMaxRank = 8,         /* kMaxTensorRank in runtime/src/Manifest.h */
@@ -41,14 +84,14 @@ enum {
 typedef cake_status (*LaunchPreparedFn)(cake_prepared_launch *, const uint64_t *, size_t, void *, char *, size_t);
 
 /* What an argument's signature records. */
-typedef enum ArgKind { kTorchTensor = 1, kDevicePtr, kInt, kFloat, kBool } ArgKind;
+typedef enum ArgKind { kTorchTensor = 1, kExchangeTensor, kDevicePtr, kInt, kFloat, kBool } ArgKind;
 
 typedef struct ArgSignature {
   ArgKind kind;
   int rank;            /* tensors: number of dims */
   int hasStrides;      /* DevicePtr: strides given (a torch tensor always has them) */
   PyObject *dtype;     /* torch tensors: the dtype object (compared by identity) */
-  int64_t dtypeCode;   /* DevicePtr: its dtype code, -1 for None */
+  int64_t dtypeCode;   /* DevicePtr: its dtype code, -1 for None; exchange-read tensors: the DLDataType */
   int64_t device;      /* torch tensors: the device index */
   int64_t shape[kMaxRank];
   int64_t strides[kMaxRank];
@@ -74,14 +117,19 @@ typedef struct PreparedCall {
   PyObject *tensorType;
   PyObject *getDevice;         /* torch._C._cuda_getDevice */
   PyObject *rawStream;         /* torch._C._cuda_getCurrentRawStream */
+  PyObject *parameterType;     /* torch.nn.Parameter, when there is one */
+  PyObject *exchangeCapsule;   /* torch.Tensor.__dlpack_c_exchange_api__, when usable */
+  const DLPackExchangeAPI *exchange; /* its table, or NULL: tensors are read through their methods */
   Signature signatures[kMaxSignatures];
   int numSignatures;
   unsigned long long launches; /* launches made here */
+  unsigned long long exchangeReads; /* tensors read through the exchange API */
 } PreparedCall;
 
 /* Interned attribute names, made once at module init and never changed. */
 static PyObject *kNameDtype, *kNameShape, *kNameStride, *kNameGetDevice, *kNameDataPtr, *kNameTensor, *kNameC,
-    *kNameCudaGetDevice, *kNameRawStream, *kNamePtr, *kNameStrides, *kNameTorch;
+    *kNameCudaGetDevice, *kNameRawStream, *kNamePtr, *kNameStrides, *kNameTorch, *kNameExchangeApi, *kNameNn,
+    *kNameParameter;
 
 /* ---- reading arguments */
 
@@ -141,11 +189,29 @@ static PyObject *callMethod(PyObject *object, PyObject *name) {
   return PyObject_CallMethodObjArgs(object, name, NULL);
 }
 
+/* The exchange API table in `capsule` when this file can use it: a "dlpack_exchange_api" capsule of DLPack
+ * major version 1 with both functions read here; else NULL (no error left set). */
+static const DLPackExchangeAPI *exchangeApiOf(PyObject *capsule) {
+  if (!capsule || !PyCapsule_IsValid(capsule, "dlpack_exchange_api"))
+    return NULL;
+  const DLPackExchangeAPI *api = PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
+  if (!api) {
+    PyErr_Clear();
+    return NULL;
+  }
+  if (api->header.major != kDLPackMajor || !api->dltensor_from_py_object_no_sync || !api->current_work_stream)
+    return NULL;
+  return api;
+}
+
 /* Refreshes the torch entries from sys.modules["torch"] when it is not the module last seen. */
 static void refreshTorch(PreparedCall *self, PyObject *torch) {
   Py_CLEAR(self->tensorType);
   Py_CLEAR(self->getDevice);
   Py_CLEAR(self->rawStream);
+  Py_CLEAR(self->exchangeCapsule);
+  Py_CLEAR(self->parameterType);
+  self->exchange = NULL;
   Py_XINCREF(torch);
   Py_XDECREF(self->torch);
   self->torch = torch;
@@ -161,6 +227,23 @@ static void refreshTorch(PreparedCall *self, PyObject *torch) {
     self->tensorType = tensorType;
     self->getDevice = getDevice;
     self->rawStream = rawStream;
+    PyObject *capsule = PyObject_GetAttr(tensorType, kNameExchangeApi); /* a class attribute (dlpack.h) */
+    PyErr_Clear();
+    self->exchange = exchangeApiOf(capsule);
+    if (self->exchange)
+      self->exchangeCapsule = capsule;
+    else
+      Py_XDECREF(capsule);
+    /* torch.nn.Parameter changes none of what the API reads (nor the methods the Python path calls) */
+    PyObject *nn = PyObject_GetAttr(torch, kNameNn);
+    PyObject *parameterType = nn ? PyObject_GetAttr(nn, kNameParameter) : NULL;
+    PyErr_Clear();
+    Py_XDECREF(nn);
+    if (parameterType && PyType_Check(parameterType) &&
+        PyType_IsSubtype((PyTypeObject *)parameterType, (PyTypeObject *)tensorType))
+      self->parameterType = parameterType;
+    else
+      Py_XDECREF(parameterType);
     return;
   }
   Py_XDECREF(tensorType);
@@ -177,6 +260,47 @@ static PyObject *currentTensorType(PreparedCall *self) {
   if (torch != self->torch)
     refreshTorch(self, torch);
   return self->tensorType;
+}
+
+/* torch.Tensor for a tensor of type `type`: the one of the torch module last seen when `type` is it or a
+ * subclass of it (so that sys.modules is not looked at on every call), else the one of sys.modules["torch"]
+ * now (NULL when there is none). */
+static PyObject *tensorTypeFor(PreparedCall *self, PyTypeObject *type) {
+  PyObject *cached = self->tensorType;
+  if (cached && ((PyObject *)type == cached || (PyObject *)type == self->parameterType ||
+                 PyType_IsSubtype(type, (PyTypeObject *)cached)))
+    return cached;
+  return currentTensorType(self);
+}
+
+/* Reads a tensor of exactly torch.Tensor's type (or torch.nn.Parameter's) through the exchange API: no Python
+ * call, no object made.
+ * 1 for a CUDA tensor of at most kMaxRank dims (its device, DLPack dtype, shape, strides and address), else 0
+ * with no error left set (a CPU tensor, a tensor without storage, ...: the Python path reads it and reports). */
+static int readExchangeTensor(PreparedCall *self, PyObject *value, ArgSignature *sig, uint64_t *address) {
+  DLTensor tensor;
+  if (self->exchange->dltensor_from_py_object_no_sync(value, &tensor) != 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  if (tensor.device.device_type != kDLCUDA || tensor.device.device_id < 0 || tensor.ndim < 0 ||
+      tensor.ndim > kMaxRank || (tensor.ndim > 0 && (!tensor.shape || !tensor.strides)))
+    return 0;
+  sig->kind = kExchangeTensor;
+  sig->hasStrides = 1;
+  sig->dtype = NULL;
+  sig->device = tensor.device.device_id;
+  /* torch maps each of its dtypes to its own (code, bits, lanes), so this identifies the dtype as the dtype
+   * object does on the method-read path */
+  sig->dtypeCode = (int64_t)tensor.dtype.code | (int64_t)tensor.dtype.bits << 8 | (int64_t)tensor.dtype.lanes << 16;
+  sig->rank = tensor.ndim;
+  for (int d = 0; d < tensor.ndim; ++d) {
+    sig->shape[d] = tensor.shape[d];
+    sig->strides[d] = tensor.strides[d];
+  }
+  *address = (uint64_t)(uintptr_t)tensor.data + tensor.byte_offset;
+  ++self->exchangeReads;
+  return 1;
 }
 
 /* Reads argument `value` of a tensor param into *sig and its address into *address.  Returns 1, or 0 when the
@@ -211,9 +335,12 @@ static int readTensor(PreparedCall *self, PyObject *value, ArgSignature *sig, ui
     PyErr_Clear();
     return ok;
   }
-  PyObject *tensorType = currentTensorType(self);
+  PyObject *tensorType = tensorTypeFor(self, type);
   if (!tensorType || !PyType_IsSubtype(type, (PyTypeObject *)tensorType))
     return 0;
+  /* another subclass may override what its methods say (or hold no data itself): read through them */
+  if (self->exchange && ((PyObject *)type == tensorType || (PyObject *)type == self->parameterType))
+    return readExchangeTensor(self, value, sig, address);
   sig->kind = kTorchTensor;
   sig->hasStrides = 1;
   PyObject *device = callMethod(value, kNameGetDevice);
@@ -287,7 +414,7 @@ static int readArgs(PreparedCall *self, PyObject *args, ArgSignature *sigs, uint
     addresses[i] = 0;
     if (self->isTensor[i]) {
       ok = readTensor(self, value, &sigs[i], &addresses[i]);
-      if (ok && sigs[i].kind == kTorchTensor && *device < 0)
+      if (ok && (sigs[i].kind == kTorchTensor || sigs[i].kind == kExchangeTensor) && *device < 0)
         *device = sigs[i].device;
     } else {
       ok = readScalar(value, &sigs[i]);
@@ -306,6 +433,10 @@ static int sameArg(const ArgSignature *a, const ArgSignature *b) {
   switch (a->kind) {
   case kTorchTensor:
     if (a->dtype != b->dtype || a->device != b->device)
+      return 0;
+    break;
+  case kExchangeTensor:
+    if (a->dtypeCode != b->dtypeCode || a->device != b->device)
       return 0;
     break;
   case kDevicePtr:
@@ -404,6 +535,8 @@ static int PreparedCall_traverse(PreparedCall *self, visitproc visit, void *arg)
   Py_VISIT(self->tensorType);
   Py_VISIT(self->getDevice);
   Py_VISIT(self->rawStream);
+  Py_VISIT(self->exchangeCapsule);
+  Py_VISIT(self->parameterType);
   for (int s = 0; s < self->numSignatures; ++s)
     Py_VISIT(self->signatures[s].owner);
   Py_VISIT((PyObject *)Py_TYPE((PyObject *)self)); /* heap type */
@@ -418,6 +551,9 @@ static int PreparedCall_clear(PreparedCall *self) {
   Py_CLEAR(self->tensorType);
   Py_CLEAR(self->getDevice);
   Py_CLEAR(self->rawStream);
+  Py_CLEAR(self->exchangeCapsule);
+  Py_CLEAR(self->parameterType);
+  self->exchange = NULL;
   return 0;
 }
 
@@ -456,6 +592,15 @@ static int launchStream(PreparedCall *self, PyObject *stream, int64_t device, vo
   } else if (!deviceIndex) {
     *out = NULL;
     return 1;
+  } else if (self->exchange) { /* torch's current stream of that device, without a Python call */
+    Py_DECREF(deviceIndex);
+    void *current = NULL;
+    if (self->exchange->current_work_stream(kDLCUDA, (int32_t)device, &current) != 0) {
+      PyErr_Clear();
+      return 0;
+    }
+    *out = current;
+    return 1;
   } else {
     handle = PyObject_CallFunctionObjArgs(self->rawStream, deviceIndex, NULL);
     Py_DECREF(deviceIndex);
@@ -472,27 +617,20 @@ static int launchStream(PreparedCall *self, PyObject *stream, int64_t device, vo
   return ok;
 }
 
-/* __call__(args, stream): True when launched here, False when the Python path must take the call. */
-static PyObject *PreparedCall_call(PreparedCall *self, PyObject *callArgs, PyObject *kwargs) {
-  PyObject *args, *stream;
-  if (kwargs || PyTuple_Size(callArgs) != 2) {
-    PyErr_SetString(PyExc_TypeError, "PreparedCall(args, stream)");
-    return NULL;
-  }
-  args = PyTuple_GetItem(callArgs, 0);
-  stream = PyTuple_GetItem(callArgs, 1);
+int preparedCallTryLaunch(PyObject *object, PyObject *args, PyObject *stream) {
+  PreparedCall *self = (PreparedCall *)object;
   if (self->numSignatures == 0)
-    Py_RETURN_FALSE;
+    return 0;
   ArgSignature sigs[kMaxParams];
   uint64_t addresses[kMaxParams];
   int64_t device;
   if (!readArgs(self, args, sigs, addresses, &device))
-    Py_RETURN_FALSE;
+    return 0;
   int found = findSignature(self, sigs);
   releaseDtypes(sigs, self->numParams);
   void *streamHandle = NULL;
   if (found < 0 || !launchStream(self, stream, device, &streamHandle))
-    Py_RETURN_FALSE;
+    return 0;
   moveToFront(self, found);
   Signature *signature = &self->signatures[0];
   PyObject *owner = signature->owner;
@@ -512,10 +650,26 @@ static PyObject *PreparedCall_call(PreparedCall *self, PyObject *callArgs, PyObj
       PyErr_SetObject((PyObject *)Py_TYPE(error), error);
       Py_DECREF(error);
     }
-    return NULL;
+    return -1;
   }
   ++self->launches;
-  Py_RETURN_TRUE;
+  return 1;
+}
+
+/* __call__(args, stream): True when launched here, False when the Python path must take the call. */
+static PyObject *PreparedCall_call(PreparedCall *self, PyObject *callArgs, PyObject *kwargs) {
+  if (kwargs || PyTuple_Size(callArgs) != 2) {
+    PyErr_SetString(PyExc_TypeError, "PreparedCall(args, stream)");
+    return NULL;
+  }
+  int launched = preparedCallTryLaunch((PyObject *)self, PyTuple_GetItem(callArgs, 0), PyTuple_GetItem(callArgs, 1));
+  if (launched < 0)
+    return NULL;
+  return PyBool_FromLong(launched);
+}
+
+int isPreparedCall(PyObject *object) {
+  return PyType_GetSlot(Py_TYPE(object), Py_tp_call) == (void *)PreparedCall_call;
 }
 
 /* remember(args, handle, owner): keeps the signature of `args` (already prepared by the Python path) for the
@@ -564,6 +718,11 @@ static PyObject *PreparedCall_getLaunches(PreparedCall *self, void *closure) {
   return PyLong_FromUnsignedLongLong(self->launches);
 }
 
+static PyObject *PreparedCall_getExchangeReads(PreparedCall *self, void *closure) {
+  (void)closure;
+  return PyLong_FromUnsignedLongLong(self->exchangeReads);
+}
+
 static PyObject *PreparedCall_getSignatures(PreparedCall *self, void *closure) {
   (void)closure;
   return PyLong_FromLong(self->numSignatures);
@@ -579,6 +738,8 @@ static PyMethodDef kPreparedCallMethods[] = {
 static PyGetSetDef kPreparedCallGetters[] = {
     {"launches", (getter)PreparedCall_getLaunches, NULL, "launches made by the native path", NULL},
     {"signatures", (getter)PreparedCall_getSignatures, NULL, "signatures kept", NULL},
+    {"exchange_reads", (getter)PreparedCall_getExchangeReads, NULL,
+     "tensors read through torch.Tensor.__dlpack_c_exchange_api__ (calls and remember() alike)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyType_Slot kPreparedCallSlots[] = {
@@ -608,7 +769,8 @@ static int internNames(void) {
                {&kNameC, "_C"},                 {&kNameCudaGetDevice, "_cuda_getDevice"},
                {&kNameRawStream, "_cuda_getCurrentRawStream"},
                {&kNamePtr, "ptr"},              {&kNameStrides, "strides"},
-               {&kNameTorch, "torch"}};
+               {&kNameTorch, "torch"},          {&kNameExchangeApi, "__dlpack_c_exchange_api__"},
+               {&kNameNn, "nn"},                {&kNameParameter, "Parameter"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     if (!*names[i].slot && !(*names[i].slot = PyUnicode_InternFromString(names[i].text)))
       return -1;
@@ -625,13 +787,15 @@ static int moduleExec(PyObject *module) {
     Py_DECREF(type);
     return -1;
   }
+  if (addKernelCallType(module) < 0)
+    return -1;
   return PyModule_AddIntConstant(module, "RUNTIME_ABI_VERSION", CAKE_RUNTIME_ABI_VERSION);
 }
 
 static PyModuleDef_Slot kModuleSlots[] = {{Py_mod_exec, (void *)moduleExec}, {0, NULL}};
 
 static struct PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_prepared_call",
-                                     "The native hot path of cakeir's prepared launches (PreparedCall).", 0, NULL,
+                                     "The native hot path of cakeir's launches (KernelCall, PreparedCall).", 0, NULL,
                                      kModuleSlots, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__prepared_call(void) { return PyModuleDef_Init(&kModule); }

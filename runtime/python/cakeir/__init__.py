@@ -142,7 +142,7 @@ class Module:
         self.arch: str = _text(lib.cake_module_arch(handle))
         self.kernels: Dict[str, Kernel] = {}
         for index in range(lib.cake_module_num_kernels(handle)):
-            kernel = Kernel(self, lib.cake_module_kernel_at(handle, index))
+            kernel = _kernel_class(lib)(self, lib.cake_module_kernel_at(handle, index))
             self.kernels[kernel.name] = kernel
 
     def __del__(self):
@@ -229,13 +229,14 @@ class Kernel:
         if self._native_call is not None:
             self._native_launches += self._native_call.launches
         self._native_call = None
-        if not enabled:
-            return
-        native = _native.module(getattr(self._lib, "cake_library_path", None))
-        if native is None or len(self._tensor_params) > _NATIVE_MAX_PARAMS:
-            return
-        address = ctypes.cast(self._lib.cake_launch_prepared, ctypes.c_void_p).value
-        self._native_call = native.PreparedCall(address, tuple(self._tensor_params), DevicePtr, error_for)
+        if enabled:
+            native = _native.module(getattr(self._lib, "cake_library_path", None))
+            if native is not None and len(self._tensor_params) <= _NATIVE_MAX_PARAMS:
+                address = ctypes.cast(self._lib.cake_launch_prepared, ctypes.c_void_p).value
+                self._native_call = native.PreparedCall(address, tuple(self._tensor_params), DevicePtr, error_for)
+        bind = getattr(self, "_bind", None)  # a native kernel (_kernel_class): its __call__ is in C
+        if bind is not None:
+            bind(self._native_call, Kernel.__call__, Kernel._call_python)
 
     def launch_counts(self) -> Dict[str, int]:
         """Calls of this kernel so far by the path that took them: "native" (the extension's prepared launch),
@@ -303,8 +304,12 @@ class Kernel:
             native = self._native_call
             if native is not None and native(args, stream):
                 return
-            if self._call_prepared(args, stream):
-                return
+        self._call_python(args, stream, num_sms, kwargs)
+
+    def _call_python(self, args: Tuple[Any, ...], stream: Any, num_sms: Optional[int], kwargs: Dict[str, Any]) -> None:
+        """The paths after the native one: the Python prepared path, else the general path."""
+        if not kwargs and num_sms is None and self._call_prepared(args, stream):
+            return
         self._general_calls += 1
         array, values, options, keepalive = self._prepare(args, kwargs, num_sms)
         options.stream = stream_handle(stream, values)
@@ -413,6 +418,26 @@ class Kernel:
                                           len(err)), err)
         del keepalive
         return LaunchPlan(raw)
+
+
+_native_kernel_classes: Dict[int, Tuple[Any, type]] = {}
+
+
+def _kernel_class(lib: Any) -> type:
+    """The class of the kernels of a module loaded through `lib`: where the native extension loads, a subclass
+    of its KernelCall (a __call__ in C that launches through the kernel's PreparedCall and hands everything else
+    to Kernel.__call__ / Kernel._call_python) and of Kernel; else Kernel."""
+    native = _native.module(getattr(lib, "cake_library_path", None))
+    base = getattr(native, "KernelCall", None)
+    if base is None:
+        return Kernel
+    cached = _native_kernel_classes.get(id(native))
+    if cached is not None and cached[0] is native:
+        return cached[1]
+    cls = type("Kernel", (base, Kernel), {"__module__": __name__, "__doc__": Kernel.__doc__,
+                                          "__qualname__": "Kernel"})
+    _native_kernel_classes[id(native)] = (native, cls)
+    return cls
 
 
 _MAX_PREPARED = 64  # prepared launches kept per kernel (distinct shape signatures); all dropped when full
