@@ -7,15 +7,14 @@
 // K % 8 == 0 (TMA needs 16-byte row strides) and N even (the accumulator is stored as bf16 pairs).
 //
 // Schedule
-//   grid     (cdiv(N, BN), cdiv(M, BM)) blocks of 128 + 128 * (BM / 64) threads; block (x, y) computes
+//   grid     (cdiv(N, BN), cdiv(M, BM)) blocks of 128 * (BM / 64) + 32 threads; block (x, y) computes
 //            C[y*BM +: BM, x*BN +: BN].  block.x (N) varies fastest: the blocks of a wave share a few row
 //            panels of A and stream B (for decode shapes A is a few rows and B is the whole traffic).
-//   roles    load = warpgroup 0: one elected thread issues the TMA copies of A [BM, BK] and B [BN, BK] per
-//            k-tile into an S-stage ring; math[BM / 64] = warpgroups 1..: instance i computes rows
-//            64*i +: 64 of the tile with wgmma m64nBNk16 into a 64 x BN f32 accumulator.  No regs(..)
-//            budgets: setmaxnreg would pin one block per SM, and the small tiles need few registers
-//            (ptxas 13.0: 42 at 64 x 32, 90 at 128 x 128, 154 at 128 x 256), so two or more blocks share an
-//            SM where shared memory allows.
+//   roles    math[BM / 64] = warpgroups 0..: instance i computes rows 64*i +: 64 of the tile with wgmma
+//            m64nBNk16 into a 64 x BN f32 accumulator; load = the one warp after them: an elected lane
+//            issues the TMA copies of A [BM, BK] and B [BN, BK] per k-tile into an S-stage ring.  No regs(..)
+//            budgets (setmaxnreg would pin one block per SM) and a producer of one warp, not a warpgroup:
+//            the small tiles need few registers, so several blocks share an SM where shared memory allows.
 //   barriers full[s]  (1 arrival): the producer's arrive.expect_tx((BM + BN) * BK * 2 bytes).
 //            empty[s] (4 arrivals per consumer warpgroup): an elected lane of every consumer warp, once the
 //                     wgmma group that read stage s has completed.  k-tile k uses stage k % S in round
@@ -33,7 +32,7 @@ kernel gemm_nt_wgmma_tile<BM = 128, BN = 128, BK = 64, S = 4>(
     C: bf16[M, N] align(16))
   requires(K % 8 == 0, N % 2 == 0, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0, BN <= 256,
            S >= 2)
-  grid(cdiv(N, BN), cdiv(M, BM)) threads(128 + 128 * (BM / 64))
+  grid(cdiv(N, BN), cdiv(M, BM)) threads(128 * (BM / 64) + 32)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
   shared b: bf16[S][BN, BK] swizzle(128B) align(1024);
@@ -51,21 +50,19 @@ kernel gemm_nt_wgmma_tile<BM = 128, BN = 128, BK = 64, S = 4>(
   let m0 = i32(block.y) * BM;
   let k_tiles = cdiv(K, BK);
 
-  role load = warpgroup(0) {
-    if load.warp == 0 {
-      elect {
-        for k in 0..k_tiles {
-          let s = k % S;
-          wait empty[s] parity(((k / S) & 1) ^ 1);
-          arrive full[s] expect_tx((BM + BN) * BK * 2);
-          tma.load a[s] <- A[m0, k * BK] signal(full[s]);
-          tma.load b[s] <- B[n0, k * BK] signal(full[s]);
-        }
+  role load = warp(2 * (BM / 32)) {
+    elect {
+      for k in 0..k_tiles {
+        let s = k % S;
+        wait empty[s] parity(((k / S) & 1) ^ 1);
+        arrive full[s] expect_tx((BM + BN) * BK * 2);
+        tma.load a[s] <- A[m0, k * BK] signal(full[s]);
+        tma.load b[s] <- B[n0, k * BK] signal(full[s]);
       }
     }
   }
 
-  role math[BM / 64] = warpgroups(1..1 + BM / 64) {
+  role math[BM / 64] = warpgroups(0..BM / 64) {
     var acc: frag<wgmma_acc, f32, 64, BN, 16> = 0.0;
     for k in 0..k_tiles {
       let s = k % S;
