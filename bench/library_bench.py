@@ -17,7 +17,9 @@ K-heavy and K-light, odd N and K):
     so host time is excluded), and wall time per call of 200 back-to-back calls after a synchronize (host dispatch
     and launch included: what a caller sees for small shapes);
   - with --all-variants, every variant that accepts the shape, launched directly, checked like the library's
-    choice (a wrong variant's time is infinite) and timed (once only when it is more than SLOW_VARIANT x torch):
+    choice (a wrong variant's time is infinite) and timed (once only when it is more than SLOW_VARIANT x torch; not
+    run at all when its best throughput on earlier shapes puts it above SKIP_VARIANT x torch - its time is then that
+    lower bound and its check null):
     DIR/times.json, the training data of `python -m cakeir.generalize CANDIDATES --times DIR/times.json`.
 Writes DIR/library_bench.json (every record, the device, the command) and prints one line per shape and the
 geometric means (torch / library: > 1 means the library is faster)."""
@@ -103,6 +105,7 @@ def wall_us(fn, calls=200):
 
 
 SLOW_VARIANT = 6.0   # --all-variants: a variant whose first run takes > this x torch's time is not timed further
+SKIP_VARIANT = 24.0  # ... and one whose best throughput so far puts it above this x torch's time is not run at all
 
 
 def variant_record(kernel, a, b, c, ref, torch_ms):
@@ -145,10 +148,12 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     started = time.perf_counter()
+    args.device = measure.device_info()
     lib = cakeir.load_library(args.library)
     gen = measure.generator(args.seed)
     machine = load_machine("h200")
     records, times, variant_checks = [], {}, {}
+    rates = {}   # variant -> the most flops per ms it has reached so far (the shapes run from small to large)
     shapes = gemm_shapes()[: args.limit or None]
     num_sms = torch.cuda.get_device_properties(0).multi_processor_count
     skipped = []
@@ -188,11 +193,21 @@ def main():
                 except cakeir.CakeError:
                     times.setdefault(name, {})[key] = math.inf
                     continue
+                flops = 2.0 * m * n * k
+                if name in rates and flops / rates[name] > SKIP_VARIANT * rec["torch"]["ms"]:
+                    # not run (the SIMT fallback on a large shape would take seconds): its time at its best rate
+                    # so far, a lower bound that keeps it out of any table; unchecked
+                    times.setdefault(name, {})[key] = flops / rates[name]
+                    variant_checks.setdefault(name, {})[key] = None
+                    rec["variants"][name] = {"ms": flops / rates[name], "ok": None, "not_run": True}
+                    continue
                 vr = variant_record(kernel, a, b, c, ref, rec["torch"]["ms"])
                 times.setdefault(name, {})[key] = vr["ms"]
                 variant_checks.setdefault(name, {})[key] = vr["check"]["ok"]
                 rec["variants"][name] = {"ms": vr["ms"], "ok": vr["check"]["ok"],
                                          "timed_once": vr.get("timed_once", False)}
+                if vr["check"]["ok"] and vr["ms"] > 0:
+                    rates[name] = max(rates.get(name, 0.0), flops / vr["ms"])
         if "library" in rec:
             rec["speedup_gpu"] = rec["torch"]["ms"] / rec["library"]["ms"]
             rec["speedup_wall"] = rec["torch_wall_us"] / rec["library_wall_us"]
@@ -212,7 +227,7 @@ def write_files(args, lib, records, skipped, times, variant_checks, shapes):
     """library_bench.json (and times.json with --all-variants) as they stand: rewritten after every shape."""
     summary = summarize(records)
     summary["not_run_budget"] = skipped
-    doc = {"command": " ".join(sys.argv), "device": measure.device_info(), "library": lib.name,
+    doc = {"command": " ".join(sys.argv), "device": args.device, "library": lib.name,
            "entries": lib.entries, "summary": summary, "records": records}
     with open(os.path.join(args.out, "library_bench.json"), "w") as f:
         f.write(measure.dumps(doc))

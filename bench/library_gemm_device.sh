@@ -3,7 +3,7 @@
 # of bench/library_bench.py, with every variant timed and checked (--all-variants: times.json, the input of
 # `python -m cakeir.generalize kernels/gemm/candidates_bf16_sm90.json --times times.json`).
 # Needs bench/out/libbench from bench/library_gemm_stage.sh (carried from the development machine).
-# Usage: bash bench/library_gemm_device.sh OUTDIR   Env: BUDGET_S (default 400: no new shape starts after it).
+# Usage: bash bench/library_gemm_device.sh OUTDIR   Env: BUDGET_S (default 380: no new shape starts after it).
 # Writes OUTDIR/library_bench.json, OUTDIR/times.json (rewritten after every shape), OUTDIR/smi.txt, OUTDIR/log.txt.
 set -eu -o pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,4 +14,4 @@ nvidia-smi > "$out/smi.txt" 2>&1 || true
 export CAKE_RUNTIME_LIB=$stage/libcake_runtime.so
 cd "$repo"
 python3 bench/library_bench.py --library "$stage/libraries/gemm_bf16_sm90" --out "$out" --all-variants \
-    --budget-s "${BUDGET_S:-400}" 2>&1 | tee "$out/log.txt"
+    --budget-s "${BUDGET_S:-380}" 2>&1 | tee "$out/log.txt"
