@@ -17,7 +17,8 @@ K-heavy and K-light, odd N and K):
     so host time is excluded), and wall time per call of 200 back-to-back calls after a synchronize (host dispatch
     and launch included: what a caller sees for small shapes);
   - with --all-variants, every variant that accepts the shape, launched directly, checked like the library's
-    choice (a wrong variant's time is infinite) and timed (once only when it is more than SLOW_VARIANT x torch; not
+    choice (a wrong variant's time is infinite) and timed (median of 10-400 runs, about VARIANT_S seconds; once
+    only when it is more than SLOW_VARIANT x torch; not
     run at all when its best throughput on earlier shapes puts it above SKIP_VARIANT x torch - its time is then that
     lower bound and its check null):
     DIR/times.json, the training data of `python -m cakeir.generalize CANDIDATES --times DIR/times.json`.
@@ -104,8 +105,9 @@ def wall_us(fn, calls=200):
     return (time.perf_counter() - t0) / calls * 1e6
 
 
-SLOW_VARIANT = 6.0   # --all-variants: a variant whose first run takes > this x torch's time is not timed further
+SLOW_VARIANT = 3.0   # --all-variants: a variant whose first run takes > this x torch's time is not timed further
 SKIP_VARIANT = 24.0  # ... and one whose best throughput so far puts it above this x torch's time is not run at all
+VARIANT_S = 0.25     # ... the others are timed over about this many seconds of runs (10 to 400 runs)
 
 
 def variant_record(kernel, a, b, c, ref, torch_ms):
@@ -121,7 +123,8 @@ def variant_record(kernel, a, b, c, ref, torch_ms):
     first = once_ms(lambda: kernel(a, b, c))
     if first > SLOW_VARIANT * torch_ms:
         return {"ms": first, "check": check, "timed_once": True}
-    return {"ms": timed(lambda: kernel(a, b, c))["ms"], "check": check}
+    iters = max(10, min(400, int(VARIANT_S / max(first / 1e3, 1e-6))))
+    return {"ms": measure.time_runs([lambda: kernel(a, b, c)], iters=iters)["ms"], "check": check}
 
 
 def summarize(records):
