@@ -1,7 +1,8 @@
 // gemm_nt_wgmma_tile: C = A * B^T (bf16 in, f32 accumulation, bf16 out) for sm_90a, one output tile per block
 // with the tile size a compile-time choice: the bf16 GEMM library's kernel for the shapes the persistent
 // 256-wide kernel serves badly - decode / skinny M (BM = 64: one consumer warpgroup, M <= 64 wastes no
-// wgmma rows), small problems (BM x BN = 128 x 64 or 64 x 128: enough blocks for a wave) and K-light shapes
+// wgmma rows; deep rings keep B streaming), small problems (64 x 64 .. 128 x 128: enough blocks for a wave),
+// K-heavy shapes with few output tiles (small tiles: more SMs share the long K loop) and K-light shapes
 // (S = 2..3: a short pipeline fills quickly).
 // A[M, K] row-major, B[N, K] row-major (K-major, "B^T"), C[M, N] row-major.  Any M, N (ragged edges) with
 // K % 8 == 0 (TMA needs 16-byte row strides) and N even (the accumulator is stored as bf16 pairs).
