@@ -34,6 +34,10 @@ def test_dispatch_by_shape_and_fallback(lib, built):
     assert library.variant_name(M=1, N=1) == "any"
     assert library.select(M=100, N=12) is library.variants["v4"]
     assert library.entry(M=8192, N=7) == 2
+    cubin = library.variant_cubin("v4")                        # the variant's cubin in the folder, with its manifest
+    assert cubin == os.path.join(os.path.abspath(built), "v4.cubin")
+    assert os.path.isfile(cubin) and os.path.isfile(cubin + ".json")
+    assert library.ct_params("v4")["V"] == 4
     with pytest.raises(cake.CakeArgumentError, match="no value for shape variable N"):
         library.entry(M=3)
     with pytest.raises(cake.CakeArgumentError, match="has no shape variable K"):

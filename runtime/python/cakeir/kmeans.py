@@ -66,12 +66,26 @@ class Kernels:
             self._modules[name] = load_library(path) if os.path.isfile(os.path.join(path, "library.json")) else None
         return self._modules[name]
 
+    def _library_module(self, library, variant):
+        """(kernels by name, ct_params by kernel name) of every kernel in one library variant's cubin: the
+        table picks the variant by its dispatched kernel (knn_topk), whose siblings (row_norms, knn_merge) were
+        compiled with the same parameters."""
+        key = (library.name, variant)
+        if key not in self._modules:
+            path = library.variant_cubin(variant)
+            with open(path + ".json", encoding="utf-8") as f:
+                manifest = json.load(f)
+            ct = {kernel["name"]: kernel.get("ct_params", {}) for kernel in manifest.get("kernels", [])}
+            self._modules[key] = (load(path).kernels, ct)
+        return self._modules[key]
+
     # ------------------------------------------------------------------------------------- assignment
-    def assign(self, x, c, c_sq=None, labels=None, mind=None):
+    def assign(self, x, c, c_sq=None, labels=None, mind=None, variant=None):
         """(labels i32 [B, N], mind f32 [B, N]): the nearest centroid of every point, ties to the smaller
         index, and ||c||^2 - 2 <x, c> of it (the squared distance without ||x||^2).  c_sq: ||c||^2 f32 [B, K]
         if the caller has it.  With a library folder kmeans_assign_<dtype>/ (kernels/kmeans/
-        library_assign_bf16.json) its dispatch table picks the variant (by D, and the device's arch)."""
+        library_assign_bf16.json) its dispatch table picks the variant (by shape, and the device's arch);
+        variant: one of the library's variants by name instead (the table bypassed: for measuring them)."""
         (x, squeeze), (c, _) = _batched(x, 3), _batched(c, 3)
         b, n, d = x.shape
         k = c.shape[1]
@@ -81,9 +95,20 @@ class Kernels:
             if not library.target:
                 major, minor = torch.cuda.get_device_capability(x.device)
                 library.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
-            kernel = library.select(B=b, N=n, K=k, D=d)
-            bn = int(library.ct_params(library.variant_name(B=b, N=n, K=k, D=d))["BN"])
+            if variant is None:
+                variant = library.variant_name(B=b, N=n, K=k, D=d)
+            elif variant not in library.variants:
+                raise ValueError("cakeir.kmeans.assign: library %s has no variant %r (variants: %s)"
+                                 % (library.name, variant, ", ".join(library.variants)))
+            kernel = library.variants[variant]
+            key = (library.name, variant, "BN")
+            if key not in self._modules:                   # the manifest is read once per variant
+                self._modules[key] = int(library.ct_params(variant)["BN"])
+            bn = self._modules[key]
         else:
+            if variant is not None:
+                raise ValueError("cakeir.kmeans.assign: variant %r needs a library folder kmeans_assign_<dtype>/"
+                                 % (variant,))
             if x.device.type != "cuda" or torch.cuda.get_device_capability(x.device)[0] >= 9:
                 kernels, ct = self._module("kmeans_assign_sm90", x.dtype, d)
                 name = "kmeans_assign"
@@ -139,12 +164,26 @@ class Kernels:
         the k largest inner products (dist holds the inner products, descending).  k is at most the kernel's
         KK (10, 16, 32 or 64 in the builds of bench/kmeans_build.sh); rows past M come back as (+inf, -1) when M < k.  splits: how many
         pieces the corpus is cut into (default: about one work unit per cluster of two SMs when Q is small).
-        variant: a suffix of the cubin name (another build of knn_sm90); by default the first of the builds
-        "", "_k16", "_k32", "_k64" (KK = 10, 16, 32, 64) that holds k."""
+        With a library folder knn_<dtype>/ (kernels/kmeans/library_knn_bf16.json) its dispatch table picks the
+        variant (by B, Q, M, D and k; row_norms and knn_merge come from the chosen variant's cubin), and
+        `variant` names one of the library's variants instead (the table bypassed).  Without one, variant: a
+        suffix of the cubin name (another build of knn_sm90); by default the first of the builds "", "_k16",
+        "_k32", "_k64" (KK = 10, 16, 32, 64) that holds k."""
         (x, squeeze), (c, _) = _batched(queries, 3), _batched(corpus, 3)
         b, n, d = x.shape
         m = c.shape[1]
-        if variant is None or variant == "":
+        library = self._library("knn", x.dtype)
+        if library is not None:
+            if not library.target:
+                major, minor = torch.cuda.get_device_capability(x.device)
+                library.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
+            if variant is None or variant == "":
+                variant = library.variant_name(B=b, N=n, K=m, D=d, k=k)
+            elif variant not in library.variants:
+                raise ValueError("cakeir.kmeans.knn: library %s has no variant %r (variants: %s)"
+                                 % (library.name, variant, ", ".join(library.variants)))
+            kernels, ct = self._library_module(library, variant)
+        elif variant is None or variant == "":
             variant = None
             for candidate in ("", "_k16", "_k32", "_k64"):
                 name = "knn_sm90_%s_d%d%s.cubin" % (_TYPE_NAMES.get(x.dtype, "?"), d, candidate)
@@ -156,7 +195,9 @@ class Kernels:
             if variant is None:
                 raise ValueError("cakeir.kmeans.knn: k = %d: no knn_sm90 build for D = %d, %s holds it (KK = 10, "
                                  "16, 32, 64 are built; k <= 64)" % (k, d, x.dtype))
-        kernels, ct = self._module("knn_sm90", x.dtype, d, variant)
+            kernels, ct = self._module("knn_sm90", x.dtype, d, variant)
+        else:
+            kernels, ct = self._module("knn_sm90", x.dtype, d, variant)
         kk, bn = int(ct["knn_topk"]["KK"]), int(ct["knn_topk"]["BN"])
         lists_per_split = 1 if int(ct["knn_topk"].get("QL", 0)) == 1 else 4   # QL = 1: one list per row, quad-wide
         if not 1 <= k <= kk:

@@ -118,6 +118,12 @@ class Library:
                 return dict(kernel.get("ct_params", {}))
         return {}
 
+    def variant_cubin(self, variant: str) -> str:
+        """The path of a variant's cubin in the library folder (its manifest is the same path + ".json"): for
+        callers that also launch the other kernels the variant's source file compiled with its parameters."""
+        manifest = self._variant_docs[variant]["manifest"]
+        return os.path.join(self._folder, manifest[:-len(".json")] if manifest.endswith(".json") else manifest)
+
     # ------------------------------------------------------------------------------------------ target
     def set_arch(self, arch: Optional[str] = None) -> None:
         """Fixes the target whose entries are considered: "sm_90a", or None for the current CUDA device.
