@@ -20,7 +20,7 @@ K-heavy and K-light, odd N and K):
     choice (a wrong variant's time is infinite) and timed (median of 10-400 runs, about VARIANT_S seconds; once
     only when it is more than SLOW_VARIANT x torch; not
     run at all when its best throughput on earlier shapes puts it above SKIP_VARIANT x torch - its time is then that
-    lower bound and its check null):
+    lower bound and its check null; only runs longer than SKIP_MIN_MS are skipped):
     DIR/times.json, the training data of `python -m cakeir.generalize CANDIDATES --times DIR/times.json`.
 Writes DIR/library_bench.json (every record, the device, the command) and prints one line per shape and the
 geometric means (torch / library: > 1 means the library is faster)."""
@@ -106,7 +106,9 @@ def wall_us(fn, calls=200):
 
 
 SLOW_VARIANT = 3.0   # --all-variants: a variant whose first run takes > this x torch's time is not timed further
-SKIP_VARIANT = 24.0  # ... and one whose best throughput so far puts it above this x torch's time is not run at all
+SKIP_VARIANT = 24.0  # ... and one whose best throughput so far puts it above this x torch's time and above
+SKIP_MIN_MS = 20.0   # this many ms is not run at all (the rate comes from other kinds of shapes: only long runs
+                     # are worth skipping on its word)
 VARIANT_S = 0.25     # ... the others are timed over about this many seconds of runs (10 to 400 runs)
 
 
@@ -197,7 +199,7 @@ def main():
                     times.setdefault(name, {})[key] = math.inf
                     continue
                 flops = 2.0 * m * n * k
-                if name in rates and flops / rates[name] > SKIP_VARIANT * rec["torch"]["ms"]:
+                if name in rates and flops / rates[name] > max(SKIP_VARIANT * rec["torch"]["ms"], SKIP_MIN_MS):
                     # not run (the SIMT fallback on a large shape would take seconds): its time at its best rate
                     # so far, a lower bound that keeps it out of any table; unchecked
                     times.setdefault(name, {})[key] = flops / rates[name]
