@@ -16,8 +16,12 @@ K-heavy and K-light, odd N and K):
     torch.matmul(a, b.t(), out=c): GPU time by events (median, bench/measure.py time_runs, which holds the stream
     so host time is excluded), and wall time per call of 200 back-to-back calls after a synchronize (host dispatch
     and launch included: what a caller sees for small shapes);
-  - with --all-variants, every variant that accepts the shape, launched directly: the training data of
-    `python -m cakeir.generalize --times DIR/times.json`.
+  - with --all-variants, every variant that accepts the shape, launched directly, checked like the library's
+    choice (a wrong variant's time is infinite) and timed (median of 10-400 runs, about VARIANT_S seconds; once
+    only when it is more than SLOW_VARIANT x torch; not
+    run at all when its best throughput on earlier shapes puts it above SKIP_VARIANT x torch - its time is then that
+    lower bound and its check null; only runs longer than SKIP_MIN_MS are skipped):
+    DIR/times.json, the training data of `python -m cakeir.generalize CANDIDATES --times DIR/times.json`.
 Writes DIR/library_bench.json (every record, the device, the command) and prints one line per shape and the
 geometric means (torch / library: > 1 means the library is faster)."""
 
@@ -50,6 +54,11 @@ def gemm_shapes():
     shapes += [(1024, 1024, 65536), (256, 256, 131072), (128, 4096, 32768)]   # K-heavy
     shapes += [(16384, 16384, 64), (8192, 8192, 128), (4096, 16384, 256)]    # K-light
     shapes += [(1023, 1025, 1027), (333, 777, 999), (4097, 4097, 4097), (100, 10000, 7), (7, 7, 7)]  # odd
+    shapes += [(128, 128, 128), (384, 384, 384), (1536, 1536, 1536)]                          # small squares
+    shapes += [(8, 4096, 4096), (32, 11008, 4096), (1, 14336, 4096), (16, 14336, 4096)]      # decode
+    shapes += [(2048, 2048, 16384)]                                                           # K-heavy
+    shapes += [(2048, 2048, 64), (4096, 4096, 128)]                                           # K-light
+    shapes += [(4095, 4096, 4096), (1, 4097, 4096), (2047, 2049, 2051), (64, 4096, 4100)]    # odd M, N, K
     seen, out = set(), []
     for s in shapes:
         if s not in seen:
@@ -96,6 +105,41 @@ def wall_us(fn, calls=200):
     return (time.perf_counter() - t0) / calls * 1e6
 
 
+SLOW_VARIANT = 3.0   # --all-variants: a variant whose first run takes > this x torch's time is not timed further
+SKIP_VARIANT = 24.0  # ... and one whose best throughput so far puts it above this x torch's time and above
+SKIP_MIN_MS = 20.0   # this many ms is not run at all (the rate comes from other kinds of shapes: only long runs
+                     # are worth skipping on its word)
+VARIANT_S = 0.25     # ... the others are timed over about this many seconds of runs (10 to 400 runs)
+
+
+def variant_record(kernel, a, b, c, ref, torch_ms):
+    """One variant at one shape: its own correctness (C poisoned, compared with ref) and its GPU time; a wrong
+    variant's time is infinite (the generalization must never choose it), a variant far slower than torch is
+    timed once (it will not be chosen either)."""
+    c.fill_(float("nan"))
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    check = compare_torch(c, ref, tolerance=2e-2).to_json()
+    if not check["ok"]:
+        return {"ms": math.inf, "check": check}
+    first = once_ms(lambda: kernel(a, b, c))
+    if first > SLOW_VARIANT * torch_ms:
+        return {"ms": first, "check": check, "timed_once": True}
+    iters = max(10, min(400, int(VARIANT_S / max(first / 1e3, 1e-6))))
+    return {"ms": measure.time_runs([lambda: kernel(a, b, c)], iters=iters)["ms"], "check": check}
+
+
+def summarize(records):
+    ok = [r for r in records if "speedup_gpu" in r]
+    geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")  # noqa: E731
+    return {"shapes": len(records), "refused": len(records) - len(ok),
+            "incorrect": sum(1 for r in ok if not r["check"]["ok"] or not r["inputs_untouched"]),
+            "below_floor": sum(1 for r in ok if r.get("below_floor")),
+            "geomean_torch_over_library_gpu": geo([r["speedup_gpu"] for r in ok]),
+            "geomean_torch_over_library_wall": geo([r["speedup_wall"] for r in ok]),
+            "min_torch_over_library_gpu": min((r["speedup_gpu"] for r in ok), default=float("nan"))}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--library", required=True)
@@ -103,29 +147,39 @@ def main():
     ap.add_argument("--all-variants", action="store_true")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--limit", type=int, default=0, help="only the first N shapes (smoke runs)")
+    ap.add_argument("--budget-s", type=float, default=0.0,
+                    help="start no new shape after this many seconds (0: no limit); the files are rewritten after "
+                         "every shape, so a run cut short still leaves every finished shape")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    started = time.perf_counter()
+    args.device = measure.device_info()
     lib = cakeir.load_library(args.library)
     gen = measure.generator(args.seed)
     machine = load_machine("h200")
-    records, times = [], {}
+    records, times, variant_checks = [], {}, {}
+    rates = {}   # variant -> the most flops per ms it has reached so far (the shapes run from small to large)
     shapes = gemm_shapes()[: args.limit or None]
+    num_sms = torch.cuda.get_device_properties(0).multi_processor_count
+    skipped = []
     for m, n, k in shapes:
+        if args.budget_s and time.perf_counter() - started > args.budget_s:
+            skipped.append([m, n, k])
+            continue
         values = {"M": m, "N": n, "K": k}
         key = ",".join("%s=%d" % (name, values[name]) for name in lib.shape_vars)   # generalize.shape_key
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
         b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         copies = (a.clone(), b.clone())
+        ref = torch.matmul(a.double(), b.double().t()) if m * n * k <= (1 << 33) else \
+            torch.matmul(a.float(), b.float().t())
         rec = {"M": m, "N": n, "K": k, "variant": None}
         try:
             rec["variant"] = lib.variant_name(M=m, N=n, K=k)
             lib(a, b, c)
             torch.cuda.synchronize()
-            ref = torch.matmul(a.double(), b.double().t()) if m * n * k <= (1 << 33) else \
-                torch.matmul(a.float(), b.float().t())
             rec["check"] = compare_torch(c, ref, tolerance=2e-2).to_json()
-            del ref
             rec["inputs_untouched"] = bit_equal_torch(a, copies[0]) and bit_equal_torch(b, copies[1])
             rec["library"] = timed(lambda: lib(a, b, c))
             rec["floor_ms"] = floor(gemm_work(m, n, k), machine).ms
@@ -137,13 +191,28 @@ def main():
         rec["torch"] = measure.time_runs([lambda: torch.matmul(a, b.t(), out=out)])
         rec["torch_wall_us"] = wall_us(lambda: torch.matmul(a, b.t(), out=out))
         if args.all_variants:
+            rec["variants"] = {}
             for name, kernel in lib.variants.items():
                 try:
-                    kernel.plan(a, b, c, num_sms=torch.cuda.get_device_properties(0).multi_processor_count)
+                    kernel.plan(a, b, c, num_sms=num_sms)
                 except cakeir.CakeError:
                     times.setdefault(name, {})[key] = math.inf
                     continue
-                times.setdefault(name, {})[key] = timed(lambda: kernel(a, b, c))["ms"]
+                flops = 2.0 * m * n * k
+                if name in rates and flops / rates[name] > max(SKIP_VARIANT * rec["torch"]["ms"], SKIP_MIN_MS):
+                    # not run (the SIMT fallback on a large shape would take seconds): its time at its best rate
+                    # so far, a lower bound that keeps it out of any table; unchecked
+                    times.setdefault(name, {})[key] = flops / rates[name]
+                    variant_checks.setdefault(name, {})[key] = None
+                    rec["variants"][name] = {"ms": flops / rates[name], "ok": None, "not_run": True}
+                    continue
+                vr = variant_record(kernel, a, b, c, ref, rec["torch"]["ms"])
+                times.setdefault(name, {})[key] = vr["ms"]
+                variant_checks.setdefault(name, {})[key] = vr["check"]["ok"]
+                rec["variants"][name] = {"ms": vr["ms"], "ok": vr["check"]["ok"],
+                                         "timed_once": vr.get("timed_once", False)}
+                if vr["check"]["ok"] and vr["ms"] > 0:
+                    rates[name] = max(rates.get(name, 0.0), flops / vr["ms"])
         if "library" in rec:
             rec["speedup_gpu"] = rec["torch"]["ms"] / rec["library"]["ms"]
             rec["speedup_wall"] = rec["torch_wall_us"] / rec["library_wall_us"]
@@ -152,24 +221,26 @@ def main():
             m, n, k, rec["variant"], "ok " if rec.get("check", {}).get("ok") else "BAD",
             rec.get("library", {}).get("ms", float("nan")), rec.get("library_wall_us", float("nan")),
             rec["torch"]["ms"], rec["torch_wall_us"], rec.get("speedup_gpu", float("nan"))), flush=True)
-        del a, b, c, out, copies
+        del a, b, c, out, copies, ref
         torch.cuda.empty_cache()
-    ok = [r for r in records if "speedup_gpu" in r]
-    geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")  # noqa: E731
-    summary = {"shapes": len(records), "refused": len(records) - len(ok),
-               "incorrect": sum(1 for r in ok if not r["check"]["ok"] or not r["inputs_untouched"]),
-               "below_floor": sum(1 for r in ok if r.get("below_floor")),
-               "geomean_torch_over_library_gpu": geo([r["speedup_gpu"] for r in ok]),
-               "geomean_torch_over_library_wall": geo([r["speedup_wall"] for r in ok]),
-               "min_torch_over_library_gpu": min((r["speedup_gpu"] for r in ok), default=float("nan"))}
+        write_files(args, lib, records, skipped, times, variant_checks, shapes)
+    summary = write_files(args, lib, records, skipped, times, variant_checks, shapes)
     print(json.dumps(summary, indent=1))
-    doc = {"command": " ".join(sys.argv), "device": measure.device_info(), "library": lib.name,
+
+
+def write_files(args, lib, records, skipped, times, variant_checks, shapes):
+    """library_bench.json (and times.json with --all-variants) as they stand: rewritten after every shape."""
+    summary = summarize(records)
+    summary["not_run_budget"] = skipped
+    doc = {"command": " ".join(sys.argv), "device": args.device, "library": lib.name,
            "entries": lib.entries, "summary": summary, "records": records}
     with open(os.path.join(args.out, "library_bench.json"), "w") as f:
         f.write(measure.dumps(doc))
     if args.all_variants:
+        done = [{"M": r["M"], "N": r["N"], "K": r["K"]} for r in records]
         with open(os.path.join(args.out, "times.json"), "w") as f:
-            json.dump({"times": times, "shapes": [{"M": m, "N": n, "K": k} for m, n, k in shapes]}, f)
+            json.dump({"times": times, "checks": variant_checks, "shapes": done}, f)
+    return summary
 
 
 if __name__ == "__main__":

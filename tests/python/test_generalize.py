@@ -82,3 +82,18 @@ def test_end_to_end_spec_is_proven_by_cakec(tmp_path, cakec):
     result = subprocess.run([cakec, "library", "build", str(tmp_path / "spec.json"), "-o", str(tmp_path / "lib")],
                             capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_refused_shape_costs_the_fallback_and_an_all_refused_leaf_is_the_fallback():
+    fits, odd = "M=64,N=8", "M=64,N=3"
+    times = {"v8": {fits: 2.0, odd: gen.INFEASIBLE}, "any": {fits: 10.0, odd: 10.0}}
+    best = {fits: 2.0, odd: 10.0}
+    # v8's guard refuses N = 3, which falls through to the fallback: regret log(10 / 10) there, not 1e6.
+    assert gen.regret(times, "v8", [fits, odd], best, "any") == pytest.approx(0.0)
+    assert gen.regret(times, "v8", [fits, odd], best) >= 1e6
+    # A leaf holding only shapes v8 refuses goes to the fallback even though v8 ties with it: a v8 entry
+    # there would have a guard no shape passes (E0857).
+    assert gen.best_variant(times, ["v8", "any"], [odd], best, "any") == ("any", pytest.approx(0.0))
+    # Over both shapes v8 has no regret (N = 3 reaches the fallback through v8's guard): one leaf, no split.
+    leaves = gen.fit_tree([{"M": 64, "N": 8}, {"M": 64, "N": 3}], NAMES, times, ["v8", "any"], 4, "any")
+    assert [(leaf.variant, leaf.path) for leaf in leaves] == [("v8", [])]

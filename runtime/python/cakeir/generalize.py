@@ -1,6 +1,6 @@
 """From per-shape timings to a dispatch table: the generalization step of a kernel library (docs/library.md).
 
-    python -m cakeir.generalize CANDIDATES.json --train train.json -o spec.json
+    python -m cakeir.generalize CANDIDATES.json [--train train.json] -o spec.json
            [--times times.json | --estimate] [--max-leaves 6] [--prune 1.25] [--report report.txt]
 
 CANDIDATES.json is a library spec (format cake-library-spec) whose "dispatch" is replaced by
@@ -19,7 +19,8 @@ CANDIDATES.json is a library spec (format cake-library-spec) whose "dispatch" is
 4. validation (with --validate shapes.json, sets never used to choose: "held_out", "boundary", "tail"): the
    geometric mean and worst of chosen/best per set, and every shape where the table's choice is infeasible.
 
-Shape files are JSON lists of objects ({"M": 4096, "N": 4096, "K": 4096}) or {"sets": {name: [...]}}.
+Shape files are JSON lists of objects ({"M": 4096, "N": 4096, "K": 4096}), {"sets": {name: [...]}}, or a file
+with a "shapes" list such as times.json itself, which is the default training set when --train is not given.
 """
 
 from __future__ import annotations
@@ -81,10 +82,17 @@ def candidate_splits(shapes: Sequence[Shape], names: Sequence[str]) -> List[Cond
 
 
 # ---------------------------------------------------------------------------------------------- the tree
-def regret(times: Dict[str, Dict[str, float]], variant: str, keys: Sequence[str], best: Dict[str, float]) -> float:
+def regret(times: Dict[str, Dict[str, float]], variant: str, keys: Sequence[str], best: Dict[str, float],
+           fallback: Optional[str] = None) -> float:
+    """Summed log(chosen / best) of the shapes `keys` when `variant` serves them.  A shape the variant refuses
+    fails the entry's guard (the guard carries the variant's `requires`) and, the leaves being disjoint, falls
+    through to the fallback: with `fallback` given it costs the fallback's time there, else (or where the
+    fallback refuses it too) 1e6."""
     total = 0.0
     for k in keys:
         t = times[variant].get(k, INFEASIBLE)
+        if t == INFEASIBLE and fallback is not None:
+            t = times.get(fallback, {}).get(k, INFEASIBLE)
         if t == INFEASIBLE or best[k] <= 0 or best[k] == INFEASIBLE:
             total += 1e6 if t == INFEASIBLE else 0.0
         else:
@@ -92,10 +100,18 @@ def regret(times: Dict[str, Dict[str, float]], variant: str, keys: Sequence[str]
     return total
 
 
-def best_variant(times, variants, keys, best) -> Tuple[str, float]:
-    scored = [(regret(times, v, keys, best), v) for v in variants]
+def best_variant(times, variants, keys, best, fallback: Optional[str] = None) -> Tuple[str, float]:
+    """The variant of least regret over `keys`; on a tie the one that refuses fewer of them.  A variant that
+    refuses every one of them would make a guard no shape passes (cakec reports it shadowed, E0857): with
+    `fallback` given, the leaf goes to the fallback instead."""
+    def refused(v):
+        return sum(1 for k in keys if times[v].get(k, INFEASIBLE) == INFEASIBLE)
+    scored = [(regret(times, v, keys, best, fallback), refused(v), v) for v in variants]
     scored.sort()
-    return scored[0][1], scored[0][0]
+    cost, n_refused, v = scored[0]
+    if fallback is not None and keys and n_refused == len(keys):
+        return fallback, regret(times, fallback, keys, best, fallback)
+    return v, cost
 
 
 class Leaf:
@@ -104,14 +120,15 @@ class Leaf:
 
 
 def fit_tree(shapes: List[Shape], names: Sequence[str], times: Dict[str, Dict[str, float]], variants: Sequence[str],
-             max_leaves: int) -> List[Leaf]:
-    """Greedy best-first growth: split the leaf whose best split lowers the total regret most."""
+             max_leaves: int, fallback: Optional[str] = None) -> List[Leaf]:
+    """Greedy best-first growth: split the leaf whose best split lowers the total regret most (with `fallback`,
+    a shape a leaf's variant refuses is costed at the fallback's time: see regret)."""
     keys_of = lambda group: [shape_key(s, names) for s in group]  # noqa: E731
     best = {}
     for s in shapes:
         k = shape_key(s, names)
         best[k] = min(times[v].get(k, INFEASIBLE) for v in variants)
-    v, c = best_variant(times, variants, keys_of(shapes), best)
+    v, c = best_variant(times, variants, keys_of(shapes), best, fallback)
     leaves = [Leaf([], shapes, v, c)]
     while len(leaves) < max_leaves:
         gain: float = 0.0
@@ -124,8 +141,8 @@ def fit_tree(shapes: List[Shape], names: Sequence[str], times: Dict[str, Dict[st
                 no = [s for s in leaf.shapes if not cond.holds(s)]
                 if not yes or not no:
                     continue
-                vy, cy = best_variant(times, variants, keys_of(yes), best)
-                vn, cn = best_variant(times, variants, keys_of(no), best)
+                vy, cy = best_variant(times, variants, keys_of(yes), best, fallback)
+                vn, cn = best_variant(times, variants, keys_of(no), best, fallback)
                 if leaf.cost - (cy + cn) > gain + 1e-9:
                     gain, where, split, parts = leaf.cost - (cy + cn), i, cond, ((yes, vy, cy), (no, vn, cn))
         if where is None or split is None:
@@ -253,16 +270,20 @@ def validate(entries, sets: Dict[str, List[Shape]], names, times) -> List[str]:
 
 
 def load_shapes(path: str) -> Dict[str, List[Shape]]:
+    """A list of shapes, {"sets": {name: [...]}}, or a file with a "shapes" list (the times.json that
+    bench/library_bench.py --all-variants writes names the shapes it measured)."""
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
-    return doc["sets"] if isinstance(doc, dict) else {"shapes": doc}
+    if not isinstance(doc, dict):
+        return {"shapes": doc}
+    return doc["sets"] if "sets" in doc else {"shapes": doc["shapes"]}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cakeir.generalize", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("candidates")
-    ap.add_argument("--train", required=True)
+    ap.add_argument("--train", help="the training shapes (default: the \"shapes\" of the --times file)")
     ap.add_argument("--times")
     ap.add_argument("--estimate", action="store_true")
     ap.add_argument("--validate")
@@ -277,6 +298,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         spec = json.load(f)
     spec_dir = os.path.dirname(os.path.abspath(args.candidates))
     fallback = spec.pop("fallback")
+    if not args.train:
+        if not args.times:
+            ap.error("give --train (with --estimate, or a --times file without a \"shapes\" list)")
+        args.train = args.times
     variants = spec["variants"]
     names = spec.get("shape_vars") or sorted({n for s in load_shapes(args.train)["shapes"] for n in s})
     train = [s for group in load_shapes(args.train).values() for s in group]
@@ -291,7 +316,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ap.error("give --times (measurements) or --estimate (the cost model)")
     keys = [shape_key(s, names) for s in train]
     kept = prune(times, [v["name"] for v in variants], keys, args.prune, fallback)
-    leaves = fit_tree(train, names, times, kept, args.max_leaves)
+    leaves = fit_tree(train, names, times, kept, args.max_leaves, fallback)
     guards = {v["name"]: requires_guards(variant_manifest(v, spec_dir, args.cakec), v.get("kernel", ""), names)
               for v in variants if v["name"] in {leaf.variant for leaf in leaves}}
     spec["variants"] = [v for v in variants if v["name"] in kept]
