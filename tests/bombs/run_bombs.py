@@ -2,7 +2,8 @@
 """Runs every bomb of gen_bombs.py through cakec in every mode and checks the resource promise of issue 12:
 no input under 1 MB makes cakec take more than 5 s or 1 GB, whatever it answers.
 
-Modes: --verify-only, --estimate --shape S, -o OUT.cubin, --emit=ptx -o OUT.ptx.  Each run is measured with
+Modes: --verify-only, --estimate --shape S, -o OUT.cubin, --emit=ptx -o OUT.ptx, and --estimate --sweep AXES for
+a bomb that names its axes.  Each run is measured with
 wait4: its CPU time (user + system, of cakec and ptxas; what the limit is about, since wall-clock time on a
 shared machine mostly measures the other tenants) and peak RSS; it is killed at 4x the limit of wall time.  cakec's exit status is not
 judged (a bomb may well be an error: E0704, E0670, ...) except that it must not crash (a signal, or the
@@ -80,6 +81,8 @@ def main():
             "-o": ["-o", os.path.join(work, name + ".cubin")],
             "--emit=ptx": ["--emit=ptx", "-o", os.path.join(work, name + ".ptx")],
         }
+        if b.get("sweep"):
+            modes["--sweep"] = ["--estimate", "--shape", b["shape"], "--sweep"] + b["sweep"].split()
         for mode, extra in modes.items():
             if f"{name}:{mode}" in known:
                 continue
