@@ -26,7 +26,10 @@ VerifyContext::VerifyContext(const Module &module, const Kernel &kernel, const K
   translator_ = std::make_unique<ExprToZ3>(*z3_, info_);
   for (const Expr *req : info_.requirements) {
     if (!req) continue;
-    if (std::optional<z3::expr> r = translator_->translate(*req); r && r->is_bool()) requirements_.push_back(*r);
+    if (std::optional<z3::expr> r = translator_->translate(*req); r && r->is_bool()) {
+      requirements_.push_back(*r);
+      translator_->assumeBounds(*r);   // every query assumes it (assumptions())
+    }
     // A condition the translator cannot express only weakens the assumptions (proofs may then fail as
     // unproven, never pass wrongly), so it is dropped here.
   }
