@@ -79,7 +79,7 @@ std::map<std::string, std::string> compileProblems(const Module &module, const S
 } // namespace
 
 cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::Machine &machine,
-                                    const std::map<std::string, int64_t> &shape) {
+                                    const std::map<std::string, int64_t> &shape, VerifySession *session) {
   if (request.debugForceInternalError) CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error in a sweep variant");
   cost::VariantOutcome outcome;
   outcome.defines = request.defines;
@@ -103,7 +103,7 @@ cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::M
   if (request.verify) {
     VerifyOptions verifyOptions;
     if (request.verifyTimeoutMs) verifyOptions.timeoutMs = *request.verifyTimeoutMs;
-    VerifyResult verified = verifyModule(*module, sema, verifyOptions, diags);
+    VerifyResult verified = verifyModule(*module, sema, verifyOptions, diags, session);
     if (!verified.allProven() || diags.hasErrors()) return reject();
   }
   cost::EstimateOptions options;
@@ -215,6 +215,7 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
   std::exception_ptr failure;
   auto analyzeSome = [&]() {
     try {
+      VerifySessionPtr session = request.verify ? makeVerifySession() : nullptr;
       for (size_t i; (i = nextVariant.fetch_add(1)) < variants.size();) {
         VariantRequest variantRequest = request;
         variantRequest.defines = opts.defines;
@@ -223,7 +224,7 @@ ExitCode runEstimate(const DriverOptions &opts, const Module &module, const Sema
           variantRequest.defines[name] = value;
           variantRequest.typeDefines.erase(name);
         }
-        cost::VariantOutcome outcome = analyzeVariant(variantRequest, *machine, opts.shape);
+        cost::VariantOutcome outcome = analyzeVariant(variantRequest, *machine, opts.shape, session.get());
         outcome.defines = variants[i];
         outcome.label = cost::variantLabel(parsed.axes, variants[i]);
         outcomes[i] = std::move(outcome);

@@ -53,6 +53,43 @@ z3::expr ExprToZ3::newVar(const std::string &name, int64_t lo, std::optional<int
   return v;
 }
 
+void ExprToZ3::assumeBounds(const z3::expr &fact) {
+  if (!fact.is_app()) return;
+  Z3_decl_kind kind = fact.decl().decl_kind();
+  if (kind == Z3_OP_AND) {
+    for (unsigned i = 0; i < fact.num_args(); ++i) assumeBounds(fact.arg(i));
+    return;
+  }
+  if (fact.num_args() != 2 || !(kind == Z3_OP_LE || kind == Z3_OP_LT || kind == Z3_OP_GE || kind == Z3_OP_GT ||
+                                kind == Z3_OP_EQ))
+    return;
+  // x OP c, or c OP x (then OP mirrored).
+  z3::expr x = fact.arg(0), c = fact.arg(1);
+  if (!x.is_const() || x.is_numeral()) {
+    std::swap(x, c);
+    switch (kind) {
+    case Z3_OP_LE: kind = Z3_OP_GE; break;
+    case Z3_OP_LT: kind = Z3_OP_GT; break;
+    case Z3_OP_GE: kind = Z3_OP_LE; break;
+    case Z3_OP_GT: kind = Z3_OP_LT; break;
+    default: break;
+    }
+  }
+  if (!x.is_const() || x.is_numeral() || !x.is_int()) return;
+  auto range = freeVarRanges_.find(x.id());
+  std::optional<int64_t> bound = constantOf(c);
+  if (range == freeVarRanges_.end() || !bound || *bound <= -kRangeUnbounded || *bound >= kRangeUnbounded) return;
+  IntRange &r = range->second;
+  switch (kind) {
+  case Z3_OP_LE: r.hi = std::min(r.hi, *bound); break;
+  case Z3_OP_LT: r.hi = std::min(r.hi, *bound - 1); break;
+  case Z3_OP_GE: r.lo = std::max(r.lo, *bound); break;
+  case Z3_OP_GT: r.lo = std::max(r.lo, *bound + 1); break;
+  case Z3_OP_EQ: r.lo = std::max(r.lo, *bound), r.hi = std::min(r.hi, *bound); break;
+  default: break;
+  }
+}
+
 bool ExprToZ3::nonNegativeOverPositive(const z3::expr &a, const z3::expr &b) {
   auto ra = rangeOf(a), rb = rangeOf(b);
   return ra && rb && ra->lo >= 0 && rb->lo > 0;

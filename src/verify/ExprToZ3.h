@@ -67,6 +67,11 @@ public:
 
   // A fresh free constant in [lo, hiExclusive) (its bounds join sideConditions()).
   z3::expr newVar(const std::string &name, int64_t lo, std::optional<int64_t> hiExclusive);
+  // `fact` holds in every query made with this translator's terms (a requires(...) condition): where it is a
+  // constant bound of a free constant (x <= c, x < c, x >= c, x > c, x == c, either way round, or a conjunction
+  // of them), that constant's interval shrinks to it, so that IntervalBounds decides more without the solver.
+  // Ranges only shrink; terms whose range was read before keep the wider (still sound) one.
+  void assumeBounds(const z3::expr &fact);
 
 private:
   std::optional<z3::expr> tr(const Expr &e, TranslateFailure &f, unsigned depth);

@@ -8,9 +8,12 @@
 #include "verify/InductionCounters.h"
 #include "verify/RootDecl.h"
 
+#include "frontend/ConstEval.h"
+#include "frontend/Limits.h"
 #include "frontend/Types.h"
 #include "verify/SyncModel.h"
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -18,8 +21,10 @@ namespace cake {
 
 namespace {
 
+// The value of a constant initialiser or step: literals, ct parameters, + - * / and the integer casts.  As deep
+// as anything the parser accepts (a flat chain of 1,024 operators, kMaxExprDepth); nullopt on overflow.
 std::optional<int64_t> constantValue(const Expr *e, const KernelInfo &info, unsigned depth = 0) {
-  if (!e || depth > 32) return std::nullopt;
+  if (!e || depth > kMaxExprDepth) return std::nullopt;
   switch (e->kind) {
   case ExprKind::IntLit: return static_cast<int64_t>(cast<IntLitExpr>(e)->value);
   case ExprKind::Name: {
@@ -33,7 +38,7 @@ std::optional<int64_t> constantValue(const Expr *e, const KernelInfo &info, unsi
   case ExprKind::Unary: {
     auto *u = cast<UnaryExpr>(e);
     auto v = constantValue(u->operand.get(), info, depth + 1);
-    if (!v || u->op != UnaryOp::Neg) return std::nullopt;
+    if (!v || u->op != UnaryOp::Neg || *v == INT64_MIN) return std::nullopt;
     return -*v;
   }
   case ExprKind::Binary: {
@@ -41,11 +46,13 @@ std::optional<int64_t> constantValue(const Expr *e, const KernelInfo &info, unsi
     auto l = constantValue(b->lhs.get(), info, depth + 1);
     auto r = constantValue(b->rhs.get(), info, depth + 1);
     if (!l || !r) return std::nullopt;
+    int64_t out = 0;
     switch (b->op) {
-    case BinaryOp::Add: return *l + *r;
-    case BinaryOp::Sub: return *l - *r;
-    case BinaryOp::Mul: return *l * *r;
-    case BinaryOp::Div: return *r ? std::optional<int64_t>(*l / *r) : std::nullopt;
+    case BinaryOp::Add: return checkedAdd(*l, *r, out) ? std::optional<int64_t>(out) : std::nullopt;
+    case BinaryOp::Sub: return __builtin_sub_overflow(*l, *r, &out) ? std::nullopt : std::optional<int64_t>(out);
+    case BinaryOp::Mul: return checkedMul(*l, *r, out) ? std::optional<int64_t>(out) : std::nullopt;
+    case BinaryOp::Div:
+      return *r && !(*l == INT64_MIN && *r == -1) ? std::optional<int64_t>(*l / *r) : std::nullopt;
     default: return std::nullopt;
     }
   }

@@ -40,10 +40,16 @@ std::optional<IntRange> IntervalBounds::eval(const z3::expr &e, unsigned depth) 
   if (e.is_numeral_i64(c)) return IntRange{c, c};
   if (!e.is_app()) return std::nullopt;
   const unsigned id = e.id();
+  const unsigned n = e.num_args();
+  // A free constant's range is read afresh (ExprToZ3::assumeBounds may narrow it later); compound terms are
+  // memoised.
+  if (n == 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED) {
+    if (auto it = ranges_.find(id); it != ranges_.end()) return it->second;
+    return std::nullopt;
+  }
   if (auto it = memo_.find(id); it != memo_.end()) return it->second.range;
 
   std::optional<IntRange> r;
-  const unsigned n = e.num_args();
   auto arg = [&](unsigned i) { return eval(e.arg(i), depth + 1); };
   switch (e.decl().decl_kind()) {
   case Z3_OP_UNINTERPRETED:

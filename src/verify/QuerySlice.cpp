@@ -2,7 +2,8 @@
 //
 // Each conjunct's constants are collected once (a walk of its DAG, memoised by term id for the session: the
 // same requirement and launch facts recur in every query of a kernel).  The slice starts from the goal's
-// constants and adds every fact that mentions one of the constants reached so far, until nothing changes.
+// constants and adds every fact that mentions one of the constants reached so far, until nothing changes; the
+// goal slice keeps only the facts whose constants the goal mentions itself.
 #include "verify/QuerySlice.h"
 
 #include <algorithm>
@@ -63,6 +64,19 @@ z3::expr QuerySlicer::slice(const z3::expr &facts, const z3::expr &goal) {
   z3::expr_vector keep(goal.ctx());
   for (size_t i = 0; i < parts.size(); ++i)
     if (kept[i]) keep.push_back(parts[i]);
+  keep.push_back(goal);
+  return z3::mk_and(keep);
+}
+
+z3::expr QuerySlicer::goalSlice(const z3::expr &facts, const z3::expr &goal) {
+  std::vector<z3::expr> parts;
+  flattenAnd(facts, parts);
+  const std::vector<unsigned> &own = constantsOf(goal);
+  z3::expr_vector keep(goal.ctx());
+  for (const z3::expr &part : parts) {
+    const std::vector<unsigned> &cs = constantsOf(part);
+    if (std::includes(own.begin(), own.end(), cs.begin(), cs.end())) keep.push_back(part);   // both sorted
+  }
   keep.push_back(goal);
   return z3::mk_and(keep);
 }

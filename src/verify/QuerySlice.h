@@ -18,6 +18,10 @@ public:
   // The conjunction of the facts' conjuncts (nested ands flattened) that share constants with `goal`,
   // directly or through other kept facts, plus the goal.
   z3::expr slice(const z3::expr &facts, const z3::expr &goal);
+  // The narrower slice tried first: only the facts about the goal's own constants (and the ground ones).  The
+  // definitions of constants the goal does not mention (warp = tid.x / 32, lane = tid.x % 32 when the goal
+  // speaks of tid.x) cost a plain solver more than the goal itself and seldom matter.
+  z3::expr goalSlice(const z3::expr &facts, const z3::expr &goal);
 
 private:
   const std::vector<unsigned> &constantsOf(const z3::expr &e);

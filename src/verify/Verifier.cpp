@@ -41,15 +41,22 @@ constexpr FamilyEntry kFamilies[] = {
 
 } // namespace
 
+void VerifySessionDeleter::operator()(VerifySession *session) const { delete session; }
+
+VerifySessionPtr makeVerifySession() { return VerifySessionPtr(new VerifySession); }
+
 VerifyResult verifyModule(const Module &module, const SemaResult &sema, const VerifyOptions &options,
-                          DiagnosticEngine &diags) {
+                          DiagnosticEngine &diags, VerifySession *session) {
   VerifyResult total;
-  VerifySession session;   // one Z3 context for every kernel: each query carries its kernel's assumptions
+  // One Z3 context for every kernel: each query carries its kernel's assumptions.
+  VerifySessionPtr own;
+  if (!session) session = (own = makeVerifySession()).get();
+  session->beginModule();
   for (const Ptr<Kernel> &kernel : module.kernels) {
     const KernelInfo *info = sema.kernelInfo(kernel.get());
     if (!info) continue;
     VerifyResult result;
-    VerifyContext ctx(module, *kernel, *info, sema, options, diags, result, &session);
+    VerifyContext ctx(module, *kernel, *info, sema, options, diags, result, session);
     // CAKE_VERIFY_TIMES=1 in the environment prints each family's wall time (profiling aid, stderr).
     const bool printTimes = std::getenv("CAKE_VERIFY_TIMES") != nullptr;
     for (const FamilyEntry &family : kFamilies) {

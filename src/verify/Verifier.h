@@ -13,6 +13,7 @@
 #include "support/Diagnostics.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace cake {
 
@@ -34,7 +35,20 @@ struct VerifyResult {
   }
 };
 
+// What the kernels verified through it share: one Z3 context and its plain solver (verify/VerifyContext.h).
+// Making a Z3 context costs ~7 ms and deleting it ~7 ms, several times what a trivial kernel's proofs cost, so
+// a caller that verifies many modules in a row (a sweep's worker thread, one module per variant) passes the
+// same session to each; the queries proven for one module are forgotten at the start of the next, so that
+// a long run's memory stays that of one module.  A session serves one thread at a time.
+struct VerifySession;
+struct VerifySessionDeleter {
+  void operator()(VerifySession *session) const;
+};
+using VerifySessionPtr = std::unique_ptr<VerifySession, VerifySessionDeleter>;
+VerifySessionPtr makeVerifySession();
+
+// Without `session`, a session of its own for this module.
 VerifyResult verifyModule(const Module &module, const SemaResult &sema, const VerifyOptions &options,
-                          DiagnosticEngine &diags);
+                          DiagnosticEngine &diags, VerifySession *session = nullptr);
 
 } // namespace cake

@@ -26,7 +26,10 @@ VerifyContext::VerifyContext(const Module &module, const Kernel &kernel, const K
   translator_ = std::make_unique<ExprToZ3>(*z3_, info_);
   for (const Expr *req : info_.requirements) {
     if (!req) continue;
-    if (std::optional<z3::expr> r = translator_->translate(*req); r && r->is_bool()) requirements_.push_back(*r);
+    if (std::optional<z3::expr> r = translator_->translate(*req); r && r->is_bool()) {
+      requirements_.push_back(*r);
+      translator_->assumeBounds(*r);   // every query assumes it (assumptions())
+    }
     // A condition the translator cannot express only weakens the assumptions (proofs may then fail as
     // unproven, never pass wrongly), so it is dropped here.
   }
@@ -70,8 +73,9 @@ constexpr unsigned kFastPathShare = 10;
 // where the default solver first builds its tactic for the query's logic: ~12 ms for every query, however
 // trivial (2,000 trivial kernels took 39 s to verify).  Only its unsat is taken: a proof is a proof whichever
 // procedure found it.  sat and unknown go to the default solver, so counterexamples and undecided verdicts are
-// the default solver's, as before.  It is asked the query's slice (QuerySlice: the facts connected to the goal),
-// and one plain solver serves every query of the session, each in its own push/pop scope.
+// the default solver's, as before.  It is asked the query's slice (QuerySlice: the facts about the goal's own
+// constants, then, if that is not enough, all the facts connected to the goal), and one plain solver serves every
+// query of the session, each in its own push/pop scope.
 bool provenFast(VerifySession &session, const z3::expr &query, unsigned timeoutMs) {
   z3::context &ctx = session.z3;
   unsigned limitMs = std::max(1u, timeoutMs / kFastPathShare);
@@ -102,7 +106,14 @@ ProofResult runQuery(VerifySession &session, const z3::expr &facts, const z3::ex
     r.status = ProofStatus::Proven;
     return r;
   }
-  if (provenFast(session, session.slicer.slice(facts, goal), timeoutMs)) {
+  // The goal slice first, then (when it is narrower and not enough) the whole cone of influence.
+  const z3::expr narrow = session.slicer.goalSlice(facts, goal);
+  bool fast = provenFast(session, narrow, timeoutMs);
+  if (!fast) {
+    const z3::expr cone = session.slicer.slice(facts, goal);
+    fast = !z3::eq(cone, narrow) && provenFast(session, cone, timeoutMs);
+  }
+  if (fast) {
     r.status = ProofStatus::Proven;
     session.proven.emplace(query.id(), query);
     return r;

@@ -8,13 +8,17 @@ or is shaped to find the next one:
                           so that any walker that inlines lets instead of sharing them takes 3^CHAIN steps;
   let_chain_*             the same in small hand-written kernels: an index, an if condition, a loop bound,
                           a stage index and parity, a shape binding, a requires-free constant;
-  many_kernels            thousands of trivial kernels in one file (per-kernel fixed costs);
+  many_kernels            thousands of trivial kernels in one file (per-kernel fixed costs), identical, and
+  many_distinct_kernels   the same with different requires, block sizes and constants (no query repeats);
+  sweep_trivial_kernel    one trivial kernel and a --sweep of 256 variants (per-variant fixed costs);
   unroll_nest             an unroll nest far past the unroll limit (must stop before materialising);
   persistent_huge_first   a persistent tile loop starting at 0x7fffffff (sync families' enumeration), and
   first_huge_<test>       the same mutation of every persistent lit test under tests/lit/verify;
   flat_plus, deep_if      a flat chain of `+` and a deep if nest (parser / walker depth);
   many_statements         ~30,000 statements in one kernel.
-Usage: gen_bombs.py OUT_DIR [--samples DIR]; writes OUT_DIR/bombs.json: [{"file", "shape", "why"}].
+Usage: gen_bombs.py OUT_DIR [--samples DIR]; writes OUT_DIR/bombs.json:
+[{"file", "shape", "why"[, "limit_s"][, "sweep"]}]; "limit_s", where present, is a bomb's own CPU limit per mode
+(optimised build), tighter than run_bombs.py's 5 s; "sweep" (--sweep's axes) adds a fifth mode, --estimate --sweep.
 """
 import json
 import os
@@ -22,6 +26,13 @@ import re
 import sys
 
 CHAIN = 24   # 3^24 ~ 2.8e11 steps for an exponential walker; linear ones see 24 lets per original let
+FIRST_HUGE_LIMIT_S = 1.0   # CPU seconds per mode for the first_huge_* bombs (item 11)
+# Item 9: the verifier's cost per trivial kernel (once 14-20 ms: a Z3 context per kernel).  3,000 distinct kernels
+# in one file take ~2.6 s of CPU for every stage together (~0.7 ms each in the verifier: ~2.4 plain-solver
+# queries of ~0.15 ms each), held to the common 5 s; a sweep of 256 variants is held to 1 s (0.3 s measured; 2.9 s
+# when each variant made its own Z3 context, ~14 ms of set-up and tear-down).
+MANY_KERNELS = 3000
+SWEEP_AXES = "B=32,64,96,128,160,192,224,256,288,320,352,384,416,448,480,512 U=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"
 
 
 def shape_of(text):
@@ -127,6 +138,22 @@ kernel k(A: f32[N]) requires(N % 64 == 0) grid(N / 64) threads(64) {{
         kernels.append(f"kernel k{i}(A: f32[N]) requires(N >= 1) grid(cdiv(N, 128)) threads(128) {{\n"
                        f"  let i = i32(block.x) * 128 + i32(tid.x);\n  if i < N {{\n    A[i] = A[i] + 1.0;\n  }}\n}}\n")
     bombs["many_kernels"] = ("target sm_80;\n" + "".join(kernels), "N=4096", "3000 trivial kernels (per-kernel fixed costs)")
+    kernels = []
+    for i in range(MANY_KERNELS):
+        b = 32 * (1 + i % 16)
+        kernels.append(f"kernel k{i}(A: f32[N]) requires(N >= {1 + i % 7}, N <= {100000000 + i}) grid(cdiv(N, {b})) "
+                       f"threads({b}) {{\n  let i = i32(block.x) * {b} + i32(tid.x);\n  if i < N {{\n"
+                       f"    A[i] = A[i] * {i}.0 + 1.0;\n  }}\n}}\n")
+    bombs["many_distinct_kernels"] = ("target sm_80;\n" + "".join(kernels), "N=4096",
+                                      f"{MANY_KERNELS} distinct trivial kernels (per-kernel fixed costs)")
+    bombs["sweep_trivial_kernel"] = ("""target sm_80;
+kernel k<B = 128, U = 1>(A: f32[N]) requires(N >= 1, N <= 1 << 28) grid(cdiv(N, B)) threads(B) {
+  let i = i32(block.x) * B + i32(tid.x);
+  if i < N {
+    A[i] = A[i] * f32(U) + 1.0;
+  }
+}
+""", "N=4096", "a sweep of 256 variants of a trivial kernel (per-variant fixed costs)", 1.0, SWEEP_AXES)
     bombs["unroll_nest"] = ("""target sm_80;
 kernel k(A: f32[N]) requires(N >= 1) grid(1) threads(32) {
   var x: f32 = 0.0;
@@ -183,13 +210,18 @@ def main():
     os.makedirs(out, exist_ok=True)
     index = []
 
-    def write(name, text, shape, why):
+    def write(name, text, shape, why, limit_s=None, sweep=None):
         path = os.path.join(out, name + ".cake")
         data = text.encode()
         assert len(data) < 1 << 20, f"{name} is {len(data)} bytes, over the 1 MB the bomb check is about"
         with open(path, "wb") as f:
             f.write(data)
-        index.append({"file": path, "shape": shape, "why": why})
+        entry = {"file": path, "shape": shape, "why": why}
+        if limit_s is not None:
+            entry["limit_s"] = limit_s
+        if sweep is not None:
+            entry["sweep"] = sweep
+        index.append(entry)
 
     for name in sorted(os.listdir(samples)):
         if not name.endswith(".cake"):
@@ -198,9 +230,11 @@ def main():
         for form in ("arith", "minmax"):
             write(f"chain_{name[:-5]}_{form}", chain_lets(text, form), shape_of(text),
                   f"every let of samples/{name} as a chain of {CHAIN} lets ({form})")
-    for name, (text, shape, why) in hand_written().items():
-        write(name, text, shape, why)
-    # The fuzz mutant of item 11: a persistent tile loop's first tile 0x7fffffff, in every lit test that has one.
+    for name, bomb in hand_written().items():
+        write(name, *bomb)
+    # The fuzz mutant of item 11: a persistent tile loop's first tile 0x7fffffff, in every lit test that has one
+    # (17 s once, 2.4 s with one solver per query of the sync analysis' shape enumeration; now 0.2-0.5 s): each
+    # must stay under FIRST_HUGE_LIMIT_S per mode.
     lit = os.path.join(os.path.dirname(samples), "tests", "lit", "verify")
     if os.path.isdir(lit):
         for name in sorted(os.listdir(lit)):
@@ -210,7 +244,7 @@ def main():
             mutant = re.sub(r"\bin first\.\.", "in 0x7fffffff..", text)
             if mutant != text:
                 write(f"first_huge_{name[:-5]}", mutant, shape_of(text),
-                      f"tests/lit/verify/{name} with its persistent loop starting at 0x7fffffff")
+                      f"tests/lit/verify/{name} with its persistent loop starting at 0x7fffffff", FIRST_HUGE_LIMIT_S)
     with open(os.path.join(out, "bombs.json"), "w") as f:
         json.dump(index, f, indent=1)
     print(f"gen_bombs: {len(index)} bombs in {out}")

@@ -25,9 +25,9 @@ struct VerifyFixture {
   VerifyResult result;
   std::unique_ptr<VerifyContext> ctx;
 
-  explicit VerifyFixture(const std::string &body) {
+  explicit VerifyFixture(const std::string &body, const std::string &assumed = "K % BK == 0") {
     std::string source = "target sm_90a;\n"
-                         "kernel k<S = 4, BK = 64>(A: f32[M, K], n: i32) requires(K % BK == 0) grid(M) threads(256) {\n" +
+                         "kernel k<S = 4, BK = 64>(A: f32[M, K], n: i32) requires(" + assumed + ") grid(M) threads(256) {\n" +
                          body + "\n}\n";
     module = parseModule(sm, sm.addBuffer("t.cake", source), diags);
     REQUIRE(!diags.hasErrors());
@@ -159,6 +159,31 @@ TEST_CASE("IntervalBounds: ranges from the operands' bounds, sound for the targe
   REQUIRE(mixed);
   CHECK(mixed->lo == int64_t(INT32_MIN));
   CHECK(mixed->hi == int64_t(INT32_MAX) + 7);
+}
+
+TEST_CASE("IntervalBounds: constant bounds in requires(...) narrow shape variables, parameters and grid indices") {
+  // Every query assumes requires(...), so its constant bounds are ranges too: the wrap-around check of
+  // block.x * 96 + tid.x is then decided without the solver.  Bounds that are not constants narrow nothing.
+  VerifyFixture f("let ix = i32(block.x) * 96 + i32(tid.x);\n"
+                  "let mk = M * K;\n"
+                  "let nn = n + 1;\n",
+                  "K % BK == 0, M <= 100000000, 64 <= K && K < 4096, n == 3, M <= K * 2");
+  auto range = [&](const std::string &name) {
+    z3::expr t = f.term(name);
+    return f.ctx->translator().rangeOf(t);
+  };
+  auto ix = range("ix");   // block.x < M <= 100000000
+  REQUIRE(ix);
+  CHECK(ix->lo == 0);
+  CHECK(ix->hi == int64_t(99999999) * 96 + 255);
+  auto mk = range("mk");
+  REQUIRE(mk);
+  CHECK(mk->lo == 64);
+  CHECK(mk->hi == int64_t(100000000) * 4095);
+  auto nn = range("nn");
+  REQUIRE(nn);
+  CHECK(nn->lo == 4);
+  CHECK(nn->hi == 4);
 }
 
 TEST_CASE("SmallestModel: lexicographically least values of the objectives, in order") {

@@ -43,14 +43,15 @@ struct Verified {
   }
 };
 
-inline std::unique_ptr<Verified> verifySource(const std::string &source) {
+// `session`: verify in that verifier session (Verifier.h) instead of one of its own.
+inline std::unique_ptr<Verified> verifySource(const std::string &source, VerifySession *session = nullptr) {
   auto v = std::make_unique<Verified>();
   uint32_t file = v->sm.addBuffer("t.cake", source);
   v->module = parseModule(v->sm, file, v->diags);
   REQUIRE_MESSAGE(!v->diags.hasErrors(), v->messages());
   v->sema = analyzeModule(*v->module, SemaOptions{}, v->diags);
   REQUIRE_MESSAGE(v->sema.ok, v->messages());
-  v->result = verifyModule(*v->module, v->sema, VerifyOptions{}, v->diags);
+  v->result = verifyModule(*v->module, v->sema, VerifyOptions{}, v->diags, session);
   return v;
 }
 
