@@ -6,7 +6,7 @@
 
 prepare: for every case below, seeded inputs (NumPy; bf16 values are drawn as bf16-representable floats), the
 interpreter's outputs (`cakec run` through cakeir.interpret, the case's shape and -D values) and the cubin
-(`cakec -o`) go to DIR/<case>/ (inputs.npz, interp.npz, <kernel>.cubin + manifest), and DIR/cases.json lists
+(`cakec --arch ARCH -o`, default sm_90a) go to DIR/<case>/ (inputs.npz, interp.npz, <kernel>.cubin + manifest), and DIR/cases.json lists
 them.  compare (needs torch and a GPU; imports no compiler): loads each cubin through cakeir, uploads the same
 inputs, fills the outputs with NaN (0x7f bytes for integers), launches once, and compares every output with the
 interpreter's: bit-equal elements, max |diff| and max relative diff.  Where the arithmetic is deterministic
@@ -88,7 +88,7 @@ def prepare(args):
                                kernel=kernel, shape=shape, defines=defines, seed=args.seed)
         np.savez(os.path.join(folder, "inputs.npz"), **inputs)
         np.savez(os.path.join(folder, "interp.npz"), **{k: np.asarray(v) for k, v in result.items()})
-        cmd = [cakec, os.path.join(REPO, source), "-o", os.path.join(folder, kernel + ".cubin")]
+        cmd = [cakec, os.path.join(REPO, source), "--arch", args.arch, "-o", os.path.join(folder, kernel + ".cubin")]
         for key, value in defines.items():
             cmd += ["-D", "%s=%s" % (key, value)]
         status = subprocess.run(cmd).returncode
@@ -172,6 +172,7 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--seed", type=int, default=20261203)
     p.add_argument("--cases", default="", help="comma-separated case names (default: all)")
+    p.add_argument("--arch", default="sm_90a", help="the GPU's architecture (default sm_90a, the H200)")
     c = sub.add_parser("compare")
     c.add_argument("--dir", required=True)
     c.add_argument("--out", required=True)
