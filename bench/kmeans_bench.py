@@ -25,12 +25,12 @@ Exit: 0 all correct, 1 otherwise, 2 nothing could run."""
 import argparse
 import os
 import sys
-import types
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH_DIR)
 
 import fragment_samples_common as common  # noqa: E402
+import peer_stubs  # noqa: E402
 import kmeans_assign_bench as single  # noqa: E402
 
 FLOOR_TFLOPS = 790.0
@@ -145,19 +145,8 @@ def load_peers(peers_dir):
         return found, {"flashlib": "no --peers folder", "flash-kmeans": "no --peers folder"}
     sys.path.insert(0, os.path.join(peers_dir, "flashlib"))
     sys.path.insert(0, os.path.join(peers_dir, "flash-kmeans"))
+    peer_stubs.stub_peer_imports()
     try:
-        import tqdm  # noqa: F401  both peers import it for progress bars only
-    except ImportError:
-        fake = types.ModuleType("tqdm")
-        fake.trange, fake.tqdm = range, (lambda it, *a, **k: it)
-        sys.modules["tqdm"] = fake
-    try:
-        try:
-            import cutlass  # noqa: F401
-        except Exception:  # noqa: BLE001  the CuTe-DSL backend cannot load: stub it (its Triton path stays)
-            stub = types.ModuleType("flashlib.primitives.kmeans.cutedsl")
-            stub.cutedsl_kmeans_Euclid = stub.cutedsl_assign_euclid = None
-            sys.modules["flashlib.primitives.kmeans.cutedsl"] = stub
         from flashlib.primitives.kmeans.triton.assign import euclid_assign_triton as flashlib_assign
         found["flashlib"] = lambda x, c, cn, xsq: flashlib_assign(x, c, c_sq=cn)
     except Exception as error:  # noqa: BLE001

@@ -20,7 +20,6 @@ Exit: 0 all correct, 1 otherwise, 2 nothing could run."""
 import argparse
 import os
 import sys
-import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fragment_samples_common as common  # noqa: E402
@@ -121,13 +120,6 @@ def load_peers(peers_dir):
     found, errors = {}, {}
     kmeans_bench.load_peers(peers_dir)              # puts the peers on sys.path, stubs tqdm / CuTe-DSL
     try:
-        try:
-            import cutlass  # noqa: F401
-        except Exception:  # noqa: BLE001  the CuTe-DSL backend cannot load: stub it (its Triton path stays)
-            stub = types.ModuleType("flashlib.primitives.knn.cutedsl")
-            stub.cutedsl_available = lambda *args, **kwargs: False
-            stub.cutedsl_flash_knn = None
-            sys.modules["flashlib.primitives.knn.cutedsl"] = stub
         from flashlib.primitives.knn.triton.dispatch import flash_knn_triton
         found["flashlib"] = lambda x, c, k: flash_knn_triton(x.unsqueeze(0), c.unsqueeze(0), k)[0]
     except Exception as error:  # noqa: BLE001

@@ -61,7 +61,6 @@ import subprocess
 import sys
 import time
 import traceback
-import types
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH_DIR)
@@ -271,22 +270,8 @@ class Impls:
             self.errors["flashlib"] = "no flashlib package under %s" % root
             return
         sys.path.insert(0, root)
-        try:
-            import tqdm  # noqa: F401
-        except ImportError:
-            fake = types.ModuleType("tqdm")
-            fake.trange, fake.tqdm = range, (lambda it, *a, **k: it)
-            sys.modules["tqdm"] = fake
-        try:
-            import cutlass  # noqa: F401
-        except Exception:  # noqa: BLE001  no CuTe-DSL: its backends are stubbed, the Triton paths stay
-            stub = types.ModuleType("flashlib.primitives.knn.cutedsl")
-            stub.cutedsl_available = lambda *args, **kwargs: False
-            stub.cutedsl_flash_knn = None
-            sys.modules["flashlib.primitives.knn.cutedsl"] = stub
-            stub = types.ModuleType("flashlib.primitives.kmeans.cutedsl")
-            stub.cutedsl_kmeans_Euclid = stub.cutedsl_assign_euclid = None
-            sys.modules["flashlib.primitives.kmeans.cutedsl"] = stub
+        import peer_stubs
+        peer_stubs.stub_peer_imports()
         try:
             from flashlib.primitives.knn.triton.dispatch import flash_knn_triton
             self.flash_knn = flash_knn_triton
