@@ -9,6 +9,7 @@ section "Search").
     python3 bench/search_gemm.py --out DIR --measure predicted                 # anywhere: the same run, cost model as timer
     python3 bench/search_gemm.py --out DIR --budget 50                         # GPU machine (bench/out/search carried)
     python3 bench/search_gemm.py --family kmeans --out DIR --budget 50         # the k-means assignment search
+    python3 bench/search_gemm.py --out DIR --jobs 16 --gpus 8                  # cakec in 16 processes, 8 GPU workers
 
 On the device, cakec, its libraries and the runtime come from bench/out/search (search_build.sh); ptxas is the
 machine's ($CUDA_HOME/bin, PATH) or the one that ships with triton.  Per measured candidate and shape: fresh
@@ -25,6 +26,7 @@ summary.json (best found vs best hand-written per shape), search.md (tables) and
 Importing this file needs no torch (the timer imports it when it is built)."""
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -41,6 +43,7 @@ from cakeir import _tools  # noqa: E402
 from cakeir.harness import Compiler, RunRecord  # noqa: E402
 from cakeir.harness.family import Candidate  # noqa: E402
 from cakeir.harness.evaluate import write_candidate  # noqa: E402
+from cakeir.harness.scale import gpu_workers, make_executor  # noqa: E402
 from cakeir.harness.search import Measurement, MeasureRequest, Search, geomean, summary_markdown  # noqa: E402
 from search_problems import PROBLEMS  # noqa: E402
 
@@ -177,7 +180,7 @@ def measure_references(compiler, record, timer, problem, shapes, folder):
                     if math.isfinite(time_ms):
                         record.add_timing(cand_id, time_ms, candidate.kernel, shape,
                                           gpu=measurement.detail.get("gpu", ""), peer=problem.peer_name,
-                                          seed=timer.seed, detail=measurement.detail)
+                                          seed=measurement.detail.get("seed"), detail=measurement.detail)
                 record.add_correctness(cand_id, measurement.passed, candidate.kernel, shapes[0], method="gpu",
                                        detail=measurement.detail)
         references.append(entry)
@@ -249,6 +252,14 @@ def main(argv=None):
     parser.add_argument("--cakec-timeout", type=float, default=120.0,
                         help="seconds one cakec request (verify, estimate, compile) may run; past it the candidate "
                              "is rejected at that stage (signature STAGE:timeout:-; default 120)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="verify/estimate/compile in a local pool of N processes (default 1: in this one)")
+    parser.add_argument("--gpus", type=int, default=1,
+                        help="measure workers, one per GPU (devices 0..N-1); with N > 1 the N best predicted "
+                             "children of a generation are measured at once (default 1)")
+    parser.add_argument("--ray", default="", metavar="ADDRESS",
+                        help="run cakec's stages as Ray tasks and the measure workers as Ray actors (one GPU "
+                             "each) on the cluster at ADDRESS ('local': a local instance)")
     parser.add_argument("--pack", default=PACK, help="what search_build.sh wrote (default bench/out/search)")
     parser.add_argument("--work-dir", default=None,
                         help="the candidates' sources and cubins (default: a temporary folder, not --out)")
@@ -260,7 +271,15 @@ def main(argv=None):
     database = os.path.join(args.out, "runs.db")
     compiler = Compiler(timeout=args.cakec_timeout)
     print(compiler.version(), flush=True)
-    timer = GpuTimer(problem, args.seed, args.iters) if args.measure == "gpu" else predicted_timer
+    workers = None
+    if args.measure == "gpu" and (args.gpus > 1 or args.ray):
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (BENCH_DIR, os.environ.get("PYTHONPATH")) if p)
+        workers = gpu_workers(functools.partial(GpuTimer, problem, args.seed, args.iters),
+                              [str(i) for i in range(args.gpus)], ray_address=args.ray)
+        timer = workers.workers[0]
+    else:
+        timer = GpuTimer(problem, args.seed, args.iters) if args.measure == "gpu" else predicted_timer
+    executor = make_executor(args.jobs, args.ray)
     started = time.time()
     with RunRecord(database) as record:
         shape_dicts = [{k: int(v) for k, v in (p.split("=") for p in s.split(","))} for s in shapes]
@@ -269,8 +288,14 @@ def main(argv=None):
                         args.population, args.seed, args.prune_margin, args.offspring,
                         work_dir=args.work_dir or tempfile.mkdtemp(prefix="cake-search-"),
                         log=lambda line: print(line, flush=True),
-                        time_limit=args.time_limit)
-        result = search.run(Candidate.from_file(problem.seed))
+                        time_limit=args.time_limit, executor=executor,
+                        measure_workers=workers if workers is not None and len(workers) > 1 else None)
+        try:
+            result = search.run(Candidate.from_file(problem.seed))
+        finally:
+            executor.close()
+            if workers is not None:
+                workers.close()
     result["seconds"] = round(time.time() - started, 1)
     summary = summarize(result, references, shapes)
     with open(os.path.join(args.out, "search.json"), "w", encoding="utf-8") as handle:
