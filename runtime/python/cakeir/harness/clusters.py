@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from .record import RunRecord
 
@@ -28,7 +28,9 @@ def _first_error(diagnostics: str) -> Dict[str, Any]:
 
 def example_lineage(record: RunRecord, candidate_id: int) -> List[Dict[str, Any]]:
     """The chain from the candidate's oldest ancestor to it along first parents: [{id, producer, defines}]."""
-    chain, current, seen = [], int(candidate_id), set()
+    chain: List[Dict[str, Any]] = []
+    current: Optional[int] = int(candidate_id)
+    seen = set()
     while current is not None and current not in seen:
         seen.add(current)
         entry = record.candidate(current)

@@ -107,15 +107,15 @@ def propose_primitives(record: RunRecord, min_lines: int = 4, min_sources: int =
             if window not in recurring:
                 start += 1
                 continue
-            shas = recurring[window]
+            found = recurring[window]
             end = start + min_lines
-            while end < len(lines) and recurring.get(tuple(lines[end - min_lines + 1:end + 1])) == shas:
+            while end < len(lines) and recurring.get(tuple(lines[end - min_lines + 1:end + 1])) == found:
                 end += 1
-            block = _largest_balanced(lines[start:end], min_lines)
-            if block and tuple(block) not in blocks:
-                blocks[tuple(block)] = frozenset(shas)
+            balanced = _largest_balanced(lines[start:end], min_lines)
+            if balanced and tuple(balanced) not in blocks:
+                blocks[tuple(balanced)] = frozenset(found)
             start = end
-    proposals = []
+    proposals: List[Dict[str, Any]] = []
     for block, shas in blocks.items():
         if any(len(other) > len(block) and shas <= other_shas and _contains(other, block)
                for other, other_shas in blocks.items()):
@@ -125,7 +125,7 @@ def propose_primitives(record: RunRecord, min_lines: int = 4, min_sources: int =
         proposals.append({"kind": "fn-primitive", "lines": list(block), "occurs_in_sources": len(shas),
                           "candidates": ids, "kernels": kernels, "parameters": free_names(block),
                           "score": len(block) * len(shas)})
-    proposals.sort(key=lambda p: (-p["score"], p["lines"]))
+    proposals.sort(key=lambda p: (-int(p["score"]), p["lines"]))
     for index, proposal in enumerate(proposals[:limit]):
         proposal["name"] = "primitive_%d" % (index + 1)
     return proposals[:limit]
@@ -198,7 +198,7 @@ def propose_tactics(record: RunRecord, min_lineages: int = 2) -> List[Dict[str, 
                 evidence[sequence].setdefault(previous["parent"], dict(
                     start=previous["parent"], end=step["child"], via=step["parent"],
                     **{k: result[k] for k in ("before_ms", "after_ms", "basis")}))
-    proposals = []
+    proposals: List[Dict[str, Any]] = []
     for sequence, found in evidence.items():
         if len(found) < min_lineages:
             continue
