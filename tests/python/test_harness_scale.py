@@ -2,7 +2,8 @@
 the weak GEMM seed gives the same candidates, outcomes and predictions whether cakec's stages run in this
 process, in a local process pool of two or as Ray tasks on a local Ray instance (ray.init(num_cpus=2)); two
 measure workers (spawned processes pinned by CUDA_VISIBLE_DEVICES, and Ray actors) take one finalist each
-per generation; --shard i/n partitions deterministically."""
+per generation; --shard i/n partitions deterministically, and the records of `search --runs 2 --shard 0/2`
+and `1/2`, merged (record merge), hold what the unsharded `--runs 2` recorded."""
 
 import json
 import os
