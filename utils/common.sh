@@ -72,7 +72,7 @@ cake_nvdisasm() {
 }
 
 # cake_python_venv DIR: a Python virtual environment in DIR with pytest (the runtime's Python tests run under
-# it) and, when they install, mypy, numpy, mcp, pygls and onigurumacffi; created once; reuses the system's
+# it) and, when they install, mypy, numpy, mcp, pygls, onigurumacffi and ray; created once; reuses the system's
 # site packages.  Prints the venv's python on success.
 cake_python_venv() {
   local dir="$1"
@@ -104,6 +104,10 @@ cake_python_venv() {
   # (tests/python/test_editors.py); optional: that check is skipped without it.
   if ! "$dir/bin/python" -c 'import onigurumacffi' >/dev/null 2>&1; then
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'onigurumacffi>=1,<2' >/dev/null 2>&1 || true
+  fi
+  # ray: the harness's distributed engine (--ray; tests/python/test_harness_scale.py starts a local instance).
+  if ! "$dir/bin/python" -c 'import ray' >/dev/null 2>&1; then
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check 'ray>=2.9,<3' >/dev/null 2>&1 || true
   fi
   echo "$dir/bin/python"
 }

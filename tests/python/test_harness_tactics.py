@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from cakeir.harness import Compiler, RunRecord
-from cakeir.harness.family import Candidate, kernel_parameters
+from cakeir.harness.family import Candidate, kernel_parameters, single_kernel
 from cakeir.harness.search import Search, summary_markdown
 from cakeir.harness.tactics import TACTICS, TACTICS_BY_NAME, predicted_effect, tactic
 from cakeir.harness.tools import ToolContext, call_tool
@@ -21,6 +21,7 @@ SEED = os.path.join(REPO, "kernels", "gemm", "seed_weak_hopper.cake")
 WARP_SPECIALIZED = os.path.join(REPO, "samples", "hopper_gemm.cake")
 PERSISTENT = os.path.join(REPO, "samples", "hopper_gemm_persistent.cake")
 KMEANS = os.path.join(REPO, "kernels", "kmeans", "assign_sm90.cake")
+KMEANS_NAIVE = os.path.join(REPO, "kernels", "kmeans", "assign_seed_naive.cake")
 SHAPES = ["M=4096,N=4096,K=4096", "M=8192,N=8192,K=4096"]
 
 
@@ -36,21 +37,47 @@ def test_seed_is_a_family_member_with_normalised_defines():
     assert seed.value("S") == 2 and seed.value("BN") == 256
 
 
+def test_kmeans_family_member_is_one_kernel_of_its_file():
+    """assign_sm90.cake defines four kernels; the family's member is kmeans_assign, and its candidates' text
+    is the file without the other three (their fns stay); the naive seed's structural tactics lead to it."""
+    member = Candidate.from_file(KMEANS)
+    assert member.family.name == "kmeans_assign_bf16_sm90" and member.member.name == "fused_wgmma"
+    assert member.kernel == "kmeans_assign" and member.params["BN"] == "128"
+    assert "kernel kmeans_assign<" in member.text and "fn list_insert(" in member.text
+    for other in ("knn_topk", "knn_merge", "row_norms"):
+        assert "kernel %s<" % other not in member.text
+    assert single_kernel("kernel a<X = 1>(P: f32[N]) { if 1 { } } // }\nkernel b<Y = 2>(Q: f32[N]) {\n}\n", "b") \
+        == " // }\nkernel b<Y = 2>(Q: f32[N]) {\n}\n"          # the brace in the comment is not counted
+    with pytest.raises(ValueError):
+        single_kernel(member.text, "knn_topk")
+    naive = Candidate.from_file(KMEANS_NAIVE, {"TPB": 256})
+    children = tactic("tensor-cores").apply(naive)     # HD carried (its default), TPB dropped, the parameters
+    assert {c.member.name for c in children} == {"fused_wgmma"}      # the member introduces: every legal value
+    assert len(children) == 1 * 5 * 5 * 2 * 2 and {} in [c.defines for c in children]
+    assert {"BN": 64, "S": 2} in [c.defines for c in children]
+    assert [c.defines for c in tactic("threads-per-block").apply(naive)] == [{"TPB": 64}, {}, {"TPB": 512}]
+
+
 def test_each_tactic_preconditions_and_children():
     seed = Candidate.from_file(SEED)
     ws = Candidate.from_file(WARP_SPECIALIZED)
     persistent = Candidate.from_file(PERSISTENT)
     kmeans = Candidate.from_file(KMEANS)
-    expect = {  # tactic: (applies to seed, warp-specialized, persistent, k-means assign)
-        "pipeline-depth": (True, True, True, True), "tile-shape": (True, True, True, True),
-        "grouped-rasterization": (False, False, True, False), "pingpong-consumers": (False, False, False, True),
-        "register-a-operand": (False, False, False, True), "warp-specialize": (True, False, False, False),
-        "persistent-tiles": (True, True, False, False), "cluster-multicast": (True, True, False, False),
-        "tma-store-epilogue": (True, True, True, False), "split-k": (False,) * 4, "stream-k": (False,) * 4,
-        "double-buffered-accumulators": (False,) * 4}
+    naive = Candidate.from_file(KMEANS_NAIVE)
+    expect = {  # tactic: (applies to seed, warp-specialized, persistent, k-means assign, naive k-means assign)
+        "pipeline-depth": (True, True, True, True, False), "tile-shape": (True, True, True, True, False),
+        "grouped-rasterization": (False, False, True, False, False),
+        "pingpong-consumers": (False, False, False, True, False),
+        "register-a-operand": (False, False, False, True, False),
+        "threads-per-block": (False, False, False, False, True),
+        "tensor-cores": (False, False, False, False, True),
+        "warp-specialize": (True, False, False, False, True),
+        "persistent-tiles": (True, True, False, False, True), "cluster-multicast": (True, True, False, False, True),
+        "tma-store-epilogue": (True, True, True, False, False), "split-k": (False,) * 5, "stream-k": (False,) * 5,
+        "double-buffered-accumulators": (False,) * 5}
     assert sorted(expect) == sorted(TACTICS_BY_NAME)
     for name, applies in expect.items():
-        for candidate, wanted in zip((seed, ws, persistent, kmeans), applies):
+        for candidate, wanted in zip((seed, ws, persistent, kmeans, naive), applies):
             unmet = tactic(name).unmet(candidate)
             assert (not unmet) == wanted, (name, candidate.label(), unmet)
             assert bool(tactic(name).apply(candidate)) == wanted

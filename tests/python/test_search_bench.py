@@ -1,5 +1,6 @@
-"""bench/search_gemm.py without a GPU: the module imports without torch, and its report helpers (summary
-against the hand-written variants, the best-so-far SVG) work on a search result."""
+"""bench/search_gemm.py without a GPU: the module imports without torch, its report helpers (summary against
+the hand-written variants, the best-so-far SVG) work on a search result, and the k-means family's search runs
+end to end with the cost model as the timer (--family kmeans --measure predicted)."""
 
 import importlib.util
 import os
@@ -29,3 +30,28 @@ def test_imports_without_torch_and_reports():
     assert summary["speed_vs_hand_written_geomean"] == round((1.1 * 3.6) ** 0.5 / 2.0, 4)
     svg = bench.svg_chart(result, summary["best_hand_written_geomean_ms"])
     assert svg.startswith("<svg") and "best hand-written" in svg and svg.count("<polyline") == 1
+
+
+def test_kmeans_search_end_to_end_with_the_cost_model_as_timer(cakec_only, tmp_path):
+    """--family kmeans --measure predicted: from the naive seed, one generation reaches the tensor-core member
+    (rng seed 1 draws a structural tactic); the hand-written kernel is the reference, everything is recorded."""
+    import json
+    import sqlite3
+    bench = _load()
+    out = tmp_path / "out"
+    assert bench.main(["--family", "kmeans", "--out", str(out), "--measure", "predicted", "--budget", "2",
+                       "--offspring", "1", "--seed", "1", "--cakec-timeout", "120",
+                       "--work-dir", str(tmp_path / "work"), "--pack", str(tmp_path / "no-pack")]) == 0
+    result = json.loads((out / "search.json").read_text())
+    assert result["fitness"] == "predicted" and result["seed"]["label"] == "naive"
+    assert result["counts"]["measured_total"] == 2 and result["stop"] == "budget"
+    assert result["best"]["label"].startswith("fused_wgmma") and result["improvement"] > 100
+    summary = json.loads((out / "summary.json").read_text())
+    assert [row["shape"] for row in summary["shapes"]] == bench.PROBLEMS["kmeans"].shapes
+    assert all(0.5 < row["speed_vs_hand_written"] <= 1.5 for row in summary["shapes"])
+    with sqlite3.connect(str(out / "runs.db")) as db:
+        rows = db.execute("SELECT kernel, producer FROM candidates ORDER BY id").fetchall()
+    assert rows[0] == ("kmeans_assign", "hand-written")
+    assert rows[1] == ("kmeans_assign_naive", "seed") and rows[2][0] == "kmeans_assign"
+    assert rows[2][1].startswith("tactic:")
+    assert (out / "best_so_far.svg").read_text().startswith("<svg")

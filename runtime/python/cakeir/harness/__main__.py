@@ -4,6 +4,11 @@
     tactics list|show NAME|apply ...       the tactic registry (search_cli.py)
     search --seed FILE --shape S ... --budget N --db PATH
                                            the evolutionary search, cost model as the measure step
+    calibrate --record runs.db [--machine h200] [--output PATH]
+                                           refit the machine description to the record's timings
+                                           (calibration_cli.py), accepted when held-out error improves
+    clusters --record runs.db [--json]     failure signatures clustered, with example lineages (learn_cli.py)
+    propose --record runs.db [-o FILE]     fn primitive and tactic proposals with their evidence (learn_cli.py)
     serve --jsonl|--mcp [--db PATH] [--cakec PATH] [--timeout S] [--work-dir DIR]
                                            the agent tools over JSON lines or MCP, on stdin/stdout
 `serve --mcp` needs the `mcp` package (pip install 'mcp>=2.3,<3'); without it, it exits 3 saying so."""
@@ -15,7 +20,7 @@ import os
 import sys
 from typing import List, Optional
 
-from . import jsonl_server, record_cli, search_cli
+from . import calibration_cli, jsonl_server, learn_cli, record_cli, search_cli
 from .tools import ToolContext
 
 
@@ -55,6 +60,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         return search_cli.tactics_main(args[1:])
     if args[:1] == ["search"]:
         return search_cli.search_main(args[1:])
+    if args[:1] == ["calibrate"]:
+        return calibration_cli.main(args[1:])
+    if args[:1] == ["clusters"]:
+        return learn_cli.clusters_main(args[1:])
+    if args[:1] == ["propose"]:
+        return learn_cli.propose_main(args[1:])
     if args[:1] == ["serve"]:
         return serve_main(args[1:])
     print(__doc__.split("\n\n", 1)[1] if __doc__ else "", file=sys.stderr)

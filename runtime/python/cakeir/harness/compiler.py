@@ -192,6 +192,15 @@ class Compiler:
             result.output["cubin"] = output
         return result
 
+    def calibrate(self, measurements: str, output: str, machine: str = "") -> StageResult:
+        """`cakec calibrate MEASUREMENTS -o OUTPUT [--machine PRIOR]`: the fitted machine description at
+        `output` (docs/cost-model.md, section 4)."""
+        args = ["calibrate", measurements, "-o", output, "--no-progress"] + (["--machine", machine] if machine else [])
+        result = self._run("calibrate", args)
+        result.output.pop("stdout", None)
+        result.diagnostics = parse_text_diagnostics(result.stderr)
+        return result
+
     def run(self, source: str, cwd: str, kernel: str = "", shape: Any = None,
             inputs: Optional[Dict[str, str]] = None, outputs: Optional[Dict[str, str]] = None,
             defines: Optional[Defines] = None, seed: Optional[int] = None, schedules: int = 0) -> StageResult:

@@ -5,8 +5,10 @@ A family is a JSON file (format "cake-family", e.g. kernels/gemm/family_hopper_b
 computing the same thing with the same tensor parameters but different schedules - its members - each with
 the schedule features it implements ("warp-specialized", "persistent", "tma-store-epilogue", ...), and the
 legal values of the compile-time parameters the members share ("parameters"; a member's own "parameters"
-narrow them where its `requires` is stricter).  A member's source path is relative to the family file.  A
-structural tactic moves a candidate to the member that adds one feature, carrying over the parameter values
+narrow them where its `requires` is stricter).  A member's source path is relative to the family file; a
+member whose file defines several kernels names the one it is ("kernel"), and its candidates' text is that
+file without the other kernels' definitions (single_kernel: the `fn`s and the rest stay), so every stage
+sees one kernel and needs only its shape variables.  A structural tactic moves a candidate to the member that adds one feature, carrying over the parameter values
 both members declare; the files themselves are never rewritten.
 
 A candidate is one CAKE file plus -D values (and the family member it is, when the file belongs to one).  Its
@@ -64,6 +66,33 @@ def kernel_parameters(text: str) -> Tuple[str, Dict[str, str]]:
     return match.group(1), params
 
 
+_ANY_KERNEL_HEAD = re.compile(r"^kernel\s+([A-Za-z_][A-Za-z0-9_]*)\b", re.MULTILINE)
+
+
+def single_kernel(text: str, name: str) -> str:
+    """text without the definitions of the kernels other than `name` (each from its `kernel` line at the start
+    of a line to the brace that closes its body; the header's brackets hold no braces).  Raises ValueError
+    when the text defines no kernel `name`."""
+    heads = list(_ANY_KERNEL_HEAD.finditer(text))
+    if name not in [head.group(1) for head in heads]:
+        raise ValueError("no kernel %r in the text (kernels: %s)" % (name, ", ".join(h.group(1) for h in heads)))
+    for head in reversed(heads):
+        if head.group(1) == name:
+            continue
+        cleaned = _COMMENT.sub(lambda m: " " * len(m.group(0)), text[head.start():])   # offsets kept
+        body = cleaned.index("{")
+        depth, index = 0, body
+        while True:
+            depth += {"{": 1, "}": -1}.get(cleaned[index], 0)
+            if depth == 0:
+                break
+            index += 1
+        end = head.start() + index + 1
+        end += 1 if text[end:end + 1] == "\n" else 0
+        text = text[:head.start()] + text[end:]
+    return text
+
+
 def integer(text: Any) -> Optional[int]:
     """text as an integer literal (decimal or 0x), else None."""
     if isinstance(text, int) and not isinstance(text, bool):
@@ -81,6 +110,7 @@ class Member:
     features: List[str]
     schedule: str = ""
     parameters: Dict[str, List[int]] = field(default_factory=dict)   # legal values that differ from the family's
+    kernel: str = ""                # the member's kernel when its file defines several ("": the first)
 
 
 @dataclass
@@ -99,7 +129,8 @@ class Family:
             raise ValueError("%s is not a kernel family (format 'cake-family')" % path)
         folder = os.path.dirname(os.path.abspath(path))
         members = [Member(m["name"], os.path.normpath(os.path.join(folder, m["source"])), list(m.get("features", [])),
-                          m.get("schedule", ""), {k: [int(v) for v in vs] for k, vs in m.get("parameters", {}).items()})
+                          m.get("schedule", ""), {k: [int(v) for v in vs] for k, vs in m.get("parameters", {}).items()},
+                          m.get("kernel", ""))
                    for m in doc["members"]]
         return Family(doc["name"], os.path.abspath(path), doc.get("computes", ""),
                       {k: [int(v) for v in vs] for k, vs in doc.get("parameters", {}).items()}, members)
@@ -168,13 +199,16 @@ class Candidate:
     @staticmethod
     def from_file(source: str, defines: Optional[Dict[str, Any]] = None, family: Optional[Family] = None,
                   text: Optional[str] = None) -> "Candidate":
-        """Reads the file (unless its text is given) and finds its family (unless given)."""
-        if text is None:
-            with open(source, encoding="utf-8") as handle:
-                text = handle.read()
+        """Reads the file (unless its text is given) and finds its family (unless given); a member that names
+        its kernel gets the file without the other kernels."""
         member = family.member_for(source) if family else None
         if family is None:
             family, member = find_family(source)
+        if text is None:
+            with open(source, encoding="utf-8") as handle:
+                text = handle.read()
+            if member is not None and member.kernel:
+                text = single_kernel(text, member.kernel)
         kernel, params = kernel_parameters(text)
         candidate = Candidate(os.path.abspath(source), text, {}, family, member, kernel, params)
         candidate.defines = candidate.normalised(defines or {})

@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Optional
 from .compiler import Compiler
 from .evaluate import evaluate, kernel_name
 from .record import RunRecord
+from .record_merge import merge_records
 from .schema import schema_version
 
 
@@ -80,6 +81,8 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", default="-")
     show = sub.add_parser("show")
     show.add_argument("candidate", type=int)
+    merge = sub.add_parser("merge", help="copy other records (e.g. the shards of a job array) into --db")
+    merge.add_argument("sources", nargs="+")
     return top
 
 
@@ -130,6 +133,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                     print("%s: %d candidates" % (args.output, count), file=sys.stderr)
             elif args.command == "show":
                 _print_json(record.candidate(args.candidate, full=True))
+            elif args.command == "merge":
+                missing = [path for path in args.sources if not os.path.isfile(path)]
+                if missing:
+                    raise OSError("no run record at %s" % ", ".join(missing))
+                _print_json(merge_records(record, args.sources))
     except KeyError as error:
         print("error: %s" % error.args[0], file=sys.stderr)
         return 1

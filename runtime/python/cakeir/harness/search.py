@@ -12,16 +12,20 @@ Algorithm (seeded random.Random, so a run is a function of its seed and of what 
      duplicate and nothing is evaluated.
   3. Each child goes through the gates, stopping at the first it fails; each outcome is in the run record,
      with the child's parent and the tactic that produced it (producer "tactic:NAME"):
-       verify    cakec --verify-only (through evaluate(): the candidate and the stage are recorded)
-       estimate  cakec --estimate --json at every search shape (the first through evaluate())
+       verify    cakec --verify-only
+       estimate  cakec --estimate --json at every search shape
+                 (both run by the executor - in this process, a local process pool or Ray tasks: scale.py -
+                 for the whole batch at once; the candidate and its stages are recorded in draw order)
        prune     the geometric mean of its predicted times over the shapes is more than `prune_margin`
                  above the best prediction among the measured candidates (prune:slower:-), or another child
                  of the same generation is predicted faster (prune:outranked:-; ties go to the one drawn
                  first): recorded as a failed stage `prune`, never compiled or measured
-     and the one child of the generation that is left goes on:
-       compile   cakec -o KERNEL.cubin (ptxas; skipped when ptxas is missing or compile=False)
-       measure   the callback times the candidate at every shape (and checks it); a candidate that fails
-                 the check is recorded as such and leaves the population alone
+     and the one child of the generation that is left goes on (with measure workers, one per worker: the
+     best predicted ones, measured concurrently):
+       compile   cakec -o KERNEL.cubin (ptxas, through the executor; skipped when ptxas is missing or
+                 compile=False)
+       measure   the callback (or a measure worker) times the candidate at every shape and checks it; a
+                 candidate that fails the check is recorded as such and leaves the population alone
   4. Fitness is the geometric mean over the shapes of the measured times; without a measure callback the
      cost model's predicted times stand in and the result says so (fitness "predicted").
   5. The run stops when `budget` candidates were measured, `max_candidates` children were generated,
@@ -40,9 +44,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from .. import _tools
 from .compiler import Compiler, shape_text
-from .evaluate import evaluate, stage_signature, write_candidate
+from .evaluate import stage_signature, write_candidate
 from .family import Candidate
 from .record import RunRecord
+from .scale import CompileJob, ScreenJob, SerialExecutor, compile_job, screen_job
 from .tactics import TACTICS, Tactic, applicable
 
 
@@ -115,7 +120,8 @@ class Search:
                  measure: Optional[Measure] = None, budget: int = 50, population: int = 8, seed: int = 0,
                  prune_margin: float = 0.05, offspring: int = 10, max_candidates: int = 0, max_duplicates: int = 200,
                  tactics: Sequence[Tactic] = (), compile_cubin: bool = True, work_dir: Optional[str] = None,
-                 log: Optional[Callable[[str], None]] = None, time_limit: float = 0.0, max_chain: int = 4) -> None:
+                 log: Optional[Callable[[str], None]] = None, time_limit: float = 0.0, max_chain: int = 4,
+                 executor: Any = None, measure_workers: Any = None) -> None:
         if not shapes:
             raise ValueError("the search needs at least one shape")
         self.compiler = compiler
@@ -143,6 +149,9 @@ class Search:
         self.seen: Dict[Any, int] = {}
         self.duplicates = 0
         self.curve: List[Dict[str, Any]] = []
+        self.executor = executor or SerialExecutor()
+        self.measure_workers = measure_workers
+        self.slots = len(measure_workers) if measure_workers else 1
 
     # -- one candidate through the gates -------------------------------------------------------------------
 
@@ -164,34 +173,35 @@ class Search:
                 return float(entry["predicted_ms"])
         return None
 
-    def screen(self, candidate: Candidate, tactic: str, parent: Optional[Entry]) -> Entry:
-        """verify -> estimate at every shape -> the margin check; entry.outcome stays "" when it passes."""
+    def _screen_job(self, candidate: Candidate) -> ScreenJob:
+        return ScreenJob(self.compiler.path, self.compiler.timeout, candidate.text, dict(candidate.defines),
+                         candidate.kernel, [dict(shape) for shape in self.shapes])
+
+    def screen(self, candidate: Candidate, tactic: str, parent: Optional[Entry],
+               results: Optional[List[Any]] = None) -> Entry:
+        """verify -> estimate at every shape -> the margin check; entry.outcome stays "" when it passes.
+        `results`: the stages as screen_job returned them (run by the executor); None runs them here."""
+        if results is None:
+            results = self.executor.map(screen_job, [self._screen_job(candidate)])[0]
         entry = Entry(len(self.entries), candidate, None, tactic, parent.record_id if parent else None)
         self.entries.append(entry)
         parents = [parent.record_id] if parent and parent.record_id is not None else []
-        summary = evaluate(self.compiler, candidate.text, candidate.defines, "", self.shapes[0], self.record,
-                           parents, "tactic:" + tactic if parent else tactic, candidate.kernel,
-                           compile_cubin=False)
-        entry.record_id = summary["candidate"]
-        if not summary["ok"]:
-            entry.outcome = summary["failed_stage"]
-            return entry
-        estimate = summary["stages"][-1]["output"].get("estimate", {})
-        first = self._prediction(estimate, candidate.kernel)
-        if first is None:
+        entry.record_id = self.record.add_candidate(candidate.text, candidate.defines, "", candidate.kernel,
+                                                    "tactic:" + tactic if parent else tactic, parents)
+        shapes = [None] + list(self.shapes)
+        for result, shape in zip(results, shapes):
+            if not self._stage(entry, result, shape):
+                entry.outcome = result.stage
+                return entry
+            if result.stage == "estimate":
+                value = self._prediction(result.output.get("estimate", {}), candidate.kernel)
+                if value is None:
+                    entry.outcome = "estimate"
+                    return entry
+                entry.predicted_ms.append(value)
+        if len(entry.predicted_ms) != len(self.shapes):
             entry.outcome = "estimate"
             return entry
-        entry.predicted_ms.append(first)
-        folder = self._folder(entry)
-        source = write_candidate(candidate.text, folder, candidate.kernel)
-        for shape in self.shapes[1:]:
-            result = self.compiler.estimate(source, shape, candidate.defines)
-            ok = self._stage(entry, result, shape)
-            value = self._prediction(result.output.get("estimate", {}), candidate.kernel) if ok else None
-            if value is None:
-                entry.outcome = "estimate"
-                return entry
-            entry.predicted_ms.append(value)
         predicted = geomean(entry.predicted_ms)
         if parent is not None and self.best_predicted is not None and \
                 predicted > self.best_predicted * (1.0 + self.prune_margin):
@@ -208,28 +218,52 @@ class Search:
 
     def finish(self, entry: Entry) -> Entry:
         """compile -> measure for a candidate that passed the screen."""
-        candidate = entry.candidate
-        folder = self._folder(entry)
-        source = write_candidate(candidate.text, folder, candidate.kernel)
-        cubin = None
-        if self.compile_cubin:
-            cubin = os.path.join(folder, candidate.kernel + ".cubin")
-            if not self._stage(entry, self.compiler.compile(source, cubin, candidate.defines), None):
-                entry.outcome = "compile"
-                return entry
-        request = MeasureRequest(entry.record_id or 0, candidate.kernel, source, dict(candidate.defines), cubin,
-                                 [dict(s) for s in self.shapes], list(entry.predicted_ms), candidate.label())
-        measurement = self.measure(request)
-        self._record_measurement(entry, measurement)
-        if not measurement.passed:
-            entry.outcome = "incorrect"
-            return entry
-        entry.outcome = "measured"
-        entry.measured_ms = list(measurement.times_ms)
-        entry.fitness = geomean(measurement.times_ms)
-        predicted = geomean(entry.predicted_ms)
-        self.best_predicted = predicted if self.best_predicted is None else min(self.best_predicted, predicted)
-        return entry
+        return self.finish_all([entry])[0]
+
+    def finish_all(self, entries: List[Entry]) -> List[Entry]:
+        """compile (through the executor) -> measure (concurrently on the measure workers, when there are)
+        for candidates that passed the screen; at most one per measure worker."""
+        requests, ready = [], []
+        compiled = self.executor.map(compile_job, [
+            CompileJob(self.compiler.path, self.compiler.timeout, e.candidate.text, dict(e.candidate.defines),
+                       e.candidate.kernel) for e in entries]) if self.compile_cubin else [None] * len(entries)
+        for entry, outcome in zip(entries, compiled):
+            candidate = entry.candidate
+            folder = self._folder(entry)
+            source = write_candidate(candidate.text, folder, candidate.kernel)
+            cubin = None
+            if outcome is not None:
+                result, data, manifest = outcome
+                if data is not None:
+                    cubin = os.path.join(folder, candidate.kernel + ".cubin")
+                    with open(cubin, "wb") as handle:
+                        handle.write(data)
+                    if manifest is not None:
+                        with open(cubin + ".json", "wb") as handle:
+                            handle.write(manifest)
+                    result.output["cubin"] = cubin
+                if not self._stage(entry, result, None):
+                    entry.outcome = "compile"
+                    continue
+            requests.append(MeasureRequest(entry.record_id or 0, candidate.kernel, source, dict(candidate.defines),
+                                           cubin, [dict(s) for s in self.shapes], list(entry.predicted_ms),
+                                           candidate.label()))
+            ready.append(entry)
+        if self.measure_workers and requests:
+            measurements = self.measure_workers.measure_all(requests)
+        else:
+            measurements = [self.measure(request) for request in requests]
+        for entry, measurement in zip(ready, measurements):
+            self._record_measurement(entry, measurement)
+            if not measurement.passed:
+                entry.outcome = "incorrect"
+                continue
+            entry.outcome = "measured"
+            entry.measured_ms = list(measurement.times_ms)
+            entry.fitness = geomean(measurement.times_ms)
+            predicted = geomean(entry.predicted_ms)
+            self.best_predicted = predicted if self.best_predicted is None else min(self.best_predicted, predicted)
+        return entries
 
     def _record_measurement(self, entry: Entry, measurement: Measurement) -> None:
         if entry.record_id is None or measurement.method == "predicted":
@@ -309,27 +343,31 @@ class Search:
                                                                   entry.tactic))
             if not passed:
                 continue
-            # The cost model ranks the batch; only the best prediction goes on (ties: the earliest drawn).
+            # The cost model ranks the batch; the best predictions go on, one per measure worker (ties: the
+            # earliest drawn), no more than the budget has left.
             passed.sort(key=lambda e: (geomean(e.predicted_ms), e.index))
-            for entry in passed[1:]:
+            keep = max(1, min(self.slots, self.budget - self.measured))
+            for entry in passed[keep:]:
                 self._prune(entry, "outranked", {"batch_best_ms": geomean(passed[0].predicted_ms),
                                                  "batch_best_candidate": passed[0].record_id})
                 self.log("     rejected  %-40s at prune: outranked in its batch (%s)" % (
                     entry.candidate.label()[:40], entry.tactic))
-            chosen = self.finish(passed[0])
-            if chosen.outcome == "measured":
-                self._admit(chosen)
-            else:
-                self.log("     rejected  %-40s at %s (%s)" % (chosen.candidate.label()[:40], chosen.outcome,
-                                                              chosen.tactic))
+            for chosen in self.finish_all(passed[:keep]):
+                if chosen.outcome == "measured":
+                    self._admit(chosen)
+                else:
+                    self.log("     rejected  %-40s at %s (%s)" % (chosen.candidate.label()[:40], chosen.outcome,
+                                                                  chosen.tactic))
         return self.result(seed, stop)
 
     def _offspring(self) -> List[Entry]:
-        """Up to `offspring` new children, each screened (verify, estimate, margin); [] when `max_duplicates`
-        draws in a row gave nothing new."""
-        batch: List[Entry] = []
+        """Up to `offspring` new children, drawn first (the rng alone decides them), then screened (verify,
+        estimate: through the executor, all at once; the margin check and the record in draw order); []
+        when `max_duplicates` draws in a row gave nothing new."""
+        drawn_children: List[Any] = []
         in_a_row = 0
-        while len(batch) < self.offspring and len(self.entries) - 1 < self.max_candidates:
+        while len(drawn_children) < self.offspring and \
+                len(self.entries) - 1 + len(drawn_children) < self.max_candidates:
             drawn = self._mutate()
             if drawn is None or drawn[2].key() in self.seen:
                 self.duplicates += 1
@@ -338,8 +376,12 @@ class Search:
                     break
                 continue
             in_a_row = 0
-            parent, names, child = drawn
-            entry = self.screen(child, names, parent)
+            self.seen[drawn[2].key()] = -1                  # drawn; its entry index is set when screened
+            drawn_children.append(drawn)
+        results = self.executor.map(screen_job, [self._screen_job(child) for _, _, child in drawn_children])
+        batch: List[Entry] = []
+        for (parent, names, child), stages in zip(drawn_children, results):
+            entry = self.screen(child, names, parent, stages)
             self.seen[child.key()] = entry.index
             batch.append(entry)
         return batch

@@ -26,6 +26,7 @@ from .compiler import Compiler
 from .family import Candidate
 from .record import RunRecord
 from .record_cli import _defines
+from .scale import make_executor, parse_shard, shard
 from .search import Search, summary_markdown
 from .tactics import TACTICS, predicted_effect, tactic
 
@@ -108,6 +109,14 @@ def search_parser() -> argparse.ArgumentParser:
     top.add_argument("--cakec", default=None)
     top.add_argument("--timeout", type=float, default=300.0)
     top.add_argument("--quiet", action="store_true")
+    top.add_argument("--jobs", type=int, default=1, help="cakec's stages in a local pool of N processes")
+    top.add_argument("--ray", default="", metavar="ADDRESS",
+                     help="cakec's stages as Ray tasks on the cluster at ADDRESS ('local': a local instance)")
+    top.add_argument("--runs", type=int, default=1,
+                     help="independent runs, with rng seeds --rng-seed, --rng-seed + 1, ... (default 1)")
+    top.add_argument("--shard", default="", metavar="I/N",
+                     help="do only the runs whose index is I modulo N (Slurm: $SLURM_ARRAY_TASK_ID/N); merge "
+                          "the shards' records afterwards with `record --db ALL.db merge SHARD.db...`")
     return top
 
 
@@ -121,18 +130,30 @@ def write_outputs(result: Dict[str, Any], out: str) -> None:
 
 def search_main(argv: List[str]) -> int:
     args = search_parser().parse_args(argv)
+    executor = None
     try:
+        index, count = parse_shard(args.shard) if args.shard else (0, 1)
+        runs = shard(list(range(args.runs)), index, count)
         seed = Candidate.from_file(args.seed, _defines(args.defines))
+        executor = make_executor(args.jobs, args.ray)
         with RunRecord(args.db) as record:
-            search = Search(Compiler(args.cakec, args.timeout), record, args.shape, None, args.budget,
-                            args.population, args.rng_seed, args.prune_margin, args.offspring, args.max_candidates,
-                            compile_cubin=not args.no_compile, work_dir=args.work_dir,
-                            log=None if args.quiet else (lambda line: print(line, file=sys.stderr)))
-            result = search.run(seed)
-        if args.out:
-            write_outputs(result, args.out)
-        sys.stdout.write(summary_markdown(result))
+            for run in runs:
+                work_dir = os.path.join(args.work_dir, "run%d" % run) if args.work_dir and args.runs > 1 else \
+                    args.work_dir
+                search = Search(Compiler(args.cakec, args.timeout), record, args.shape, None, args.budget,
+                                args.population, args.rng_seed + run, args.prune_margin, args.offspring,
+                                args.max_candidates, compile_cubin=not args.no_compile, work_dir=work_dir,
+                                log=None if args.quiet else (lambda line: print(line, file=sys.stderr)),
+                                executor=executor)
+                result = search.run(seed)
+                result["run"] = run
+                if args.out:
+                    write_outputs(result, args.out if args.runs == 1 else os.path.join(args.out, "run%d" % run))
+                sys.stdout.write(summary_markdown(result))
     except (OSError, ValueError, KeyError) as error:
         print("error: %s" % error, file=sys.stderr)
         return 1
+    finally:
+        if executor is not None:
+            executor.close()
     return 0

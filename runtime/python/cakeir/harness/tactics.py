@@ -221,6 +221,17 @@ TACTICS: List[Tactic] = [
         "Keep the A operand in registers (AREG = 1: loaded once per work tile with ldmatrix, wgmma reads only B "
         "from shared memory) or read it from shared memory (AREG = 0; needed when registers run out).",
         parameters={"AREG": [0, 1]}),
+    ParameterTactic(
+        "threads-per-block",
+        "Change TPB, the threads of a block in a kernel that gives each thread its own work item (one point, "
+        "one row): larger blocks share more per-block reads through L1, smaller ones leave a shorter last wave "
+        "and let more blocks share an SM.",
+        parameters={"TPB": [64, 128, 256, 512]}),
+    ScheduleTactic(
+        "tensor-cores",
+        "Compute the inner products on the tensor cores: operand tiles staged in shared memory and multiplied "
+        "by MMA instructions, the rest of the computation (an argmin, an epilogue) fused on the accumulator "
+        "registers.", feature="tensor-cores"),
     ScheduleTactic(
         "warp-specialize",
         "Split the block into a producer warpgroup that only issues TMA copies (setmaxnreg down to 40 registers) "
