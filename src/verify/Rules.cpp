@@ -194,13 +194,12 @@ private:
       int slot = slotOf(e);
       if (slot > 0) apply({kind, slot, at}, s, report);
     };
-    // Shared reads inside the operands' indices and values come first (not for the operands that are the
-    // operation's own buffer: their index operands only).
+    // Shared reads inside the operands come first: for operands that name the operation's own buffer (or a
+    // global tensor) only their indices are reads; value operands are scanned whole.
     auto scanAll = [&](const std::vector<Ptr<Expr>> &v, bool ownBuffer) {
       for (const Ptr<Expr> &e : v) {
         if (!e) continue;
-        if (ownBuffer && slotOf(e.get()) > 0) indexOperands(*e, s, report);
-        else if (ownBuffer) indexOperands(*e, s, report);
+        if (ownBuffer) indexOperands(*e, s, report);
         else reads(*e, s, report);
       }
     };
