@@ -174,7 +174,7 @@ def _violations(diags: Sequence[Dict[str, object]]) -> List[Tuple[str, int]]:
     for d in diags:
         m = _VIOLATION.match(str(d.get("message", "")))
         if d.get("code") == "E0625" and m:
-            out.append((m.group(1), int(d.get("line", 0) or 0)))
+            out.append((m.group(1), int(str(d.get("line", 0) or 0))))
     return out
 
 
