@@ -18,6 +18,7 @@
 #include "support/Diagnostics.h"
 #include "support/ReadFile.h"
 #include "support/SignalCleanup.h"
+#include "verify/RuleSet.h"
 #include "verify/Verifier.h"
 
 #include <cctype>
@@ -406,6 +407,15 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   if (!opts.noVerify) {
     VerifyOptions verifyOptions;
     if (opts.verifyTimeoutMs) verifyOptions.timeoutMs = *opts.verifyTimeoutMs;
+    // --rules FILE: read like a source file (its diagnostics point into it), parsed before any proof.
+    std::optional<RuleSet> rules;
+    if (!opts.rulesPath.empty()) {
+      ReadResult rulesRead = readSourceFile(opts.rulesPath, sources, diags);
+      if (!rulesRead.file) return finish(rulesRead.failure);
+      rules = loadRules(sources, *rulesRead.file, diags);
+      if (!rules) return finish(ExitCode::InputErrors);
+      verifyOptions.rules = &*rules;
+    }
     VerifyResult verified = verifyModule(*module, sema, verifyOptions, diags);
     times.mark("verify");
     if (!verified.allProven() || diags.hasErrors()) return finish(ExitCode::InputErrors);

@@ -42,6 +42,7 @@ struct DriverOptions {
   bool verifyOnly = false;
   bool noVerify = false;                        // --no-verify: skip the Z3 obligations
   std::optional<unsigned> verifyTimeoutMs;      // --verify-timeout=MS per solver query (default 2000)
+  std::string rulesPath;                        // --rules FILE: extra obligations as data (docs/rules.md)
   bool estimate = false;
   std::map<std::string, int64_t> shape;         // --shape M=4096,N=4096 (for --estimate)
   std::vector<std::string> sweep;               // --sweep BM=64,128 S=3,4 (variants for --estimate; EstimateCommand.h)

@@ -169,6 +169,7 @@ int cakecMain(int argc, char **argv) {
   unsigned verifyTimeout = 0;
   auto *verifyTimeoutOpt = app.add_option("--verify-timeout", verifyTimeout, "time limit per solver query in ms (default 2000)")
                                ->check(CLI::Range(1u, 3600000u));
+  auto *rules = app.add_option("--rules", opts.rulesPath, "check the ordering obligations of a rules file (JSON, docs/rules.md)");
   app.add_option("--shape", shapeText, "concrete shape for --estimate, e.g. M=4096,N=4096,K=4096")
       ->needs(estimate);
   app.add_option("--sweep", opts.sweep, "with --estimate: rank every combination of compile-time values, "
@@ -254,6 +255,7 @@ int cakecMain(int argc, char **argv) {
       ->group("");   // hidden
 
   verifyOnly->excludes(estimate)->excludes(emit)->excludes(output);
+  rules->excludes(noVerify);
   noVerify->excludes(verifyTimeoutOpt);
   estimate->excludes(emit)->excludes(output);
   explain->excludes("FILE");

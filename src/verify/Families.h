@@ -35,4 +35,7 @@ void verifyAsyncProxyRaces(VerifyContext &ctx);
 // ---- Blackwell (TensorMemory.cpp)
 void verifyTensorMemory(VerifyContext &ctx);      // tmem capacity and alloc/dealloc pairing, commit before ld, wait::ld, tcgen05 fences   // AsyncProxyRaces.cpp: TMA / wgmma shared accesses ordered with other threads' generic ones
 
+// ---- obligations written as data (Rules.cpp; cakec --rules FILE)
+void verifyRules(VerifyContext &ctx);             // the rules of VerifyOptions::rules, per role path
+
 } // namespace cake

@@ -37,6 +37,8 @@ constexpr FamilyEntry kFamilies[] = {
     {"async-proxy races", verifyAsyncProxyRaces},
     // ---- Blackwell tensor memory
     {"tensor memory", verifyTensorMemory},
+    // ---- obligations written as data (--rules FILE)
+    {"rules", verifyRules},
 };
 
 } // namespace

@@ -17,9 +17,12 @@
 
 namespace cake {
 
+struct RuleSet;   // verify/RuleSet.h
+
 struct VerifyOptions {
   unsigned timeoutMs = 2000;        // per Z3 query (--verify-timeout=MS)
   int64_t maxSimulatedTrips = 64;   // largest loop trip count the sync simulation enumerates explicitly
+  const RuleSet *rules = nullptr;   // --rules FILE: obligations written as data (Rules.cpp), checked last
 };
 
 struct VerifyResult {

@@ -12,7 +12,8 @@ Modules, one concept each: schema (SQLite schema and migrations), record (the ru
 (failure signatures), compiler (running cakec), evaluate (verify -> estimate -> compile into the record),
 reference (language reference sections), family (kernel families and candidates), tactics (the tactic
 registry), search (the evolutionary search and its measure callback), tools (the agent tool table),
-jsonl_server and mcp_server (its two frontends), record_cli, search_cli and __main__ (the command line)."""
+jsonl_server and mcp_server (its two frontends), reduce (delta debugging of a failing kernel) and
+propose_rule (a rule for cakec --rules from it, validated on the corpus; docs/rules.md), record_cli, search_cli and __main__ (the command line)."""
 
 from .compiler import Compiler, StageResult
 from .evaluate import evaluate
