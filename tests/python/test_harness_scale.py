@@ -57,7 +57,7 @@ def test_shard_partition():
     assert parts[0] == [0, 3, 6, 9] and sorted(sum(parts, [])) == items
 
 
-def test_pool_and_ray_give_the_serial_search(cakec_only, tmp_path):
+def test_pool_and_ray_give_the_serial_search(cakec_only, tmp_path, monkeypatch):
     serial, _ = _search(cakec_only, tmp_path, "serial", SerialExecutor())
     pool = PoolExecutor(2)
     try:
@@ -66,8 +66,11 @@ def test_pool_and_ray_give_the_serial_search(cakec_only, tmp_path):
         pool.close()
     assert _strip(pooled) == _strip(serial) and pooled["curve"] == serial["curve"]
     ray = pytest.importorskip("ray", reason="ray is not installed (utils/common.sh installs it into the test venv)")
-    os.environ["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.abspath(__file__)),
-                                                os.environ.get("PYTHONPATH", "")])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([os.path.dirname(os.path.abspath(__file__)),
+                                                      os.environ.get("PYTHONPATH", "")]))
+    # Ray's own binaries (gcs_server, raylet) and workers are started from this environment: the sanitizer
+    # pass preloads the ASan / UBSan runtimes into python, under which they crash and the instance hangs.
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
     try:
         executor = RayExecutor("local", num_cpus=2)
         assert executor.workers == 2
