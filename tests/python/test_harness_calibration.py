@@ -10,6 +10,7 @@ import os
 import pytest
 
 from cakeir.harness import RunRecord
+from cakeir.harness import calibration
 from cakeir.harness.calibration import calibrate_record, kernel_families, record_measurements, split_held_out
 from cakeir.harness.calibration_cli import main as calibrate_main
 from cakeir.harness.compiler import Compiler
@@ -92,3 +93,13 @@ def test_nothing_to_improve_is_rejected_from_the_command_line(cakec_only, tmp_pa
     empty = str(tmp_path / "empty.db")
     RunRecord(empty).close()
     assert calibrate_main(["--record", empty, "--machine", PRIOR, "--cakec", cakec_only]) == 2
+
+
+def test_machine_names_resolve_where_cakec_finds_them(monkeypatch):
+    """`--machine h200` without $CAKE_MACHINES_DIR: the source tree's machines/ (an installed package: its
+    share/cake/machines), as cakec resolves it; an unknown name lists the folders searched."""
+    monkeypatch.delenv("CAKE_MACHINES_DIR", raising=False)
+    path = calibration.machine_path("h200")
+    assert os.path.basename(path) == "h200.json" and os.path.isfile(path)
+    with pytest.raises(FileNotFoundError, match="no machine description 'no-such-gpu'"):
+        calibration.machine_path("no-such-gpu")

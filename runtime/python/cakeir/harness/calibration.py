@@ -30,6 +30,7 @@ import statistics
 import tempfile
 from typing import Any, Dict, List, Optional, Sequence
 
+from .._tools import packaged_machines_dir
 from .compiler import Compiler, StageResult
 from .evaluate import write_candidate
 from .family import Candidate, Family
@@ -140,14 +141,18 @@ def error_summary(items: Sequence[Dict[str, Any]], key: str) -> Dict[str, Any]:
 
 
 def machine_path(name_or_path: str, machines_dir: str = "") -> str:
-    """A machine description NAME (machines/NAME.json) or PATH as a path."""
+    """A machine description NAME or PATH as a path.  NAME.json is looked for where cakec finds it: `machines_dir`,
+    $CAKE_MACHINES_DIR, the package's share/cake/machines (an installed wheel), the source tree's machines/."""
     if os.path.isfile(name_or_path):
         return os.path.abspath(name_or_path)
-    folder = machines_dir or os.environ.get("CAKE_MACHINES_DIR", "")
-    candidate = os.path.join(folder, name_or_path + ".json") if folder else ""
-    if candidate and os.path.isfile(candidate):
-        return candidate
-    raise FileNotFoundError("no machine description %r (a path, or NAME in $CAKE_MACHINES_DIR)" % name_or_path)
+    source_tree = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "machines")
+    folders = [machines_dir, os.environ.get("CAKE_MACHINES_DIR", ""), packaged_machines_dir(), source_tree]
+    for folder in folders:
+        candidate = os.path.join(folder, name_or_path + ".json") if folder else ""
+        if candidate and os.path.isfile(candidate):
+            return os.path.normpath(candidate)
+    raise FileNotFoundError("no machine description %r (a path, or NAME.json in %s)"
+                            % (name_or_path, ", ".join(os.path.normpath(f) for f in folders if f)))
 
 
 def calibrate_record(compiler: Compiler, record: RunRecord, machine: str, output: str = "", gpu: str = "",
