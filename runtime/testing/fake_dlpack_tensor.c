@@ -24,38 +24,9 @@
 #include <stdint.h>
 #include <time.h>
 
-enum { kMaxRank = 8, kDLCUDA = 2 };
+#include "dlpack_exchange.h"
 
-typedef struct DLDevice {
-  int32_t device_type;
-  int32_t device_id;
-} DLDevice;
-typedef struct DLDataType {
-  uint8_t code;
-  uint8_t bits;
-  uint16_t lanes;
-} DLDataType;
-typedef struct DLTensor {
-  void *data;
-  DLDevice device;
-  int32_t ndim;
-  DLDataType dtype;
-  int64_t *shape;
-  int64_t *strides;
-  uint64_t byte_offset;
-} DLTensor;
-typedef struct DLPackExchangeAPIHeader {
-  uint32_t major, minor;
-  struct DLPackExchangeAPIHeader *prev_api;
-} DLPackExchangeAPIHeader;
-typedef struct DLPackExchangeAPI {
-  DLPackExchangeAPIHeader header;
-  void *managed_tensor_allocator;
-  void *managed_tensor_from_py_object_no_sync;
-  void *managed_tensor_to_py_object_no_sync;
-  int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
-  int (*current_work_stream)(int32_t device_type, int32_t device_id, void **out_stream);
-} DLPackExchangeAPI;
+enum { kMaxRank = 8 };
 
 typedef struct FakeTensor {
   PyObject_HEAD

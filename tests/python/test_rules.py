@@ -102,7 +102,7 @@ def test_proposed_rule_rejects_the_kernel_and_accepts_the_corpus(reduced, cakec_
     # The stronger forms are refuted by the corpus: "all paths" by block_reduce_sum (it stores under
     # `if lane == 0`), per-role paths by kernels whose consumer role reads what a producer role loaded.
     assert any("block_reduce_sum" in why for why in proposal.rejected.values())
-    assert any("assign_sm90" in why for why in proposal.rejected.values())
+    assert any(os.sep + "kernels" + os.sep in why for why in proposal.rejected.values())   # e.g. assign_sm90
     assert rule["op"] == "shared.load" and rule["paths"] == "some" and rule["scope"] == "kernel"
     assert "buffers" not in rule
     assert set(rule["after"]) == {"shared.store", "stmatrix", "cp.async", "tma.load"}

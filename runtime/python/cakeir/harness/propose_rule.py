@@ -29,12 +29,12 @@ import glob
 import json
 import os
 import re
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from .. import _tools
+from .reduce import cakec_json
 
 SHARED_WRITERS = ["shared.store", "stmatrix", "cp.async", "tma.load"]
 GENERIC_WRITERS = ["shared.store", "stmatrix", "cp.async"]
@@ -154,16 +154,7 @@ def _verify(cakec: str, path: str, rules_path: Optional[str], timeout: float) ->
     command = [cakec, path, "--verify-only", "--diagnostics-format", "json", "--error-limit", "0"]
     if rules_path:
         command += ["--rules", rules_path]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                              env=_tools.tool_environment())
-    except subprocess.TimeoutExpired:
-        return -1, []
-    try:
-        diags = json.loads(done.stdout) if done.stdout.strip() else []
-    except ValueError:
-        diags = []
-    return done.returncode, diags if isinstance(diags, list) else []
+    return cakec_json(command, timeout)
 
 
 _VIOLATION = re.compile(r"^rule '([^']+)' violated")

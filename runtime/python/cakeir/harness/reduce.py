@@ -47,7 +47,8 @@ class Outcome:
         return [str(d.get("code", "")) for d in self.run_diagnostics if d.get("severity") in ("error", "fatal")]
 
 
-def _cakec_json(command: Sequence[str], timeout: float) -> "tuple[int, List[Dict[str, object]]]":
+def cakec_json(command: Sequence[str], timeout: float) -> "tuple[int, List[Dict[str, object]]]":
+    """(exit status, the JSON diagnostics on stdout) of a cakec command; (-1, []) past `timeout` seconds."""
     try:
         done = subprocess.run(list(command), capture_output=True, text=True, timeout=timeout,
                               env=_tools.tool_environment())
@@ -72,11 +73,11 @@ def evaluate_text(text: str, *, cakec: Optional[str] = None, run_args: Sequence[
         command = [exe, path, "--verify-only", "--diagnostics-format", "json"]
         if rules:
             command += ["--rules", rules]
-        rc, diags = _cakec_json(command, timeout)
+        rc, diags = cakec_json(command, timeout)
         outcome = Outcome(verified=rc == 0, verify_diagnostics=diags)
         if not outcome.verified or not run:
             return outcome
-        rc, diags = _cakec_json([exe, "run", path, "--diagnostics-format", "json", *run_args], timeout)
+        rc, diags = cakec_json([exe, "run", path, "--diagnostics-format", "json", *run_args], timeout)
         outcome.run_failed = rc != 0
         outcome.run_diagnostics = diags
         return outcome
