@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The KNN and k-means-assignment libraries (kernels/kmeans/library_knn_bf16.json, library_assign_bf16.json)
-over 400+ shapes each against flashlib and torch, in the same process (issue 17; docs/library.md; protocol:
+over 400+ shapes each against flashlib and torch, in the same process (docs/library.md; protocol:
 /work/shared/reference/measurement.md).
 
     bash bench/library_knn_stage.sh FLASHLIB_GIT_DIR          # here: bench/out/knnlib/ (libraries, runtime, peer)
