@@ -53,6 +53,15 @@ const WarpExecutor::RegisterRange *pendingAt(const WarpExecutor &x, const Decl *
   return nullptr;
 }
 
+// Records that [first, last) of `d` was written by another instruction since the last fence (once per range: a
+// loop that rewrites the same registers keeps one entry).
+void noteUnfenced(std::vector<WarpExecutor::RegisterRange> &unfenced, const Decl *d, int64_t first, int64_t last,
+                  SourceRange where) {
+  for (const auto &r : unfenced)
+    if (r.reg == d && r.first <= first && last <= r.last) return;
+  unfenced.push_back({d, first, last, where});
+}
+
 // E0916: `name` is read or written by warp x.warp while the wgmma `holder` keeps it.
 [[noreturn]] void reportPending(WarpExecutor &x, const std::string &name, bool write, SourceRange where,
                                 const WarpExecutor::RegisterRange &holder) {
@@ -86,7 +95,7 @@ void WarpExecutor::wgmmaValueAccess(const Decl *d, bool write, SourceRange where
   auto it = env.find(d);
   const int64_t width = it == env.end() ? INT64_MAX : int64_t(it->second.width);
   if (const RegisterRange *r = pendingAt(*this, d, 0, width)) reportPending(*this, d->name, write, where, *r);
-  if (write) wgmmaUnfenced.push_back({d, 0, width, where});
+  if (write) noteUnfenced(wgmmaUnfenced, d, 0, width, where);
 }
 
 void WarpExecutor::wgmmaRegisterAccess(const Place &p, LaneMask mask, bool write) {
@@ -94,7 +103,7 @@ void WarpExecutor::wgmmaRegisterAccess(const Place &p, LaneMask mask, bool write
   auto [first, last] = spanOf(p, mask);
   const SourceRange where = current ? current->range : SourceRange{};
   if (const RegisterRange *r = pendingAt(*this, p.reg, first, last)) reportPending(*this, std::string(p.name), write, where, *r);
-  if (write) wgmmaUnfenced.push_back({p.reg, first, last, where});
+  if (write) noteUnfenced(wgmmaUnfenced, p.reg, first, last, where);
 }
 
 void WarpExecutor::wgmmaIssue(const OpStmt &op, LaneMask mask) {
