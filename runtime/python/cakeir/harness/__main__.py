@@ -54,20 +54,11 @@ def serve_main(argv: List[str]) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["record"]:
-        return record_cli.main(args[1:])
-    if args[:1] == ["tactics"]:
-        return search_cli.tactics_main(args[1:])
-    if args[:1] == ["search"]:
-        return search_cli.search_main(args[1:])
-    if args[:1] == ["calibrate"]:
-        return calibration_cli.main(args[1:])
-    if args[:1] == ["clusters"]:
-        return learn_cli.clusters_main(args[1:])
-    if args[:1] == ["propose"]:
-        return learn_cli.propose_main(args[1:])
-    if args[:1] == ["serve"]:
-        return serve_main(args[1:])
+    subcommands = {"record": record_cli.main, "tactics": search_cli.tactics_main, "search": search_cli.search_main,
+                   "calibrate": calibration_cli.main, "clusters": learn_cli.clusters_main,
+                   "propose": learn_cli.propose_main, "serve": serve_main}
+    if args and args[0] in subcommands:
+        return subcommands[args[0]](args[1:])
     print(__doc__.split("\n\n", 1)[1] if __doc__ else "", file=sys.stderr)
     return 2
 

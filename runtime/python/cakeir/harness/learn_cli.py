@@ -23,6 +23,13 @@ from .proposals import proposals_document, proposals_text
 from .record import RunRecord
 
 
+def _record_exists(path: str) -> bool:
+    if os.path.isfile(path):
+        return True
+    print("error: no run record at %s" % path, file=sys.stderr)
+    return False
+
+
 def clusters_main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cakeir.harness clusters",
                                      description="Failure signatures clustered across a run record.")
@@ -31,8 +38,7 @@ def clusters_main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--examples", type=int, default=2, help="example lineages per cluster (default 2)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    if not os.path.isfile(args.record):
-        print("error: no run record at %s" % args.record, file=sys.stderr)
+    if not _record_exists(args.record):
         return 2
     with RunRecord(args.record) as record:
         report = failure_clusters(record, args.stage, args.examples)
@@ -51,8 +57,7 @@ def propose_main(argv: Optional[List[str]] = None) -> int:
                         help="distinct starting candidates a tactic sequence must have improved (default 2)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    if not os.path.isfile(args.record):
-        print("error: no run record at %s" % args.record, file=sys.stderr)
+    if not _record_exists(args.record):
         return 2
     with RunRecord(args.record) as record:
         document = proposals_document(record, args.min_lines, args.min_sources, args.min_lineages)
