@@ -2,8 +2,8 @@
 // of assign_sm90.cake with mma.sync and cp.async, same interface and contract:
 //   L[b, i] = argmin_c ||X[b, i] - C[b, c]||^2 (ties: the smallest c),
 //   MinD[b, i] = CN[b, L[b, i]] - 2 X[b, i] . C[b, L[b, i]]   (add ||x||^2 for the squared distance).
-// X[B, N, D], C[B, K, D] of element type T (bf16 or f16), CN[B, KP] f32 = ||C[b, c]||^2 for c < K and +inf
-// for K <= c < KP = cdiv(K, 2 BN) * 2 BN (the padded columns lose every comparison), L[B, N] i32,
+// X[B, N, D], C[B, K, D] of element type T (bf16 or f16), CN[B, K] f32 = ||C[b, c]||^2 (unpadded: the
+// columns of the last tile past K get +inf norms in the epilogue, so they lose every comparison), L[B, N] i32,
 // MinD[B, N] f32.  D == HD, a multiple of 16 up to 256; any N, K, B.
 //
 // Schedule
@@ -11,8 +11,9 @@
 //            warp w rows 16 w +: 16.
 //   X        the block's rows are copied once (cp.async, zero-filled past N) into shared memory and each
 //            warp loads its 16 rows into HD / 16 mma_a fragments (ldmatrix), kept for the whole row tile.
-//   centroids tiles of BN centroids (their HD columns and BN norms) stream through an S-stage cp.async ring
-//            (rows padded by 8 elements: conflict-free ldmatrix); one barrier per tile, the refill of the
+//   centroids tiles of BN centroids (their HD columns and BN norms, 4-byte copies zero-filled past K) stream
+//            through an S-stage cp.async ring (rows padded by 8 elements: conflict-free ldmatrix); one
+//            barrier per tile, the refill of the
 //            stage freed by it issued right after, so S - 1 tiles are in flight during the mma.
 //   mma      per tile and warp: HD / 16 k-steps x BN / 8 mma.sync m16n8k16 (B fragments by ldmatrix.x4 of the
 //            [BN, HD] tile: two n8 fragments per instruction, no transpose: the centroids are K-major).
@@ -30,19 +31,19 @@ fn load_centroids(s: i32, kt: i32) {
     let c = (idx % (HD / 8)) * 8;
     cp.async cs[s][r, c +: 8] <- C[b, kt * BN + r, c +: 8] valid(kt * BN + r < K);
   }
-  if i32(tid.x) < BN / 4 {
-    cp.async cns[s][i32(tid.x) * 4 +: 4] <- CN[b, kt * BN + i32(tid.x) * 4 +: 4];
+  if i32(tid.x) < BN {
+    cp.async cns[s][i32(tid.x)] <- CN[b, kt * BN + i32(tid.x)] valid(kt * BN + i32(tid.x) < K);
   }
 }
 
 kernel kmeans_assign_sm80<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3>(
     X: T[B, N, D] align(16),
     C: T[B, K, D] align(16),
-    CN: f32[B, KP] align(16),
+    CN: f32[B, K],
     L: i32[B, N],
     MinD: f32[B, N])
   requires(D == HD, HD % 16 == 0, HD <= 256, BM == 128, BN % 16 == 0, BN <= 128, S >= 2,
-           (BN * HD / 8) % 256 == 0, (BM * HD / 8) % 256 == 0, KP == cdiv(K, 2 * BN) * 2 * BN,
+           (BN * HD / 8) % 256 == 0, (BM * HD / 8) % 256 == 0,
            N <= 2147483392)
   grid(cdiv(N, BM), B) threads(256)
 {
@@ -53,7 +54,7 @@ kernel kmeans_assign_sm80<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3>(
   let t = i32(tid.x);
   let b = i32(block.y);
   let m0 = i32(block.x) * BM;
-  let tiles = KP / BN;
+  let tiles = cdiv(K, BN);
 
   for v in 0..(BM * HD / 8) / 256 unroll {
     let idx = v * 256 + t;
@@ -101,14 +102,20 @@ kernel kmeans_assign_sm80<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3>(
       }
     }
 
-    // element 2 r + h of acc[j]: row g + 8 r, column 8 j + 2 q + h
+    // element 2 r + h of acc[j]: row g + 8 r, column 8 j + 2 q + h; columns 8 j + h < lim are below K
+    let lim = K - kt * BN - (i32(lane) % 4) * 2;
+    var nv: f32[BN / 4];
+    for j in 0..BN / 8 unroll {
+      let nrm = cns[s][8 * j + (i32(lane) % 4) * 2 +: 2];
+      nv[2 * j] = select(8 * j < lim, nrm[0], inf);
+      nv[2 * j + 1] = select(8 * j + 1 < lim, nrm[1], inf);
+    }
     for r in 0..2 unroll {
       var tv: f32[BN / 8];
       var ti: i32[BN / 8];
       for j in 0..BN / 8 unroll {
-        let nrm = cns[s][8 * j + (i32(lane) % 4) * 2 +: 2];
-        let left = fma(-2.0, acc[j][2 * r], nrm[0]);
-        let right = fma(-2.0, acc[j][2 * r + 1], nrm[1]);
+        let left = fma(-2.0, acc[j][2 * r], nv[2 * j]);
+        let right = fma(-2.0, acc[j][2 * r + 1], nv[2 * j + 1]);
         let take = right < left;
         tv[j] = select(take, right, left);
         ti[j] = select(take, 8 * j + 1, 8 * j);

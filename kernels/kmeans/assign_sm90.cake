@@ -370,6 +370,12 @@ fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<w
                   s: i32, r: i32, c0: i32) {
   var rs: f32[BN / 4];
   row_scores(rs, acc, s, r);
+  list_offer_scores(dv, di, ub, rs, c0);
+}
+
+// list_offer_row on the thread's scores rs of one row (rs[2 j + h]: column c0 + 2 (lane % 4) + 8 j + h, the
+// column order of both the wgmma and the mma.sync accumulators); rs is consumed.
+fn list_offer_scores(var dv: f32[KK], var di: i32[KK], var ub: f32, var rs: f32[BN / 4], c0: i32) {
   let lowest = lowest_score(rs);
   if lowest <= min(dv[KK - 1], ub) {      // one compare; a score equal to the last entry is rejected below
     var count: i32 = 0;
@@ -743,4 +749,182 @@ kernel row_norms<T: type = bf16, HD = 128, RPB = 16>(
   if t % (HD / 8) == 0 && r < NPAD {
     NP[b, r] = select(r < N, scale * sum, inf);
   }
+}
+
+// knn_small: knn_topk + knn_merge + both row_norms in one launch, for problems whose query blocks alone
+// fill the GPU or whose corpus is small (one CTA reads the whole corpus of its batch):
+//   OD[b, i, e] / OI[b, i, e], e < KK: the KK nearest rows of C to row i of X, ascending by (distance, index):
+//   OD = oscale * (CN - 2 X . C) + QN with CN = nscale ||c||^2 and QN = nscale ||x||^2 (nscale 1, oscale 1:
+//   squared L2 distances; nscale 0, oscale -0.5: the inner products, descending).  (+inf, -1) past K.
+// X[B, N, D], C[B, K, D] of element type T, any N, K, B; D == HD, a multiple of 16 up to 256.
+//
+// Schedule (kmeans_assign_sm80's, with the norms and the lists added)
+//   grid     cdiv(N, BM) x B blocks of 8 warps; block (x, b) owns query rows x * BM +: BM of batch b, warp w
+//            rows 16 w +: 16, which it keeps as HD / 16 mma_a fragments (ldmatrix) for the whole corpus.
+//   norms    the query rows' norms from shared memory once (two threads per row); each corpus tile's norms
+//            from its ring stage when it lands (256 / BN threads per row), +inf past K, so padded columns
+//            never enter a list; a second barrier per tile publishes them before the epilogue.
+//   corpus   tiles of BN rows through an S-stage cp.async ring (rows padded by 8 elements), as
+//            kmeans_assign_sm80.
+//   lists    per thread and row (two rows: g and g + 8 of the warp's 16), the KK best (score, column) of the
+//            columns the thread holds, offered smallest first when they beat the list's last entry
+//            (list_offer_scores, with the quad's bound ub; KK <= 32: both lists stay in registers); after
+//            the last tile the quad's four lists of a
+//            row are merged (KK rounds of a quad minimum, the winning lane drops its head) and lane 0 of the
+//            quad stores the row, masked by N.
+fn load_corpus(s: i32, kt: i32) {
+  for v in 0..(BN * HD / 8) / 256 unroll {
+    let idx = v * 256 + i32(tid.x);
+    let r = idx / (HD / 8);
+    let c = (idx % (HD / 8)) * 8;
+    cp.async cs[s][r, c +: 8] <- C[b, kt * BN + r, c +: 8] valid(kt * BN + r < K);
+  }
+}
+
+// The quad's four sorted lists (dv, di) of query row `row` -> the row's KK best, stored by the quad's lane 0.
+fn merge_store_row(var dv: f32[KK], var di: i32[KK], row: i32, qn: f32) {
+  for e in 0..KK {
+    var bv: f32 = dv[0];
+    var bj: i32 = di[0];
+    for d in 0..2 unroll {
+      let ov = shfl.xor(bv, 1 << d);
+      let oj = shfl.xor(bj, 1 << d);
+      let take = ov < bv || (ov == bv && oj < bj);
+      bv = select(take, ov, bv);
+      bj = select(take, oj, bj);
+    }
+    if dv[0] == bv && di[0] == bj {
+      for f in 0..KK - 1 unroll {
+        dv[f] = dv[f + 1];
+        di[f] = di[f + 1];
+      }
+      dv[KK - 1] = inf;
+      di[KK - 1] = -1;
+    }
+    if lane % 4 == 0 && row < N {
+      OD[b, row, e] = select(bj >= 0, oscale * bv + qn, inf);
+      OI[b, row, e] = bj;
+    }
+  }
+}
+
+kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10>(
+    X: T[B, N, D] align(16),
+    C: T[B, K, D] align(16),
+    OD: f32[B, N, KK],
+    OI: i32[B, N, KK],
+    nscale: f32,
+    oscale: f32)
+  requires(D == HD, HD % 32 == 0, HD <= 256, BM == 128, BN == 32 || BN == 64, S >= 2, KK >= 1, KK <= 32,
+           (BN * HD / 8) % 256 == 0, (BM * HD / 8) % 256 == 0, N <= 2147483392)
+  grid(cdiv(N, BM), B) threads(256)
+{
+  shared xs: T[BM, HD + 8] align(128);
+  shared cs: T[S][BN, HD + 8] align(128);
+  shared cns: f32[S][BN] align(16);
+  shared qns: f32[BM] align(16);
+
+  let t = i32(tid.x);
+  let b = i32(block.y);
+  let m0 = i32(block.x) * BM;
+  let tiles = cdiv(K, BN);
+
+  for v in 0..(BM * HD / 8) / 256 unroll {
+    let idx = v * 256 + t;
+    let r = idx / (HD / 8);
+    let c = (idx % (HD / 8)) * 8;
+    cp.async xs[r, c +: 8] <- X[b, m0 + r, c +: 8] valid(m0 + r < N);
+  }
+  cp.async.commit;
+  for q in 0..S - 1 unroll {
+    if q < tiles {
+      load_corpus(q, q);
+    }
+    cp.async.commit;
+  }
+  cp.async.wait S - 1;                 // the X group (the oldest) has landed
+  syncthreads;
+  var qsum: f32 = 0.0;                 // the query norms: two threads per row, HD / 2 elements each
+  for v in 0..HD / 16 unroll {
+    let x = f32x8(xs[t / 2, (t % 2) * (HD / 2) + v * 8 +: 8]);
+    for e in 0..8 unroll {
+      qsum = fma(x[e], x[e], qsum);
+    }
+  }
+  qsum += shfl.xor(qsum, 1);
+  if t % 2 == 0 {
+    qns[t / 2] = nscale * qsum;
+  }
+  var xa: frag<mma_a, T, 16, 8, 16>[HD / 16];
+  for kk in 0..HD / 16 unroll {
+    ldmatrix xa[kk] <- xs[warp * 16 + lane % 16, kk * 16 + (lane / 16) * 8 +: 8];
+  }
+
+  var dv0: f32[KK];
+  var di0: i32[KK];
+  var dv1: f32[KK];
+  var di1: i32[KK];
+  for e in 0..KK unroll {
+    dv0[e] = inf;
+    di0[e] = -1;
+    dv1[e] = inf;
+    di1[e] = -1;
+  }
+  var ub0: f32 = inf;
+  var ub1: f32 = inf;
+  for kt in 0..tiles {
+    cp.async.wait S - 2;               // tile kt (this thread's copies)
+    syncthreads;                       // ... everyone's; stage (kt - 1) % S is free
+    let s = kt % S;
+    if kt + S - 1 < tiles {
+      load_corpus((kt + S - 1) % S, kt + S - 1);
+    }
+    cp.async.commit;
+
+    var csum: f32 = 0.0;               // the tile's norms: 256 / BN threads per row
+    for v in 0..HD * BN / 2048 unroll {
+      let c = f32x8(cs[s][t / (256 / BN), (t % (256 / BN)) * (HD * BN / 256) + v * 8 +: 8]);
+      for e in 0..8 unroll {
+        csum = fma(c[e], c[e], csum);
+      }
+    }
+    for l in 0..3 unroll {
+      if (1 << l) < 256 / BN {
+        csum += shfl.xor(csum, 1 << l);
+      }
+    }
+    if t % (256 / BN) == 0 {
+      cns[s][t / (256 / BN)] = select(kt * BN + t / (256 / BN) < K, nscale * csum, inf);
+    }
+
+    var acc: frag<mma_c, f32, 16, 8, 16>[BN / 8] = 0.0;
+    for kk in 0..HD / 16 unroll {
+      var bf: frag<mma_b, T, 16, 8, 16>[BN / 8];
+      for j in 0..BN / 8 step 2 unroll {
+        ldmatrix bf[j], bf[j + 1] <- cs[s][j * 8 + (lane / 16) * 8 + lane % 8, kk * 16 + ((lane / 8) % 2) * 8 +: 8];
+      }
+      for j in 0..BN / 8 unroll {
+        mma.sync acc[j] += xa[kk] * bf[j];
+      }
+    }
+    syncthreads;                       // the tile's norms are in cns[s]
+
+    // element 2 r + h of acc[j]: row g + 8 r, column 8 j + 2 q + h
+    var rs0: f32[BN / 4];
+    var rs1: f32[BN / 4];
+    for j in 0..BN / 8 unroll {
+      let nrm = cns[s][8 * j + (i32(lane) % 4) * 2 +: 2];
+      for h in 0..2 unroll {
+        rs0[2 * j + h] = fma(-2.0, acc[j][h], nrm[h]);
+        rs1[2 * j + h] = fma(-2.0, acc[j][2 + h], nrm[h]);
+      }
+    }
+    list_offer_scores(dv0, di0, ub0, rs0, kt * BN);
+    list_offer_scores(dv1, di1, ub1, rs1, kt * BN);
+  }
+  cp.async.wait 0;
+
+  let row = m0 + warp * 16 + i32(lane) / 4;
+  merge_store_row(dv0, di0, row, qns[warp * 16 + i32(lane) / 4]);
+  merge_store_row(dv1, di1, row + 8, qns[warp * 16 + i32(lane) / 4 + 8]);
 }

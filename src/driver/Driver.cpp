@@ -21,6 +21,7 @@
 #include "verify/RuleSet.h"
 #include "verify/Verifier.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -377,6 +378,22 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   Ptr<Module> module = parseModule(sources, file, diags);
   times.mark("parse");
   if (diags.hasErrors()) return finish(ExitCode::InputErrors);   // sema needs a complete tree
+  // 2a. --kernel: the other kernels are dropped here, so no later stage checks, proves or compiles them (an fn
+  //     that only they call is then parsed but not type-checked).
+  if (!opts.kernels.empty()) {
+    std::string names;
+    for (const Ptr<Kernel> &k : module->kernels) names += (names.empty() ? "" : ", ") + k->name;
+    for (const std::string &wanted : opts.kernels)
+      if (std::none_of(module->kernels.begin(), module->kernels.end(),
+                       [&](const Ptr<Kernel> &k) { return k->name == wanted; })) {
+        err << "cakec: error: --kernel " << wanted << ": " << sources.name(file) << " has no such kernel (its kernels: "
+            << names << ")\n";
+        return finish(ExitCode::Usage);
+      }
+    std::erase_if(module->kernels, [&](const Ptr<Kernel> &k) {
+      return std::find(opts.kernels.begin(), opts.kernels.end(), k->name) == opts.kernels.end();
+    });
+  }
   // --emit=ir prints the module as written: its fns, and kernels with their calls (before inlining).
   std::string asWritten = effectiveEmit(opts) == EmitKind::IR ? printModule(*module) : std::string();
 

@@ -53,6 +53,7 @@ struct DriverOptions {
   std::string rooflinePath;                     // --roofline FILE.svg: the estimates against the machine's ceilings
   bool progress = true;                         // a progress bar for --sweep on stderr when it is a terminal (--no-progress)
   std::string timelinePath;                     // --timeline FILE.svg: each kernel's pipeline per role, as modelled
+  std::vector<std::string> kernels;             // --kernel NAME (repeatable): compile only these kernels of the file
   std::map<std::string, int64_t> defines;       // -D NAME=VALUE (last one wins)
   std::map<std::string, std::string> typeDefines; // -D NAME=TYPE (type parameters); a name is in one map only
   DiagFormat diagFormat = DiagFormat::Text;

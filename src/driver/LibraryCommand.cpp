@@ -121,6 +121,7 @@ ExitCode runLibraryBuild(const BuildOptions &opts) {
     if (!v.arch.empty()) d.arch = parseArch(v.arch);
     d.defines = v.defines;
     d.typeDefines = v.typeDefines;
+    d.kernels = v.compile;
     d.ptxasPath = opts.ptxas;
     d.verifyTimeoutMs = opts.verifyTimeoutMs;
     d.color = opts.color;

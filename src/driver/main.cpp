@@ -195,6 +195,9 @@ int cakecMain(int argc, char **argv) {
       ->needs(estimate);
   app.add_option("-D,--define", defineTexts, "override a compile-time parameter: -D NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
+  app.add_option("--kernel", opts.kernels, "check and compile only this kernel of the file (repeatable; default: "
+                                           "every kernel)")
+      ->allow_extra_args(false);
   app.add_option("--diagnostics-format", formatName, "text (stderr, default) or json (stdout)")
       ->check(CLI::IsMember({"text", "json"}));
   auto *limit = app.add_option("--error-limit", errorLimit, "stop after N errors (default 20; 0 = no limit)")

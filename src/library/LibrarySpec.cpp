@@ -186,7 +186,7 @@ private:
         continue;
       }
       std::string where = " in variants[" + std::to_string(i) + "]";
-      checkKeys(v, where, {"name", "source", "kernel", "arch", "defines", "options"}, variant.range);
+      checkKeys(v, where, {"name", "source", "kernel", "arch", "defines", "options", "compile"}, variant.range);
       const JsonValue *name = v.find("name");
       const JsonValue *source = v.find("source");
       if (!name || !name->isString() || !std::regex_match(name->string, std::regex("[A-Za-z_][A-Za-z0-9_]*"))) {
@@ -228,6 +228,19 @@ private:
       for (const JsonValue &o :
            v.find("options") && v.find("options")->isArray() ? v.find("options")->items : std::vector<JsonValue>{})
         if (o.isString()) variant.options.push_back(o.string);
+      if (const JsonValue *compile = v.find("compile")) {
+        bool names = compile->isArray() && !compile->items.empty();
+        for (const JsonValue &k : names ? compile->items : std::vector<JsonValue>{})
+          if (k.isString() && !k.string.empty()) variant.compile.push_back(k.string);
+          else names = false;
+        if (!names)
+          diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
+                        "\"compile\" of '" + variant.name + "' is a non-empty array of kernel names");
+        else if (!variant.kernel.empty() &&
+                 std::find(variant.compile.begin(), variant.compile.end(), variant.kernel) == variant.compile.end())
+          diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
+                        "\"compile\" of '" + variant.name + "' leaves out its \"kernel\" '" + variant.kernel + "'");
+      }
       spec.variants.push_back(std::move(variant));
     }
   }

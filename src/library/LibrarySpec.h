@@ -30,6 +30,8 @@ struct VariantSpec {
   std::map<std::string, int64_t> defines;           // -D NAME=VALUE
   std::map<std::string, std::string> typeDefines;   // -D NAME=TYPE
   std::vector<std::string> options;                 // further cakec options (e.g. "--no-verify")
+  std::vector<std::string> compile;                 // "compile": the kernels of the source built (cakec --kernel);
+                                                    // empty: all of them
   SourceRange range;                                // its "name" in the spec
 };
 

@@ -1,8 +1,10 @@
 // The library's k-means kernels (kernels/kmeans) on the interpreter against references computed here, at
 // small ragged shapes with two batches: the sm80 assignment (cp.async + ldmatrix + mma.sync), the sm90
-// assignment (clusters, multicast TMA, register-A wgmma, ping-pong) and the centroid update (atomics).
+// assignment (clusters, multicast TMA, register-A wgmma, ping-pong), the one-launch KNN (knn_small) and the
+// centroid update (atomics).
 #include "InterpTest.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace cake;
@@ -14,7 +16,7 @@ namespace {
 struct KmeansData {
   int64_t B = 2, N = 300, K = 150, D = 128, KP;
   std::vector<double> x, c, cn;
-  explicit KmeansData(int64_t kp) : KP(kp) {   // kp = cdiv(K, 2 * BN) * 2 * BN
+  explicit KmeansData(int64_t kp) : KP(kp) {   // kp = cdiv(K, 2 * BN) * 2 * BN, or K (unpadded norms)
     x = randoms(size_t(B * N * D), 41);
     c = randoms(size_t(B * K * D), 42);
     for (double &v : x) v = bf16(v);
@@ -58,8 +60,8 @@ struct KmeansData {
 
 } // namespace
 
-TEST_CASE("interp kernels/kmeans assign_sm80: cp.async ring, ldmatrix, mma.sync, padded norms, two batches") {
-  KmeansData data(256);   // BN = 64
+TEST_CASE("interp kernels/kmeans assign_sm80: cp.async ring, ldmatrix, mma.sync, unpadded norms, two batches") {
+  KmeansData data(150);   // CN [B, K]: the last tile's columns past K are masked by the kernel (BN = 64)
   auto p = repoFile("kernels/kmeans/assign_sm80.cake");
   RunResult r = runKernel(p->kernel(), p->sema, data.request(), p->diags);
   REQUIRE_MESSAGE(r.ok, p->messages());
@@ -74,6 +76,70 @@ TEST_CASE("interp kernels/kmeans assign_sm90: clusters, multicast TMA, register-
     RunResult r = runKernel(p->kernel("kmeans_assign"), p->sema, data.request(), p->diags);
     REQUIRE_MESSAGE(r.ok, p->messages());
     CHECK(data.check(r) == 0);
+  }
+}
+
+// knn_small: the KK nearest corpus rows of every query in one launch (norms, per-thread lists, quad merge).
+// Duplicate corpus rows make exact ties, which must come out by index; distances within bf16 rounding of the
+// reference (double sums of the rounded inputs); the inner-product metric returns the largest products.
+TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, ties by index, both metrics") {
+  const int64_t B = 2, N = 150, K = 150, D = 64, KK = 10;
+  std::vector<double> x = randoms(size_t(B * N * D), 61), c = randoms(size_t(B * K * D), 62);
+  for (double &v : c) v = bf16(v);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t d = 0; d < D; ++d) {
+      c[size_t((b * K + 140) * D + d)] = c[size_t((b * K + 3) * D + d)];      // row 140 == row 3
+      for (int64_t i = 0; i < N; i += 3)                                       // every third query near row 3
+        x[size_t((b * N + i) * D + d)] = c[size_t((b * K + 3) * D + d)] + 0.01 * x[size_t((b * N + i) * D + d)];
+    }
+  for (double &v : x) v = bf16(v);
+  auto p = repoFile("kernels/kmeans/assign_sm90.cake", {{"HD", D}, {"KK", KK}});
+  for (bool l2 : {true, false}) {
+    INFO("metric " << (l2 ? "l2" : "ip"));
+    RunRequest req;
+    req.tensors["X"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, N, D}, x);
+    req.tensors["C"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, K, D}, c);
+    req.scalars["nscale"] = l2 ? 1.0 : 0.0;
+    req.scalars["oscale"] = l2 ? 1.0 : -0.5;
+    RunResult r = runKernel(p->kernel("knn_small"), p->sema, req, p->diags);
+    REQUIRE_MESSAGE(r.ok, p->messages());
+    int bad = 0;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t i = 0; i < N; ++i) {
+        std::vector<std::pair<double, int64_t>> ref;      // (rank key, index): ascending is the wanted order
+        for (int64_t k = 0; k < K; ++k) {
+          double dot = 0, xx = 0, cc = 0;
+          for (int64_t d = 0; d < D; ++d) {
+            double xv = x[size_t((b * N + i) * D + d)], cv = c[size_t((b * K + k) * D + d)];
+            dot += xv * cv;
+            xx += xv * xv;
+            cc += cv * cv;
+          }
+          ref.push_back({l2 ? xx + cc - 2 * dot : -dot, k});
+        }
+        std::sort(ref.begin(), ref.end());
+        for (int64_t e = 0; e < KK; ++e) {
+          double got = r.tensors.at("OD").at((b * N + i) * KK + e);
+          int64_t j = int64_t(r.tensors.at("OI").at((b * N + i) * KK + e));
+          double want = l2 ? ref[size_t(e)].first : -ref[size_t(e)].first;
+          double tol = 2e-2 * (1 + std::fabs(want));
+          bool ok = j >= 0 && j < K && std::fabs(got - want) <= tol;
+          if (ok) {                                        // j's own distance is the e-th best (near-ties aside)
+            double own = 0;
+            for (const auto &[key, k] : ref)
+              if (k == j) own = l2 ? key : -key;
+            ok = std::fabs(own - want) <= tol;
+          }
+          if (ok && e > 0) {                               // sorted; an exact tie keeps the smaller index first
+            double prev = r.tensors.at("OD").at((b * N + i) * KK + e - 1);
+            int64_t pj = int64_t(r.tensors.at("OI").at((b * N + i) * KK + e - 1));
+            ok = l2 ? prev <= got : prev >= got;
+            if (prev == got && (j == 140 || pj == 140) && (j == 3 || pj == 3)) ok = ok && pj == 3;
+          }
+          if (!ok && bad++ < 5) MESSAGE("batch " << b << " query " << i << " entry " << e << ": (" << got << ", " << j << "), want " << want);
+        }
+      }
+    CHECK(bad == 0);
   }
 }
 

@@ -14,7 +14,8 @@ the parameters each is tuned with), kmeans_assign_sm80_<bf16|f16>_d<D>.cubin (as
 assignment on GPUs before sm_90; KNN and the norms kernel are sm_90 only) and
 centroid_update_<bf16|f16>_d<D>.cubin (each with its manifest).
 Inputs may also be unbatched ([N, D] and [K, D]); outputs follow.  Every call launches on torch's current
-stream and allocates its outputs and work buffers through torch's caching allocator.
+stream and allocates its outputs and work buffers through torch's caching allocator.  The hot kernels are
+called with positional arguments, in their parameter order: the native launch path takes no keywords.
 """
 
 import json
@@ -101,10 +102,12 @@ class Kernels:
                 raise ValueError("cakeir.kmeans.assign: library %s has no variant %r (variants: %s)"
                                  % (library.name, variant, ", ".join(library.variants)))
             kernel = library.variants[variant]
-            key = (library.name, variant, "BN")
-            if key not in self._modules:                   # the manifest is read once per variant
-                self._modules[key] = int(library.ct_params(variant)["BN"])
-            bn = self._modules[key]
+            bn = 0
+            if kernel.name != "kmeans_assign_sm80":
+                key = (library.name, variant, "BN")
+                if key not in self._modules:               # the manifest is read once per variant
+                    self._modules[key] = int(library.ct_params(variant)["BN"])
+                bn = self._modules[key]
         else:
             if variant is not None:
                 raise ValueError("cakeir.kmeans.assign: variant %r needs a library folder kmeans_assign_<dtype>/"
@@ -118,16 +121,27 @@ class Kernels:
             kernel = kernels[name]
             bn = int(ct[name]["BN"])
             norms_kernel = kernels.get("row_norms")         # absent from the sm_80 build
+        if kernel.name == "kmeans_assign_sm80":         # takes the norms unpadded, [B, K]
+            if c_sq is None:
+                norms = (c.float() * c.float()).sum(-1)
+            else:
+                norms = c_sq.reshape(b, k)
+                if norms.dtype != torch.float32 or not norms.is_contiguous():
+                    norms = norms.float().contiguous()
+            labels = torch.empty((b, n), dtype=torch.int32, device=x.device) if labels is None else labels.view(b, n)
+            mind = torch.empty((b, n), dtype=torch.float32, device=x.device) if mind is None else mind.view(b, n)
+            kernel(x, c, norms, labels, mind)
+            return (labels[0], mind[0]) if squeeze else (labels, mind)
         kp = -(-k // (2 * bn)) * 2 * bn
         if c_sq is None and norms_kernel is not None:
             norms = torch.empty((b, kp), dtype=torch.float32, device=x.device)
-            norms_kernel(X=c, NP=norms, scale=1.0)
+            norms_kernel(c, norms, 1.0)
         else:
             norms = torch.full((b, kp), float("inf"), dtype=torch.float32, device=x.device)
             norms[:, :k] = (c.float() * c.float()).sum(-1) if c_sq is None else c_sq.reshape(b, k)
         labels = torch.empty((b, n), dtype=torch.int32, device=x.device) if labels is None else labels.view(b, n)
         mind = torch.empty((b, n), dtype=torch.float32, device=x.device) if mind is None else mind.view(b, n)
-        kernel(X=x, C=c, CN=norms, L=labels, MinD=mind)
+        kernel(x, c, norms, labels, mind)
         return (labels[0], mind[0]) if squeeze else (labels, mind)
 
     # ------------------------------------------------------------------------------------- update
@@ -198,12 +212,20 @@ class Kernels:
             kernels, ct = self._module("knn_sm90", x.dtype, d, variant)
         else:
             kernels, ct = self._module("knn_sm90", x.dtype, d, variant)
-        kk, bn = int(ct["knn_topk"]["KK"]), int(ct["knn_topk"]["BN"])
-        lists_per_split = 1 if int(ct["knn_topk"].get("QL", 0)) == 1 else 4   # QL = 1: one list per row, quad-wide
-        if not 1 <= k <= kk:
-            raise ValueError("cakeir.kmeans.knn: k = %d (this build supports 1..%d)" % (k, kk))
         if metric not in ("l2", "ip"):
             raise ValueError("cakeir.kmeans.knn: metric %r (l2 or ip)" % (metric,))
+        small = library is not None and library.variants[variant].name == "knn_small"
+        kk = int(ct["knn_small" if small else "knn_topk"]["KK"])
+        if not 1 <= k <= kk:
+            raise ValueError("cakeir.kmeans.knn: k = %d (this build supports 1..%d)" % (k, kk))
+        if small:                                          # one launch: norms, lists and merge in the kernel
+            dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
+            idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
+            kernels["knn_small"](x, c, dist, idx, 1.0 if metric == "l2" else 0.0, 1.0 if metric == "l2" else -0.5)
+            dist, idx = dist[..., :k], idx[..., :k]
+            return (dist[0], idx[0]) if squeeze else (dist, idx)
+        bn = int(ct["knn_topk"]["BN"])
+        lists_per_split = 1 if int(ct["knn_topk"].get("QL", 0)) == 1 else 4   # QL = 1: one list per row, quad-wide
         pairs = -(-m // (2 * bn))
         if splits is None:
             row_pairs = b * -(-n // 256)
@@ -212,15 +234,15 @@ class Kernels:
         kp = -(-pairs // splits) * splits * 2 * bn
         scale = 1.0 if metric == "l2" else 0.0
         norms = torch.empty((b, kp), dtype=torch.float32, device=x.device)
-        kernels["row_norms"](X=c, NP=norms, scale=scale)
+        kernels["row_norms"](c, norms, scale)
         qn = torch.empty((b, n), dtype=torch.float32, device=x.device)
-        kernels["row_norms"](X=x, NP=qn, scale=scale)
+        kernels["row_norms"](x, qn, scale)
         pd = torch.empty((b, n, lists_per_split * splits, kk), dtype=torch.float32, device=x.device)
         pi = torch.empty((b, n, lists_per_split * splits, kk), dtype=torch.int32, device=x.device)
         dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
         idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
-        kernels["knn_topk"](X=x, C=c, CN=norms, PD=pd, PI=pi)
-        kernels["knn_merge"](PD=pd, PI=pi, QN=qn, OD=dist, OI=idx, scale=1.0 if metric == "l2" else -0.5)
+        kernels["knn_topk"](x, c, norms, pd, pi)
+        kernels["knn_merge"](pd, pi, qn, dist, idx, 1.0 if metric == "l2" else -0.5)
         dist, idx = dist[..., :k], idx[..., :k]
         return (dist[0], idx[0]) if squeeze else (dist, idx)
 

@@ -1,16 +1,25 @@
 // The k-means kernels (kernels/kmeans/) verify and compile to the schedule their headers describe.
-// assign_sm90.cake verifies whole (kmeans_assign, knn_topk, knn_merge, row_norms) with the limit its header's
+// assign_sm90.cake verifies whole (kmeans_assign, knn_topk, knn_merge, row_norms, knn_small) with the limit its header's
 // knn_topk needs, with no warning; so does knn_topk's quad-list variant for k = 64 with the default limit.
 // RUN: %cakec --verify-only --verify-timeout=10000 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=SM90
 // SM90: verified
 // SM90-NOT: warning
-// RUN: %cakec --verify-only -D QL=1 -D KK=64 -D BN=64 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=QUADLIST
+// (knn_small holds KK <= 32: --kernel leaves it out of the k = 64 builds, as the library specs' "compile" does)
+// RUN: %cakec --verify-only -D QL=1 -D KK=64 -D BN=64 --kernel knn_topk --kernel knn_merge --kernel row_norms %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=QUADLIST
 // QUADLIST: verified
 // QUADLIST-NOT: warning
 // the quad-list epilogue gates on one vote per row and moves entries between the quad's lanes with shfl.up:
-// RUN: %cakec --no-verify --emit=ptx -D QL=1 -D KK=64 -D BN=64 %kernels/kmeans/assign_sm90.cake -o - | %FileCheck %s --check-prefix=QLPTX
+// RUN: %cakec --no-verify --emit=ptx -D QL=1 -D KK=64 -D BN=64 --kernel knn_topk %kernels/kmeans/assign_sm90.cake -o - | %FileCheck %s --check-prefix=QLPTX
 // QLPTX-DAG: vote.sync.any.pred
 // QLPTX-DAG: shfl.sync.up.b32
+// knn_small (one launch: norms, lists, merge) verifies alone at every D and k it is built for; a kernel name
+// the file lacks is a usage error that lists the file's kernels:
+// RUN: %cakec --verify-only --kernel knn_small -D HD=64 -D KK=32 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=SMALL
+// RUN: %cakec --verify-only --kernel knn_small -D HD=256 -D KK=1 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=SMALL
+// SMALL: verified
+// SMALL-NOT: warning
+// RUN: not %cakec --verify-only --kernel knn_smal %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=NOKERNEL
+// NOKERNEL: error: --kernel knn_smal: {{.*}}assign_sm90.cake has no such kernel (its kernels: kmeans_assign, knn_topk, knn_merge, row_norms, knn_small)
 // RUN: %cakec --verify-only %kernels/kmeans/centroid_update.cake 2>&1 | %FileCheck %s --check-prefix=UPDATE
 // UPDATE: verified
 // RUN: %cakec --verify-only %kernels/kmeans/assign_sm80.cake 2>&1 | %FileCheck %s --check-prefix=SM80
