@@ -19,7 +19,8 @@ fixed twins and accepted kernels, --faulty-schedules for faulty ones; zero-fille
 every shape variable the first of 256, 128, 64, ... that satisfies requires(..)); the explorer stops at the
 first schedule that fails.  Outcomes: exposed (a run-time diagnostic E09xx other than E0903 / E0906-E0909,
 or the E0915 warning), clean (all N schedules ran without either), not run (a construct the interpreter
-refuses, no shape, the step limit, or the timeout).
+refuses, no shape, the step limit, the timeout, or a kernel `cakec run` rejects before running it: a static
+limit sema checks, such as the shared-memory size).
 
 Prints a markdown table and the fractions on stdout, one line per kernel on stderr as it finishes; --json
 writes every row (command, outcome, codes, schedules run, seconds, the first error line).
@@ -120,6 +121,8 @@ def run_case(case, args):
         row["schedules"] = int(done.group(1)) if done else int(failed.group(1)) if failed else 1
         if p.returncode not in (0, 1):
             row["outcome"], row["codes"] = "not run", row["codes"] or ["exit %d" % p.returncode]
+        elif p.returncode == 1 and not row["codes"]:   # refused before running (sema: a static limit)
+            row["outcome"], row["codes"] = "not run", sorted(set(re.findall(r"\[(E\d{4})\]", p.stderr))) or ["exit 1"]
         elif any(c in NOT_RUN for c in row["codes"]):
             row["outcome"] = "not run"
         elif row["codes"]:
@@ -148,7 +151,10 @@ def main():
     cases = [c for c in corpus() if re.search(args.filter, c["file"])]
     rows = [None] * len(cases)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(run_case, c, args): i for i, c in enumerate(cases)}
+        # The clean kernels first: they run every schedule, so the long runs start early (the table keeps
+        # the corpus order).
+        order = sorted(range(len(cases)), key=lambda i: cases[i]["kind"] == "faulty")
+        futures = {pool.submit(run_case, cases[i], args): i for i in order}
         for f in concurrent.futures.as_completed(futures):
             r = rows[futures[f]] = f.result()
             print("%-60s %-26s %-8s %-8s %5d %7.1fs %s" % (r["file"], r["kernel"], r["kind"], r["outcome"], r["schedules"],
