@@ -2,7 +2,8 @@
 """Runs the verifier's corpus through the interpreter's schedule explorer (`cakec run --schedules N`).
 
   utils/interp_verify_corpus.py CAKEC [--schedules 1000] [--faulty-schedules N] [--timeout 900] [--jobs 1]
-                                      [--num-sms 8] [--json OUT.json] [--filter REGEX]   (from the repository root)
+                                      [--num-sms 8] [--shape M=..,N=..] [--json OUT.json] [--filter REGEX]
+                                      (from the repository root)
 
 The corpus:
   tests/lit/verify/*.cake  every kernel of every file whose RUN line verifies it (-D options taken from that
@@ -13,7 +14,8 @@ The corpus:
                            X.cake, or a faulty kernel in the same file), else an *accepted* kernel (one the
                            verifier accepts, with no faulty twin).
   bench/faulty/*.cake      samples with one planted bug (faulty); the sample named by the `// FROM:` line is
-                           the fixed twin.
+                           the fixed twin (as is a sample that a faulty tests/lit/verify file's header names:
+                           "Derived from samples/X.cake").
 Each kernel runs once under `cakec run --shape-auto --schedules N --seed 1 --num-sms M` (N: --schedules for
 fixed twins and accepted kernels, --faulty-schedules for faulty ones; zero-filled inputs;
 every shape variable the first of 256, 128, 64, ... that satisfies requires(..)); the explorer stops at the
@@ -87,19 +89,24 @@ def corpus():
             elif faulty_here:
                 r["kind"], r["twin_of"] = "twin", "%s:%s" % (path.name, faulty_here[0]["kernel"])
         cases += rows
-    twins = {}
+    twins = {}   # sample -> the faulty files derived from it
+    for path in verify:   # a faulty file whose header comment names the sample it derives from
+        text = path.read_text()
+        header = "\n".join(l for l in text[: text.find("\ntarget ")].splitlines() if "RUN:" not in l)
+        if any(c["file"] == str(path) and c["kind"] == "faulty" for c in cases):
+            for sample in sorted(set(re.findall(r"samples/\w+\.cake", header))):
+                twins.setdefault(sample, []).append(str(path))
     for path in sorted(Path("bench/faulty").glob("*.cake")):
         text = path.read_text()
         sample = re.search(r"^// FROM: (samples/\w+\.cake)", text, re.M).group(1)
         kernels, _ = kernels_of(text)
         for name, _, _ in kernels:
             cases.append({"file": str(path), "kernel": name, "kind": "faulty", "twin_of": None, "defines": []})
-        twins.setdefault(sample, []).append(path.name)
+        twins.setdefault(sample, []).append(str(path))
     for sample, faulty in sorted(twins.items()):
         kernels, _ = kernels_of(Path(sample).read_text())
         for name, _, _ in kernels:
-            cases.append({"file": sample, "kernel": name, "kind": "twin", "twin_of": ", ".join("bench/faulty/" + f for f in faulty),
-                          "defines": []})
+            cases.append({"file": sample, "kernel": name, "kind": "twin", "twin_of": ", ".join(faulty), "defines": []})
     return cases
 
 
@@ -109,6 +116,8 @@ def run_case(case, args):
            "--seed", "1", "--num-sms", str(args.num_sms), "--max-steps", "20000000"]
     for d in case["defines"]:
         cmd += ["-D", d]
+    if args.shape:
+        cmd += ["--shape", args.shape]
     row = dict(case, command=" ".join(cmd), codes=[], schedules=0, first_error="")
     t0 = time.monotonic()
     try:
@@ -143,6 +152,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=900, help="seconds per kernel")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--num-sms", type=int, default=8, help="num_sms of persistent grids (few blocks: fast schedules)")
+    ap.add_argument("--shape", help="shape variables to fix (e.g. M=512,N=512,K=256; --shape-auto gives the rest)")
     ap.add_argument("--json", help="write every row here")
     ap.add_argument("--filter", default="", help="only files whose path matches this regex")
     args = ap.parse_args()

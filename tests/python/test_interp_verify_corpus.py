@@ -34,6 +34,10 @@ def test_classification():
     # bench/faulty kernels and the samples they derive from
     assert cases[("bench/faulty/vector_add_no_tail.cake", "vector_add")]["kind"] == "faulty"
     assert cases[("samples/vector_add.cake", "vector_add")]["twin_of"] == "bench/faulty/vector_add_no_tail.cake"
+    # a sample a faulty file says it derives from
+    assert "tests/lit/verify/persistent_double_release.cake" in cases[("samples/hopper_gemm_persistent.cake", "hopper_gemm_persistent")]["twin_of"]
+    # a RUN line expecting the verifier (with its rules) to reject the file
+    assert cases[("tests/lit/verify/rules_tma_store_fence.cake", "k")]["kind"] == "faulty"
     assert cases[("tests/lit/verify/atomic_clean.cake", "sum")]["kind"] == "accepted"
 
 
