@@ -12,6 +12,8 @@
 #include <CLI/CLI.hpp>
 
 #include <fstream>
+#include <string>
+#include <vector>
 #include <iostream>
 
 namespace cake {
@@ -43,6 +45,7 @@ int runRunCommand(int argc, char **argv) {
   std::string input, kernelName, shapeText, formatName = "text";
   std::vector<std::string> inputs, outputs, scalars, defineTexts;
   uint64_t seed = 0, maxSteps = 200'000'000, schedules = 1;
+  int64_t numSms = 132;
   bool shapeAuto = false, noRaceCheck = false;
   app.add_option("FILE", input, "input .cake file")->required();
   app.add_option("--kernel", kernelName, "the kernel to run (default: the file's only kernel)");
@@ -58,8 +61,10 @@ int runRunCommand(int argc, char **argv) {
                  "schedule explorer: run N schedules (--seed S, S+1, ...), stop at the first that fails, warn (E0915) "
                  "when the outputs differ")->check(CLI::Range(uint64_t(1), uint64_t(1) << 32));
   app.add_flag("--shape-auto", shapeAuto,
-               "give every shape variable that nothing fixes the first of 256, 128, 64, 512, 1024, 32, 16, 8, 1 that "
-               "satisfies requires(..)");
+               "give the shape variables that nothing fixes values from 256, 128, 64, 512, 1024, 32, 16, 8, 1 that "
+               "satisfy requires(..): one value for all first, then each its own");
+  app.add_option("--num-sms", numSms, "the value of num_sms in grid expressions (default 132, the H200's)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
   app.add_flag("--no-race-check", noRaceCheck, "skip the shared-memory race, proxy and uninitialised-read checks (E0912-E0914)");
   app.add_option("--max-steps", maxSteps, "stop after this many warp statements (default 200000000)")->check(CLI::Range(uint64_t(1), uint64_t(1) << 62));
   app.add_option("--diagnostics-format", formatName, "text (stderr, default) or json (stdout)")
@@ -81,6 +86,7 @@ int runRunCommand(int argc, char **argv) {
   request.seed = seed;
   request.maxSteps = maxSteps;
   request.checkRaces = !noRaceCheck;
+  request.numSms = numSms;
   SemaOptions semaOptions;
   for (const std::string &d : defineTexts) {
     auto def = parseDefine(d);
@@ -174,23 +180,39 @@ int runRunCommand(int argc, char **argv) {
   }
 
   if (shapeAuto) {
-    for (int64_t v : {256, 128, 64, 512, 1024, 32, 16, 8, 1}) {
+    // The same value for every free shape variable first, then each its own (lexicographically, the last
+    // variable fastest, at most kMaxShapeProbes combinations): the first that requires(..) accepts.
+    constexpr int64_t kValues[] = {256, 128, 64, 512, 1024, 32, 16, 8, 1};
+    constexpr size_t kCount = sizeof(kValues) / sizeof(kValues[0]);
+    constexpr uint64_t kMaxShapeProbes = 1 << 14;
+    std::vector<std::string> free;
+    for (const Ptr<ShapeVar> &sv : kernel->shapeVars)
+      if (!request.shape.count(sv->name)) free.push_back(sv->name);
+    auto fits = [&](const std::vector<size_t> &choice) {
       interp::RunRequest probe = request;
       probe.dryRun = true;
-      for (const Ptr<ShapeVar> &sv : kernel->shapeVars)
-        if (!probe.shape.count(sv->name)) probe.shape[sv->name] = v;
+      for (size_t i = 0; i < free.size(); ++i) probe.shape[free[i]] = kValues[choice[i]];
       DiagnosticEngine scratch(sources);
-      if (interp::runKernel(*kernel, sema, probe, scratch).ok) {
-        request.shape = probe.shape;
-        break;
-      }
+      if (!interp::runKernel(*kernel, sema, probe, scratch).ok) return false;
+      request.shape = probe.shape;
+      return true;
+    };
+    bool found = false;
+    for (size_t v = 0; v < kCount && !found; ++v) found = fits(std::vector<size_t>(free.size(), v));
+    std::vector<size_t> choice(free.size(), 0);
+    for (uint64_t probes = 0; !found && !free.empty() && probes < kMaxShapeProbes; ++probes) {
+      found = fits(choice);
+      size_t i = free.size();
+      while (i-- > 0 && ++choice[i] == kCount) choice[i] = 0;   // the next combination
+      if (i == size_t(-1)) break;                              // all tried
     }
   }
 
   interp::RunResult result = interp::runKernel(*kernel, sema, request, diags);
   if (!result.ok) return finish(ExitCode::InputErrors);
   // The schedule explorer: more seeds, each one interleaving; the first failure stops it.
-  for (uint64_t i = 1; i < schedules; ++i) {
+  uint64_t ran = 1;
+  for (uint64_t i = 1; i < schedules; ++i, ++ran) {
     interp::RunRequest again = request;
     again.seed = seed + i;
     interp::RunResult other = interp::runKernel(*kernel, sema, again, diags);
@@ -212,7 +234,10 @@ int runRunCommand(int argc, char **argv) {
       differs = true;
       break;
     }
-    if (differs) break;
+    if (differs) {
+      ++ran;
+      break;
+    }
   }
   for (auto &[param, path] : outputFiles) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -225,7 +250,7 @@ int runRunCommand(int argc, char **argv) {
   }
   if (!json) {
     std::cerr << "cakec run: " << kernel->name << ": " << result.steps << " warp statements";
-    if (schedules > 1) std::cerr << "; " << schedules << " schedules (--seed " << seed << " .. " << seed + schedules - 1 << ")";
+    if (schedules > 1) std::cerr << "; " << ran << " schedules (--seed " << seed << " .. " << seed + ran - 1 << ")";
     std::cerr << "\n";
   }
   return finish(ExitCode::Success);

@@ -24,23 +24,43 @@ namespace cake::interp {
 
 // ---------------------------------------------------------------- the block's pending operations
 
-void AsyncQueue::complete(size_t i) {
+size_t AsyncQueue::complete(size_t i) {
+  size_t before = 0;
+  auto tcgen05 = [](AsyncOp::Kind k) { return k == AsyncOp::Tcgen05Mma || k == AsyncOp::Tcgen05Commit; };
+  if (tcgen05(pending[i].kind))
+    for (size_t j = 0; j < i;) {
+      if (tcgen05(pending[j].kind) && pending[j].thread == pending[i].thread) {
+        complete(j);   // the earliest of the thread's: nothing before it to complete
+        ++before;
+        --i;
+      } else {
+        ++j;
+      }
+    }
   AsyncOp op = std::move(pending[i]);
   pending.erase(pending.begin() + std::ptrdiff_t(i));
-  op.perform(op);
+  if (op.perform) op.perform(op);
   if (op.signal) {
     if (races) joinInto(op.signal->phaseClock, op.clock);
     op.signal->tx -= op.bytes;
+    op.signal->pending -= op.arrivals;
     op.signal->completeIfDone();
-  } else if (races) {
+  } else if (races && !tcgen05(op.kind)) {
     done.push_back({op.kind, op.thread, op.group, std::move(op.clock)});
   }
+  return before;
 }
 
 void AsyncQueue::touch(const AsyncOp &op, SharedArray &a, int64_t physicalByte, bool write) {
   if (!races || races->finding) return;
   if (a.shadow.empty()) a.shadow.resize(a.bytes.size() / scalarBytes(a.elem));
   size_t index = size_t(physicalByte) / scalarBytes(a.elem);
+  if (a.decl->declKind == DeclKind::TensorMemory && op.access.async) {   // tensor memory has no proxies
+    RaceAccess generic = op.access;
+    generic.async = false;
+    races->access(a.shadow, index, generic, op.clock, write, false, a.decl->name, a.dims, -1, seed);
+    return;
+  }
   races->access(a.shadow, index, op.access, op.clock, write, false, a.decl->name, a.dims, -1, seed);
 }
 
@@ -59,7 +79,7 @@ bool AsyncQueue::progress(bool force) {
   bool any = false;
   for (size_t i = 0; i < pending.size();) {
     if (scheduler->rng()() & 1) {
-      complete(i);
+      i -= complete(i);
       any = true;
     } else {
       ++i;
@@ -101,7 +121,8 @@ SharedTile WarpExecutor::sharedTile(const Expr &e, LaneMask mask) {
     return t;
   }
   if (auto *n = dynCast<NameExpr>(&e)) {
-    if (!n->decl || n->decl->declKind != DeclKind::Shared) fail(DiagKind::InterpUnsupported, e.range, {"this expression as a shared tile"});
+    if (!n->decl || (n->decl->declKind != DeclKind::Shared && n->decl->declKind != DeclKind::TensorMemory))   // tmem: ExecTcgen05.cpp
+      fail(DiagKind::InterpUnsupported, e.range, {"this expression as a shared tile"});
     auto it = block.shared.find(static_cast<const SharedStmt *>(n->decl));
     if (it == block.shared.end()) CAKE_INTERNAL_ERROR("interpreter: shared array '" + n->name + "' not allocated");
     SharedTile t;
@@ -145,13 +166,6 @@ SharedTile WarpExecutor::sharedTile(const Expr &e, LaneMask mask) {
 
 namespace {
 
-struct MBarrierRef {
-  MBarrierState *state = nullptr;
-  const MBarrierStmt *decl = nullptr;
-  size_t index = 0;
-  std::string shown;   // "full[2]"
-};
-
 // Every element of a box (row-major over the box dims): its global element offset, or -1 outside the
 // tensor's dims.
 std::vector<int64_t> boxOffsets(const GlobalTensor &g, const std::vector<int64_t> &coords, const std::vector<int64_t> &box) {
@@ -178,6 +192,39 @@ std::vector<int64_t> boxOffsets(const GlobalTensor &g, const std::vector<int64_t
 
 } // namespace
 
+std::array<MBarrierRef, kLanes> WarpExecutor::mbarrierOf(const Expr &e, LaneMask m, bool mustBeInitialised, const WarpValue *ranks) {
+  std::array<MBarrierRef, kLanes> refs{};
+  const Expr *root = &e;
+  const IndexExpr *ix = dynCast<IndexExpr>(root);
+  if (ix) root = ix->base.get();
+  auto *name = dynCast<NameExpr>(root);
+  if (!name || !name->decl || name->decl->declKind != DeclKind::MBarrier)
+    fail(DiagKind::InterpUnsupported, e.range, {"this mbarrier operand"});
+  auto *decl = static_cast<const MBarrierStmt *>(name->decl);
+  WarpValue index = ix ? eval(*ix->items[0].start, m) : WarpValue::uniformInt(ValueKind::of(ScalarKind::I32), 0);
+  for (int l : lanesOf(m)) {
+    BlockState *owner = &block;
+    if (ranks) {
+      int64_t r = ranks->at(l).i;
+      if (r < 0 || r >= int64_t(block.cluster->size()))
+        fail(DiagKind::InterpOutOfBounds, e.range, {"cta", name->name, whereText(l), std::to_string(r), "0", std::to_string(block.cluster->size())});
+      owner = (*block.cluster)[size_t(r)];
+    }
+    auto &bars = owner->mbarriers.at(decl);
+    int64_t i = index.at(l).i;
+    refs[size_t(l)].decl = decl;
+    refs[size_t(l)].index = size_t(std::max<int64_t>(i, 0));
+    if (i < 0 || i >= int64_t(bars.size()))
+      fail(DiagKind::InterpOutOfBounds, e.range, {"mbarrier", name->name, whereText(l), std::to_string(i), "0", std::to_string(bars.size())});
+    refs[size_t(l)].state = &bars[size_t(i)];
+    refs[size_t(l)].shown = ix ? name->name + "[" + std::to_string(i) + "]" : name->name;
+    if (mustBeInitialised && !bars[size_t(i)].initialized)
+      fail(DiagKind::InterpMBarrierUninitialized, e.range, {refs[size_t(l)].shown, whereText(l)},
+           "initialise it first: mbarrier.init by one thread, fence.mbarrier_init, then syncthreads");
+  }
+  return refs;
+}
+
 bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
   auto clause = [&](const char *name) -> const Clause * {
     for (const Clause &c : op.clauses) if (c.name == name) return &c;
@@ -185,40 +232,6 @@ bool WarpExecutor::execAsyncOp(const OpStmt &op, LaneMask mask) {
   };
   auto thread = [&](int l) { return warp * kLanes + l; };                       // in the block
   auto clusterThread = [&](int l) { return (block.firstWarp + warp) * kLanes + l; };   // in the cluster
-  // The mbarrier an operand names, per lane (`full[s]` may differ between lanes).
-  // `ranks`: per lane, the cluster block whose copy of the barrier is meant (cta(..)); null: this block.
-  auto mbarrierOf = [&](const Expr &e, LaneMask m, bool mustBeInitialised, const WarpValue *ranks = nullptr) {
-    std::array<MBarrierRef, kLanes> refs{};
-    const Expr *root = &e;
-    const IndexExpr *ix = dynCast<IndexExpr>(root);
-    if (ix) root = ix->base.get();
-    auto *name = dynCast<NameExpr>(root);
-    if (!name || !name->decl || name->decl->declKind != DeclKind::MBarrier)
-      fail(DiagKind::InterpUnsupported, e.range, {"this mbarrier operand"});
-    auto *decl = static_cast<const MBarrierStmt *>(name->decl);
-    WarpValue index = ix ? eval(*ix->items[0].start, m) : WarpValue::uniformInt(ValueKind::of(ScalarKind::I32), 0);
-    for (int l : lanesOf(m)) {
-      BlockState *owner = &block;
-      if (ranks) {
-        int64_t r = ranks->at(l).i;
-        if (r < 0 || r >= int64_t(block.cluster->size()))
-          fail(DiagKind::InterpOutOfBounds, e.range, {"cta", name->name, whereText(l), std::to_string(r), "0", std::to_string(block.cluster->size())});
-        owner = (*block.cluster)[size_t(r)];
-      }
-      auto &bars = owner->mbarriers.at(decl);
-      int64_t i = index.at(l).i;
-      refs[size_t(l)].decl = decl;
-      refs[size_t(l)].index = size_t(std::max<int64_t>(i, 0));
-      if (i < 0 || i >= int64_t(bars.size()))
-        fail(DiagKind::InterpOutOfBounds, e.range, {"mbarrier", name->name, whereText(l), std::to_string(i), "0", std::to_string(bars.size())});
-      refs[size_t(l)].state = &bars[size_t(i)];
-      refs[size_t(l)].shown = ix ? name->name + "[" + std::to_string(i) + "]" : name->name;
-      if (mustBeInitialised && !bars[size_t(i)].initialized)
-        fail(DiagKind::InterpMBarrierUninitialized, e.range, {refs[size_t(l)].shown, whereText(l)},
-             "initialise it first: mbarrier.init by one thread, fence.mbarrier_init, then syncthreads");
-    }
-    return refs;
-  };
   auto arriveOn = [&](const MBarrierRef &r, int l, SourceRange where) {
     if (r.state->pending <= 0)
       fail(DiagKind::InterpMBarrierOverflow, where, {r.shown, whereText(l), std::to_string(r.state->phase), std::to_string(r.state->arrivals)},

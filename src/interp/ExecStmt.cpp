@@ -223,7 +223,7 @@ void WarpExecutor::execOp(const OpStmt &op, LaneMask mask) {
   case OpId::Store: execFragmentStore(op, mask, false); return;
   case OpId::RowArgmin: case OpId::RowArgmax: case OpId::ColArgmin: case OpId::ColArgmax: execArgReduce(op, mask); return;
   default:
-    if (!execAsyncOp(op, mask)) unsupported();
+    if (!execAsyncOp(op, mask) && !execTcgen05(op, mask)) unsupported();
   }
 }
 

@@ -9,8 +9,8 @@
 //   blocks   run one after another, in grid order (x fastest).  Blocks cannot synchronise with each other
 //            in CAKE (no grid barrier), so any order is a legal schedule.  The blocks of a cluster run
 //            together under one scheduler (cluster.sync, arrive cta(r), multicast TMA loads reach peers).
-//            Each block gets fresh shared arrays filled with 0xff bytes (NaN for floats, -1 for integers),
-//            so that a read of never-written shared memory shows in the results instead of a lucky 0.
+//            Each block gets fresh shared (and tmem) arrays filled with 0xff bytes (NaN for floats, -1 for
+//            integers), so that a read of never-written shared memory shows in the results instead of a lucky 0.
 //   warps    Each warp executes in lock-step over its 32 lanes with an active mask (WarpExecutor.h):
 //            values are per-lane arrays, `if`/`for` split the mask, so shuffles, warp reductions and row
 //            reductions see all lanes at once.  Warps are cooperative tasks (WarpScheduler.h): one thread

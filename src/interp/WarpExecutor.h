@@ -83,14 +83,16 @@ struct MBarrierState {
   }
 };
 
-// An asynchronous copy in flight (ExecAsync.cpp): issued by one thread, its data moves when it completes
-// (at a hand-off, at a covering wait, or at the end of the block).
+// An asynchronous operation in flight (ExecAsync.cpp, ExecTcgen05.cpp): issued by one thread, its data moves
+// when it completes (at a hand-off, at a covering wait, or at the end of the block).  The tcgen05 operations
+// of one thread (Tcgen05Mma, Tcgen05Commit) complete in issue order.
 struct AsyncOp {
-  enum Kind : uint8_t { CpAsync, TmaLoad, TmaStore } kind = CpAsync;
+  enum Kind : uint8_t { CpAsync, TmaLoad, TmaStore, Tcgen05Mma, Tcgen05Commit } kind = CpAsync;
   int thread = 0;                      // in the cluster: scheduler warp * 32 + lane
   int64_t group = 0;                   // cp.async / tma.store: the group it belongs to (the thread's commits so far)
-  MBarrierState *signal = nullptr;     // tma.load: receives `bytes` completed transactions
+  MBarrierState *signal = nullptr;     // tma.load: receives `bytes` completed transactions; tcgen05.commit: `arrivals`
   int64_t bytes = 0;
+  int64_t arrivals = 0;
   RaceAccess access;                   // race detection: the copy as an agent (slot, clock, statement)
   VectorClock clock;
   std::function<void(const AsyncOp &)> perform;   // moves the data
@@ -106,11 +108,25 @@ struct AsyncQueue {
   // Completed cp.async / tma.store copies whose group wait has not run yet: (kind, thread, group, clock).
   struct Done { AsyncOp::Kind kind; int thread; int64_t group; VectorClock clock; };
   std::vector<Done> done;
-  // Race detection of one element a copy accesses.
+  // Race detection of one element a copy accesses (through the async proxy when the copy is one, except in
+  // tensor memory, which has no proxies).
   void touch(const AsyncOp &op, SharedArray &a, int64_t physicalByte, bool write);
-  void complete(size_t pendingIndex);  // performs one pending operation and removes it
+  // Performs one pending operation and removes it (a tcgen05 operation: the same thread's earlier ones first);
+  // returns how many operations before it were completed (and removed) with it.
+  size_t complete(size_t pendingIndex);
+  // Per issuing thread (in the cluster): the join of the clocks of its tcgen05 operations so far (each is
+  // ordered after the thread's earlier ones).
+  std::unordered_map<int, VectorClock> tcgen05Issued;
   bool progress(bool force);           // WarpScheduler::progress
   void drain();                        // completes everything still pending (the cluster ends)
+};
+
+// One mbarrier an operand names for one lane (`full[s]` may differ between lanes).
+struct MBarrierRef {
+  MBarrierState *state = nullptr;
+  const MBarrierStmt *decl = nullptr;
+  size_t index = 0;
+  std::string shown;   // "full[2]"
 };
 
 struct BlockState {
@@ -195,6 +211,9 @@ public:
 
   // ---- ExecAsync.cpp: mbarriers, TMA, cp.async and their groups, fences
   bool execAsyncOp(const OpStmt &op, LaneMask mask);   // false: not one of these
+  // The mbarrier operand `e` names, per active lane of m (E0910 unless initialised, when asked); `ranks`: per
+  // lane, the cluster block whose copy is meant (`cta(..)`), null: this block.
+  std::array<MBarrierRef, kLanes> mbarrierOf(const Expr &e, LaneMask m, bool mustBeInitialised, const WarpValue *ranks = nullptr);
   SharedTile sharedTile(const Expr &e, LaneMask mask);
 
   // ---- Fragments.cpp / ExecMma.cpp: fragments, tensor cores, fragment memory traffic
@@ -205,6 +224,9 @@ public:
   void execWgmma(const OpStmt &op, LaneMask mask);
   void execMatrixMove(const OpStmt &op, LaneMask mask, bool toShared, bool trans);   // ldmatrix / stmatrix
   void execFragmentStore(const OpStmt &op, LaneMask mask, bool add);
+
+  // ---- ExecTcgen05.cpp: tensor memory and the tcgen05 operations (Blackwell)
+  bool execTcgen05(const OpStmt &op, LaneMask mask);   // false: not one of these
   TileTarget tileTarget(const Expr &e, LaneMask mask);
   WarpValue gather(const IndexExpr &e, LaneMask mask);                   // T[.. frag ..]: loads at a fragment's layout
 

@@ -10,6 +10,7 @@
 //   - unfenced ranges: wgmma registers written by other instructions (declarations with or without an
 //     initialiser, assignments, loads into them) since the warp's last wgmma.fence.  A wgmma that reads one is
 //     E0917.
+// wgmma.fence / commit / wait, like wgmma, are executed by all 32 lanes of a warp (E0904 otherwise).
 // Ranges are scalar indices of the register value ([first, last) over the warp's active lanes), so the
 // elements of a register array of accumulators are tracked one by one.  Only wgmma_acc / wgmma_a registers
 // are tracked; the hooks are called from Memory.cpp (load / store of a register place), EvalExpr.cpp (a whole
@@ -133,6 +134,7 @@ void WarpExecutor::wgmmaIssue(const OpStmt &op, LaneMask mask) {
 }
 
 void WarpExecutor::wgmmaGroupOp(const OpStmt &op, LaneMask mask) {
+  requireFullWarp(op.name.c_str(), op.range, mask);   // .sync.aligned: every lane of the warp (E0904)
   switch (op.op->id) {
   case OpId::WgmmaFence: wgmmaUnfenced.clear(); return;
   case OpId::WgmmaCommit:

@@ -23,10 +23,12 @@
 // Algorithm for commit, wait::ld and fences: a forward may-analysis over the structured AST in program order,
 // as WgmmaProxies.cpp: the state is the set of fragments with a pending tcgen05.ld (each with its ld), whether
 // an acquiring sync / a tcgen05 operation happened since the last fence.after / fence.before (with the
-// statement), and whether a commit-signalled wait has been seen.  `if` joins both branches, `elect` joins its
-// body with the entry, a role starts from the state before it (with no commit wait: the wait must be the
-// role's own) and joins afterwards, a loop runs its body twice joined with the entry (enough for these
-// finite flags and sets to reach their fixpoint).  Each (statement, code) is reported once.
+// statement), and whether a commit-signalled wait has been seen.  `if` joins both branches (takes one only when
+// its condition folds to a constant), `elect` joins its body with the entry, a role starts from the state
+// before it (with no commit wait: the wait must be the role's own) and joins afterwards, a loop runs its body
+// twice joined with the entry (enough for these finite flags and sets to reach their fixpoint).  Each
+// (statement, code) is reported once.
+#include "frontend/ConstEval.h"
 #include "frontend/NameUses.h"
 #include "verify/ControlPath.h"
 #include "verify/Families.h"
@@ -136,10 +138,12 @@ private:
     case StmtKind::If: {
       auto *i = cast<IfStmt>(&s);
       readsOf(s, i->cond.get(), st);
+      // A condition that folds to a constant (compile-time parameters) takes one branch only.
+      std::optional<int64_t> known = ConstEvaluator().evaluate(*i->cond).optional();
       State t = st, e = st;
-      block(*i->thenBody, t);
-      if (i->elseBody) stmt(*i->elseBody, e);
-      st = join(t, e);
+      if (!known || *known) block(*i->thenBody, t);
+      if (i->elseBody && (!known || !*known)) stmt(*i->elseBody, e);
+      st = !known ? join(t, e) : *known ? t : e;
       return;
     }
     case StmtKind::Elect: {

@@ -1,5 +1,5 @@
 // Helpers of the interpreter's unit tests: compile a kernel from text or a sample, random inputs, bf16
-// rounding (tests/unit/test_interp*.cpp).
+// rounding, references and tolerant comparison (tests/unit/test_interp*.cpp).
 #pragma once
 #include "frontend/Inline.h"
 #include "frontend/Parser.h"
@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <random>
@@ -76,5 +78,38 @@ inline std::vector<double> randoms(size_t n, uint64_t seed, double lo = -1, doub
 
 inline double bf16(double x) { return roundToFloat(x, ScalarKind::BF16); }
 
+inline std::vector<double> rounded(std::vector<double> v) {
+  for (double &x : v) x = bf16(x);
+  return v;
+}
+
+// Counts elements outside |got - want| <= atol + rtol * |want|, printing the first few.
+inline int mismatches(const HostTensor &got, const std::vector<double> &want, double atol, double rtol) {
+  int bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    double g = got.at(int64_t(i));
+    if (!(std::fabs(g - want[i]) <= atol + rtol * std::fabs(want[i]))) {
+      if (bad < 5) MESSAGE("element " << i << ": got " << g << ", want " << want[i]);
+      ++bad;
+    }
+  }
+  return bad;
+}
+
+// C[m, n] = A[m, k] * B[n, k]^T in double.
+inline std::vector<double> matmulNT(const std::vector<double> &a, const std::vector<double> &b, int64_t m, int64_t n, int64_t k) {
+  std::vector<double> c(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t kk = 0; kk < k; ++kk) s += a[size_t(i * k + kk)] * b[size_t(j * k + kk)];
+      c[size_t(i * n + j)] = s;
+    }
+  return c;
+}
+
+inline double seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 } // namespace cake::interp::test

@@ -5,49 +5,11 @@
 // (gathers, rowargmin, row-vector stores; SPLIT=1 merges two warpgroups through shared memory).
 #include "InterpTest.h"
 
-#include <chrono>
 #include <cmath>
 
 using namespace cake;
 using namespace cake::interp;
 using namespace cake::interp::test;
-
-namespace {
-
-std::vector<double> rounded(std::vector<double> v) {
-  for (double &x : v) x = bf16(x);
-  return v;
-}
-
-// Counts elements outside |got - want| <= atol + rtol * |want|, printing the first few.
-int mismatches(const HostTensor &got, const std::vector<double> &want, double atol, double rtol) {
-  int bad = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    double g = got.at(int64_t(i));
-    if (!(std::fabs(g - want[i]) <= atol + rtol * std::fabs(want[i]))) {
-      if (bad < 5) MESSAGE("element " << i << ": got " << g << ", want " << want[i]);
-      ++bad;
-    }
-  }
-  return bad;
-}
-
-std::vector<double> matmulNT(const std::vector<double> &a, const std::vector<double> &b, int64_t m, int64_t n, int64_t k) {
-  std::vector<double> c(size_t(m * n));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double s = 0;
-      for (int64_t kk = 0; kk < k; ++kk) s += a[size_t(i * k + kk)] * b[size_t(j * k + kk)];
-      c[size_t(i * n + j)] = s;
-    }
-  return c;
-}
-
-double seconds(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-} // namespace
 
 TEST_CASE("interp hopper_gemm: TMA ring, mbarrier parities, wgmma from 128B-swizzled tiles, under three seeds") {
   auto p = sample("hopper_gemm.cake");
