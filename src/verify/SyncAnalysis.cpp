@@ -359,8 +359,14 @@ public:
     }
 
     // 1. Trip-count terms of the symbolic sync loops (tile loops separately: they are driven directly).
-    for (const SyncLoop &l : loops) {
-      if (!l.symbolic) continue;
+    //    Tile loops first: a loop that runs as often as a tile loop joins its group (below).
+    std::vector<const SyncLoop *> ordered;
+    for (const SyncLoop &l : loops)
+      if (l.symbolic && l.driven) ordered.push_back(&l);
+    for (const SyncLoop &l : loops)
+      if (l.symbolic && !l.driven) ordered.push_back(&l);
+    for (const SyncLoop *lp : ordered) {
+      const SyncLoop &l = *lp;
       if (mentions(l.loop->lower.get(), DeclKind::LoopVar) || mentions(l.loop->upper.get(), DeclKind::LoopVar) ||
           mentions(l.loop->step.get(), DeclKind::LoopVar)) {
         unproven(SyncFamily::Deadlock, l.loop->range, "the synchronisation protocol for every trip count",
@@ -375,6 +381,21 @@ public:
       }
       std::optional<z3::expr> t = tripTerm(*l.loop);
       if (!t) return finish();
+      // A loop with no symbolic loop inside or around it that runs exactly as often as a tile loop (a
+      // role's loop over the same tiles with no inner loop of its own: an epilogue draining one accumulator
+      // per tile) is driven with that group, when nothing of its synchronisation reads its variable: as an
+      // independent trip count it would be enumerated against the tile count, in combinations that never
+      // occur (each simulated, refuted and then dropped by a shape query).
+      const bool mayJoinTiles = !l.driven && !insideSymbolicLoop(loops, l) &&
+                                std::none_of(l.exprs.begin(), l.exprs.end(),
+                                             [&](const Expr *e) { return mentionsDecl(e, l.loop); });
+      bool joined = false;
+      for (size_t i = 0; i < drivenTrips_.size() && mayJoinTiles && !joined; ++i)
+        if (ctx_.proveForAll(drivenTrips_[i] == *t).proven()) {
+          drivenLoops_[i].push_back(l.loop);
+          joined = true;
+        }
+      if (joined) continue;
       std::vector<z3::expr> &terms = l.driven ? drivenTrips_ : trips_;
       std::vector<std::vector<const ForStmt *>> &groups = l.driven ? drivenLoops_ : tripLoops_;
       bool merged = false;
@@ -843,6 +864,11 @@ private:
     return found;
   }
   static bool mentionsDecl(const Expr *e, const Decl *d) { return e && nameOf(d, *e) != nullptr; }
+  static bool insideSymbolicLoop(const std::vector<SyncLoop> &loops, const SyncLoop &l) {
+    for (int p = l.parent; p >= 0; p = loops[static_cast<size_t>(p)].parent)
+      if (loops[static_cast<size_t>(p)].symbolic) return true;
+    return false;
+  }
 
   // A shape (model) for the given trip counts; nullopt when infeasible or unknown (reported).
   std::optional<ConcreteValues> shapeFor(const std::vector<int64_t> &tripValues, std::string &description,
