@@ -38,6 +38,8 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -469,6 +471,13 @@ public:
     int64_t maxTrip = std::min<int64_t>(prefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
     int64_t maxTiles = std::min<int64_t>(counterPrefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
     simulateAll(maxTrip, maxTiles);
+    // CAKE_VERIFY_TIMES=1 (Verifier.cpp) also prints the size of the enumeration (profiling aid, stderr).
+    if (std::getenv("CAKE_VERIFY_TIMES"))
+      std::fprintf(stderr,
+                   "cakec: verify %s: sync analysis: period %lld, %zu trip counts, %zu tile-loop groups, %zu shape "
+                   "queries, %zu expansions simulated\n",
+                   k.name.c_str(), static_cast<long long>(period_), trips_.size(), drivenTrips_.size(),
+                   shapeQueries_, simulatedPrograms_);
     return finish();
   }
 
@@ -902,6 +911,7 @@ private:
     for (size_t i = 0; i < trips_.size(); ++i) solver.add(trips_[i] == z_.int_val(tripValues[i]));
     for (size_t i = 0; i < drivenValues.size() && i < drivenTrips_.size(); ++i)
       solver.add(drivenTrips_[i] == z_.int_val(drivenValues[i]));
+    ++shapeQueries_;
     z3::check_result r = solver.check();
     if (r == z3::unsat) return std::nullopt;
     if (r == z3::unknown) {
@@ -1077,6 +1087,7 @@ private:
           explained(p);
         if (!program.problems.empty()) return;
         out = simulateSync(info, ctx_.arch(), slots, agents, program);
+        ++simulatedPrograms_;
       }
       if (out.findings.empty()) continue;
       bool stopAfterThis = !drivenTrips_.empty();   // tile nests: the smallest refuting run is reported alone
@@ -1148,6 +1159,7 @@ private:
     programs.push_back(&longest);
     simulated.push_back(counts.back());
     std::vector<SimOutcome> results = simulateSyncVariants(info, ctx_.arch(), slots, agents, programs);
+    simulatedPrograms_ += programs.size();
     for (size_t i = 0; i < results.size(); ++i) outcomes.emplace(simulated[i], std::move(results[i]));
     return outcomes;
   }
@@ -1156,6 +1168,7 @@ private:
   z3::context &z_;
   std::optional<z3::solver> shapeSolver_;   // shapeFor's, created on first use
   size_t shapeRequirements_ = 0, shapeSideConditions_ = 0;   // the assumptions asserted in it so far
+  size_t shapeQueries_ = 0, simulatedPrograms_ = 0;           // for CAKE_VERIFY_TIMES
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
   std::vector<std::vector<const ForStmt *>> tripLoops_;
