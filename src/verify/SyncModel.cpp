@@ -651,15 +651,27 @@ private:
     return first;
   }
 
-  std::string where() const {
+  // The loop iterations and counter values of the current point, as text for the events' notes; the text
+  // of the previous call is reused while they are unchanged (most events share their iteration with the
+  // previous one, and formatting it for each was a fifth of a long expansion).
+  std::string where() {
+    whereKey_.clear();
+    for (const Decl *d : counterOrder_) {
+      auto it = counters_.find(d);
+      whereKey_.push_back(it == counters_.end() ? std::nullopt : std::optional<int64_t>(it->second));
+    }
+    if (whereValid_ && context_ == whereContext_ && whereKey_ == whereCounters_) return whereText_;
     std::string w;
     for (const auto &[name, value] : context_) {
       if (!w.empty()) w += ", ";
       w += name + " = " + std::to_string(value);
     }
-    for (const Decl *d : counterOrder_)
-      if (auto it = counters_.find(d); it != counters_.end())
-        w += (w.empty() ? "" : ", ") + d->name + " = " + std::to_string(it->second);
+    for (size_t i = 0; i < counterOrder_.size(); ++i)
+      if (whereKey_[i]) w += (w.empty() ? "" : ", ") + counterOrder_[i]->name + " = " + std::to_string(*whereKey_[i]);
+    whereContext_ = context_;
+    whereCounters_ = whereKey_;
+    whereText_ = w;
+    whereValid_ = true;
     return w;
   }
 
@@ -823,9 +835,13 @@ private:
 
   void emitReads(const Expr *e, const Active &active, SourceRange range) {
     if (!e || silent_) return;
-    std::vector<const Expr *> refs;
-    collectSharedRefs(e, refs);
-    for (const Expr *r : refs) emitSharedAccess(EventKind::Read, r, active, r->range, nullptr);
+    auto it = sharedReads_.find(e);
+    if (it == sharedReads_.end()) {
+      std::vector<const Expr *> refs;
+      collectSharedRefs(e, refs);
+      it = sharedReads_.emplace(e, std::move(refs)).first;
+    }
+    for (const Expr *r : it->second) emitSharedAccess(EventKind::Read, r, active, r->range, nullptr);
   }
 
   std::optional<int64_t> clauseValue(const OpStmt &o, std::string_view name, const Active &active) {
@@ -1009,6 +1025,13 @@ private:
   std::map<const Expr *, bool> threadVarying_;
   Evaluator eval_;
   std::vector<std::pair<std::string, int64_t>> context_;
+  // where()'s last text and what it was made of (counter values parallel to counterOrder_).
+  bool whereValid_ = false;
+  std::vector<std::pair<std::string, int64_t>> whereContext_;
+  std::vector<std::optional<int64_t>> whereCounters_, whereKey_;
+  std::string whereText_;
+  // The shared-memory reads of each expression emitReads has seen (collectSharedRefs, once per expression).
+  std::unordered_map<const Expr *, std::vector<const Expr *>> sharedReads_;
   bool overflow_ = false;
   std::shared_ptr<const std::vector<int64_t>> lastThreads_;   // threadSet's last result
 };
