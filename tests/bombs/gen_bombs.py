@@ -14,6 +14,9 @@ or is shaped to find the next one:
   unroll_nest             an unroll nest far past the unroll limit (must stop before materialising);
   persistent_huge_first   a persistent tile loop starting at 0x7fffffff (sync families' enumeration), and
   first_huge_<test>       the same mutation of every persistent lit test under tests/lit/verify;
+  epilogue_off_by_one     samples/blackwell_gemm.cake with its epilogue's tile loop one tile short: a loop that
+                          no longer runs as often as the tile loops, so its trip count is enumerated against
+                          the tile count (combinations that never occur, each simulated and shape-queried);
   flat_plus, deep_if      a flat chain of `+` and a deep if nest (parser / walker depth);
   many_statements         ~30,000 statements in one kernel.
 Usage: gen_bombs.py OUT_DIR [--samples DIR]; writes OUT_DIR/bombs.json:
@@ -237,6 +240,13 @@ def main():
                   CHAIN_BLACKWELL_LIMIT_S if name == "blackwell_gemm.cake" else None)
     for name, bomb in hand_written().items():
         write(name, *bomb)
+    bw = os.path.join(samples, "blackwell_gemm.cake")
+    if os.path.exists(bw):
+        text = open(bw).read()
+        header = "    for p in first..tiles step stride {\n      let m0"   # the epilogue's (4-space indent)
+        if text.count(header) == 1:
+            write("epilogue_off_by_one", text.replace(header, "    for p in first..tiles - 1 step stride {\n      let m0"),
+                  shape_of(text), "samples/blackwell_gemm.cake with its epilogue's tile loop one tile short")
     # The fuzz mutant of item 11: a persistent tile loop's first tile 0x7fffffff, in every lit test that has one
     # (17 s once, 2.4 s with one solver per query of the sync analysis' shape enumeration; now 0.2-0.5 s): each
     # must stay under FIRST_HUGE_LIMIT_S per mode.
