@@ -18,6 +18,9 @@ or is shaped to find the next one:
                           no longer runs as often as the tile loops, so its trip count is enumerated against
                           the tile count (combinations that never occur, each simulated and shape-queried);
   flat_plus, deep_if      a flat chain of `+` and a deep if nest (parser / walker depth);
+  lit_<test>              lit tests under tests/lit/verify run as they are, at the default solver limit
+                          (LIT_AS_IS: their RUN lines use a smaller --verify-timeout; found by the verify fuzz
+                          target, whose corpus holds them);
   many_statements         ~30,000 statements in one kernel.
 Usage: gen_bombs.py OUT_DIR [--samples DIR]; writes OUT_DIR/bombs.json:
 [{"file", "shape", "why"[, "limit_s"][, "sweep"]}]; "limit_s", where present, is a bomb's own CPU limit per mode
@@ -39,6 +42,7 @@ CHAIN_BLACKWELL_LIMIT_S = 1.0
 # queries of ~0.15 ms each), held to the common 5 s; a sweep of 256 variants is held to 1 s (0.3 s measured; 2.9 s
 # when each variant made its own Z3 context, ~14 ms of set-up and tear-down).
 MANY_KERNELS = 3000
+LIT_AS_IS = ["cp_async_shape_search_timeout.cake"]   # see lit_<test> above
 SWEEP_AXES = "B=32,64,96,128,160,192,224,256,288,320,352,384,416,448,480,512 U=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"
 
 
@@ -240,6 +244,12 @@ def main():
                   CHAIN_BLACKWELL_LIMIT_S if name == "blackwell_gemm.cake" else None)
     for name, bomb in hand_written().items():
         write(name, *bomb)
+    lit_verify = os.path.join(os.path.dirname(samples), "tests", "lit", "verify")
+    for name in LIT_AS_IS:
+        path = os.path.join(lit_verify, name)
+        if os.path.exists(path):
+            text = open(path).read()
+            write(f"lit_{name[:-5]}", text, shape_of(text), f"tests/lit/verify/{name} at the default solver limit")
     bw = os.path.join(samples, "blackwell_gemm.cake")
     if os.path.exists(bw):
         text = open(bw).read()
