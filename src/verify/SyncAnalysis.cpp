@@ -38,6 +38,8 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -359,8 +361,14 @@ public:
     }
 
     // 1. Trip-count terms of the symbolic sync loops (tile loops separately: they are driven directly).
-    for (const SyncLoop &l : loops) {
-      if (!l.symbolic) continue;
+    //    Tile loops first: a loop that runs as often as a tile loop joins its group (below).
+    std::vector<const SyncLoop *> ordered;
+    for (const SyncLoop &l : loops)
+      if (l.symbolic && l.driven) ordered.push_back(&l);
+    for (const SyncLoop &l : loops)
+      if (l.symbolic && !l.driven) ordered.push_back(&l);
+    for (const SyncLoop *lp : ordered) {
+      const SyncLoop &l = *lp;
       if (mentions(l.loop->lower.get(), DeclKind::LoopVar) || mentions(l.loop->upper.get(), DeclKind::LoopVar) ||
           mentions(l.loop->step.get(), DeclKind::LoopVar)) {
         unproven(SyncFamily::Deadlock, l.loop->range, "the synchronisation protocol for every trip count",
@@ -375,6 +383,21 @@ public:
       }
       std::optional<z3::expr> t = tripTerm(*l.loop);
       if (!t) return finish();
+      // A loop with no symbolic loop inside or around it that runs exactly as often as a tile loop (a
+      // role's loop over the same tiles with no inner loop of its own: an epilogue draining one accumulator
+      // per tile) is driven with that group, when nothing of its synchronisation reads its variable: as an
+      // independent trip count it would be enumerated against the tile count, in combinations that never
+      // occur (each simulated, refuted and then dropped by a shape query).
+      const bool mayJoinTiles = !l.driven && !insideSymbolicLoop(loops, l) &&
+                                std::none_of(l.exprs.begin(), l.exprs.end(),
+                                             [&](const Expr *e) { return mentionsDecl(e, l.loop); });
+      bool joined = false;
+      for (size_t i = 0; i < drivenTrips_.size() && mayJoinTiles && !joined; ++i)
+        if (ctx_.proveForAll(drivenTrips_[i] == *t).proven()) {
+          drivenLoops_[i].push_back(l.loop);
+          joined = true;
+        }
+      if (joined) continue;
       std::vector<z3::expr> &terms = l.driven ? drivenTrips_ : trips_;
       std::vector<std::vector<const ForStmt *>> &groups = l.driven ? drivenLoops_ : tripLoops_;
       bool merged = false;
@@ -448,6 +471,13 @@ public:
     int64_t maxTrip = std::min<int64_t>(prefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
     int64_t maxTiles = std::min<int64_t>(counterPrefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
     simulateAll(maxTrip, maxTiles);
+    // CAKE_VERIFY_TIMES=1 (Verifier.cpp) also prints the size of the enumeration (profiling aid, stderr).
+    if (std::getenv("CAKE_VERIFY_TIMES"))
+      std::fprintf(stderr,
+                   "cakec: verify %s: sync analysis: period %lld, %zu trip counts, %zu tile-loop groups, %zu shape "
+                   "queries, %zu expansions simulated\n",
+                   k.name.c_str(), static_cast<long long>(period_), trips_.size(), drivenTrips_.size(),
+                   shapeQueries_, simulatedPrograms_);
     return finish();
   }
 
@@ -843,6 +873,11 @@ private:
     return found;
   }
   static bool mentionsDecl(const Expr *e, const Decl *d) { return e && nameOf(d, *e) != nullptr; }
+  static bool insideSymbolicLoop(const std::vector<SyncLoop> &loops, const SyncLoop &l) {
+    for (int p = l.parent; p >= 0; p = loops[static_cast<size_t>(p)].parent)
+      if (loops[static_cast<size_t>(p)].symbolic) return true;
+    return false;
+  }
 
   // A shape (model) for the given trip counts; nullopt when infeasible or unknown (reported).
   std::optional<ConcreteValues> shapeFor(const std::vector<int64_t> &tripValues, std::string &description,
@@ -876,6 +911,7 @@ private:
     for (size_t i = 0; i < trips_.size(); ++i) solver.add(trips_[i] == z_.int_val(tripValues[i]));
     for (size_t i = 0; i < drivenValues.size() && i < drivenTrips_.size(); ++i)
       solver.add(drivenTrips_[i] == z_.int_val(drivenValues[i]));
+    ++shapeQueries_;
     z3::check_result r = solver.check();
     if (r == z3::unsat) return std::nullopt;
     if (r == z3::unknown) {
@@ -1051,6 +1087,7 @@ private:
           explained(p);
         if (!program.problems.empty()) return;
         out = simulateSync(info, ctx_.arch(), slots, agents, program);
+        ++simulatedPrograms_;
       }
       if (out.findings.empty()) continue;
       bool stopAfterThis = !drivenTrips_.empty();   // tile nests: the smallest refuting run is reported alone
@@ -1122,6 +1159,7 @@ private:
     programs.push_back(&longest);
     simulated.push_back(counts.back());
     std::vector<SimOutcome> results = simulateSyncVariants(info, ctx_.arch(), slots, agents, programs);
+    simulatedPrograms_ += programs.size();
     for (size_t i = 0; i < results.size(); ++i) outcomes.emplace(simulated[i], std::move(results[i]));
     return outcomes;
   }
@@ -1130,6 +1168,7 @@ private:
   z3::context &z_;
   std::optional<z3::solver> shapeSolver_;   // shapeFor's, created on first use
   size_t shapeRequirements_ = 0, shapeSideConditions_ = 0;   // the assumptions asserted in it so far
+  size_t shapeQueries_ = 0, simulatedPrograms_ = 0;           // for CAKE_VERIFY_TIMES
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
   std::vector<std::vector<const ForStmt *>> tripLoops_;

@@ -30,6 +30,13 @@ struct ThreadPoint {
   int64_t tid = 0;
 };
 
+// Evaluates expressions at a point of the walk: the shape (values), the loop variables and induction
+// counters (loops, counters: the walk's state, which changes as it goes) and a thread.  A let is evaluated
+// once and its value reused for as long as what it read is unchanged: the value records which loop
+// variables and counters it read (with their values, or their absence) and whether it read the thread, and
+// a later use re-checks exactly those before reusing it.  So a chain of lets that reuse the previous one
+// costs one evaluation per change of its inputs, not one per use (issue 12: a 24-let chain in every stage
+// index of a persistent kernel was evaluated afresh at each of its ~10^6 uses).
 class Evaluator {
 public:
   Evaluator(const KernelInfo &info, const ConcreteValues &values, const DeclMap<int64_t> &loops,
@@ -38,7 +45,8 @@ public:
 
   std::optional<int64_t> eval(const Expr &e, const ThreadPoint &at, std::string &why) const {
     failedVariable_ = nullptr;
-    lets_.clear();
+    recording_.clear();
+    tooDeep_ = false;
     return ev(e, at, why, 0);
   }
   // After a failed eval: the mutable variable (not a counter) that made it fail, if that was the cause.
@@ -50,8 +58,36 @@ private:
     return std::nullopt;
   }
 
+  // What a let's value read of the walk's state: a loop variable or counter (decl) and its value, or its
+  // absence; or, with decl null, the thread.
+  struct Dep {
+    const Decl *decl = nullptr;
+    bool present = false;
+    int64_t value = 0;
+  };
+  // Notes a read into the let being evaluated (the innermost; its enclosing lets take it over when it ends).
+  void note(const Dep &d) const {
+    if (recording_.empty()) return;
+    std::vector<Dep> &deps = *recording_.back();
+    for (const Dep &x : deps)
+      if (x.decl == d.decl) return;   // read once per evaluation: the state does not change during one
+    deps.push_back(d);
+  }
+  void noteState(const Decl *d, const DeclMap<int64_t> &state) const {
+    if (recording_.empty()) return;
+    auto it = state.find(d);
+    note(it == state.end() ? Dep{d, false, 0} : Dep{d, true, it->second});
+  }
+
   std::optional<int64_t> builtin(BuiltinValue v, const ThreadPoint &at, std::string &why) const {
     const SyncAgent &a = *at.agent;
+    switch (v) {
+    case BuiltinValue::TidX: case BuiltinValue::Lane: case BuiltinValue::Warp: case BuiltinValue::RoleWarp:
+    case BuiltinValue::RoleThread:
+      note(Dep{nullptr, true, at.tid});
+      break;
+    default: break;
+    }
     int64_t cx = info_.cluster[0], cy = info_.cluster[1];
     int64_t roleFirst = 0;
     if (a.role) roleFirst = a.role->firstWarp + a.instance * a.role->warpsPerInstance();
@@ -84,7 +120,10 @@ private:
   }
 
   std::optional<int64_t> ev(const Expr &e, const ThreadPoint &at, std::string &why, unsigned depth) const {
-    if (depth > kMaxEvalDepth) return fail(why, "expression nested too deeply");
+    if (depth > kMaxEvalDepth) {
+      tooDeep_ = true;
+      return fail(why, "expression nested too deeply");
+    }
     if (e.type && (e.type->isFloat() || e.type->isVector() || e.type->isFragment() || e.type->isTensor()))
       return fail(why, "a " + typeToString(e.type) + " value");
     switch (e.kind) {
@@ -97,7 +136,10 @@ private:
       auto *n = cast<NameExpr>(&e);
       const Decl *d = n->decl;
       if (!d) return fail(why, "unresolved name");
-      if (auto it = loops_.find(d); it != loops_.end()) return it->second;
+      if (d->declKind == DeclKind::LoopVar) {   // loops_ holds loop variables only
+        noteState(d, loops_);
+        if (auto it = loops_.find(d); it != loops_.end()) return it->second;
+      }
       if (auto it = values_.decls.find(d); it != values_.decls.end()) return it->second;
       switch (d->declKind) {
       case DeclKind::CtParam: {
@@ -109,17 +151,31 @@ private:
       case DeclKind::Let: {
         auto *let = static_cast<const LetStmt *>(d);
         if (!let->init) return fail(why, "let without value");
-        // Once per eval(): chains of lets that reuse the previous one stay linear.
+        // Evaluated once for as long as what it read is unchanged: chains of lets that reuse the previous
+        // one stay linear, and a let is not re-evaluated at every use.
         auto it = lets_.find(d);
-        if (it == lets_.end()) {
+        if (it == lets_.end() || !current(it->second, at)) {
           const Decl *outerFailed = failedVariable_;
           failedVariable_ = nullptr;
           LetValue lv;
+          lv.agent = at.agent;
+          const bool outerTooDeep = tooDeep_;
+          tooDeep_ = false;
+          recording_.push_back(&lv.deps);
           lv.value = ev(*let->init, at, lv.why, depth + 1);
+          recording_.pop_back();
           lv.failedVariable = failedVariable_;
           failedVariable_ = outerFailed;
-          it = lets_.emplace(d, std::move(lv)).first;
+          if (tooDeep_) {
+            // Too deep from here, not in itself (from a shallower use it may have a value): not kept.
+            lets_.erase(d);
+            if (why.empty() && lv.failedVariable) failedVariable_ = lv.failedVariable;
+            return fail(why, lv.why);
+          }
+          tooDeep_ = outerTooDeep;
+          it = lets_.insert_or_assign(d, std::move(lv)).first;   // (the evaluation may have rehashed lets_)
         }
+        for (const Dep &dep : it->second.deps) note(dep);   // the enclosing let read the same
         if (!it->second.value) {
           if (why.empty() && it->second.failedVariable) failedVariable_ = it->second.failedVariable;
           fail(why, it->second.why);
@@ -130,6 +186,7 @@ private:
         if (auto bv = builtinValueOf(e)) return builtin(*bv, at, why);
         return fail(why, "'" + d->name + "' is not a value");
       case DeclKind::Var: {
+        noteState(d, counters_);
         if (auto it = counters_.find(d); it != counters_.end()) return it->second;
         std::string text = "the mutable variable '" + d->name + "'";
         if (why.empty()) failedVariable_ = d;
@@ -198,22 +255,23 @@ private:
     }
     case ExprKind::Call: {
       auto *c = cast<CallExpr>(&e);
-      std::vector<int64_t> args;
-      for (const Ptr<Expr> &a : c->args) {
-        auto v = ev(*a, at, why, depth + 1);
+      int64_t args[3] = {0, 0, 0};   // no call below takes more (others fail after their arguments)
+      const size_t count = c->args.size();
+      for (size_t i = 0; i < count; ++i) {
+        auto v = ev(*c->args[i], at, why, depth + 1);
         if (!v) return std::nullopt;
-        args.push_back(*v);
+        if (i < 3) args[i] = *v;
       }
       const std::string &n = c->callee;
-      if ((n == "i32" || n == "u32" || n == "i64") && args.size() == 1) return args[0];
-      if (n == "cdiv" && args.size() == 2) {
+      if ((n == "i32" || n == "u32" || n == "i64") && count == 1) return args[0];
+      if (n == "cdiv" && count == 2) {
         if (args[1] == 0) return fail(why, "a division by zero");
         return args[0] / args[1] + (args[0] % args[1] > 0 ? 1 : 0);   // as codegen computes it
       }
-      if (n == "min" && args.size() == 2) return std::min(args[0], args[1]);
-      if (n == "max" && args.size() == 2) return std::max(args[0], args[1]);
-      if (n == "abs" && args.size() == 1) return args[0] < 0 ? -args[0] : args[0];
-      if (n == "select" && args.size() == 3) return args[0] ? args[1] : args[2];
+      if (n == "min" && count == 2) return std::min(args[0], args[1]);
+      if (n == "max" && count == 2) return std::max(args[0], args[1]);
+      if (n == "abs" && count == 1) return args[0] < 0 ? -args[0] : args[0];
+      if (n == "select" && count == 3) return args[0] ? args[1] : args[2];
       return fail(why, "a call to '" + n + "'");
     }
     }
@@ -229,8 +287,27 @@ private:
     std::optional<int64_t> value;
     std::string why;                        // when value is nullopt
     const Decl *failedVariable = nullptr;
+    const SyncAgent *agent = nullptr;       // the agent it was evaluated for
+    std::vector<Dep> deps;                  // the walk's state it read
   };
-  mutable std::unordered_map<const Decl *, LetValue> lets_;   // lets evaluated in this eval()
+  // Is v still the let's value at this point of the walk (same agent, same thread where it read the
+  // thread, same value or absence of each loop variable and counter it read)?
+  bool current(const LetValue &v, const ThreadPoint &at) const {
+    if (v.agent != at.agent) return false;
+    for (const Dep &dep : v.deps) {
+      if (!dep.decl) {
+        if (dep.value != at.tid) return false;
+        continue;
+      }
+      const DeclMap<int64_t> &state = dep.decl->declKind == DeclKind::LoopVar ? loops_ : counters_;
+      auto it = state.find(dep.decl);
+      if ((it != state.end()) != dep.present || (dep.present && it->second != dep.value)) return false;
+    }
+    return true;
+  }
+  mutable std::unordered_map<const Decl *, LetValue> lets_;   // each let's latest value
+  mutable std::vector<std::vector<Dep> *> recording_;         // the deps of the lets being evaluated, innermost last
+  mutable bool tooDeep_ = false;                               // the let being evaluated hit kMaxEvalDepth
 };
 
 // The bracket groups applied to the root name, outermost first.
@@ -574,15 +651,27 @@ private:
     return first;
   }
 
-  std::string where() const {
+  // The loop iterations and counter values of the current point, as text for the events' notes; the text
+  // of the previous call is reused while they are unchanged (most events share their iteration with the
+  // previous one, and formatting it for each was a fifth of a long expansion).
+  std::string where() {
+    whereKey_.clear();
+    for (const Decl *d : counterOrder_) {
+      auto it = counters_.find(d);
+      whereKey_.push_back(it == counters_.end() ? std::nullopt : std::optional<int64_t>(it->second));
+    }
+    if (whereValid_ && context_ == whereContext_ && whereKey_ == whereCounters_) return whereText_;
     std::string w;
     for (const auto &[name, value] : context_) {
       if (!w.empty()) w += ", ";
       w += name + " = " + std::to_string(value);
     }
-    for (const Decl *d : counterOrder_)
-      if (auto it = counters_.find(d); it != counters_.end())
-        w += (w.empty() ? "" : ", ") + d->name + " = " + std::to_string(it->second);
+    for (size_t i = 0; i < counterOrder_.size(); ++i)
+      if (whereKey_[i]) w += (w.empty() ? "" : ", ") + counterOrder_[i]->name + " = " + std::to_string(*whereKey_[i]);
+    whereContext_ = context_;
+    whereCounters_ = whereKey_;
+    whereText_ = w;
+    whereValid_ = true;
     return w;
   }
 
@@ -746,9 +835,13 @@ private:
 
   void emitReads(const Expr *e, const Active &active, SourceRange range) {
     if (!e || silent_) return;
-    std::vector<const Expr *> refs;
-    collectSharedRefs(e, refs);
-    for (const Expr *r : refs) emitSharedAccess(EventKind::Read, r, active, r->range, nullptr);
+    auto it = sharedReads_.find(e);
+    if (it == sharedReads_.end()) {
+      std::vector<const Expr *> refs;
+      collectSharedRefs(e, refs);
+      it = sharedReads_.emplace(e, std::move(refs)).first;
+    }
+    for (const Expr *r : it->second) emitSharedAccess(EventKind::Read, r, active, r->range, nullptr);
   }
 
   std::optional<int64_t> clauseValue(const OpStmt &o, std::string_view name, const Active &active) {
@@ -932,6 +1025,13 @@ private:
   std::map<const Expr *, bool> threadVarying_;
   Evaluator eval_;
   std::vector<std::pair<std::string, int64_t>> context_;
+  // where()'s last text and what it was made of (counter values parallel to counterOrder_).
+  bool whereValid_ = false;
+  std::vector<std::pair<std::string, int64_t>> whereContext_;
+  std::vector<std::optional<int64_t>> whereCounters_, whereKey_;
+  std::string whereText_;
+  // The shared-memory reads of each expression emitReads has seen (collectSharedRefs, once per expression).
+  std::unordered_map<const Expr *, std::vector<const Expr *>> sharedReads_;
   bool overflow_ = false;
   std::shared_ptr<const std::vector<int64_t>> lastThreads_;   // threadSet's last result
 };

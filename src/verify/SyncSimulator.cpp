@@ -18,6 +18,7 @@ namespace {
 using Clock = std::vector<int64_t>;
 
 constexpr size_t kKeptPhaseClocks = 2;
+constexpr size_t kCompactReadsAt = 64;   // superseded reads of a stage before they are dropped (compactReads)
 
 void join(Clock &into, const Clock &from) {
   for (size_t i = 0; i < into.size() && i < from.size(); ++i) into[i] = std::max(into[i], from[i]);
@@ -734,11 +735,42 @@ private:
       if (!overlaps(o.lo, o.hi, w.lo, w.hi)) kept.push_back(o);
     kept.push_back(w);
     ss.writes = std::move(kept);
-    // Reads stay referenced by wgmma / tma.store groups by index: mark covered ones as superseded instead
-    // of erasing them.
-    for (Read &r : ss.reads)
-      if (r.done && r.event->lo >= w.lo && r.event->hi <= w.hi) r.agent = -1 - std::abs(r.agent);
+    // Reads stay referenced by wgmma / tma.store groups by index: mark covered ones as superseded, and
+    // drop them in bulk once they are most of the list (compactReads).
+    size_t superseded = 0;
+    for (Read &r : ss.reads) {
+      if (r.agent >= 0 && r.done && r.event->lo >= w.lo && r.event->hi <= w.hi) r.agent = -1 - r.agent;
+      if (r.agent < 0) ++superseded;
+    }
+    if (superseded >= kCompactReadsAt && 2 * superseded >= ss.reads.size()) compactReads(s);
     return w.version;
+  }
+
+  // Drops the superseded reads of stage s (every later check skips them) and renumbers the references of the
+  // agents' open and committed wgmma / tma.store groups to the others.  Those references are never to a
+  // superseded read: a read is superseded only when done, and an async read is done only when its group
+  // retires (and leaves the list).  Without this the list grows with every read of the run, and each write's
+  // checks walk all of it: quadratic in the length of a long simulation.
+  void compactReads(int s) {
+    std::vector<Read> &reads = stages_[static_cast<size_t>(s)].reads;
+    std::vector<size_t> renumber(reads.size(), SIZE_MAX);
+    size_t kept = 0;
+    for (size_t i = 0; i < reads.size(); ++i)
+      if (reads[i].agent >= 0) {
+        renumber[i] = kept;
+        reads[kept++] = reads[i];
+      }
+    reads.resize(kept);
+    auto fix = [&](std::vector<std::pair<int, size_t>> &refs) {
+      for (auto &[stage, i] : refs)
+        if (stage == s) i = i < renumber.size() ? renumber[i] : SIZE_MAX;
+    };
+    for (AgentState &as : agentStates_) {
+      fix(as.openWgmma);
+      fix(as.openStore);
+      for (auto &g : as.wgmmaGroups) fix(g);
+      for (auto &g : as.storeGroups) fix(g);
+    }
   }
 
   void retire(AgentState &as, std::deque<std::vector<std::pair<int, size_t>>> &groups, int64_t keep, int a) {

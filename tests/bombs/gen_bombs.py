@@ -14,7 +14,13 @@ or is shaped to find the next one:
   unroll_nest             an unroll nest far past the unroll limit (must stop before materialising);
   persistent_huge_first   a persistent tile loop starting at 0x7fffffff (sync families' enumeration), and
   first_huge_<test>       the same mutation of every persistent lit test under tests/lit/verify;
+  epilogue_off_by_one     samples/blackwell_gemm.cake with its epilogue's tile loop one tile short: a loop that
+                          no longer runs as often as the tile loops, so its trip count is enumerated against
+                          the tile count (combinations that never occur, each simulated and shape-queried);
   flat_plus, deep_if      a flat chain of `+` and a deep if nest (parser / walker depth);
+  lit_<test>              lit tests under tests/lit/verify run as they are, at the default solver limit
+                          (LIT_AS_IS: their RUN lines use a smaller --verify-timeout; found by the verify fuzz
+                          target, whose corpus holds them);
   many_statements         ~30,000 statements in one kernel.
 Usage: gen_bombs.py OUT_DIR [--samples DIR]; writes OUT_DIR/bombs.json:
 [{"file", "shape", "why"[, "limit_s"][, "sweep"]}]; "limit_s", where present, is a bomb's own CPU limit per mode
@@ -27,11 +33,16 @@ import sys
 
 CHAIN = 24   # 3^24 ~ 2.8e11 steps for an exponential walker; linear ones see 24 lets per original let
 FIRST_HUGE_LIMIT_S = 1.0   # CPU seconds per mode for the first_huge_* bombs (item 11)
+# CPU seconds per mode for the chain_blackwell_gemm_* bombs: 7.4-9.9 s in --verify-only once (the sync
+# expansion re-evaluated each 24-let chain at every use, and the epilogue's tile loop was enumerated as an
+# independent trip count: ~6,000 shape queries for combinations that never occur); now 0.2-0.3 s.
+CHAIN_BLACKWELL_LIMIT_S = 1.0
 # Item 9: the verifier's cost per trivial kernel (once 14-20 ms: a Z3 context per kernel).  3,000 distinct kernels
 # in one file take ~2.6 s of CPU for every stage together (~0.7 ms each in the verifier: ~2.4 plain-solver
 # queries of ~0.15 ms each), held to the common 5 s; a sweep of 256 variants is held to 1 s (0.3 s measured; 2.9 s
 # when each variant made its own Z3 context, ~14 ms of set-up and tear-down).
 MANY_KERNELS = 3000
+LIT_AS_IS = ["cp_async_shape_search_timeout.cake"]   # see lit_<test> above
 SWEEP_AXES = "B=32,64,96,128,160,192,224,256,288,320,352,384,416,448,480,512 U=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"
 
 
@@ -229,9 +240,23 @@ def main():
         text = open(os.path.join(samples, name)).read()
         for form in ("arith", "minmax"):
             write(f"chain_{name[:-5]}_{form}", chain_lets(text, form), shape_of(text),
-                  f"every let of samples/{name} as a chain of {CHAIN} lets ({form})")
+                  f"every let of samples/{name} as a chain of {CHAIN} lets ({form})",
+                  CHAIN_BLACKWELL_LIMIT_S if name == "blackwell_gemm.cake" else None)
     for name, bomb in hand_written().items():
         write(name, *bomb)
+    lit_verify = os.path.join(os.path.dirname(samples), "tests", "lit", "verify")
+    for name in LIT_AS_IS:
+        path = os.path.join(lit_verify, name)
+        if os.path.exists(path):
+            text = open(path).read()
+            write(f"lit_{name[:-5]}", text, shape_of(text), f"tests/lit/verify/{name} at the default solver limit")
+    bw = os.path.join(samples, "blackwell_gemm.cake")
+    if os.path.exists(bw):
+        text = open(bw).read()
+        header = "    for p in first..tiles step stride {\n      let m0"   # the epilogue's (4-space indent)
+        if text.count(header) == 1:
+            write("epilogue_off_by_one", text.replace(header, "    for p in first..tiles - 1 step stride {\n      let m0"),
+                  shape_of(text), "samples/blackwell_gemm.cake with its epilogue's tile loop one tile short")
     # The fuzz mutant of item 11: a persistent tile loop's first tile 0x7fffffff, in every lit test that has one
     # (17 s once, 2.4 s with one solver per query of the sync analysis' shape enumeration; now 0.2-0.5 s): each
     # must stay under FIRST_HUGE_LIMIT_S per mode.
