@@ -117,7 +117,10 @@ def test_generalize_inputs_and_candidates(bench, tmp_path):
     assert bench.write_candidates(assign, str(out), "sm_90a") == 0
     cand = json.loads(out.read_text())
     assert cand["targets"] == ["sm_90a"] and cand["fallback"] == "sm90_d256"
-    assert cand["variants"] and all(v["source"].endswith("assign_sm90.cake") for v in cand["variants"])
+    assert cand["variants"] and all(v["source"].endswith("assign_sm90.cake") or v.get("arch") == "sm_90a"
+                                    for v in cand["variants"])     # assign_sm80.cake built for sm_90a: small_*
+    assert {"small_d64", "sm90_d64"} <= {v["name"] for v in cand["variants"]}
+    assert not any(v["name"].startswith("sm80_") for v in cand["variants"])
 
 
 def test_tree_thresholds_on_k_are_exact(bench):
