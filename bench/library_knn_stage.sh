@@ -4,8 +4,10 @@
 # device tool carries it with `carry: ["bench/out/knnlib"]`):
 #
 #   cubins/knn_bf16/             `cakec library build kernels/kmeans/library_knn_bf16.json`
+#   cubins/knn_small_bf16/       `cakec library build kernels/kmeans/library_knn_small_bf16.json` (the one-launch
+#                                KNN of small problems, tried first)
 #   cubins/kmeans_assign_bf16/   `cakec library build kernels/kmeans/library_assign_bf16.json`
-#                                (cakeir.kmeans.Kernels(cubins) dispatches through these two folders)
+#                                (cakeir.kmeans.Kernels(cubins) dispatches through these three folders)
 #   cubins/libcake_runtime.so    the runtime library, and _prepared_call.abi3.so (the native prepared launch
 #                                path, found beside $CAKE_RUNTIME_LIB)
 #   peers/flashlib/              the flashlib package (github FlashML-org/flashlib at FLASHLIB_COMMIT, its
@@ -18,7 +20,7 @@
 # Env: CAKEC (default: build/cakec of this checkout, else /work/main/build/cakec), RUNTIME_DIR (the folder with
 #      libcake_runtime.so; default: the one beside CAKEC's lib/), FLASHLIB_COMMIT (default 81e5dea, the commit
 #      bench/results/2026-12-02-knn/ measured), NO_VERIFY=1 (build the variants with --no-verify: faster, for
-#      experiments only), SKIP_BUILD=1 (keep the libraries already staged), KNN_SPEC / ASSIGN_SPEC (build these
+#      experiments only), SKIP_BUILD=1 (keep the libraries already staged), KNN_SPEC / ASSIGN_SPEC / KNN_SMALL_SPEC (build these
 #      specs instead of kernels/kmeans/library_{knn,assign}_bf16.json, e.g. the tables `python -m cakeir.generalize`
 #      fitted to the training times; their "name" must stay knn_bf16 / kmeans_assign_bf16).
 set -eu -o pipefail
@@ -34,7 +36,8 @@ dest=$repo/bench/out/knnlib
 mkdir -p "$dest/cubins" "$dest/peers"
 
 # 1. the two libraries (a failing build leaves no library.json: the script stops)
-specs=("${KNN_SPEC:-$repo/kernels/kmeans/library_knn_bf16.json}" "${ASSIGN_SPEC:-$repo/kernels/kmeans/library_assign_bf16.json}")
+specs=("${KNN_SPEC:-$repo/kernels/kmeans/library_knn_bf16.json}" "${ASSIGN_SPEC:-$repo/kernels/kmeans/library_assign_bf16.json}"
+       "${KNN_SMALL_SPEC:-$repo/kernels/kmeans/library_knn_small_bf16.json}")
 for spec in "${specs[@]}"; do
   name=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["name"])' "$spec")
   if [ "${SKIP_BUILD:-0}" = 1 ] && [ -f "$dest/cubins/$name/library.json" ]; then
@@ -78,7 +81,7 @@ full=$(git --git-dir="$flashlib_git" rev-parse "$commit^{commit}")
 python3 - "$dest" <<'PY'
 import json, os, sys
 dest = sys.argv[1]
-for name in ("knn_bf16", "kmeans_assign_bf16"):
+for name in ("knn_bf16", "kmeans_assign_bf16", "knn_small_bf16"):
     doc = json.load(open(os.path.join(dest, "cubins", name, "library.json")))
     for v in doc["variants"]:
         for f in (v["manifest"], v["manifest"][:-len(".json")]):

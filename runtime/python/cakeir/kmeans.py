@@ -24,7 +24,7 @@ from typing import Dict
 
 import torch
 
-from . import load, load_library
+from . import CakeRequirementError, load, load_library
 
 _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 
@@ -78,6 +78,13 @@ class Kernels:
                 manifest = json.load(f)
             ct = {kernel["name"]: kernel.get("ct_params", {}) for kernel in manifest.get("kernels", [])}
             self._modules[key] = (load(path).kernels, ct)
+        return self._modules[key]
+
+    def _small_kk(self, library, variant):
+        """KK (the list length) of a knn_small variant, from its manifest, read once."""
+        key = (library.name, variant, "KK")
+        if key not in self._modules:
+            self._modules[key] = int(library.ct_params(variant)["KK"])
         return self._modules[key]
 
     # ------------------------------------------------------------------------------------- assignment
@@ -178,6 +185,9 @@ class Kernels:
         the k largest inner products (dist holds the inner products, descending).  k is at most the kernel's
         KK (10, 16, 32 or 64 in the builds of bench/kmeans_build.sh); rows past M come back as (+inf, -1) when M < k.  splits: how many
         pieces the corpus is cut into (default: about one work unit per cluster of two SMs when Q is small).
+        With a library folder knn_small_<dtype>/ (kernels/kmeans/library_knn_small_bf16.json), a shape in its
+        domain (small corpus or enough query blocks, k <= 32) runs its knn_small variant: one launch, norms, lists
+        and merge in the kernel (`variant` may name one of its variants; `splits` bypasses it).
         With a library folder knn_<dtype>/ (kernels/kmeans/library_knn_bf16.json) its dispatch table picks the
         variant (by B, Q, M, D and k; row_norms and knn_merge come from the chosen variant's cubin), and
         `variant` names one of the library's variants instead (the table bypassed).  Without one, variant: a
@@ -186,6 +196,29 @@ class Kernels:
         (x, squeeze), (c, _) = _batched(queries, 3), _batched(corpus, 3)
         b, n, d = x.shape
         m = c.shape[1]
+        if metric not in ("l2", "ip"):
+            raise ValueError("cakeir.kmeans.knn: metric %r (l2 or ip)" % (metric,))
+        small = self._library("knn_small", x.dtype)
+        if small is not None and splits is None and (variant is None or variant == "" or variant in small.variants):
+            if not small.target:
+                major, minor = torch.cuda.get_device_capability(x.device)
+                small.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
+            name = variant or None
+            if name is None:
+                try:                                       # the small library's domain: one launch serves it
+                    name = small.variant_name(B=b, N=n, K=m, D=d, k=k)
+                except CakeRequirementError:
+                    name = None
+            if name is not None:
+                kernel = small.variants[name]
+                kk = self._small_kk(small, name)
+                if not 1 <= k <= kk:
+                    raise ValueError("cakeir.kmeans.knn: k = %d (variant %s supports 1..%d)" % (k, name, kk))
+                dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
+                idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
+                kernel(x, c, dist, idx, 1.0 if metric == "l2" else 0.0, 1.0 if metric == "l2" else -0.5)
+                dist, idx = dist[..., :k], idx[..., :k]
+                return (dist[0], idx[0]) if squeeze else (dist, idx)
         library = self._library("knn", x.dtype)
         if library is not None:
             if not library.target:
@@ -212,19 +245,10 @@ class Kernels:
             kernels, ct = self._module("knn_sm90", x.dtype, d, variant)
         else:
             kernels, ct = self._module("knn_sm90", x.dtype, d, variant)
-        if metric not in ("l2", "ip"):
-            raise ValueError("cakeir.kmeans.knn: metric %r (l2 or ip)" % (metric,))
-        small = library is not None and library.variants[variant].name == "knn_small"
-        kk = int(ct["knn_small" if small else "knn_topk"]["KK"])
+        kk, bn = int(ct["knn_topk"]["KK"]), int(ct["knn_topk"]["BN"])
         if not 1 <= k <= kk:
             raise ValueError("cakeir.kmeans.knn: k = %d (this build supports 1..%d)" % (k, kk))
-        if small:                                          # one launch: norms, lists and merge in the kernel
-            dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
-            idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
-            kernels["knn_small"](x, c, dist, idx, 1.0 if metric == "l2" else 0.0, 1.0 if metric == "l2" else -0.5)
-            dist, idx = dist[..., :k], idx[..., :k]
-            return (dist[0], idx[0]) if squeeze else (dist, idx)
-        bn = int(ct["knn_topk"]["BN"])
+
         lists_per_split = 1 if int(ct["knn_topk"].get("QL", 0)) == 1 else 4   # QL = 1: one list per row, quad-wide
         pairs = -(-m // (2 * bn))
         if splits is None:
