@@ -96,6 +96,7 @@ def main(argv=None):
             except Exception as error:  # noqa: BLE001
                 record[name] = {"error": "%s: %s" % (type(error).__name__, error)}
         results.append(record)
+        first = len(lines)
         lines.append("## %s" % text)
         for name in ("cake", "flashlib"):
             r = record.get(name, {})
@@ -107,7 +108,7 @@ def main(argv=None):
             lines.append("- %s: %.1f us/call (events)" % (name, r["event_us_per_call"]))
             for kname, k in sorted(r["kernels"].items(), key=lambda kv: -kv[1]["us_per_call"]):
                 lines.append("    - %7.1f us  x%.0f  %s" % (k["us_per_call"], k["launches_per_call"], kname))
-        print("\n".join(lines[-12:]), flush=True)
+        print("\n".join(lines[first:]), flush=True)
     with open(os.path.join(args.out, "knn_breakdown.json"), "w") as f:
         json.dump(results, f, indent=1)
     with open(os.path.join(args.out, "knn_breakdown.md"), "w") as f:
