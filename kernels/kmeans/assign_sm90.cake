@@ -387,8 +387,9 @@ fn list_offer_scores(var dv: f32[KK], var di: i32[KK], var ub: f32, var rs: f32[
       var v: f32 = inf;
       var p: i32 = 0;
       smallest_score(rs, v, p);
-      if v < dv[KK - 1] && v <= ub {
-        list_insert(dv, di, v, col + 8 * (p / 2) + p % 2, 0);
+      if v < dv[KK - 1] && v <= ub {          // LEX = 1: an exact tie goes to the smaller column whatever the
+        list_insert(dv, di, v, col + 8 * (p / 2) + p % 2, 1);   // order of the offers (knn_small's quad merge
+                                                                  // trusts each list's order)
       }
       for e in 0..BN / 4 unroll {
         rs[e] = select(e == p, inf, rs[e]);

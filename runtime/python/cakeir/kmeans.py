@@ -24,7 +24,7 @@ from typing import Dict
 
 import torch
 
-from . import CakeRequirementError, load, load_library
+from . import load, load_library
 
 _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 
@@ -199,16 +199,14 @@ class Kernels:
         if metric not in ("l2", "ip"):
             raise ValueError("cakeir.kmeans.knn: metric %r (l2 or ip)" % (metric,))
         small = self._library("knn_small", x.dtype)
-        if small is not None and splits is None and (variant is None or variant == "" or variant in small.variants):
+        # The small library's domain (kernels/kmeans/library_knn_small_bf16.json), checked here: the runtime's
+        # dispatch assumes a shape inside it.
+        in_small = k <= 32 and m <= 4096 and n <= 262144 and b <= 64 and d in (64, 128, 256)
+        if small is not None and splits is None and ((not variant and in_small) or variant in small.variants):
             if not small.target:
                 major, minor = torch.cuda.get_device_capability(x.device)
                 small.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
-            name = variant or None
-            if name is None:
-                try:                                       # the small library's domain: one launch serves it
-                    name = small.variant_name(B=b, N=n, K=m, D=d, k=k)
-                except CakeRequirementError:
-                    name = None
+            name = variant or small.variant_name(B=b, N=n, K=m, D=d, k=k)
             if name is not None:
                 kernel = small.variants[name]
                 kk = self._small_kk(small, name)
