@@ -7,6 +7,7 @@ over 400+ shapes each against flashlib and torch, in the same process (docs/libr
     python3 bench/library_knn_bench.py --dry-run               # anywhere: the shapes, their set and dispatch entry
     python3 bench/library_knn_bench.py --out DIR               # GPU machine: DIR/library_knn.{jsonl,json,md}
     python3 bench/library_knn_bench.py --out DIR --sets train --all-variants --no-peers   # times for generalize
+    python3 bench/library_knn_bench.py --out DIR --sets train --libs knn --paths          # small vs wgmma KNN
     python3 bench/library_knn_bench.py --candidates kernels/kmeans/library_knn_bf16.json -o cand.json
     python3 bench/library_knn_bench.py --candidates kernels/kmeans/library_assign_bf16.json --arch sm_90a -o c.json
 
@@ -148,9 +149,10 @@ class Impls:
         except Exception as error:  # noqa: BLE001
             self.errors["flashlib assign"] = "%s: %s" % (type(error).__name__, error)
 
-    def for_shape(self, shape, variants=False):
+    def for_shape(self, shape, variants=False, paths=False):
         """{name: fn(x, c) -> (dist or None, idx) | (labels, mind or None)}; variants: the library's feasible
-        variants too, as "variant:<name>"."""
+        variants too, as "variant:<name>"; paths: KNN through each of Kernels.knn's two libraries, as
+        "path:small" / "path:big" (the variant each one's table picks)."""
         torch, fns = self.torch, {}
         if shape.op == "knn":
             if self.cake is not None:
@@ -158,6 +160,9 @@ class Impls:
                 if variants:
                     for name in feasible_variants(self.cake, shape):
                         fns["variant:" + name] = (lambda x, c, name=name: self.cake.knn(x, c, shape.k, variant=name))
+                if paths:
+                    for path, name in knn_paths(self.cake, shape).items():
+                        fns["path:" + path] = (lambda x, c, name=name: self.cake.knn(x, c, shape.k, variant=name))
             if self.flash_knn is not None:
                 def flash(x, c):
                     xb, cb = (x, c) if shape.batched else (x.unsqueeze(0), c.unsqueeze(0))
@@ -196,6 +201,26 @@ class Impls:
                     return (lab if shape.batched else lab[0]).to(torch.int32), None
                 fns["torch"] = torch_assign
         return fns
+
+
+def knn_paths(cake, shape):
+    """{"small": variant, "big": variant}: the variant the knn_small and the knn library tables pick for a KNN
+    shape (a library that does not hold k or D is left out)."""
+    import torch
+    out = {}
+    for path, stem in (("small", "knn_small"), ("big", "knn")):
+        library = cake._library(stem, torch.bfloat16)
+        if library is None:
+            continue
+        if not library.target:
+            library.set_arch("sm_90a")
+        try:
+            name = library.variant_name(**shape.values)
+        except Exception:  # noqa: BLE001  outside the library's domain
+            continue
+        if name is not None and int(library.ct_params(name).get("KK", 0)) >= shape.k:
+            out[path] = name
+    return out
 
 
 def feasible_variants(cake, shape):
@@ -301,10 +326,17 @@ def run_shape(torch, shape, impls, flusher, seed, args):
     import fragment_samples_common as common
     rec = {"shape": shape.label, "dims": shape.to_json(), "bucket": bucket(shape), "seed": seed, "checks": {},
            "timing": {}}
-    fns = impls.for_shape(shape, variants=args.all_variants)
+    fns = impls.for_shape(shape, variants=args.all_variants, paths=args.paths)
     if "cake" in fns and impls.cake is not None:
         try:
-            if shape.op == "knn":
+            small = impls.cake._library("knn_small", torch.bfloat16) if shape.op == "knn" else None
+            if small is not None and impls.cake._small_serves(shape.b, shape.q, shape.m, shape.d, shape.k):
+                if not small.target:
+                    small.set_arch("sm_90a")
+                name = small.variant_name(**shape.values)      # Kernels.knn's choice: knn_small with LP splits
+                lp = impls.cake._small_splits(shape.b, shape.q, shape.m, impls.cake._small_kk(small, name)[1], DEVICE)
+                rec["variant"] = "%s/LP=%d" % (name, lp)
+            elif shape.op == "knn":
                 rec["variant"] = impls.cake._library("knn", torch.bfloat16).variant_name(**shape.values)
             else:
                 rec["variant"] = impls.cake._library("kmeans_assign", torch.bfloat16).variant_name(**shape.values)
@@ -355,7 +387,7 @@ def run_shape(torch, shape, impls, flusher, seed, args):
         for name, t in rec["timing"].items():
             common.add_rates(t, shape.flops, shape.nbytes)
             t["samples_ms"] = t["samples_ms"][:24]
-            if not name.startswith("variant:"):
+            if not name.startswith(("variant:", "path:")):
                 t["wall_us"] = wall_us(torch, timed[name], first[name])
     t = rec["timing"]
     if "cake" in t and "flashlib" in t:             # timed: flashlib ran (its check's verdict is recorded)
@@ -363,7 +395,7 @@ def run_shape(torch, shape, impls, flusher, seed, args):
         rec["x_flashlib_wall"] = t["flashlib"]["wall_us"] / t["cake"]["wall_us"]
     if "cake" in t and "torch" in t:
         rec["x_torch"] = t["torch"]["ms"] / t["cake"]["ms"]
-    cake_checks = [v for n, v in rec["checks"].items() if n == "cake" or n.startswith("variant:")]
+    cake_checks = [v for n, v in rec["checks"].items() if n == "cake" or n.startswith(("variant:", "path:"))]
     rec["status"] = "ok" if cake_checks and all(v["ok"] for v in cake_checks) else \
         ("peers-only" if not cake_checks else "wrong")
     if any(v.get("below_floor") for n, v in t.items() if n == "cake"):
@@ -613,6 +645,7 @@ def parse_args(argv):
     p.add_argument("--sets", default="held_out", help="train, held_out (with the tails) or both, comma-separated")
     p.add_argument("--libs", default="knn,assign")
     p.add_argument("--all-variants", action="store_true")
+    p.add_argument("--paths", action="store_true", help="KNN: also time Kernels.knn through each library (path:small, path:big)")
     p.add_argument("--no-peers", action="store_true")
     p.add_argument("--no-timing", action="store_true")
     p.add_argument("--seed", type=int, default=SEED)
@@ -690,7 +723,7 @@ def main(argv=None):
         jsonl.write(json.dumps(record, default=str) + "\n")
         jsonl.flush()
         print("%4d %-46s %-9s %-10s %s" % (i, shape.label, record["status"], record.get("variant", "-"), "  ".join(
-            "%s %.4f" % (n, t["ms"]) for n, t in record.get("timing", {}).items() if not n.startswith("variant:"))
+            "%s %.4f" % (n, t["ms"]) for n, t in record.get("timing", {}).items() if not n.startswith(("variant:", "path:")))
             + ("  x%.2f" % record["x_flashlib"] if "x_flashlib" in record else "")), flush=True)
         if i % 10 == 9 or i == len(chosen) - 1:
             _write(args.out, document, times)

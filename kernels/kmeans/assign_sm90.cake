@@ -147,16 +147,26 @@ fn fold_tile_thread(var bv: f32[2], var bi: i32[2], var acc: frag<wgmma_acc, f32
   }
 }
 
+// (v, j) = the smallest (score, index) pair (ties: the smaller index) among the lanes whose number differs from
+// this lane's in the low `bits` bits only (bits = 2: the quad; 5: the warp), in each of those lanes.
+fn lowest_pair(var v: f32, var j: i32, bits: i32) {
+  for d in 0..bits unroll {
+    let ov = shfl.xor(v, 1 << d);
+    let oj = shfl.xor(j, 1 << d);
+    let take = ov < v || (ov == v && oj < j);
+    v = select(take, ov, v);
+    j = select(take, oj, j);
+  }
+}
+
 // The quad's four running minima of each row -> the row's (ties: the smallest column), in every lane.
 fn merge_quad(var bv: f32[2], var bi: i32[2]) {
   for r in 0..2 unroll {
-    for d in 0..2 unroll {
-      let ov = shfl.xor(bv[r], 1 << d);
-      let oi = shfl.xor(bi[r], 1 << d);
-      let take = ov < bv[r] || (ov == bv[r] && oi < bi[r]);
-      bv[r] = select(take, ov, bv[r]);
-      bi[r] = select(take, oi, bi[r]);
-    }
+    var v: f32 = bv[r];
+    var j: i32 = bi[r];
+    lowest_pair(v, j, 2);
+    bv[r] = v;
+    bi[r] = j;
   }
 }
 
@@ -449,13 +459,7 @@ fn quad_offer_row(var qv: f32[(KK + 3) / 4], var qi: i32[(KK + 3) / 4], var last
       let own = col + 8 * (p / 2) + p % 2;
       var cv: f32 = v;
       var cj: i32 = own;
-      for m in 0..2 unroll {
-        let ov = shfl.xor(cv, 1 << m);
-        let oj = shfl.xor(cj, 1 << m);
-        let take = ov < cv || (ov == cv && oj < cj);
-        cv = select(take, ov, cv);
-        cj = select(take, oj, cj);
-      }
+      lowest_pair(cv, cj, 2);
       for e in 0..BN / 4 unroll {
         rs[e] = select(e == p && own == cj, inf, rs[e]);     // the lane whose pair it was drops it
       }
@@ -663,10 +667,18 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
   cluster.sync;
 }
 
-// One warp per query row (b, i): lane l merges lists l, l + 32, ... of PD / PI into its own sorted list, then
-// KK rounds of a warp-wide minimum of the lanes' heads (the winning lane drops its head) give the row's KK
-// best, ascending: OD[b, i, e] = scale * score + QN[b, i] (scale 1 and QN = ||x||^2 give squared L2
-// distances; scale -0.5 and QN = 0 give the inner product), OI[b, i, e] its column (-1 past K: OD = +inf).
+// One warp per query row (b, i) merges the LP sorted lists of PD / PI (ascending by (score, index); a list
+// that saw fewer than KK columns ends with (+inf, -1) entries) into the row's KK best, ascending:
+// OD[b, i, e] = scale * score + QN[b, i] (scale 1 and QN = ||x||^2 give squared L2 distances; scale -0.5 and
+// QN = 0 give the inner product), OI[b, i, e] its column (-1 past K: OD = +inf).
+//   KK <= 32  lane e holds entry e of the merged list (lanes past KK: (+inf, -1)); each further list comes in
+//             the same way (one coalesced load), reversed across the lanes (shfl), and the lane keeps the
+//             smaller of its entry and the reversed one: the 32 smallest of both lists, as a bitonic
+//             sequence, which five half-cleaner steps (xor 16, 8, 4, 2, 1) sort ascending.
+//   KK > 32   lane l merges lists l, l + 32, ... into a sorted register list (the first one copied, then an
+//             entry enters only if it beats the list's last: the lists are sorted, so after the first miss of
+//             a list none of its entries does), then KK rounds of a warp-wide minimum of the lanes' list
+//             heads (the winning lane drops its head).
 kernel knn_merge<KK = 10, WPB = 4>(
     PD: f32[B, N, LP, KK],
     PI: i32[B, N, LP, KK],
@@ -679,44 +691,80 @@ kernel knn_merge<KK = 10, WPB = 4>(
 {
   let i = i32(block.x) * WPB + i32(warp);
   let b = i32(block.y);
+  let l = i32(lane);
   if i < N {
-    var dv: f32[KK];
-    var di: i32[KK];
-    for e in 0..KK unroll {
-      dv[e] = inf;
-      di[e] = -1;
-    }
-    for l in i32(lane)..LP step 32 {
-      for e in 0..KK unroll {
-        let v = PD[b, i, l, e];
-        let j = PI[b, i, l, e];
-        if v < dv[KK - 1] || (v == dv[KK - 1] && j < di[KK - 1]) {
-          list_insert(dv, di, v, j, 1);
-        }
-      }
-    }
     let qn = QN[b, i];
-    for e in 0..KK unroll {
-      var bv: f32 = dv[0];
-      var bi: i32 = di[0];
-      for d in 0..5 unroll {
-        let ov = shfl.xor(bv, 1 << d);
-        let oi = shfl.xor(bi, 1 << d);
-        let take = ov < bv || (ov == bv && oi < bi);
-        bv = select(take, ov, bv);
-        bi = select(take, oi, bi);
+    if KK <= 32 {
+      var v: f32 = inf;
+      var j: i32 = -1;
+      if l < KK {
+        v = PD[b, i, 0, l];
+        j = PI[b, i, 0, l];
       }
-      if dv[0] == bv && di[0] == bi {
-        for f in 0..KK - 1 unroll {
-          dv[f] = dv[f + 1];
-          di[f] = di[f + 1];
+      for m in 1..LP {
+        var w: f32 = inf;
+        var wj: i32 = -1;
+        if l < KK {
+          w = PD[b, i, m, l];
+          wj = PI[b, i, m, l];
         }
-        dv[KK - 1] = inf;
-        di[KK - 1] = -1;
+        let rv = shfl.idx(w, 31 - l);
+        let rj = shfl.idx(wj, 31 - l);
+        let take = rv < v || (rv == v && rj < j);
+        v = select(take, rv, v);
+        j = select(take, rj, j);
+        for s in 0..5 unroll {
+          let ov = shfl.xor(v, 16 >> s);
+          let oj = shfl.xor(j, 16 >> s);
+          let lower = ov < v || (ov == v && oj < j);     // the partner's entry comes first
+          let keep_low = (l & (16 >> s)) == 0;           // this lane keeps the smaller of the pair
+          let swap = select(keep_low, lower, ov > v || (ov == v && oj > j));
+          v = select(swap, ov, v);
+          j = select(swap, oj, j);
+        }
       }
-      if lane == 0 {
-        OD[b, i, e] = select(bi >= 0, scale * bv + qn, inf);
-        OI[b, i, e] = bi;
+      if l < KK {
+        OD[b, i, l] = select(j >= 0, scale * v + qn, inf);
+        OI[b, i, l] = j;
+      }
+    } else {
+      var dv: f32[KK];
+      var di: i32[KK];
+      for e in 0..KK unroll {
+        dv[e] = inf;
+        di[e] = -1;
+      }
+      if l < LP {
+        for e in 0..KK unroll {          // list l: sorted already
+          dv[e] = PD[b, i, l, e];
+          di[e] = PI[b, i, l, e];
+        }
+      }
+      for m in l + 32..LP step 32 {
+        for e in 0..KK {
+          let v = PD[b, i, m, e];
+          let j = PI[b, i, m, e];
+          if v < dv[KK - 1] || (v == dv[KK - 1] && j < di[KK - 1]) {
+            list_insert(dv, di, v, j, 1);
+          }
+        }
+      }
+      for e in 0..KK {
+        var bv: f32 = dv[0];
+        var bi: i32 = di[0];
+        lowest_pair(bv, bi, 5);
+        if dv[0] == bv && di[0] == bi {
+          for f in 0..KK - 1 unroll {
+            dv[f] = dv[f + 1];
+            di[f] = di[f + 1];
+          }
+          dv[KK - 1] = inf;
+          di[KK - 1] = -1;
+        }
+        if l == 0 {
+          OD[b, i, e] = select(bi >= 0, scale * bv + qn, inf);
+          OI[b, i, e] = bi;
+        }
       }
     }
   }
@@ -752,16 +800,22 @@ kernel row_norms<T: type = bf16, HD = 128, RPB = 16>(
   }
 }
 
-// knn_small: knn_topk + knn_merge + both row_norms in one launch, for problems whose query blocks alone
-// fill the GPU or whose corpus is small (one CTA reads the whole corpus of its batch):
-//   OD[b, i, e] / OI[b, i, e], e < KK: the KK nearest rows of C to row i of X, ascending by (distance, index):
-//   OD = oscale * (CN - 2 X . C) + QN with CN = nscale ||c||^2 and QN = nscale ||x||^2 (nscale 1, oscale 1:
-//   squared L2 distances; nscale 0, oscale -0.5: the inner products, descending).  (+inf, -1) past K.
-// X[B, N, D], C[B, K, D] of element type T, any N, K, B; D == HD, a multiple of 16 up to 256.
+// knn_small: the KK nearest corpus rows of every query with mma.sync and in-kernel norms, in one launch
+// (LP = 1) or with the corpus cut into LP splits (LP > 1) whose lists knn_merge merges:
+//   LP = 1: OD[b, i, 0, e] / OI[b, i, 0, e], e < KK: the KK nearest rows of C to row i of X, ascending by
+//   (distance, index): OD = oscale * (CN - 2 X . C) + QN with CN = nscale ||c||^2 and QN = nscale ||x||^2
+//   (nscale 1, oscale 1: squared L2 distances; nscale 0, oscale -0.5: the inner products, descending).
+//   (+inf, -1) past K.
+//   LP > 1: OD[b, i, p, :] / OI[b, i, p, :] = the KK best (score CN - 2 X . C, index) pairs of row i among the
+//   corpus tiles of split p (tiles p cdiv(T, LP) +: cdiv(T, LP) of the T = cdiv(K, BN)), ascending; QN[b, i]
+//   as above (written by split 0); knn_merge(OD, OI, QN, ..., oscale) gives the answer.  QN is not written
+//   for LP = 1.
+// X[B, N, D], C[B, K, D] of element type T, any N, K, B; D == HD, a multiple of 32 up to 256.
 //
 // Schedule (kmeans_assign_sm80's, with the norms and the lists added)
-//   grid     cdiv(N, BM) x B blocks of 8 warps; block (x, b) owns query rows x * BM +: BM of batch b, warp w
-//            rows 16 w +: 16, which it keeps as HD / 16 mma_a fragments (ldmatrix) for the whole corpus.
+//   grid     cdiv(N, BM) x B LP blocks of 8 warps; block (x, b LP + p) owns query rows x * BM +: BM of batch
+//            b and corpus split p, warp w rows 16 w +: 16, which it keeps as HD / 16 mma_a fragments
+//            (ldmatrix) for the whole split; a warp whose rows all lie past N only loads and syncs.
 //   norms    the query rows' norms from shared memory once (two threads per row); each corpus tile's norms
 //            from its ring stage when it lands (256 / BN threads per row), +inf past K, so padded columns
 //            never enter a list; a second barrier per tile publishes them before the epilogue.
@@ -770,9 +824,8 @@ kernel row_norms<T: type = bf16, HD = 128, RPB = 16>(
 //   lists    per thread and row (two rows: g and g + 8 of the warp's 16), the KK best (score, column) of the
 //            columns the thread holds, offered smallest first when they beat the list's last entry
 //            (list_offer_scores, with the quad's bound ub; KK <= 32: both lists stay in registers); after
-//            the last tile the quad's four lists of a
-//            row are merged (KK rounds of a quad minimum, the winning lane drops its head) and lane 0 of the
-//            quad stores the row, masked by N.
+//            the split's last tile the quad's four lists of a row are merged (KK rounds of a quad minimum,
+//            the winning lane drops its head) and lane 0 of the quad stores the row, masked by N.
 fn load_corpus(s: i32, kt: i32) {
   for v in 0..(BN * HD / 8) / 256 unroll {
     let idx = v * 256 + i32(tid.x);
@@ -782,18 +835,13 @@ fn load_corpus(s: i32, kt: i32) {
   }
 }
 
-// The quad's four sorted lists (dv, di) of query row `row` -> the row's KK best, stored by the quad's lane 0.
-fn merge_store_row(var dv: f32[KK], var di: i32[KK], row: i32, qn: f32) {
+// The quad's four sorted lists (dv, di) of query row `row` -> the row's KK best of split sp, stored by the
+// quad's lane 0: distances (LP = 1) or scores (LP > 1, for knn_merge).
+fn merge_store_row(var dv: f32[KK], var di: i32[KK], row: i32, qn: f32, sp: i32) {
   for e in 0..KK {
     var bv: f32 = dv[0];
     var bj: i32 = di[0];
-    for d in 0..2 unroll {
-      let ov = shfl.xor(bv, 1 << d);
-      let oj = shfl.xor(bj, 1 << d);
-      let take = ov < bv || (ov == bv && oj < bj);
-      bv = select(take, ov, bv);
-      bj = select(take, oj, bj);
-    }
+    lowest_pair(bv, bj, 2);
     if dv[0] == bv && di[0] == bj {
       for f in 0..KK - 1 unroll {
         dv[f] = dv[f + 1];
@@ -803,8 +851,8 @@ fn merge_store_row(var dv: f32[KK], var di: i32[KK], row: i32, qn: f32) {
       di[KK - 1] = -1;
     }
     if lane % 4 == 0 && row < N {
-      OD[b, row, e] = select(bj >= 0, oscale * bv + qn, inf);
-      OI[b, row, e] = bj;
+      OD[b, row, sp, e] = select(LP > 1, bv, select(bj >= 0, oscale * bv + qn, inf));
+      OI[b, row, sp, e] = bj;
     }
   }
 }
@@ -812,13 +860,15 @@ fn merge_store_row(var dv: f32[KK], var di: i32[KK], row: i32, qn: f32) {
 kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10>(
     X: T[B, N, D] align(16),
     C: T[B, K, D] align(16),
-    OD: f32[B, N, KK],
-    OI: i32[B, N, KK],
+    OD: f32[B, N, LP, KK],
+    OI: i32[B, N, LP, KK],
+    QN: f32[B, N],
     nscale: f32,
     oscale: f32)
   requires(D == HD, HD % 32 == 0, HD <= 256, BM == 128, BN == 32 || BN == 64, S >= 2, KK >= 1, KK <= 32,
-           (BN * HD / 8) % 256 == 0, (BM * HD / 8) % 256 == 0, N <= 2147483392)
-  grid(cdiv(N, BM), B) threads(256)
+           (BN * HD / 8) % 256 == 0, (BM * HD / 8) % 256 == 0, N <= 2147483392, K <= 1073741824, LP >= 1,
+           B * LP <= 65535)
+  grid(cdiv(N, BM), B * LP) threads(256)
 {
   shared xs: T[BM, HD + 8] align(128);
   shared cs: T[S][BN, HD + 8] align(128);
@@ -826,9 +876,12 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10>(
   shared qns: f32[BM] align(16);
 
   let t = i32(tid.x);
-  let b = i32(block.y);
+  let b = i32(block.y) / LP;
+  let sp = i32(block.y) % LP;
   let m0 = i32(block.x) * BM;
-  let tiles = cdiv(K, BN);
+  let tiles = cdiv(cdiv(K, BN), LP);   // corpus tiles per split (the last split's past K are all +inf)
+  let t0 = sp * tiles;                 // this split's first tile
+  let live = m0 + 16 * i32(warp) < N;  // the warp has query rows (warp-uniform)
 
   for v in 0..(BM * HD / 8) / 256 unroll {
     let idx = v * 256 + t;
@@ -839,7 +892,7 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10>(
   cp.async.commit;
   for q in 0..S - 1 unroll {
     if q < tiles {
-      load_corpus(q, q);
+      load_corpus(q, t0 + q);
     }
     cp.async.commit;
   }
@@ -855,6 +908,9 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10>(
   qsum += shfl.xor(qsum, 1);
   if t % 2 == 0 {
     qns[t / 2] = nscale * qsum;
+    if LP > 1 && sp == 0 && m0 + t / 2 < N {
+      QN[b, m0 + t / 2] = nscale * qsum;
+    }
   }
   var xa: frag<mma_a, T, 16, 8, 16>[HD / 16];
   for kk in 0..HD / 16 unroll {
@@ -878,7 +934,7 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10>(
     syncthreads;                       // ... everyone's; stage (kt - 1) % S is free
     let s = kt % S;
     if kt + S - 1 < tiles {
-      load_corpus((kt + S - 1) % S, kt + S - 1);
+      load_corpus((kt + S - 1) % S, t0 + kt + S - 1);
     }
     cp.async.commit;
 
@@ -895,37 +951,41 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10>(
       }
     }
     if t % (256 / BN) == 0 {
-      cns[s][t / (256 / BN)] = select(kt * BN + t / (256 / BN) < K, nscale * csum, inf);
+      cns[s][t / (256 / BN)] = select((t0 + kt) * BN + t / (256 / BN) < K, nscale * csum, inf);
     }
 
     var acc: frag<mma_c, f32, 16, 8, 16>[BN / 8] = 0.0;
-    for kk in 0..HD / 16 unroll {
-      var bf: frag<mma_b, T, 16, 8, 16>[BN / 8];
-      for j in 0..BN / 8 step 2 unroll {
-        ldmatrix bf[j], bf[j + 1] <- cs[s][j * 8 + (lane / 16) * 8 + lane % 8, kk * 16 + ((lane / 8) % 2) * 8 +: 8];
-      }
-      for j in 0..BN / 8 unroll {
-        mma.sync acc[j] += xa[kk] * bf[j];
+    if live {
+      for kk in 0..HD / 16 unroll {
+        var bf: frag<mma_b, T, 16, 8, 16>[BN / 8];
+        for j in 0..BN / 8 step 2 unroll {
+          ldmatrix bf[j], bf[j + 1] <- cs[s][j * 8 + (lane / 16) * 8 + lane % 8, kk * 16 + ((lane / 8) % 2) * 8 +: 8];
+        }
+        for j in 0..BN / 8 unroll {
+          mma.sync acc[j] += xa[kk] * bf[j];
+        }
       }
     }
     syncthreads;                       // the tile's norms are in cns[s]
 
-    // element 2 r + h of acc[j]: row g + 8 r, column 8 j + 2 q + h
-    var rs0: f32[BN / 4];
-    var rs1: f32[BN / 4];
-    for j in 0..BN / 8 unroll {
-      let nrm = cns[s][8 * j + (i32(lane) % 4) * 2 +: 2];
-      for h in 0..2 unroll {
-        rs0[2 * j + h] = fma(-2.0, acc[j][h], nrm[h]);
-        rs1[2 * j + h] = fma(-2.0, acc[j][2 + h], nrm[h]);
+    if live {
+      // element 2 r + h of acc[j]: row g + 8 r, column 8 j + 2 q + h
+      var rs0: f32[BN / 4];
+      var rs1: f32[BN / 4];
+      for j in 0..BN / 8 unroll {
+        let nrm = cns[s][8 * j + (i32(lane) % 4) * 2 +: 2];
+        for h in 0..2 unroll {
+          rs0[2 * j + h] = fma(-2.0, acc[j][h], nrm[h]);
+          rs1[2 * j + h] = fma(-2.0, acc[j][2 + h], nrm[h]);
+        }
       }
+      list_offer_scores(dv0, di0, ub0, rs0, (t0 + kt) * BN);
+      list_offer_scores(dv1, di1, ub1, rs1, (t0 + kt) * BN);
     }
-    list_offer_scores(dv0, di0, ub0, rs0, kt * BN);
-    list_offer_scores(dv1, di1, ub1, rs1, kt * BN);
   }
   cp.async.wait 0;
 
   let row = m0 + warp * 16 + i32(lane) / 4;
-  merge_store_row(dv0, di0, row, qns[warp * 16 + i32(lane) / 4]);
-  merge_store_row(dv1, di1, row + 8, qns[warp * 16 + i32(lane) / 4 + 8]);
+  merge_store_row(dv0, di0, row, qns[warp * 16 + i32(lane) / 4], sp);
+  merge_store_row(dv1, di1, row + 8, qns[warp * 16 + i32(lane) / 4 + 8], sp);
 }

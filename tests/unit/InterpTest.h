@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -44,11 +45,16 @@ struct Program {
   }
 };
 
-inline std::unique_ptr<Program> compile(const std::string &source, std::map<std::string, int64_t> defines = {}) {
+// only: the kernels kept (cakec --kernel), all when empty.
+inline std::unique_ptr<Program> compile(const std::string &source, std::map<std::string, int64_t> defines = {},
+                                        const std::vector<std::string> &only = {}) {
   auto p = std::make_unique<Program>();
   uint32_t file = p->sm.addBuffer("t.cake", source);
   p->module = parseModule(p->sm, file, p->diags);
   REQUIRE_MESSAGE(!p->diags.hasErrors(), p->messages());
+  if (!only.empty())
+    std::erase_if(p->module->kernels,
+                  [&](const Ptr<Kernel> &k) { return std::find(only.begin(), only.end(), k->name) == only.end(); });
   REQUIRE(inlineFunctions(*p->module, p->sm, p->diags));
   SemaOptions o;
   o.defines = std::move(defines);
@@ -58,10 +64,11 @@ inline std::unique_ptr<Program> compile(const std::string &source, std::map<std:
 }
 
 // A .cake file of the repository (path relative to its root).
-inline std::unique_ptr<Program> repoFile(const std::string &path, std::map<std::string, int64_t> defines = {}) {
+inline std::unique_ptr<Program> repoFile(const std::string &path, std::map<std::string, int64_t> defines = {},
+                                         const std::vector<std::string> &only = {}) {
   ReadFileResult r = readFileBounded(std::string(CAKE_SOURCE_DIR) + "/" + path, 1 << 20);
   REQUIRE(r.ok());
-  return compile(r.text, std::move(defines));
+  return compile(r.text, std::move(defines), only);
 }
 
 inline std::unique_ptr<Program> sample(const std::string &name, std::map<std::string, int64_t> defines = {}) {

@@ -79,10 +79,11 @@ TEST_CASE("interp kernels/kmeans assign_sm90: clusters, multicast TMA, register-
   }
 }
 
-// knn_small: the KK nearest corpus rows of every query in one launch (norms, per-thread lists, quad merge).
+// knn_small: the KK nearest corpus rows of every query in one launch (norms, per-thread lists, quad merge), or
+// with the corpus cut into LP splits whose lists knn_merge merges.
 // Duplicate corpus rows (in different tiles) make exact ties, which must come out by index; distances within bf16 rounding of the
 // reference (double sums of the rounded inputs); the inner-product metric returns the largest products.
-TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, ties by index, both metrics") {
+TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, ties by index, both metrics, corpus splits") {
   const int64_t B = 2, N = 150, K = 600, D = 64, KK = 10;
   std::vector<double> x = randoms(size_t(B * N * D), 61), c = randoms(size_t(B * K * D), 62);
   for (double &v : c) v = bf16(v);
@@ -99,15 +100,25 @@ TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, 
     if (twin[size_t(k)] >= 0 && twin[size_t(twin[size_t(k)])] >= 0) twin[size_t(k)] = twin[size_t(twin[size_t(k)])];
   for (double &v : x) v = bf16(v);
   auto p = repoFile("kernels/kmeans/assign_sm90.cake", {{"HD", D}, {"KK", KK}});
-  for (bool l2 : {true, false}) {
-    INFO("metric " << (l2 ? "l2" : "ip"));
+  for (auto [l2, LP] : {std::pair{true, int64_t(1)}, {false, int64_t(1)}, {true, int64_t(3)}, {false, int64_t(4)}}) {
+    INFO("metric " << (l2 ? "l2" : "ip") << ", " << LP << " corpus split(s)");
     RunRequest req;
     req.tensors["X"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, N, D}, x);
     req.tensors["C"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, K, D}, c);
     req.scalars["nscale"] = l2 ? 1.0 : 0.0;
     req.scalars["oscale"] = l2 ? 1.0 : -0.5;
+    req.shape["LP"] = LP;      // 10 corpus tiles: splits of 4 (3: the last holds 2 and 2 past K) or 3 (4: 3, 3, 3, 1)
     RunResult r = runKernel(p->kernel("knn_small"), p->sema, req, p->diags);
     REQUIRE_MESSAGE(r.ok, p->messages());
+    if (LP > 1) {              // the splits' lists -> knn_merge (OD, OI: [B, N, KK])
+      RunRequest merge;
+      merge.tensors["PD"] = r.tensors.at("OD");
+      merge.tensors["PI"] = r.tensors.at("OI");
+      merge.tensors["QN"] = r.tensors.at("QN");
+      merge.scalars["scale"] = l2 ? 1.0 : -0.5;
+      r = runKernel(p->kernel("knn_merge"), p->sema, merge, p->diags);
+      REQUIRE_MESSAGE(r.ok, p->messages());
+    }
     int bad = 0;
     for (int64_t b = 0; b < B; ++b)
       for (int64_t i = 0; i < N; ++i) {
@@ -149,6 +160,58 @@ TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, 
       }
     CHECK(bad == 0);
   }
+}
+
+// knn_merge alone: LP sorted lists per row (ties in score broken by index; short lists end with (+inf, -1)) ->
+// the row's KK best; KK <= 32 (the bitonic warp merge) and KK = 64 (register lists), LP = 1, 5 and 40 (lanes
+// holding more than one list).
+TEST_CASE("interp kernels/kmeans knn_merge: bitonic and register merges of sorted lists") {
+  const int64_t B = 2, N = 5;
+  for (int64_t KK : {10, 32, 64})
+    for (int64_t LP : {1, 5, 40}) {
+      INFO("KK = " << KK << ", LP = " << LP);
+      std::vector<double> pd(size_t(B * N * LP * KK)), pi(size_t(B * N * LP * KK)), qn(size_t(B * N));
+      std::vector<std::vector<std::pair<double, int64_t>>> want(size_t(B * N));
+      std::vector<double> r = randoms(pd.size(), 70 + uint64_t(KK + LP));
+      for (int64_t row = 0; row < B * N; ++row) {
+        qn[size_t(row)] = double(row);
+        for (int64_t l = 0; l < LP; ++l) {
+          int64_t filled = (l + row) % 4 == 3 ? KK / 2 : KK;           // some lists saw fewer than KK columns
+          std::vector<std::pair<double, int64_t>> list;
+          for (int64_t e = 0; e < filled; ++e) {
+            double v = std::round(r[size_t((row * LP + l) * KK + e)] * 8) / 8;   // coarse: many equal scores
+            list.push_back({v, (l * KK + e) * 7 % (LP * KK) + row});            // distinct columns
+          }
+          std::sort(list.begin(), list.end());
+          for (auto entry : list) want[size_t(row)].push_back(entry);
+          for (int64_t e = 0; e < KK; ++e) {
+            size_t at = size_t((row * LP + l) * KK + e);
+            pd[at] = e < filled ? list[size_t(e)].first : INFINITY;
+            pi[at] = e < filled ? double(list[size_t(e)].second) : -1;
+          }
+        }
+        std::sort(want[size_t(row)].begin(), want[size_t(row)].end());
+      }
+      auto p = repoFile("kernels/kmeans/assign_sm90.cake", {{"KK", KK}}, {"knn_merge"});
+      RunRequest req;
+      req.tensors["PD"] = HostTensor::fromDoubles(ScalarKind::F32, {B, N, LP, KK}, pd);
+      req.tensors["PI"] = HostTensor::fromDoubles(ScalarKind::I32, {B, N, LP, KK}, pi);
+      req.tensors["QN"] = HostTensor::fromDoubles(ScalarKind::F32, {B, N}, qn);
+      req.scalars["scale"] = 2.0;
+      RunResult res = runKernel(p->kernel("knn_merge"), p->sema, req, p->diags);
+      REQUIRE_MESSAGE(res.ok, p->messages());
+      int bad = 0;
+      for (int64_t row = 0; row < B * N; ++row)
+        for (int64_t e = 0; e < KK; ++e) {
+          const auto &w = want[size_t(row)];
+          double gotD = res.tensors.at("OD").at(row * KK + e);
+          int64_t gotI = int64_t(res.tensors.at("OI").at(row * KK + e));
+          bool ok = size_t(e) < w.size() ? gotI == w[size_t(e)].second && gotD == 2 * w[size_t(e)].first + double(row)
+                                         : gotI == -1 && std::isinf(gotD);
+          if (!ok && bad++ < 5) MESSAGE("row " << row << " entry " << e << ": (" << gotD << ", " << gotI << ")");
+        }
+      CHECK(bad == 0);
+    }
 }
 
 TEST_CASE("interp kernels/kmeans centroid_accumulate + centroid_finalize: atomics into sums and counts") {

@@ -28,6 +28,11 @@ from . import load, load_library
 
 _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 
+# Kernels.knn's choice between its two libraries (_small_serves, _small_splits).
+SMALL_CORPUS = 4096         # corpus rows up to which knn_small serves any number of queries
+SMALL_QUERY_BLOCKS = 132    # fewer 128-row query blocks than this: knn_small with corpus splits
+SPLIT_TILES = 8             # corpus tiles per knn_small split at least
+
 
 def _batched(t, rank):
     return (t.unsqueeze(0), True) if t.dim() == rank - 1 else (t, False)
@@ -42,6 +47,7 @@ class Kernels:
             raise FileNotFoundError("cakeir.kmeans: no cubin folder (give one, or set $CAKE_KMEANS_CUBINS): %r"
                                     % self.folder)
         self._modules = {}
+        self._sms = {}
 
     def _module(self, stem, dtype, d, variant=""):
         if dtype not in _TYPE_NAMES:
@@ -81,11 +87,56 @@ class Kernels:
         return self._modules[key]
 
     def _small_kk(self, library, variant):
-        """KK (the list length) of a knn_small variant, from its manifest, read once."""
+        """(KK, BN) of a knn_small variant (the list length, the corpus tile), from its manifest, read once."""
         key = (library.name, variant, "KK")
         if key not in self._modules:
-            self._modules[key] = int(library.ct_params(variant)["KK"])
+            ct = library.ct_params(variant)
+            self._modules[key] = (int(ct["KK"]), int(ct["BN"]))
         return self._modules[key]
+
+    def _small_serves(self, b, n, m, d, k):
+        """Whether the knn_small library (kernels/kmeans/library_knn_small_bf16.json) takes the shape: its
+        domain (k <= 32; D 64, 128 or 256; B * splits within the grid), where it is faster than the knn
+        library's wgmma kernels (a small corpus, or too few query blocks to fill the GPU without splitting
+        the corpus)."""
+        if not (1 <= k <= 32 and d in (64, 128, 256) and b <= 65535):
+            return False
+        return m <= SMALL_CORPUS or b * -(-n // 128) < SMALL_QUERY_BLOCKS
+
+    def _small_splits(self, b, n, m, bn, device):
+        """LP, the corpus splits of a knn_small launch: 1 when the query blocks fill the GPU or the corpus is
+        a few tiles; else enough splits for about two blocks per SM, each split SPLIT_TILES tiles or more."""
+        blocks, tiles = b * -(-n // 128), -(-m // bn)
+        sms = self._sms.get(device)
+        if sms is None:
+            sms = self._sms[device] = torch.cuda.get_device_properties(device).multi_processor_count
+        if blocks >= sms or tiles < 2 * SPLIT_TILES:
+            return 1
+        return max(1, min(-(-2 * sms // blocks), tiles // SPLIT_TILES, 65535 // b))
+
+    def _knn_small(self, small, name, x, c, k, metric, squeeze):
+        """Kernels.knn through knn_small variant `name`: one launch, or LP corpus splits + knn_merge."""
+        b, n, _ = x.shape
+        m = c.shape[1]
+        kk, bn = self._small_kk(small, name)
+        if not 1 <= k <= kk:
+            raise ValueError("cakeir.kmeans.knn: k = %d (variant %s supports 1..%d)" % (k, name, kk))
+        nscale, oscale = (1.0, 1.0) if metric == "l2" else (0.0, -0.5)
+        lp = self._small_splits(b, n, m, bn, x.device)
+        dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
+        idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
+        if lp == 1:
+            qn = torch.empty((b, n), dtype=torch.float32, device=x.device)   # not written for LP = 1
+            small.variants[name](x, c, dist.view(b, n, 1, kk), idx.view(b, n, 1, kk), qn, nscale, oscale)
+        else:
+            kernels, _ = self._library_module(small, name)
+            pd = torch.empty((b, n, lp, kk), dtype=torch.float32, device=x.device)
+            pi = torch.empty((b, n, lp, kk), dtype=torch.int32, device=x.device)
+            qn = torch.empty((b, n), dtype=torch.float32, device=x.device)
+            kernels["knn_small"](x, c, pd, pi, qn, nscale, oscale)
+            kernels["knn_merge"](pd, pi, qn, dist, idx, oscale)
+        dist, idx = dist[..., :k], idx[..., :k]
+        return (dist[0], idx[0]) if squeeze else (dist, idx)
 
     # ------------------------------------------------------------------------------------- assignment
     def assign(self, x, c, c_sq=None, labels=None, mind=None, variant=None):
@@ -185,9 +236,11 @@ class Kernels:
         the k largest inner products (dist holds the inner products, descending).  k is at most the kernel's
         KK (10, 16, 32 or 64 in the builds of bench/kmeans_build.sh); rows past M come back as (+inf, -1) when M < k.  splits: how many
         pieces the corpus is cut into (default: about one work unit per cluster of two SMs when Q is small).
-        With a library folder knn_small_<dtype>/ (kernels/kmeans/library_knn_small_bf16.json), a shape in its
-        domain (small corpus or enough query blocks, k <= 32) runs its knn_small variant: one launch, norms, lists
-        and merge in the kernel (`variant` may name one of its variants; `splits` bypasses it).
+        With a library folder knn_small_<dtype>/ (kernels/kmeans/library_knn_small_bf16.json), a shape it
+        serves (k <= 32 with a small corpus or few query blocks: _small_serves) runs its knn_small variant:
+        one launch (norms, lists and merge in the kernel) or, when the query blocks alone leave SMs idle, the
+        corpus cut into splits and their lists merged by knn_merge (`variant` may name one of its variants;
+        `splits` bypasses it).
         With a library folder knn_<dtype>/ (kernels/kmeans/library_knn_bf16.json) its dispatch table picks the
         variant (by B, Q, M, D and k; row_norms and knn_merge come from the chosen variant's cubin), and
         `variant` names one of the library's variants instead (the table bypassed).  Without one, variant: a
@@ -199,24 +252,14 @@ class Kernels:
         if metric not in ("l2", "ip"):
             raise ValueError("cakeir.kmeans.knn: metric %r (l2 or ip)" % (metric,))
         small = self._library("knn_small", x.dtype)
-        # The small library's domain (kernels/kmeans/library_knn_small_bf16.json), checked here: the runtime's
-        # dispatch assumes a shape inside it.
-        in_small = k <= 32 and m <= 4096 and n <= 262144 and b <= 64 and d in (64, 128, 256)
-        if small is not None and splits is None and ((not variant and in_small) or variant in small.variants):
+        if small is not None and splits is None and ((not variant and self._small_serves(b, n, m, d, k))
+                                                     or variant in small.variants):
             if not small.target:
                 major, minor = torch.cuda.get_device_capability(x.device)
                 small.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
             name = variant or small.variant_name(B=b, N=n, K=m, D=d, k=k)
             if name is not None:
-                kernel = small.variants[name]
-                kk = self._small_kk(small, name)
-                if not 1 <= k <= kk:
-                    raise ValueError("cakeir.kmeans.knn: k = %d (variant %s supports 1..%d)" % (k, name, kk))
-                dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
-                idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
-                kernel(x, c, dist, idx, 1.0 if metric == "l2" else 0.0, 1.0 if metric == "l2" else -0.5)
-                dist, idx = dist[..., :k], idx[..., :k]
-                return (dist[0], idx[0]) if squeeze else (dist, idx)
+                return self._knn_small(small, name, x, c, k, metric, squeeze)
         library = self._library("knn", x.dtype)
         if library is not None:
             if not library.target:
