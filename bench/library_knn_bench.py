@@ -152,7 +152,7 @@ class Impls:
     def for_shape(self, shape, variants=False, paths=False):
         """{name: fn(x, c) -> (dist or None, idx) | (labels, mind or None)}; variants: the library's feasible
         variants too, as "variant:<name>"; paths: KNN through each of Kernels.knn's two libraries, as
-        "path:small" / "path:big" (the variant each one's table picks)."""
+        "path:small_ql0", "path:small_ql1", "path:big" (knn_paths)."""
         torch, fns = self.torch, {}
         if shape.op == "knn":
             if self.cake is not None:
@@ -204,22 +204,28 @@ class Impls:
 
 
 def knn_paths(cake, shape):
-    """{"small": variant, "big": variant}: the variant the knn_small and the knn library tables pick for a KNN
-    shape (a library that does not hold k or D is left out)."""
+    """{"small_ql0": variant, "small_ql1": variant, "big": variant}: for each list layout of the knn_small
+    library (QL = 0: per-thread lists, 1: quad lists) its variant of the shape's D with the smallest KK >= k,
+    and the variant the knn library's table picks (a library that does not hold k or D is left out)."""
     import torch
     out = {}
-    for path, stem in (("small", "knn_small"), ("big", "knn")):
-        library = cake._library(stem, torch.bfloat16)
-        if library is None:
-            continue
-        if not library.target:
-            library.set_arch("sm_90a")
-        try:
-            name = library.variant_name(**shape.values)
-        except Exception:  # noqa: BLE001  outside the library's domain
-            continue
-        if name is not None and int(library.ct_params(name).get("KK", 0)) >= shape.k:
-            out[path] = name
+    small = cake._library("knn_small", torch.bfloat16)
+    if small is not None:
+        for name in small.variants:
+            ct = small.ct_params(name)
+            kk, ql = int(ct.get("KK", 10)), int(ct.get("QL", 0))
+            if int(ct.get("HD", -1)) != shape.d or kk < shape.k:
+                continue
+            key = "small_ql%d" % ql
+            if key not in out or kk < int(small.ct_params(out[key])["KK"]):
+                out[key] = name
+    big = cake._library("knn", torch.bfloat16)
+    if big is not None:
+        if not big.target:
+            big.set_arch("sm_90a")
+        name = big.variant_name(**shape.values)
+        if name is not None and int(big.ct_params(name).get("KK", 0)) >= shape.k:
+            out["big"] = name
     return out
 
 
@@ -645,7 +651,7 @@ def parse_args(argv):
     p.add_argument("--sets", default="held_out", help="train, held_out (with the tails) or both, comma-separated")
     p.add_argument("--libs", default="knn,assign")
     p.add_argument("--all-variants", action="store_true")
-    p.add_argument("--paths", action="store_true", help="KNN: also time Kernels.knn through each library (path:small, path:big)")
+    p.add_argument("--paths", action="store_true", help="KNN: also time Kernels.knn through both list layouts of knn_small and the knn library (knn_paths)")
     p.add_argument("--no-peers", action="store_true")
     p.add_argument("--no-timing", action="store_true")
     p.add_argument("--seed", type=int, default=SEED)

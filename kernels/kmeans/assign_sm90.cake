@@ -444,6 +444,13 @@ fn quad_offer_row(var qv: f32[(KK + 3) / 4], var qi: i32[(KK + 3) / 4], var last
                   var acc: frag<wgmma_acc, f32, 64, BN, 16>, s: i32, r: i32, c0: i32) {
   var rs: f32[BN / 4];
   row_scores(rs, acc, s, r);
+  quad_offer_scores(qv, qi, last, rs, c0);
+}
+
+// quad_offer_row on the thread's scores rs of one row (rs[2 j + h]: column c0 + 2 (lane % 4) + 8 j + h, the
+// column order of both the wgmma and the mma.sync accumulators); rs is consumed.
+fn quad_offer_scores(var qv: f32[(KK + 3) / 4], var qi: i32[(KK + 3) / 4], var last: f32, var rs: f32[BN / 4],
+                     c0: i32) {
   if warp.any(lowest_score(rs) < last) {
     var count: i32 = 0;
     for e in 0..BN / 4 unroll {
@@ -857,7 +864,19 @@ fn merge_store_row(var dv: f32[KK], var di: i32[KK], row: i32, qn: f32, sp: i32)
   }
 }
 
-kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10>(
+// QL = 1: the quad's list of query row `row` (lane q holds entries q cdiv(KK, 4) +: cdiv(KK, 4)), stored as
+// merge_store_row stores it.
+fn store_segments(var qv: f32[(KK + 3) / 4], var qi: i32[(KK + 3) / 4], row: i32, qn: f32, sp: i32) {
+  for e in 0..(KK + 3) / 4 unroll {
+    let slot = (i32(lane) % 4) * ((KK + 3) / 4) + e;
+    if row < N && slot < KK {
+      OD[b, row, sp, slot] = select(LP > 1, qv[e], select(qi[e] >= 0, oscale * qv[e] + qn, inf));
+      OI[b, row, sp, slot] = qi[e];
+    }
+  }
+}
+
+kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10, QL = 0>(
     X: T[B, N, D] align(16),
     C: T[B, K, D] align(16),
     OD: f32[B, N, LP, KK],
@@ -865,9 +884,9 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10>(
     QN: f32[B, N],
     nscale: f32,
     oscale: f32)
-  requires(D == HD, HD % 32 == 0, HD <= 256, BM == 128, BN == 32 || BN == 64, S >= 2, KK >= 1, KK <= 32,
+  requires(D == HD, HD % 32 == 0, HD <= 256, BM == 128, BN == 32 || BN == 64, S >= 2, KK >= 1,
            (BN * HD / 8) % 256 == 0, (BM * HD / 8) % 256 == 0, N <= 2147483392, K <= 1073741824, LP >= 1,
-           B * LP <= 65535)
+           B * LP <= 65535, QL == 0 || QL == 1, KK <= 32 + 32 * QL)
   grid(cdiv(N, BM), B * LP) threads(256)
 {
   shared xs: T[BM, HD + 8] align(128);
@@ -917,18 +936,34 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10>(
     ldmatrix xa[kk] <- xs[warp * 16 + lane % 16, kk * 16 + (lane / 16) * 8 +: 8];
   }
 
-  var dv0: f32[KK];
+  var dv0: f32[KK];                    // QL = 0: the thread's lists of its two rows
   var di0: i32[KK];
   var dv1: f32[KK];
   var di1: i32[KK];
-  for e in 0..KK unroll {
-    dv0[e] = inf;
-    di0[e] = -1;
-    dv1[e] = inf;
-    di1[e] = -1;
+  if QL == 0 {
+    for e in 0..KK unroll {
+      dv0[e] = inf;
+      di0[e] = -1;
+      dv1[e] = inf;
+      di1[e] = -1;
+    }
   }
   var ub0: f32 = inf;
   var ub1: f32 = inf;
+  var qv0: f32[(KK + 3) / 4];          // QL = 1: the lane's segments of its two rows' lists
+  var qi0: i32[(KK + 3) / 4];
+  var qv1: f32[(KK + 3) / 4];
+  var qi1: i32[(KK + 3) / 4];
+  var last0: f32 = inf;
+  var last1: f32 = inf;
+  if QL == 1 {
+    for e in 0..(KK + 3) / 4 unroll {
+      qv0[e] = inf;
+      qi0[e] = -1;
+      qv1[e] = inf;
+      qi1[e] = -1;
+    }
+  }
   for kt in 0..tiles {
     cp.async.wait S - 2;               // tile kt (this thread's copies)
     syncthreads;                       // ... everyone's; stage (kt - 1) % S is free
@@ -979,13 +1014,23 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10>(
           rs1[2 * j + h] = fma(-2.0, acc[j][2 + h], nrm[h]);
         }
       }
-      list_offer_scores(dv0, di0, ub0, rs0, (t0 + kt) * BN);
-      list_offer_scores(dv1, di1, ub1, rs1, (t0 + kt) * BN);
+      if QL == 0 {
+        list_offer_scores(dv0, di0, ub0, rs0, (t0 + kt) * BN);
+        list_offer_scores(dv1, di1, ub1, rs1, (t0 + kt) * BN);
+      } else {
+        quad_offer_scores(qv0, qi0, last0, rs0, (t0 + kt) * BN);
+        quad_offer_scores(qv1, qi1, last1, rs1, (t0 + kt) * BN);
+      }
     }
   }
   cp.async.wait 0;
 
   let row = m0 + warp * 16 + i32(lane) / 4;
-  merge_store_row(dv0, di0, row, qns[warp * 16 + i32(lane) / 4], sp);
-  merge_store_row(dv1, di1, row + 8, qns[warp * 16 + i32(lane) / 4 + 8], sp);
+  if QL == 0 {
+    merge_store_row(dv0, di0, row, qns[warp * 16 + i32(lane) / 4], sp);
+    merge_store_row(dv1, di1, row + 8, qns[warp * 16 + i32(lane) / 4 + 8], sp);
+  } else {
+    store_segments(qv0, qi0, row, qns[warp * 16 + i32(lane) / 4], sp);
+    store_segments(qv1, qi1, row + 8, qns[warp * 16 + i32(lane) / 4 + 8], sp);
+  }
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 using namespace cake;
 using namespace cake::interp;
@@ -79,8 +80,9 @@ TEST_CASE("interp kernels/kmeans assign_sm90: clusters, multicast TMA, register-
   }
 }
 
-// knn_small: the KK nearest corpus rows of every query in one launch (norms, per-thread lists, quad merge), or
-// with the corpus cut into LP splits whose lists knn_merge merges.
+// knn_small: the KK nearest corpus rows of every query in one launch (norms, per-thread lists and a quad merge,
+// or QL = 1: one list per row held by the quad), or with the corpus cut into LP splits whose lists knn_merge
+// merges.
 // Duplicate corpus rows (in different tiles) make exact ties, which must come out by index; distances within bf16 rounding of the
 // reference (double sums of the rounded inputs); the inner-product metric returns the largest products.
 TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, ties by index, both metrics, corpus splits") {
@@ -99,9 +101,10 @@ TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, 
   for (int64_t k = 0; k < K; ++k)                    // chains (k + 128 == k + 64 == k) end at the first row
     if (twin[size_t(k)] >= 0 && twin[size_t(twin[size_t(k)])] >= 0) twin[size_t(k)] = twin[size_t(twin[size_t(k)])];
   for (double &v : x) v = bf16(v);
-  auto p = repoFile("kernels/kmeans/assign_sm90.cake", {{"HD", D}, {"KK", KK}});
-  for (auto [l2, LP] : {std::pair{true, int64_t(1)}, {false, int64_t(1)}, {true, int64_t(3)}, {false, int64_t(4)}}) {
-    INFO("metric " << (l2 ? "l2" : "ip") << ", " << LP << " corpus split(s)");
+  for (auto [QL, l2, LP] : {std::tuple{0, true, int64_t(1)}, {0, false, int64_t(1)}, {0, true, int64_t(3)},
+                            {0, false, int64_t(4)}, {1, true, int64_t(1)}, {1, false, int64_t(3)}}) {
+    INFO("metric " << (l2 ? "l2" : "ip") << ", " << LP << " corpus split(s), " << (QL ? "quad lists" : "thread lists"));
+    auto p = repoFile("kernels/kmeans/assign_sm90.cake", {{"HD", D}, {"KK", KK}, {"QL", QL}}, {"knn_small", "knn_merge"});
     RunRequest req;
     req.tensors["X"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, N, D}, x);
     req.tensors["C"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, K, D}, c);

@@ -29,8 +29,9 @@ from . import load, load_library
 _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 
 # Kernels.knn's choice between its two libraries (_small_serves, _small_splits).
-SMALL_CORPUS = 4096         # corpus rows up to which knn_small serves any number of queries
-SMALL_QUERY_BLOCKS = 132    # fewer 128-row query blocks than this: knn_small with corpus splits
+# log2(B Q M D) below which knn_small serves, by k class (the KK of the variants: k <= 1, 10, 16, 32, 64),
+# fitted to the training shapes' times by bench/knn_route_fit.py.
+SMALL_WORK_LOG2 = ((1, 35.0), (10, 33.0), (16, 30.0), (32, 30.0), (64, 30.0))
 SPLIT_TILES = 8             # corpus tiles per knn_small split at least
 
 
@@ -96,12 +97,12 @@ class Kernels:
 
     def _small_serves(self, b, n, m, d, k):
         """Whether the knn_small library (kernels/kmeans/library_knn_small_bf16.json) takes the shape: its
-        domain (k <= 32; D 64, 128 or 256; B * splits within the grid), where it is faster than the knn
-        library's wgmma kernels (a small corpus, or too few query blocks to fill the GPU without splitting
-        the corpus)."""
-        if not (1 <= k <= 32 and d in (64, 128, 256) and b <= 65535):
+        domain (k <= 64; D 64, 128 or 256; B * splits within the grid), where it is faster than the knn
+        library's wgmma kernels (less work than SMALL_WORK_LOG2 of k's class)."""
+        if not (1 <= k <= 64 and d in (64, 128, 256) and b <= 65535 and n <= 2147483392 and m <= 1073741824):
             return False
-        return m <= SMALL_CORPUS or b * -(-n // 128) < SMALL_QUERY_BLOCKS
+        bound = next(log2 for kk, log2 in SMALL_WORK_LOG2 if k <= kk)
+        return b * n * m * d < 2.0 ** bound
 
     def _small_splits(self, b, n, m, bn, device):
         """LP, the corpus splits of a knn_small launch: 1 when the query blocks fill the GPU or the corpus is
@@ -114,15 +115,18 @@ class Kernels:
             return 1
         return max(1, min(-(-2 * sms // blocks), tiles // SPLIT_TILES, 65535 // b))
 
-    def _knn_small(self, small, name, x, c, k, metric, squeeze):
-        """Kernels.knn through knn_small variant `name`: one launch, or LP corpus splits + knn_merge."""
+    def _knn_small(self, small, name, x, c, k, metric, squeeze, splits=None):
+        """Kernels.knn through knn_small variant `name`: one launch, or LP corpus splits + knn_merge (LP:
+        `splits`, else _small_splits)."""
         b, n, _ = x.shape
         m = c.shape[1]
         kk, bn = self._small_kk(small, name)
         if not 1 <= k <= kk:
             raise ValueError("cakeir.kmeans.knn: k = %d (variant %s supports 1..%d)" % (k, name, kk))
         nscale, oscale = (1.0, 1.0) if metric == "l2" else (0.0, -0.5)
-        lp = self._small_splits(b, n, m, bn, x.device)
+        lp = splits or self._small_splits(b, n, m, bn, x.device)
+        if not 1 <= lp <= 65535 // b:
+            raise ValueError("cakeir.kmeans.knn: splits = %d (1..%d for B = %d)" % (lp, 65535 // b, b))
         dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
         idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
         if lp == 1:
@@ -237,10 +241,10 @@ class Kernels:
         KK (10, 16, 32 or 64 in the builds of bench/kmeans_build.sh); rows past M come back as (+inf, -1) when M < k.  splits: how many
         pieces the corpus is cut into (default: about one work unit per cluster of two SMs when Q is small).
         With a library folder knn_small_<dtype>/ (kernels/kmeans/library_knn_small_bf16.json), a shape it
-        serves (k <= 32 with a small corpus or few query blocks: _small_serves) runs its knn_small variant:
+        serves (_small_serves) runs its knn_small variant:
         one launch (norms, lists and merge in the kernel) or, when the query blocks alone leave SMs idle, the
-        corpus cut into splits and their lists merged by knn_merge (`variant` may name one of its variants;
-        `splits` bypasses it).
+        corpus cut into `splits` pieces (default: _small_splits) whose lists knn_merge merges (`variant` may name
+        one of its variants).
         With a library folder knn_<dtype>/ (kernels/kmeans/library_knn_bf16.json) its dispatch table picks the
         variant (by B, Q, M, D and k; row_norms and knn_merge come from the chosen variant's cubin), and
         `variant` names one of the library's variants instead (the table bypassed).  Without one, variant: a
@@ -252,14 +256,13 @@ class Kernels:
         if metric not in ("l2", "ip"):
             raise ValueError("cakeir.kmeans.knn: metric %r (l2 or ip)" % (metric,))
         small = self._library("knn_small", x.dtype)
-        if small is not None and splits is None and ((not variant and self._small_serves(b, n, m, d, k))
-                                                     or variant in small.variants):
+        if small is not None and ((not variant and self._small_serves(b, n, m, d, k)) or variant in small.variants):
             if not small.target:
                 major, minor = torch.cuda.get_device_capability(x.device)
                 small.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
             name = variant or small.variant_name(B=b, N=n, K=m, D=d, k=k)
             if name is not None:
-                return self._knn_small(small, name, x, c, k, metric, squeeze)
+                return self._knn_small(small, name, x, c, k, metric, squeeze, splits)
         library = self._library("knn", x.dtype)
         if library is not None:
             if not library.target:
