@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How the corpus splits LP of a knn_small launch (Kernels.knn(..., splits=LP)) change its time, against the
-LP cakeir.kmeans.Kernels._small_splits picks, on shapes with few query blocks: a diagnostic for tuning
+"""How the corpus splits of a knn_small launch (Kernels.knn(..., splits=S)) change its time, against the
+splits cakeir.kmeans.Kernels._small_splits picks, on shapes with few query blocks: a diagnostic for tuning
 _small_splits, not a result (bench/library_knn_bench.py measures).  Timing as the bench's: L2 flushed before
 every run, rounds interleaved, median (bench/fragment_samples_common.time_interleaved).
 
@@ -38,27 +38,28 @@ def main():
     small = cake._library("knn_small", torch.bfloat16)
     small.set_arch("sm_90a")
     flusher = common.L2Flusher(torch)
-    lines = ["# knn_small time by corpus splits LP", "", "| shape | variant | auto LP | LP: us |", "|---|---|---|---|"]
+    lines = ["# knn_small time by corpus splits", "", "| shape | variant | auto splits | splits: us |", "|---|---|---|---|"]
     records = []
     for i, text in enumerate(SHAPES):
         b, q, m, d, k = (int(w) for w in text.split())
         shape = Shape("knn", b, q, m, d, k, b > 1)
         x, c, _ = lib.make_inputs(torch, shape, 20261204 + i)
-        name = small.variant_name(B=b, N=q, K=m, D=d, k=k)
-        kk, bn = cake._small_kk(small, name)
-        auto = cake._small_splits(b, q, m, bn, x.device)
-        tiles = -(-m // bn)
-        lps = sorted({lp for lp in (1, 2, 4, 8, 16, 33, 66, 132, 264, 528, 1056, auto // 2, auto, auto * 2)
-                      if 1 <= lp <= min(tiles, 65535 // b)})
-        fns = {"LP=%d" % lp: (lambda lp=lp: cake.knn(x, c, k, variant=name, splits=lp)) for lp in lps}
-        timing = common.time_interleaved(torch, fns, flusher, 3, 3)
-        us = {n: t["ms"] * 1000 for n, t in timing.items()}
-        best = min(us, key=us.get)
-        records.append({"shape": text, "variant": name, "auto": auto, "us": us, "best": best})
-        lines.append("| B=%d Q=%d M=%d D=%d k=%d | %s | %d (%.1f us) | %s |" % (
-            b, q, m, d, k, name, auto, us["LP=%d" % auto],
-            ", ".join(("**%s: %.1f**" if n == best else "%s: %.1f") % (n, v) for n, v in us.items())))
-        print(lines[-1], flush=True)
+        picked = small.variant_name(B=b, N=q, K=m, D=d, k=k)
+        for name in [picked] + [v for v in (picked + "w", picked[:-1] + "w") if v in small.variants and v != picked]:
+            kk, tn, wc = cake._small_kk(small, name)
+            auto = cake._small_splits(b, q, m, tn, wc, x.device)
+            tiles = -(-m // tn)
+            lps = sorted({lp for lp in (1, 2, 4, 8, 16, 33, 66, 132, 264, 528, auto // 2, auto, auto * 2)
+                          if 1 <= lp <= min(tiles, 65535 // b)})
+            fns = {"splits=%d" % lp: (lambda lp=lp: cake.knn(x, c, k, variant=name, splits=lp)) for lp in lps}
+            timing = common.time_interleaved(torch, fns, flusher, 3, 3)
+            us = {n: t["ms"] * 1000 for n, t in timing.items()}
+            best = min(us, key=us.get)
+            records.append({"shape": text, "variant": name, "auto": auto, "us": us, "best": best})
+            lines.append("| B=%d Q=%d M=%d D=%d k=%d | %s | %d (%.1f us) | %s |" % (
+                b, q, m, d, k, name, auto, us["splits=%d" % auto],
+                ", ".join(("**%s: %.1f**" if n == best else "%s: %.1f") % (n, v) for n, v in us.items())))
+            print(lines[-1], flush=True)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "knn_split_sweep.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -204,19 +204,20 @@ class Impls:
 
 
 def knn_paths(cake, shape):
-    """{"small_ql0": variant, "small_ql1": variant, "big": variant}: for each list layout of the knn_small
-    library (QL = 0: per-thread lists, 1: quad lists) its variant of the shape's D with the smallest KK >= k,
-    and the variant the knn library's table picks (a library that does not hold k or D is left out)."""
+    """{"small_ql0": variant, "small_ql1": variant, "small_ql0_wc": ..., "big": variant}: for each list
+    layout of the knn_small library (QL = 0: per-thread lists, 1: quad lists; _wc: warps sharing query rows,
+    WC > 1) its variant of the shape's D with the smallest KK >= k, and the variant the knn library's table
+    picks (a library that does not hold k or D is left out)."""
     import torch
     out = {}
     small = cake._library("knn_small", torch.bfloat16)
     if small is not None:
         for name in small.variants:
             ct = small.ct_params(name)
-            kk, ql = int(ct.get("KK", 10)), int(ct.get("QL", 0))
+            kk, ql, wc = int(ct.get("KK", 10)), int(ct.get("QL", 0)), int(ct.get("WC", 1))
             if int(ct.get("HD", -1)) != shape.d or kk < shape.k:
                 continue
-            key = "small_ql%d" % ql
+            key = "small_ql%d%s" % (ql, "_wc" if wc > 1 else "")
             if key not in out or kk < int(small.ct_params(out[key])["KK"]):
                 out[key] = name
     big = cake._library("knn", torch.bfloat16)
@@ -340,8 +341,9 @@ def run_shape(torch, shape, impls, flusher, seed, args):
                 if not small.target:
                     small.set_arch("sm_90a")
                 name = small.variant_name(**shape.values)      # Kernels.knn's choice: knn_small with LP splits
-                lp = impls.cake._small_splits(shape.b, shape.q, shape.m, impls.cake._small_kk(small, name)[1], DEVICE)
-                rec["variant"] = "%s/LP=%d" % (name, lp)
+                _, tn, wc = impls.cake._small_kk(small, name)
+                rec["variant"] = "%s/splits=%d" % (name, impls.cake._small_splits(shape.b, shape.q, shape.m, tn, wc,
+                                                                                  DEVICE))
             elif shape.op == "knn":
                 rec["variant"] = impls.cake._library("knn", torch.bfloat16).variant_name(**shape.values)
             else:

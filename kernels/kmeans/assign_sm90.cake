@@ -334,13 +334,13 @@ fn row_scores(var rs: f32[BN / 4], var acc: frag<wgmma_acc, f32, 64, BN, 16>, s:
   }
 }
 
-// The smallest of the scores (four interleaved chains, then a tree of three).
+// The smallest of the scores (four interleaved chains, then a tree of three; BN >= 16).
 fn lowest_score(var rs: f32[BN / 4]) -> f32 {
   var m: f32[4];
   for h in 0..4 unroll {
-    m[h] = min(rs[h], rs[h + 4]);
+    m[h] = rs[h];
   }
-  for e in 8..BN / 4 unroll {
+  for e in 4..BN / 4 unroll {
     m[e % 4] = min(m[e % 4], rs[e]);
   }
   return min(min(m[0], m[1]), min(m[2], m[3]));
@@ -834,11 +834,11 @@ kernel row_norms<T: type = bf16, HD = 128, RPB = 16>(
 //            the split's last tile the quad's four lists of a row are merged (KK rounds of a quad minimum,
 //            the winning lane drops its head) and lane 0 of the quad stores the row, masked by N.
 fn load_corpus(s: i32, kt: i32) {
-  for v in 0..(BN * HD / 8) / 256 unroll {
+  for v in 0..(BN * WC * HD / 8) / 256 unroll {
     let idx = v * 256 + i32(tid.x);
     let r = idx / (HD / 8);
     let c = (idx % (HD / 8)) * 8;
-    cp.async cs[s][r, c +: 8] <- C[b, kt * BN + r, c +: 8] valid(kt * BN + r < K);
+    cp.async cs[s][r, c +: 8] <- C[b, kt * BN * WC + r, c +: 8] valid(kt * BN * WC + r < K);
   }
 }
 
@@ -876,7 +876,7 @@ fn store_segments(var qv: f32[(KK + 3) / 4], var qi: i32[(KK + 3) / 4], row: i32
   }
 }
 
-kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10, QL = 0>(
+kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC = 1>(
     X: T[B, N, D] align(16),
     C: T[B, K, D] align(16),
     OD: f32[B, N, LP, KK],
@@ -884,29 +884,35 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10, QL
     QN: f32[B, N],
     nscale: f32,
     oscale: f32)
-  requires(D == HD, HD % 32 == 0, HD <= 256, BM == 128, BN == 32 || BN == 64, S >= 2, KK >= 1,
-           (BN * HD / 8) % 256 == 0, (BM * HD / 8) % 256 == 0, N <= 2147483392, K <= 1073741824, LP >= 1,
-           B * LP <= 65535, QL == 0 || QL == 1, KK <= 32 + 32 * QL)
-  grid(cdiv(N, BM), B * LP) threads(256)
+  requires(D == HD, HD % 32 == 0, HD <= 256, BN == 16 || BN == 32 || BN == 64, S >= 2, KK >= 1,
+           WC == 1 || WC == 2 || WC == 4 || WC == 8, BN * WC >= 32, BN * WC <= 256, (BN * WC * HD / 8) % 256 == 0,
+           N <= 2147483392, K <= 1073741824, LP >= 1, LP % WC == 0, B * (LP / WC) <= 65535, QL == 0 || QL == 1,
+           KK <= 32 + 32 * QL)
+  grid(cdiv(N, 128 / WC), B * (LP / WC)) threads(256)
 {
-  shared xs: T[BM, HD + 8] align(128);
-  shared cs: T[S][BN, HD + 8] align(128);
-  shared cns: f32[S][BN] align(16);
-  shared qns: f32[BM] align(16);
+  shared xs: T[128 / WC, HD + 8] align(128);
+  shared cs: T[S][BN * WC, HD + 8] align(128);
+  shared cns: f32[S][BN * WC] align(16);
+  shared qns: f32[128 / WC] align(16);
 
   let t = i32(tid.x);
-  let b = i32(block.y) / LP;
-  let sp = i32(block.y) % LP;
-  let m0 = i32(block.x) * BM;
-  let tiles = cdiv(cdiv(K, BN), LP);   // corpus tiles per split (the last split's past K are all +inf)
+  let splits = LP / WC;                // corpus splits (LP: the lists per row, WC of them per split)
+  let b = i32(block.y) / splits;
+  let sp = i32(block.y) % splits;
+  let m0 = i32(block.x) * (128 / WC);
+  let qb = i32(warp) / WC;             // the warp's query rows: 16 qb +: 16 of the block's
+  let cg = i32(warp) % WC;             // its columns of each corpus tile: BN cg +: BN
+  let tiles = cdiv(cdiv(K, BN * WC), splits);   // corpus tiles per split (the last split's past K are +inf)
   let t0 = sp * tiles;                 // this split's first tile
-  let live = m0 + 16 * i32(warp) < N;  // the warp has query rows (warp-uniform)
+  let live = m0 + 16 * qb < N;         // the warp has query rows (warp-uniform)
 
-  for v in 0..(BM * HD / 8) / 256 unroll {
+  for v in 0..cdiv(128 / WC * HD / 8, 256) unroll {
     let idx = v * 256 + t;
     let r = idx / (HD / 8);
     let c = (idx % (HD / 8)) * 8;
-    cp.async xs[r, c +: 8] <- X[b, m0 + r, c +: 8] valid(m0 + r < N);
+    if idx < 128 / WC * HD / 8 {
+      cp.async xs[r, c +: 8] <- X[b, m0 + r, c +: 8] valid(m0 + r < N);
+    }
   }
   cp.async.commit;
   for q in 0..S - 1 unroll {
@@ -917,23 +923,25 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10, QL
   }
   cp.async.wait S - 1;                 // the X group (the oldest) has landed
   syncthreads;
-  var qsum: f32 = 0.0;                 // the query norms: two threads per row, HD / 2 elements each
-  for v in 0..HD / 16 unroll {
-    let x = f32x8(xs[t / 2, (t % 2) * (HD / 2) + v * 8 +: 8]);
-    for e in 0..8 unroll {
-      qsum = fma(x[e], x[e], qsum);
+  if i32(warp) < 8 / WC {              // the query norms: two threads per row, HD / 2 elements each
+    var qsum: f32 = 0.0;
+    for v in 0..HD / 16 unroll {
+      let x = f32x8(xs[t / 2, (t % 2) * (HD / 2) + v * 8 +: 8]);
+      for e in 0..8 unroll {
+        qsum = fma(x[e], x[e], qsum);
+      }
     }
-  }
-  qsum += shfl.xor(qsum, 1);
-  if t % 2 == 0 {
-    qns[t / 2] = nscale * qsum;
-    if LP > 1 && sp == 0 && m0 + t / 2 < N {
-      QN[b, m0 + t / 2] = nscale * qsum;
+    qsum += shfl.xor(qsum, 1);
+    if t % 2 == 0 {
+      qns[t / 2] = nscale * qsum;
+      if LP > 1 && sp == 0 && m0 + t / 2 < N {
+        QN[b, m0 + t / 2] = nscale * qsum;
+      }
     }
   }
   var xa: frag<mma_a, T, 16, 8, 16>[HD / 16];
   for kk in 0..HD / 16 unroll {
-    ldmatrix xa[kk] <- xs[warp * 16 + lane % 16, kk * 16 + (lane / 16) * 8 +: 8];
+    ldmatrix xa[kk] <- xs[qb * 16 + lane % 16, kk * 16 + (lane / 16) * 8 +: 8];
   }
 
   var dv0: f32[KK];                    // QL = 0: the thread's lists of its two rows
@@ -973,20 +981,21 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10, QL
     }
     cp.async.commit;
 
-    var csum: f32 = 0.0;               // the tile's norms: 256 / BN threads per row
-    for v in 0..HD * BN / 2048 unroll {
-      let c = f32x8(cs[s][t / (256 / BN), (t % (256 / BN)) * (HD * BN / 256) + v * 8 +: 8]);
+    var csum: f32 = 0.0;               // the tile's norms: 256 / (BN WC) threads per row
+    for v in 0..HD * BN * WC / 2048 unroll {
+      let c = f32x8(cs[s][t / (256 / (BN * WC)), (t % (256 / (BN * WC))) * (HD * BN * WC / 256) + v * 8 +: 8]);
       for e in 0..8 unroll {
         csum = fma(c[e], c[e], csum);
       }
     }
     for l in 0..3 unroll {
-      if (1 << l) < 256 / BN {
+      if (1 << l) < 256 / (BN * WC) {
         csum += shfl.xor(csum, 1 << l);
       }
     }
-    if t % (256 / BN) == 0 {
-      cns[s][t / (256 / BN)] = select((t0 + kt) * BN + t / (256 / BN) < K, nscale * csum, inf);
+    if t % (256 / (BN * WC)) == 0 {
+      let r = t / (256 / (BN * WC));
+      cns[s][r] = select((t0 + kt) * BN * WC + r < K, nscale * csum, inf);
     }
 
     var acc: frag<mma_c, f32, 16, 8, 16>[BN / 8] = 0.0;
@@ -994,7 +1003,7 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10, QL
       for kk in 0..HD / 16 unroll {
         var bf: frag<mma_b, T, 16, 8, 16>[BN / 8];
         for j in 0..BN / 8 step 2 unroll {
-          ldmatrix bf[j], bf[j + 1] <- cs[s][j * 8 + (lane / 16) * 8 + lane % 8, kk * 16 + ((lane / 8) % 2) * 8 +: 8];
+          ldmatrix bf[j], bf[j + 1] <- cs[s][cg * BN + j * 8 + (lane / 16) * 8 + lane % 8, kk * 16 + ((lane / 8) % 2) * 8 +: 8];
         }
         for j in 0..BN / 8 unroll {
           mma.sync acc[j] += xa[kk] * bf[j];
@@ -1008,29 +1017,31 @@ kernel knn_small<T: type = bf16, BM = 128, BN = 64, HD = 128, S = 3, KK = 10, QL
       var rs0: f32[BN / 4];
       var rs1: f32[BN / 4];
       for j in 0..BN / 8 unroll {
-        let nrm = cns[s][8 * j + (i32(lane) % 4) * 2 +: 2];
+        let nrm = cns[s][cg * BN + 8 * j + (i32(lane) % 4) * 2 +: 2];
         for h in 0..2 unroll {
           rs0[2 * j + h] = fma(-2.0, acc[j][h], nrm[h]);
           rs1[2 * j + h] = fma(-2.0, acc[j][2 + h], nrm[h]);
         }
       }
+      let c0 = (t0 + kt) * BN * WC + cg * BN;
       if QL == 0 {
-        list_offer_scores(dv0, di0, ub0, rs0, (t0 + kt) * BN);
-        list_offer_scores(dv1, di1, ub1, rs1, (t0 + kt) * BN);
+        list_offer_scores(dv0, di0, ub0, rs0, c0);
+        list_offer_scores(dv1, di1, ub1, rs1, c0);
       } else {
-        quad_offer_scores(qv0, qi0, last0, rs0, (t0 + kt) * BN);
-        quad_offer_scores(qv1, qi1, last1, rs1, (t0 + kt) * BN);
+        quad_offer_scores(qv0, qi0, last0, rs0, c0);
+        quad_offer_scores(qv1, qi1, last1, rs1, c0);
       }
     }
   }
   cp.async.wait 0;
 
-  let row = m0 + warp * 16 + i32(lane) / 4;
+  let row = m0 + qb * 16 + i32(lane) / 4;
+  let list = sp * WC + cg;
   if QL == 0 {
-    merge_store_row(dv0, di0, row, qns[warp * 16 + i32(lane) / 4], sp);
-    merge_store_row(dv1, di1, row + 8, qns[warp * 16 + i32(lane) / 4 + 8], sp);
+    merge_store_row(dv0, di0, row, qns[qb * 16 + i32(lane) / 4], list);
+    merge_store_row(dv1, di1, row + 8, qns[qb * 16 + i32(lane) / 4 + 8], list);
   } else {
-    store_segments(qv0, qi0, row, qns[warp * 16 + i32(lane) / 4], sp);
-    store_segments(qv1, qi1, row + 8, qns[warp * 16 + i32(lane) / 4 + 8], sp);
+    store_segments(qv0, qi0, row, qns[qb * 16 + i32(lane) / 4], list);
+    store_segments(qv1, qi1, row + 8, qns[qb * 16 + i32(lane) / 4 + 8], list);
   }
 }

@@ -81,8 +81,8 @@ TEST_CASE("interp kernels/kmeans assign_sm90: clusters, multicast TMA, register-
 }
 
 // knn_small: the KK nearest corpus rows of every query in one launch (norms, per-thread lists and a quad merge,
-// or QL = 1: one list per row held by the quad), or with the corpus cut into LP splits whose lists knn_merge
-// merges.
+// or QL = 1: one list per row held by the quad), or with the corpus cut into splits and the warps of a block
+// sharing query rows (WC column groups), whose lists knn_merge merges.
 // Duplicate corpus rows (in different tiles) make exact ties, which must come out by index; distances within bf16 rounding of the
 // reference (double sums of the rounded inputs); the inner-product metric returns the largest products.
 TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, ties by index, both metrics, corpus splits") {
@@ -101,16 +101,22 @@ TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, 
   for (int64_t k = 0; k < K; ++k)                    // chains (k + 128 == k + 64 == k) end at the first row
     if (twin[size_t(k)] >= 0 && twin[size_t(twin[size_t(k)])] >= 0) twin[size_t(k)] = twin[size_t(twin[size_t(k)])];
   for (double &v : x) v = bf16(v);
-  for (auto [QL, l2, LP] : {std::tuple{0, true, int64_t(1)}, {0, false, int64_t(1)}, {0, true, int64_t(3)},
-                            {0, false, int64_t(4)}, {1, true, int64_t(1)}, {1, false, int64_t(3)}}) {
-    INFO("metric " << (l2 ? "l2" : "ip") << ", " << LP << " corpus split(s), " << (QL ? "quad lists" : "thread lists"));
-    auto p = repoFile("kernels/kmeans/assign_sm90.cake", {{"HD", D}, {"KK", KK}, {"QL", QL}}, {"knn_small", "knn_merge"});
+  // LP lists per row: LP / WC corpus splits, WC column groups (warps sharing the query rows) in each.
+  for (auto [QL, l2, LP, WC, BN] : {std::tuple{0, true, int64_t(1), 1, 64}, {0, false, int64_t(1), 1, 64},
+                                    {0, true, int64_t(3), 1, 64}, {0, false, int64_t(4), 1, 64},
+                                    {1, true, int64_t(1), 1, 64}, {1, false, int64_t(3), 1, 64},
+                                    {0, true, int64_t(16), 8, 16}, {1, false, int64_t(8), 8, 16},
+                                    {1, true, int64_t(6), 2, 32}}) {
+    INFO("metric " << (l2 ? "l2" : "ip") << ", " << LP << " lists per row, " << WC << " column groups, "
+                   << (QL ? "quad lists" : "thread lists"));
+    auto p = repoFile("kernels/kmeans/assign_sm90.cake", {{"HD", D}, {"KK", KK}, {"QL", QL}, {"WC", WC}, {"BN", BN}},
+                      {"knn_small", "knn_merge"});
     RunRequest req;
     req.tensors["X"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, N, D}, x);
     req.tensors["C"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, K, D}, c);
     req.scalars["nscale"] = l2 ? 1.0 : 0.0;
     req.scalars["oscale"] = l2 ? 1.0 : -0.5;
-    req.shape["LP"] = LP;      // 10 corpus tiles: splits of 4 (3: the last holds 2 and 2 past K) or 3 (4: 3, 3, 3, 1)
+    req.shape["LP"] = LP;      // WC = 1: 10 corpus tiles: splits of 4 (3: the last holds 2 and 2 past K) or 3 (4: 3, 3, 3, 1)
     RunResult r = runKernel(p->kernel("knn_small"), p->sema, req, p->diags);
     REQUIRE_MESSAGE(r.ok, p->messages());
     if (LP > 1) {              // the splits' lists -> knn_merge (OD, OI: [B, N, KK])

@@ -88,11 +88,13 @@ class Kernels:
         return self._modules[key]
 
     def _small_kk(self, library, variant):
-        """(KK, BN) of a knn_small variant (the list length, the corpus tile), from its manifest, read once."""
+        """(KK, TN, WC) of a knn_small variant - the list length, the corpus tile's columns (BN WC) and the
+        warps sharing a query row block (WC) - from its manifest, read once."""
         key = (library.name, variant, "KK")
         if key not in self._modules:
             ct = library.ct_params(variant)
-            self._modules[key] = (int(ct["KK"]), int(ct["BN"]))
+            wc = int(ct.get("WC", 1))
+            self._modules[key] = (int(ct["KK"]), int(ct["BN"]) * wc, wc)
         return self._modules[key]
 
     def _small_serves(self, b, n, m, d, k):
@@ -104,10 +106,11 @@ class Kernels:
         bound = next(log2 for kk, log2 in SMALL_WORK_LOG2 if k <= kk)
         return b * n * m * d < 2.0 ** bound
 
-    def _small_splits(self, b, n, m, bn, device):
-        """LP, the corpus splits of a knn_small launch: 1 when the query blocks fill the GPU or the corpus is
-        a few tiles; else enough splits for about two blocks per SM, each split SPLIT_TILES tiles or more."""
-        blocks, tiles = b * -(-n // 128), -(-m // bn)
+    def _small_splits(self, b, n, m, tn, wc, device):
+        """The corpus splits of a knn_small launch whose blocks hold 128 / wc query rows and whose corpus tiles
+        tn columns: 1 when the query blocks fill the GPU or the corpus is a few tiles; else enough splits for
+        about two blocks per SM, each split SPLIT_TILES tiles or more."""
+        blocks, tiles = b * -(-n // (128 // wc)), -(-m // tn)
         sms = self._sms.get(device)
         if sms is None:
             sms = self._sms[device] = torch.cuda.get_device_properties(device).multi_processor_count
@@ -116,17 +119,19 @@ class Kernels:
         return max(1, min(-(-2 * sms // blocks), tiles // SPLIT_TILES, 65535 // b))
 
     def _knn_small(self, small, name, x, c, k, metric, squeeze, splits=None):
-        """Kernels.knn through knn_small variant `name`: one launch, or LP corpus splits + knn_merge (LP:
-        `splits`, else _small_splits)."""
+        """Kernels.knn through knn_small variant `name`: one launch, or corpus splits (`splits`, else
+        _small_splits) and the variant's column groups (WC warps sharing query rows), each with its own lists
+        per row, merged by knn_merge."""
         b, n, _ = x.shape
         m = c.shape[1]
-        kk, bn = self._small_kk(small, name)
+        kk, tn, wc = self._small_kk(small, name)
         if not 1 <= k <= kk:
             raise ValueError("cakeir.kmeans.knn: k = %d (variant %s supports 1..%d)" % (k, name, kk))
         nscale, oscale = (1.0, 1.0) if metric == "l2" else (0.0, -0.5)
-        lp = splits or self._small_splits(b, n, m, bn, x.device)
-        if not 1 <= lp <= 65535 // b:
-            raise ValueError("cakeir.kmeans.knn: splits = %d (1..%d for B = %d)" % (lp, 65535 // b, b))
+        sp = splits or self._small_splits(b, n, m, tn, wc, x.device)
+        if not 1 <= sp <= 65535 // b:
+            raise ValueError("cakeir.kmeans.knn: splits = %d (1..%d for B = %d)" % (sp, 65535 // b, b))
+        lp = sp * wc
         dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
         idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
         if lp == 1:
