@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Fits Kernels.knn's choice between its libraries to measured training shapes: for each k class (the KK of the
 variants: k <= 1, 10, 16, 32, 64), the work bound log2(B Q M D) under which knn_small serves
-(cakeir.kmeans.SMALL_WORK_LOG2) and knn_small's list layout (QL = 0 per-thread lists, QL = 1 quad lists: the
-small library's dispatch table), each chosen to minimise the summed log time over the class's training shapes.
+(cakeir.kmeans.SMALL_WORK_LOG2), knn_small's list layout (QL = 0 per-thread lists, QL = 1 quad lists) and the
+box of corpus rows M and queries Q inside which its WC = 8 variant (warps sharing query rows) serves (both: the
+small library's dispatch table), chosen together to minimise the summed log time over the class's training
+shapes.
 
     python3 bench/library_knn_bench.py --out DIR --sets train --libs knn --paths     # GPU machine
     python3 bench/knn_route_fit.py DIR/library_knn.jsonl                             # here
@@ -32,6 +34,7 @@ def load(path):
             d = r["dims"]
             paths = {n[len("path:"):]: v["ms"] for n, v in t.items() if n.startswith("path:")}
             rows.append({"shape": r["shape"], "k": d["k"], "work": math.log2(d["B"] * d["N"] * d["K"] * d["D"]),
+                         "m": d["K"], "q": d["N"],
                          "flashlib": t["flashlib"]["ms"], "cake": t["cake"]["ms"], "paths": paths})
     return rows
 
@@ -40,9 +43,22 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
+def route(r, rule):
+    """The path a fitted rule takes for a shape: knn_small (its WC variant inside the box of M and Q) below
+    the work bound, the knn library above it."""
+    bound, layout, m_max, q_max = rule
+    if r["work"] >= bound and "big" in r["paths"]:
+        return "big"
+    if r["m"] <= m_max and r["q"] <= q_max and layout + "_wc" in r["paths"]:
+        return layout + "_wc"
+    return layout
+
+
 def fit(rows):
-    """{k class: (work bound, small layout)}: the pair with the least summed log time over the class."""
+    """{k class: (work bound, small layout, M bound, Q bound of the WC variants)}: the rule with the least
+    summed log time over the class's training shapes."""
     out = {}
+    boxes = [(0, 0)] + [(1 << a, 1 << b) for a in range(6, 16) for b in range(2, 18)]
     for c in K_CLASSES:
         members = [r for r in rows if k_class(r["k"]) == c]
         if not members:
@@ -51,15 +67,14 @@ def fit(rows):
         for layout in ("small_ql0", "small_ql1"):
             if not all(layout in r["paths"] for r in members):
                 continue
-            for bound in [w / 2 for w in range(0, 90)] + [99.0]:
-                cost = 0.0
-                for r in members:
-                    path = layout if r["work"] < bound or "big" not in r["paths"] else "big"
-                    cost += math.log(r["paths"][path])
-                if best is None or cost < best[0] - 1e-9:
-                    best = (cost, bound, layout)
+            for m_max, q_max in boxes:
+                for bound in [w / 2 for w in range(0, 90)] + [99.0]:
+                    rule = (bound, layout, m_max, q_max)
+                    cost = sum(math.log(r["paths"][route(r, rule)]) for r in members)
+                    if best is None or cost < best[0] - 1e-9:
+                        best = (cost, rule)
         if best is not None:
-            out[c] = (best[1], best[2])
+            out[c] = best[1]
     return out
 
 
@@ -69,26 +84,24 @@ def main():
     args = p.parse_args()
     rows = [r for r in load(args.jsonl) if r["paths"]]
     rules = fit(rows)
-    print("k class  work bound  layout      shapes  cake    fitted  best path")
+    print("k class  work bound  layout      WC box (M, Q)      shapes  cake    fitted  best path")
     for c in K_CLASSES:
         members = [r for r in rows if k_class(r["k"]) == c]
         if c not in rules:
             continue
-        bound, layout = rules[c]
-        chosen = [r["paths"][layout if r["work"] < bound or "big" not in r["paths"] else "big"] for r in members]
-        print("k <= %-3d %-11s %-11s %-7d %-7.3f %-7.3f %.3f" % (
-            c, "2^%.1f" % bound, layout, len(members),
+        bound, layout, m_max, q_max = rules[c]
+        print("k <= %-3d %-11s %-11s %-18s %-7d %-7.3f %-7.3f %.3f" % (
+            c, "2^%.1f" % bound, layout, "<= %d, <= %d" % (m_max, q_max), len(members),
             geomean([r["flashlib"] / r["cake"] for r in members]),
-            geomean([r["flashlib"] / t for r, t in zip(members, chosen)]),
+            geomean([r["flashlib"] / r["paths"][route(r, rules[c])] for r in members]),
             geomean([r["flashlib"] / min(r["paths"].values()) for r in members])))
     every = [(r, rules[k_class(r["k"])]) for r in rows if k_class(r["k"]) in rules]
-    print("all      %-23s %-7d %-7.3f %-7.3f %.3f" % (
+    print("all      %-42s %-7d %-7.3f %-7.3f %.3f" % (
         "", len(every), geomean([r["flashlib"] / r["cake"] for r, _ in every]),
-        geomean([r["flashlib"] / r["paths"][rule[1] if r["work"] < rule[0] or "big" not in r["paths"] else "big"]
-                 for r, rule in every]),
+        geomean([r["flashlib"] / r["paths"][route(r, rule)] for r, rule in every]),
         geomean([r["flashlib"] / min(r["paths"].values()) for r, _ in every])))
-    print(json.dumps({"SMALL_WORK_LOG2": {str(c): rules[c][0] for c in rules},
-                      "layout": {str(c): rules[c][1] for c in rules}}))
+    print(json.dumps({str(c): {"work_log2": rules[c][0], "layout": rules[c][1], "wc_max_m": rules[c][2],
+                               "wc_max_q": rules[c][3]} for c in rules}))
     return 0
 
 

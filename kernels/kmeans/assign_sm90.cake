@@ -808,37 +808,42 @@ kernel row_norms<T: type = bf16, HD = 128, RPB = 16>(
 }
 
 // knn_small: the KK nearest corpus rows of every query with mma.sync and in-kernel norms, in one launch
-// (LP = 1) or with the corpus cut into LP splits (LP > 1) whose lists knn_merge merges:
+// (LP = 1) or as LP lists per row (corpus pieces x column groups, below) that knn_merge merges:
 //   LP = 1: OD[b, i, 0, e] / OI[b, i, 0, e], e < KK: the KK nearest rows of C to row i of X, ascending by
 //   (distance, index): OD = oscale * (CN - 2 X . C) + QN with CN = nscale ||c||^2 and QN = nscale ||x||^2
 //   (nscale 1, oscale 1: squared L2 distances; nscale 0, oscale -0.5: the inner products, descending).
-//   (+inf, -1) past K.
-//   LP > 1: OD[b, i, p, :] / OI[b, i, p, :] = the KK best (score CN - 2 X . C, index) pairs of row i among the
-//   corpus tiles of split p (tiles p cdiv(T, LP) +: cdiv(T, LP) of the T = cdiv(K, BN)), ascending; QN[b, i]
-//   as above (written by split 0); knn_merge(OD, OI, QN, ..., oscale) gives the answer.  QN is not written
-//   for LP = 1.
+//   (+inf, -1) past K.  QN is not written.
+//   LP > 1: OD[b, i, l, :] / OI[b, i, l, :] = list l of row i: the KK best (score CN - 2 X . C, index) pairs,
+//   ascending, of the columns its piece and column group cover; QN[b, i] as above (written by piece 0);
+//   knn_merge(OD, OI, QN, ..., oscale) gives the answer.
 // X[B, N, D], C[B, K, D] of element type T, any N, K, B; D == HD, a multiple of 32 up to 256.
 //
 // Schedule (kmeans_assign_sm80's, with the norms and the lists added)
-//   grid     cdiv(N, BM) x B LP blocks of 8 warps; block (x, b LP + p) owns query rows x * BM +: BM of batch
-//            b and corpus split p, warp w rows 16 w +: 16, which it keeps as HD / 16 mma_a fragments
-//            (ldmatrix) for the whole split; a warp whose rows all lie past N only loads and syncs.
+//   grid     cdiv(N, 128 / WC) x LP / WC x B blocks of 8 warps; block (x, p, b) owns query rows
+//            x 128 / WC +: 128 / WC of batch b and corpus piece p (cdiv(cdiv(K, BN WC), LP / WC) tiles of BN WC
+//            corpus rows).  Warp w takes query rows 16 (w / WC) +: 16, kept as HD / 16 mma_a fragments
+//            (ldmatrix) for the whole piece, and columns BN (w % WC) +: BN of every tile: WC = 1, a warp per 16
+//            rows; WC > 1, WC warps share 16 rows (few queries still keep the eight warps busy), each with its
+//            own lists, list p WC + w % WC of the row.  A warp whose rows all lie past N only loads and syncs.
 //   norms    the query rows' norms from shared memory once (two threads per row); each corpus tile's norms
-//            from its ring stage when it lands (256 / BN threads per row), +inf past K, so padded columns
+//            from its ring stage when it lands (256 / (BN WC) threads per row), +inf past K, so padded columns
 //            never enter a list; a second barrier per tile publishes them before the epilogue.
-//   corpus   tiles of BN rows through an S-stage cp.async ring (rows padded by 8 elements), as
-//            kmeans_assign_sm80.
-//   lists    per thread and row (two rows: g and g + 8 of the warp's 16), the KK best (score, column) of the
-//            columns the thread holds, offered smallest first when they beat the list's last entry
-//            (list_offer_scores, with the quad's bound ub; KK <= 32: both lists stay in registers); after
-//            the split's last tile the quad's four lists of a row are merged (KK rounds of a quad minimum,
-//            the winning lane drops its head) and lane 0 of the quad stores the row, masked by N.
+//   corpus   tiles through an S-stage cp.async ring (rows padded by 8 elements), as kmeans_assign_sm80.
+//   lists    QL = 0: per thread and row (two rows: g and g + 8 of the warp's 16), the KK best (score, column)
+//            of the columns the thread holds, offered smallest first when they beat the list's last entry
+//            (list_offer_scores, with the quad's bound ub; KK <= 32: both lists stay in registers); after the
+//            piece's last tile the quad's four lists of a row are merged (KK rounds of a quad minimum, the
+//            winning lane drops its head) and lane 0 of the quad stores the row, masked by N.  QL = 1: one list
+//            per row held by the quad in segments (quad_offer_scores, KK <= 64), stored as it stands.
+// Corpus tile kt (BN WC rows; tiles past the corpus, which the last piece may hold, are clamped to the one
+// just past it: zero-filled all the same) into ring stage s.
 fn load_corpus(s: i32, kt: i32) {
+  let kc = min(kt, cdiv(K, BN * WC));
   for v in 0..(BN * WC * HD / 8) / 256 unroll {
     let idx = v * 256 + i32(tid.x);
     let r = idx / (HD / 8);
     let c = (idx % (HD / 8)) * 8;
-    cp.async cs[s][r, c +: 8] <- C[b, kt * BN * WC + r, c +: 8] valid(kt * BN * WC + r < K);
+    cp.async cs[s][r, c +: 8] <- C[b, kc * BN * WC + r, c +: 8] valid(kc * BN * WC + r < K);
   }
 }
 
@@ -886,9 +891,9 @@ kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC =
     oscale: f32)
   requires(D == HD, HD % 32 == 0, HD <= 256, BN == 16 || BN == 32 || BN == 64, S >= 2, KK >= 1,
            WC == 1 || WC == 2 || WC == 4 || WC == 8, BN * WC >= 32, BN * WC <= 256, (BN * WC * HD / 8) % 256 == 0,
-           N <= 2147483392, K <= 1073741824, LP >= 1, LP % WC == 0, B * (LP / WC) <= 65535, QL == 0 || QL == 1,
-           KK <= 32 + 32 * QL)
-  grid(cdiv(N, 128 / WC), B * (LP / WC)) threads(256)
+           N <= 2147483392, K <= 1073741824, LP >= 1, LP % WC == 0, LP / WC <= 65535, B <= 65535,
+           QL == 0 || QL == 1, KK <= 32 + 32 * QL)
+  grid(cdiv(N, 128 / WC), LP / WC, B) threads(256)
 {
   shared xs: T[128 / WC, HD + 8] align(128);
   shared cs: T[S][BN * WC, HD + 8] align(128);
@@ -897,8 +902,8 @@ kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC =
 
   let t = i32(tid.x);
   let splits = LP / WC;                // corpus splits (LP: the lists per row, WC of them per split)
-  let b = i32(block.y) / splits;
-  let sp = i32(block.y) % splits;
+  let b = i32(block.z);
+  let sp = i32(block.y);
   let m0 = i32(block.x) * (128 / WC);
   let qb = i32(warp) / WC;             // the warp's query rows: 16 qb +: 16 of the block's
   let cg = i32(warp) % WC;             // its columns of each corpus tile: BN cg +: BN
@@ -980,6 +985,7 @@ kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC =
       load_corpus((kt + S - 1) % S, t0 + kt + S - 1);
     }
     cp.async.commit;
+    let tc = min(t0 + kt, cdiv(K, BN * WC));   // the tile (clamped as load_corpus clamps it)
 
     var csum: f32 = 0.0;               // the tile's norms: 256 / (BN WC) threads per row
     for v in 0..HD * BN * WC / 2048 unroll {
@@ -995,7 +1001,7 @@ kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC =
     }
     if t % (256 / (BN * WC)) == 0 {
       let r = t / (256 / (BN * WC));
-      cns[s][r] = select((t0 + kt) * BN * WC + r < K, nscale * csum, inf);
+      cns[s][r] = select(tc * BN * WC + r < K, nscale * csum, inf);
     }
 
     var acc: frag<mma_c, f32, 16, 8, 16>[BN / 8] = 0.0;
@@ -1023,7 +1029,7 @@ kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC =
           rs1[2 * j + h] = fma(-2.0, acc[j][2 + h], nrm[h]);
         }
       }
-      let c0 = (t0 + kt) * BN * WC + cg * BN;
+      let c0 = tc * BN * WC + cg * BN;
       if QL == 0 {
         list_offer_scores(dv0, di0, ub0, rs0, c0);
         list_offer_scores(dv1, di1, ub1, rs1, c0);

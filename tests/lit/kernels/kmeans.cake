@@ -12,10 +12,13 @@
 // RUN: %cakec --no-verify --emit=ptx -D QL=1 -D KK=64 -D BN=64 --kernel knn_topk %kernels/kmeans/assign_sm90.cake -o - | %FileCheck %s --check-prefix=QLPTX
 // QLPTX-DAG: vote.sync.any.pred
 // QLPTX-DAG: shfl.sync.up.b32
-// knn_small (one launch: norms, lists, merge) verifies alone at every D and k it is built for; a kernel name
-// the file lacks is a usage error that lists the file's kernels:
-// RUN: %cakec --verify-only --kernel knn_small -D HD=64 -D KK=32 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=SMALL
-// RUN: %cakec --verify-only --kernel knn_small -D HD=256 -D KK=1 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=SMALL
+// knn_small (norms, lists and merge in one launch, or corpus pieces merged by knn_merge) verifies with knn_merge
+// in the layouts the small library builds (per-thread lists, quad lists up to k = 64, eight warps sharing the
+// query rows); a kernel name the file lacks is a usage error that lists the file's kernels:
+// RUN: %cakec --verify-only --kernel knn_small --kernel knn_merge -D HD=64 -D S=8 -D KK=10 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=SMALL
+// RUN: %cakec --verify-only --kernel knn_small --kernel knn_merge -D HD=256 -D S=4 -D KK=1 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=SMALL
+// RUN: %cakec --verify-only --kernel knn_small --kernel knn_merge -D HD=128 -D S=6 -D KK=64 -D QL=1 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=SMALL
+// RUN: %cakec --verify-only --kernel knn_small --kernel knn_merge -D HD=64 -D S=8 -D KK=32 -D QL=1 -D BN=16 -D WC=8 %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=SMALL
 // SMALL: verified
 // SMALL-NOT: warning
 // RUN: not %cakec --verify-only --kernel knn_smal %kernels/kmeans/assign_sm90.cake 2>&1 | %FileCheck %s --check-prefix=NOKERNEL
