@@ -882,15 +882,17 @@ private:
   // A shape (model) for the given trip counts; nullopt when infeasible or unknown (reported).
   std::optional<ConcreteValues> shapeFor(const std::vector<int64_t> &tripValues, std::string &description,
                                         const std::vector<int64_t> &drivenValues = {}) {
-    // One solver serves every shape query of the analysis (thousands of them in a persistent kernel's
-    // enumeration): a fresh solver per query spent more on setting up than on solving.  The assumptions
-    // (requirements, then the translator's side conditions) only grow, so each is asserted once at the base
-    // level, the ones added since the last query first; each query is a push/pop scope above them.
-    if (!shapeSolver_) {
-      shapeSolver_.emplace(z_);
-      ctx_.configureSolver(*shapeSolver_);
-    }
-    z3::solver &solver = *shapeSolver_;
+    // A fresh solver per query, asked once: Z3 then preprocesses the query as a whole (solving the
+    // equations of requires(...) such as `KP == cdiv(cdiv(K, 2 BN), LP / 4) * (LP / 4) * 2 BN` for their
+    // variable) before its search.  One incremental solver for all the shape queries of a kernel (a push /
+    // pop scope each) skips that preprocessing, and its nonlinear search depends on what earlier queries
+    // left in it and on the term ids of the file's shared Z3 context: the same query for knn_topk was
+    // answered at once after the other kernels of its file had been verified and ran for minutes alone, its
+    // resource limit counting so slowly there (20 ms of limit: 4 s, 80 ms: 54 s) that it bounded nothing.
+    // The shapes are cached per trip-count vector (at most 400 of them per kernel), so a query per vector
+    // costs a few milliseconds in all.
+    z3::solver solver(z_);
+    ctx_.configureSolver(solver);
     std::vector<z3::expr> vars;   // declared first: declaring a variable may add its range as a side condition
     for (const Ptr<ShapeVar> &sv : ctx_.kernel().shapeVars) vars.push_back(ctx_.translator().declVar(sv.get()));
     std::vector<const Param *> params;
@@ -899,15 +901,8 @@ private:
         params.push_back(prm.get());
         vars.push_back(ctx_.translator().declVar(prm.get()));
       }
-    for (; shapeRequirements_ < ctx_.requirements().size(); ++shapeRequirements_)
-      solver.add(ctx_.requirements()[shapeRequirements_]);
-    for (; shapeSideConditions_ < ctx_.translator().sideConditions().size(); ++shapeSideConditions_)
-      solver.add(ctx_.translator().sideConditions()[shapeSideConditions_]);
-    solver.push();
-    struct PopScope {
-      z3::solver &s;
-      ~PopScope() { s.pop(); }
-    } popScope{solver};
+    for (const z3::expr &r : ctx_.requirements()) solver.add(r);
+    for (const z3::expr &c : ctx_.translator().sideConditions()) solver.add(c);
     for (size_t i = 0; i < trips_.size(); ++i) solver.add(trips_[i] == z_.int_val(tripValues[i]));
     for (size_t i = 0; i < drivenValues.size() && i < drivenTrips_.size(); ++i)
       solver.add(drivenTrips_[i] == z_.int_val(drivenValues[i]));
@@ -1166,8 +1161,6 @@ private:
 
   VerifyContext &ctx_;
   z3::context &z_;
-  std::optional<z3::solver> shapeSolver_;   // shapeFor's, created on first use
-  size_t shapeRequirements_ = 0, shapeSideConditions_ = 0;   // the assumptions asserted in it so far
   size_t shapeQueries_ = 0, simulatedPrograms_ = 0;           // for CAKE_VERIFY_TIMES
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
