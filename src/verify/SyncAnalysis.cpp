@@ -186,6 +186,49 @@ bool isSymbolic(const Expr *e) {
   return mentions(e, DeclKind::ShapeVar) || mentions(e, DeclKind::Param);
 }
 
+// Does e take other values in other iterations of the symbolic loops (or at other counter values)?  It does
+// when it reads a counter or a loop variable whose range is not fixed: a loop with constant bounds (an
+// unrolled `for kb in 0..HD / 64` inside the pipeline loop) runs through the same values in every
+// iteration, so a modulus applied to its variable alone (`kb % 4`) makes no period of the pipeline.
+bool variesIn(const Expr *e, unsigned depth, std::unordered_set<const Decl *> &seen) {
+  if (!e || depth > 64) return false;
+  switch (e->kind) {
+  case ExprKind::Name: {
+    const Decl *d = cast<NameExpr>(e)->decl;
+    if (!d || !seen.insert(d).second) return false;
+    if (d->declKind == DeclKind::Var) return true;
+    if (d->declKind == DeclKind::Let) return variesIn(static_cast<const LetStmt *>(d)->init.get(), depth + 1, seen);
+    if (d->declKind != DeclKind::LoopVar) return false;
+    auto *f = static_cast<const ForStmt *>(d);
+    for (const Expr *bound : {f->lower.get(), f->upper.get(), f->step.get()})
+      if (bound && (isSymbolic(bound) || mentions(bound, DeclKind::LoopVar) || mentions(bound, DeclKind::Var)))
+        return true;
+    return false;
+  }
+  case ExprKind::Unary: return variesIn(cast<UnaryExpr>(e)->operand.get(), depth + 1, seen);
+  case ExprKind::Binary:
+    return variesIn(cast<BinaryExpr>(e)->lhs.get(), depth + 1, seen) || variesIn(cast<BinaryExpr>(e)->rhs.get(), depth + 1, seen);
+  case ExprKind::Call:
+    for (const Ptr<Expr> &a : cast<CallExpr>(e)->args)
+      if (variesIn(a.get(), depth + 1, seen)) return true;
+    return false;
+  case ExprKind::Member: return variesIn(cast<MemberExpr>(e)->base.get(), depth + 1, seen);
+  case ExprKind::Index: {
+    auto *ix = cast<IndexExpr>(e);
+    if (variesIn(ix->base.get(), depth + 1, seen)) return true;
+    for (const IndexItem &it : ix->items)
+      if (variesIn(it.start.get(), depth + 1, seen)) return true;
+    return false;
+  }
+  default: return false;
+  }
+}
+
+bool varies(const Expr *e) {
+  std::unordered_set<const Decl *> seen;
+  return variesIn(e, 0, seen);
+}
+
 // Constant divisors, moduli and (mask + 1) applied to loop variables and counters in an expression,
 // through lets.
 void collectModuliIn(const Expr *e, std::vector<int64_t> &out, unsigned depth, std::unordered_set<const Decl *> &seen) {
@@ -203,8 +246,9 @@ void collectModuliIn(const Expr *e, std::vector<int64_t> &out, unsigned depth, s
     collectModuliIn(b->lhs.get(), out, depth + 1, seen);
     collectModuliIn(b->rhs.get(), out, depth + 1, seen);
     // Only an operation on a value that changes from iteration to iteration can make a period:
-    // `HD / 64` in `xb * (HD / 64) + kb` is the same in every iteration.
-    if (!mentions(b->lhs.get(), DeclKind::LoopVar) && !mentions(b->lhs.get(), DeclKind::Var)) return;
+    // `HD / 64` in `xb * (HD / 64) + kb` and `kk % 4` over an unrolled `kk in 0..8` are the same in every
+    // iteration.
+    if (!varies(b->lhs.get())) return;
     if (auto *lit = dynCast<IntLitExpr>(b->rhs.get()); lit && (b->op == BinaryOp::BitAnd))
       out.push_back(static_cast<int64_t>(lit->value) + 1);
     if (b->op == BinaryOp::BitXor) out.push_back(2);
@@ -229,6 +273,14 @@ void collectModuliIn(const Expr *e, std::vector<int64_t> &out, unsigned depth, s
 void collectModuli(const Expr *e, std::vector<int64_t> &out) {
   std::unordered_set<const Decl *> seen;
   collectModuliIn(e, out, 0, seen);
+}
+
+// The lcm of the moduli up to the longest period the analysis considers (1 for none).
+int64_t lcmOf(const std::vector<int64_t> &moduli) {
+  int64_t lcm = 1;
+  for (int64_t m : moduli)
+    if (m > 0 && m <= kMaxPeriod) lcm = std::lcm(lcm, m);
+  return lcm;
 }
 
 const Expr *firstIndex(const Expr *operand) {
@@ -467,16 +519,27 @@ public:
       proveStructure(loops, allExprs, prefix, counterPrefix);
     }
 
+    // 3b. The trip counts' own period: P is a period of everything, but inserting iterations of a trip loop
+    //     shifts only that loop's variable and the counters it advances; those often repeat sooner (a tile
+    //     counter w with `w % 2` and `(w / 2) & 1` and a ring counter it += 2 with `it % 3` make P = 12,
+    //     while the k-tile loop repeats every 3 iterations).  Each enumerated dimension then spans its own
+    //     period: the k-tile counts up to h + 2 x 3 + 2 instead of h + 2 x 12 + 2, in every tile count.
+    int64_t tripPrefix = prefix;
+    tripPeriod_ = period_;
+    if (!trips_.empty() && result_.findings.empty() && heldBack_.empty()) findTripPeriod(loops, allExprs, counterPrefix, tripPrefix);
+
+
     // 4. Simulation of every feasible trip count up to prefix + 2P + 2 (tile loops: counter prefix + 2P + 2).
-    int64_t maxTrip = std::min<int64_t>(prefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
+    int64_t maxTrip = std::min<int64_t>(tripPrefix + 2 * tripPeriod_ + 2, ctx_.options().maxSimulatedTrips);
     int64_t maxTiles = std::min<int64_t>(counterPrefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
     simulateAll(maxTrip, maxTiles);
     // CAKE_VERIFY_TIMES=1 (Verifier.cpp) also prints the size of the enumeration (profiling aid, stderr).
     if (std::getenv("CAKE_VERIFY_TIMES"))
       std::fprintf(stderr,
-                   "cakec: verify %s: sync analysis: period %lld, %zu trip counts, %zu tile-loop groups, %zu shape "
-                   "queries, %zu expansions simulated\n",
-                   k.name.c_str(), static_cast<long long>(period_), trips_.size(), drivenTrips_.size(),
+                   "cakec: verify %s: sync analysis: period %lld (trip counts: %lld, up to %lld; tile counts up to "
+                   "%lld), %zu trip counts, %zu tile-loop groups, %zu shape queries, %zu expansions simulated\n",
+                   k.name.c_str(), static_cast<long long>(period_), static_cast<long long>(tripPeriod_),
+                   static_cast<long long>(maxTrip), static_cast<long long>(maxTiles), trips_.size(), drivenTrips_.size(),
                    shapeQueries_, simulatedPrograms_);
     return finish();
   }
@@ -515,6 +578,91 @@ private:
     return true;
   }
   bool trialFailed() const { return trialFindings_ != SIZE_MAX && result_.findings.size() > trialFindings_; }
+  // A structural fact: under the solver limit, or a share of it in a trip-period trial (a candidate whose
+  // fact is false costs the default solver's search for a counterexample, which only says "not this one").
+  ProofResult proveFact(const z3::expr &claim, const std::vector<z3::expr> &extra) {
+    if (tripTrial_) return ctx_.proveForAllWithin(claim, extra, std::max(1u, ctx_.options().timeoutMs / 10));
+    return ctx_.proveForAll(claim, extra);
+  }
+
+  // Step 3b: the smallest divisor d of P for which the facts that concern the trip counts hold - every
+  // expression of a trip loop repeats every d iterations of it, every counter advanced inside a trip loop
+  // repeats every d of its increments (in every expression), and code after the loops repeats when a trip
+  // count grows by d - so that a run with T + d iterations is a run with T and one more d-iteration period
+  // in the steady state.  Each candidate is a trial that leaves no trace (the facts for P are the ones
+  // counted); tripPeriod_ and `tripPrefix` (the prefix h those facts need) are set for the first that holds.
+  void findTripPeriod(const std::vector<SyncLoop> &loops, const std::vector<const Expr *> &allExprs,
+                      int64_t counterPrefix, int64_t &tripPrefix) {
+    std::set<const ForStmt *> tripLoops;
+    for (const auto &group : tripLoops_) tripLoops.insert(group.begin(), group.end());
+    // The counters a trip loop advances: their loop is a trip loop or lies inside one.
+    std::set<const Decl *> advanced;
+    for (const auto &[decl, c] : counters_.counters) {
+      if (c.step == 0) continue;
+      for (size_t i = 0; i < loops.size(); ++i) {
+        if (loops[i].loop != c.loop) continue;
+        for (int p = static_cast<int>(i); p >= 0; p = loops[static_cast<size_t>(p)].parent)
+          if (tripLoops.count(loops[static_cast<size_t>(p)].loop)) advanced.insert(decl);
+      }
+    }
+    // Candidates: the divisors d of P that the moduli allow - each trip-loop variable's expressions apply
+    // moduli whose lcm divides d, each advanced counter's (step c) moduli divide d x c (the moduli's lcm is
+    // where a period starts: `(k / S) & 1` needs 2S, which the proof then rejects for d = S).
+    std::vector<std::pair<int64_t, int64_t>> needs;   // (lcm of the moduli, step): d x step % lcm == 0
+    for (const SyncLoop &l : loops)
+      if (tripLoops.count(l.loop)) {
+        std::vector<int64_t> moduli;
+        for (const Expr *e : l.exprs)
+          if (e && mentionsDecl(e, l.loop)) collectModuli(e, moduli);
+        needs.push_back({lcmOf(moduli), 1});
+      }
+    for (const Decl *x : advanced) {
+      std::vector<int64_t> moduli;
+      for (const Expr *e : allExprs)
+        if (e && mentionsDecl(e, x)) collectModuli(e, moduli);
+      needs.push_back({lcmOf(moduli), std::abs(counters_.find(x)->step)});
+    }
+    const int64_t full = period_;
+    for (int64_t d = 1; d < full; ++d) {
+      if (full % d != 0) continue;
+      if (std::any_of(needs.begin(), needs.end(), [&](const auto &n) { return (d * n.second) % n.first != 0; }))
+        continue;
+      SyncAnalysis before = result_;
+      size_t heldBefore = heldBack_.size();
+      period_ = d;
+      trialFindings_ = result_.findings.size();
+      tripTrial_ = true;
+      int64_t prefix = 0;
+      for (const SyncLoop &l : loops) {
+        if (tripLoops.count(l.loop)) prefix = std::max(prefix, provePeriodic(l));
+        if (trialFailed()) break;
+      }
+      for (const Expr *e : allExprs) {
+        if (trialFailed()) break;
+        if (e) prefix = std::max(prefix, proveCounterPeriodic(*e, &advanced));
+      }
+      std::set<const Expr *> skipped;   // as in proveStructure: the trip and tile loops' own bounds
+      for (const auto &group : tripLoops_)
+        for (const ForStmt *f : group) skipped.insert(f->upper.get());
+      for (const auto &group : drivenLoops_)
+        for (const ForStmt *f : group) skipped.insert({f->lower.get(), f->upper.get(), f->step.get()});
+      for (const Expr *e : allExprs) {
+        if (trialFailed()) break;
+        if (e && !skipped.count(e)) proveDeterminacy(*e);
+      }
+      bool held = !trialFailed();
+      trialFindings_ = SIZE_MAX;
+      tripTrial_ = false;
+      period_ = full;
+      result_ = std::move(before);
+      heldBack_.resize(heldBefore);
+      if (held) {
+        tripPeriod_ = d;
+        tripPrefix = std::max(prefix, counterPrefix);
+        return;
+      }
+    }
+  }
 
   // An expression the solver cannot take.  When the cause is a mutable variable that is not an induction
   // counter, the expansion reports the same cause more precisely (why the variable is not a counter) where
@@ -613,7 +761,7 @@ private:
       z3::expr shifted = at->substitute(vec(k), vec(k + z_.int_val(period_)));
       bool done = false;
       for (int64_t h : {int64_t(0), int64_t(1), period_}) {
-        ProofResult r = ctx_.proveForAll(*at == shifted, {k >= *lo + z_.int_val(h), k + z_.int_val(period_) < *hi});
+        ProofResult r = proveFact(*at == shifted, {k >= *lo + z_.int_val(h), k + z_.int_val(period_) < *hi});
         if (r.proven()) {
           prefix = std::max(prefix, h);
           result_.proven[static_cast<int>(SyncFamily::Deadlock)]++;
@@ -679,7 +827,7 @@ private:
     }
     z3::expr other = term->substitute(from, to);
     extra.push_back(sameTrips);
-    ProofResult same = ctx_.proveForAll(*term == other, extra);
+    ProofResult same = proveFact(*term == other, extra);
     if (!same.proven()) {
       if (same.refuted())
         unproven(SyncFamily::Deadlock, e.range, "the synchronisation protocol for every shape",
@@ -691,7 +839,7 @@ private:
     result_.proven[static_cast<int>(SyncFamily::Deadlock)]++;
     if (mentions(&e, DeclKind::LoopVar) || trips_.empty()) return;
     extra.back() = shiftedTrips;
-    ProofResult shifted = ctx_.proveForAll(*term == other, extra);
+    ProofResult shifted = proveFact(*term == other, extra);
     if (shifted.proven()) {
       result_.proven[static_cast<int>(SyncFamily::Deadlock)]++;
       return;
@@ -791,7 +939,8 @@ private:
 
   // An expression over induction counters repeats when a counter advances by P iterations: E(x + P*c) ==
   // E(x) for every x at least h iterations past its initial value.  Returns h (0, 1 or P).
-  int64_t proveCounterPeriodic(const Expr &e) {
+  // `only`: shift just these counters (the others stay).
+  int64_t proveCounterPeriodic(const Expr &e, const std::set<const Decl *> *only = nullptr) {
     if (!mentions(&e, DeclKind::Var)) return 0;
     TranslateFailure f;
     auto at = ctx_.toZ3(e, &f);
@@ -802,7 +951,7 @@ private:
     z3::expr_vector from(z_), to(z_);
     std::vector<std::pair<z3::expr, const InductionCounter *>> used;
     for (const Decl *d : counterVars_) {
-      if (!mentionsDecl(&e, d)) continue;
+      if (!mentionsDecl(&e, d) || (only && !only->count(d))) continue;
       const InductionCounter *c = counters_.find(d);
       z3::expr x = counterTerms_.at(d);
       from.push_back(x);
@@ -820,7 +969,7 @@ private:
         std::vector<z3::expr> past;
         for (const auto &[x, c] : used)
           past.push_back(c->step > 0 ? x >= z_.int_val(c->init + h * c->step) : x <= z_.int_val(c->init + h * c->step));
-        ProofResult r = ctx_.proveForAll(*at == at->substitute(f1, t1), past);
+        ProofResult r = proveFact(*at == at->substitute(f1, t1), past);
         if (!r.proven()) all = false;
         if (r.status == ProofStatus::Unknown) {
           inconclusive(r, e.range, "that this expression repeats every " + std::to_string(period_) +
@@ -882,15 +1031,17 @@ private:
   // A shape (model) for the given trip counts; nullopt when infeasible or unknown (reported).
   std::optional<ConcreteValues> shapeFor(const std::vector<int64_t> &tripValues, std::string &description,
                                         const std::vector<int64_t> &drivenValues = {}) {
-    // One solver serves every shape query of the analysis (thousands of them in a persistent kernel's
-    // enumeration): a fresh solver per query spent more on setting up than on solving.  The assumptions
-    // (requirements, then the translator's side conditions) only grow, so each is asserted once at the base
-    // level, the ones added since the last query first; each query is a push/pop scope above them.
-    if (!shapeSolver_) {
-      shapeSolver_.emplace(z_);
-      ctx_.configureSolver(*shapeSolver_);
-    }
-    z3::solver &solver = *shapeSolver_;
+    // A fresh solver per query, asked once: Z3 then preprocesses the query as a whole (solving the
+    // equations of requires(...) such as `KP == cdiv(cdiv(K, 2 BN), LP / 4) * (LP / 4) * 2 BN` for their
+    // variable) before its search.  One incremental solver for all the shape queries of a kernel (a push /
+    // pop scope each) skips that preprocessing, and its nonlinear search depends on what earlier queries
+    // left in it and on the term ids of the file's shared Z3 context: the same query for knn_topk was
+    // answered at once after the other kernels of its file had been verified and ran for minutes alone, its
+    // resource limit counting so slowly there (20 ms of limit: 4 s, 80 ms: 54 s) that it bounded nothing.
+    // The shapes are cached per trip-count vector (at most 400 of them per kernel), so a query per vector
+    // costs a few milliseconds in all.
+    z3::solver solver(z_);
+    ctx_.configureSolver(solver);
     std::vector<z3::expr> vars;   // declared first: declaring a variable may add its range as a side condition
     for (const Ptr<ShapeVar> &sv : ctx_.kernel().shapeVars) vars.push_back(ctx_.translator().declVar(sv.get()));
     std::vector<const Param *> params;
@@ -899,15 +1050,8 @@ private:
         params.push_back(prm.get());
         vars.push_back(ctx_.translator().declVar(prm.get()));
       }
-    for (; shapeRequirements_ < ctx_.requirements().size(); ++shapeRequirements_)
-      solver.add(ctx_.requirements()[shapeRequirements_]);
-    for (; shapeSideConditions_ < ctx_.translator().sideConditions().size(); ++shapeSideConditions_)
-      solver.add(ctx_.translator().sideConditions()[shapeSideConditions_]);
-    solver.push();
-    struct PopScope {
-      z3::solver &s;
-      ~PopScope() { s.pop(); }
-    } popScope{solver};
+    for (const z3::expr &r : ctx_.requirements()) solver.add(r);
+    for (const z3::expr &c : ctx_.translator().sideConditions()) solver.add(c);
     for (size_t i = 0; i < trips_.size(); ++i) solver.add(trips_[i] == z_.int_val(tripValues[i]));
     for (size_t i = 0; i < drivenValues.size() && i < drivenTrips_.size(); ++i)
       solver.add(drivenTrips_[i] == z_.int_val(drivenValues[i]));
@@ -1166,8 +1310,6 @@ private:
 
   VerifyContext &ctx_;
   z3::context &z_;
-  std::optional<z3::solver> shapeSolver_;   // shapeFor's, created on first use
-  size_t shapeRequirements_ = 0, shapeSideConditions_ = 0;   // the assumptions asserted in it so far
   size_t shapeQueries_ = 0, simulatedPrograms_ = 0;           // for CAKE_VERIFY_TIMES
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
@@ -1180,6 +1322,8 @@ private:
   std::unordered_set<const Decl *> clusterInvariantLets_;   // lets proven the same in every CTA
   int64_t counterPrefix_ = 0;
   int64_t period_ = 2;
+  int64_t tripPeriod_ = 2;   // step 3b: the period of the trip-count dimensions (a divisor of period_)
+  bool tripTrial_ = false;   // findTripPeriod's trial is running (proveFact's reduced limit)
   size_t trialFindings_ = SIZE_MAX;   // a period trial: the findings before it (SIZE_MAX: no trial)
   struct HeldBack {
     const Decl *var;
