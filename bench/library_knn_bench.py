@@ -152,7 +152,8 @@ class Impls:
     def for_shape(self, shape, variants=False, paths=False):
         """{name: fn(x, c) -> (dist or None, idx) | (labels, mind or None)}; variants: the library's feasible
         variants too, as "variant:<name>"; paths: KNN through each of Kernels.knn's two libraries, as
-        "path:small_ql0", "path:small_ql1", "path:big" (knn_paths)."""
+        "path:small_ql0", "path:small_ql1", "path:big" (knn_paths), and for k = 1 "path:argmin" (the k-means
+        assignment, Kernels._knn_argmin)."""
         torch, fns = self.torch, {}
         if shape.op == "knn":
             if self.cake is not None:
@@ -163,6 +164,11 @@ class Impls:
                 if paths:
                     for path, name in knn_paths(self.cake, shape).items():
                         fns["path:" + path] = (lambda x, c, name=name: self.cake.knn(x, c, shape.k, variant=name))
+                    knn_lib = self.cake._library("knn", torch.bfloat16)
+                    if shape.k == 1 and knn_lib is not None and self.cake._library("kmeans_assign", torch.bfloat16):
+                        fns["path:argmin"] = (lambda x, c: self.cake._knn_argmin(
+                            knn_lib, x if shape.batched else x.unsqueeze(0), c if shape.batched else c.unsqueeze(0),
+                            "l2", not shape.batched))
             if self.flash_knn is not None:
                 def flash(x, c):
                     xb, cb = (x, c) if shape.batched else (x.unsqueeze(0), c.unsqueeze(0))
@@ -344,6 +350,11 @@ def run_shape(torch, shape, impls, flusher, seed, args):
                 _, tn, wc = impls.cake._small_kk(small, name)
                 rec["variant"] = "%s/splits=%d" % (name, impls.cake._small_splits(shape.b, shape.q, shape.m, tn, wc,
                                                                                   DEVICE))
+            elif shape.op == "knn" and shape.k == 1 and impls.cake._library("kmeans_assign", torch.bfloat16):
+                assign = impls.cake._library("kmeans_assign", torch.bfloat16)       # Kernels._knn_argmin
+                if not assign.target:
+                    assign.set_arch("sm_90a")
+                rec["variant"] = "assign:" + assign.variant_name(B=shape.b, N=shape.q, K=shape.m, D=shape.d)
             elif shape.op == "knn":
                 rec["variant"] = impls.cake._library("knn", torch.bfloat16).variant_name(**shape.values)
             else:

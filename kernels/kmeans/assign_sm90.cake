@@ -679,9 +679,10 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
 // OD[b, i, e] = scale * score + QN[b, i] (scale 1 and QN = ||x||^2 give squared L2 distances; scale -0.5 and
 // QN = 0 give the inner product), OI[b, i, e] its column (-1 past K: OD = +inf).
 //   KK <= 32  lane e holds entry e of the merged list (lanes past KK: (+inf, -1)); each further list comes in
-//             the same way (one coalesced load), reversed across the lanes (shfl), and the lane keeps the
-//             smaller of its entry and the reversed one: the 32 smallest of both lists, as a bitonic
-//             sequence, which five half-cleaner steps (xor 16, 8, 4, 2, 1) sort ascending.
+//             the same way (one coalesced load; eight lists' loads in flight at once), reversed across the
+//             lanes (shfl), and the lane keeps the smaller of its entry and the reversed one: the 32 smallest
+//             of both lists, as a bitonic sequence, which five half-cleaner steps (xor 16, 8, 4, 2, 1) sort
+//             ascending (a list of +inf entries, past LP, leaves it as it is).
 //   KK > 32   lane l merges lists l, l + 32, ... into a sorted register list (the first one copied, then an
 //             entry enters only if it beats the list's last: the lists are sorted, so after the first miss of
 //             a list none of its entries does), then KK rounds of a warp-wide minimum of the lanes' list
@@ -708,26 +709,32 @@ kernel knn_merge<KK = 10, WPB = 4>(
         v = PD[b, i, 0, l];
         j = PI[b, i, 0, l];
       }
-      for m in 1..LP {
-        var w: f32 = inf;
-        var wj: i32 = -1;
-        if l < KK {
-          w = PD[b, i, m, l];
-          wj = PI[b, i, m, l];
+      for m0 in 1..LP step 8 {          // eight lists' loads in flight, then their merges
+        var w: f32[8];
+        var wj: i32[8];
+        for u in 0..8 unroll {
+          w[u] = inf;
+          wj[u] = -1;
+          if l < KK && m0 + u < LP {
+            w[u] = PD[b, i, m0 + u, l];
+            wj[u] = PI[b, i, m0 + u, l];
+          }
         }
-        let rv = shfl.idx(w, 31 - l);
-        let rj = shfl.idx(wj, 31 - l);
-        let take = rv < v || (rv == v && rj < j);
-        v = select(take, rv, v);
-        j = select(take, rj, j);
-        for s in 0..5 unroll {
-          let ov = shfl.xor(v, 16 >> s);
-          let oj = shfl.xor(j, 16 >> s);
-          let lower = ov < v || (ov == v && oj < j);     // the partner's entry comes first
-          let keep_low = (l & (16 >> s)) == 0;           // this lane keeps the smaller of the pair
-          let swap = select(keep_low, lower, ov > v || (ov == v && oj > j));
-          v = select(swap, ov, v);
-          j = select(swap, oj, j);
+        for u in 0..8 unroll {
+          let rv = shfl.idx(w[u], 31 - l);
+          let rj = shfl.idx(wj[u], 31 - l);
+          let take = rv < v || (rv == v && rj < j);
+          v = select(take, rv, v);
+          j = select(take, rj, j);
+          for s in 0..5 unroll {
+            let ov = shfl.xor(v, 16 >> s);
+            let oj = shfl.xor(j, 16 >> s);
+            let lower = ov < v || (ov == v && oj < j);     // the partner's entry comes first
+            let keep_low = (l & (16 >> s)) == 0;           // this lane keeps the smaller of the pair
+            let swap = select(keep_low, lower, ov > v || (ov == v && oj > j));
+            v = select(swap, ov, v);
+            j = select(swap, oj, j);
+          }
         }
       }
       if l < KK {

@@ -147,6 +147,38 @@ class Kernels:
         dist, idx = dist[..., :k], idx[..., :k]
         return (dist[0], idx[0]) if squeeze else (dist, idx)
 
+    def _knn_argmin(self, library, x, c, metric, squeeze):
+        """Kernels.knn for k = 1 above knn_small's work bound: the k-means assignment (argmin of
+        CN - 2 x.c, ties to the smaller index, as knn's) with the knn library's row_norms for CN and QN."""
+        b, n, d = x.shape
+        m = c.shape[1]
+        if not library.target:
+            major, minor = torch.cuda.get_device_capability(x.device)
+            library.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
+        norms_kernel = self._library_module(library, library.variant_name(B=b, N=n, K=m, D=d, k=1))[0]["row_norms"]
+        scale = 1.0 if metric == "l2" else 0.0
+        assign = self._library("kmeans_assign", x.dtype)
+        if not assign.target:
+            assign.set_arch(library.target)
+        name = assign.variant_name(B=b, N=n, K=m, D=d)
+        bn = 0 if assign.variants[name].name == "kmeans_assign_sm80" else self._assign_bn(assign, name)
+        cn = torch.empty((b, -(-m // (2 * bn)) * 2 * bn if bn else m), dtype=torch.float32, device=x.device)
+        norms_kernel(c, cn, scale)                          # +inf past M: the padded columns never win
+        qn = torch.empty((b, n), dtype=torch.float32, device=x.device)
+        norms_kernel(x, qn, scale)
+        idx = torch.empty((b, n, 1), dtype=torch.int32, device=x.device)
+        mind = torch.empty((b, n, 1), dtype=torch.float32, device=x.device)
+        assign.variants[name](x, c, cn, idx.view(b, n), mind.view(b, n))
+        dist = torch.add(qn.view(b, n, 1), mind, alpha=1.0) if metric == "l2" else mind.mul_(-0.5)
+        return (dist[0], idx[0]) if squeeze else (dist, idx)
+
+    def _assign_bn(self, library, variant):
+        """BN (the centroid tile) of a kmeans_assign variant, from its manifest, read once."""
+        key = (library.name, variant, "BN")
+        if key not in self._modules:
+            self._modules[key] = int(library.ct_params(variant)["BN"])
+        return self._modules[key]
+
     # ------------------------------------------------------------------------------------- assignment
     def assign(self, x, c, c_sq=None, labels=None, mind=None, variant=None):
         """(labels i32 [B, N], mind f32 [B, N]): the nearest centroid of every point, ties to the smaller
@@ -169,12 +201,7 @@ class Kernels:
                 raise ValueError("cakeir.kmeans.assign: library %s has no variant %r (variants: %s)"
                                  % (library.name, variant, ", ".join(library.variants)))
             kernel = library.variants[variant]
-            bn = 0
-            if kernel.name != "kmeans_assign_sm80":
-                key = (library.name, variant, "BN")
-                if key not in self._modules:               # the manifest is read once per variant
-                    self._modules[key] = int(library.ct_params(variant)["BN"])
-                bn = self._modules[key]
+            bn = 0 if kernel.name == "kmeans_assign_sm80" else self._assign_bn(library, variant)
         else:
             if variant is not None:
                 raise ValueError("cakeir.kmeans.assign: variant %r needs a library folder kmeans_assign_<dtype>/"
@@ -250,6 +277,7 @@ class Kernels:
         one launch (norms, lists and merge in the kernel) or, when the query blocks alone leave SMs idle, the
         corpus cut into `splits` pieces (default: _small_splits) whose lists knn_merge merges (`variant` may name
         one of its variants).
+        Above that bound, k = 1 with a folder kmeans_assign_<dtype>/ runs the k-means assignment (_knn_argmin).
         With a library folder knn_<dtype>/ (kernels/kmeans/library_knn_bf16.json) its dispatch table picks the
         variant (by B, Q, M, D and k; row_norms and knn_merge come from the chosen variant's cubin), and
         `variant` names one of the library's variants instead (the table bypassed).  Without one, variant: a
@@ -269,6 +297,9 @@ class Kernels:
             if name is not None:
                 return self._knn_small(small, name, x, c, k, metric, squeeze, splits)
         library = self._library("knn", x.dtype)
+        if k == 1 and not variant and splits is None and library is not None \
+                and self._library("kmeans_assign", x.dtype) is not None:
+            return self._knn_argmin(library, x, c, metric, squeeze)
         if library is not None:
             if not library.target:
                 major, minor = torch.cuda.get_device_capability(x.device)
