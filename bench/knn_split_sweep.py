@@ -45,12 +45,13 @@ def main():
         shape = Shape("knn", b, q, m, d, k, b > 1)
         x, c, _ = lib.make_inputs(torch, shape, 20261204 + i)
         picked = small.variant_name(B=b, N=q, K=m, D=d, k=k)
-        for name in [picked] + [v for v in (picked + "w", picked[:-1] + "w") if v in small.variants and v != picked]:
+        for name in [picked] + [v for v in (picked + "w", picked[:-1] if picked.endswith("w") else "")
+                                if v in small.variants and v != picked]:
             kk, tn, wc = cake._small_kk(small, name)
-            auto = cake._small_splits(b, q, m, tn, wc, x.device)
+            auto = cake._small_splits(b, q, m, tn, wc, kk, x.device)
             tiles = -(-m // tn)
             lps = sorted({lp for lp in (1, 2, 4, 8, 16, 33, 66, 132, 264, 528, auto // 2, auto, auto * 2)
-                          if 1 <= lp <= min(tiles, 65535 // b)})
+                          if 1 <= lp <= min(tiles, 65535)})
             fns = {"splits=%d" % lp: (lambda lp=lp: cake.knn(x, c, k, variant=name, splits=lp)) for lp in lps}
             timing = common.time_interleaved(torch, fns, flusher, 3, 3)
             us = {n: t["ms"] * 1000 for n, t in timing.items()}

@@ -343,18 +343,21 @@ def run_shape(torch, shape, impls, flusher, seed, args):
     if "cake" in fns and impls.cake is not None:
         try:
             small = impls.cake._library("knn_small", torch.bfloat16) if shape.op == "knn" else None
-            if small is not None and impls.cake._small_serves(shape.b, shape.q, shape.m, shape.d, shape.k):
-                if not small.target:
-                    small.set_arch("sm_90a")
-                name = small.variant_name(**shape.values)      # Kernels.knn's choice: knn_small with LP splits
-                _, tn, wc = impls.cake._small_kk(small, name)
-                rec["variant"] = "%s/splits=%d" % (name, impls.cake._small_splits(shape.b, shape.q, shape.m, tn, wc,
-                                                                                  DEVICE))
-            elif shape.op == "knn" and shape.k == 1 and impls.cake._library("kmeans_assign", torch.bfloat16):
-                assign = impls.cake._library("kmeans_assign", torch.bfloat16)       # Kernels._knn_argmin
+            from cakeir import kmeans as cake_kmeans
+            argmin = shape.op == "knn" and shape.k == 1 and impls.cake._library("kmeans_assign", torch.bfloat16) \
+                and shape.b * -(-shape.q // 128) >= cake_kmeans.ARGMIN_BLOCKS and shape.m >= cake_kmeans.ARGMIN_CORPUS
+            if argmin:                                          # Kernels._knn_argmin
+                assign = impls.cake._library("kmeans_assign", torch.bfloat16)
                 if not assign.target:
                     assign.set_arch("sm_90a")
                 rec["variant"] = "assign:" + assign.variant_name(B=shape.b, N=shape.q, K=shape.m, D=shape.d)
+            elif small is not None and impls.cake._small_serves(shape.b, shape.q, shape.m, shape.d, shape.k):
+                if not small.target:
+                    small.set_arch("sm_90a")
+                name = small.variant_name(**shape.values)      # Kernels.knn's choice: knn_small with LP splits
+                kk, tn, wc = impls.cake._small_kk(small, name)
+                rec["variant"] = "%s/splits=%d" % (name, impls.cake._small_splits(shape.b, shape.q, shape.m, tn, wc,
+                                                                                  kk, DEVICE))
             elif shape.op == "knn":
                 rec["variant"] = impls.cake._library("knn", torch.bfloat16).variant_name(**shape.values)
             else:

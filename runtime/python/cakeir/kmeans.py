@@ -32,7 +32,11 @@ _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 # log2(B Q M D) below which knn_small serves, by k class (the KK of the variants: k <= 1, 10, 16, 32, 64),
 # fitted to the training shapes' times by bench/knn_route_fit.py.
 SMALL_WORK_LOG2 = ((1, 31.5), (10, 33.0), (16, 32.0), (32, 29.0), (64, 29.0))
-SPLIT_TILES = 8             # corpus tiles per knn_small split at least
+SPLIT_TILES = 8             # corpus tiles per knn_small split at least (lists of up to 10 entries)
+# k = 1 with at least ARGMIN_BLOCKS 128-row query blocks and ARGMIN_CORPUS corpus rows: the k-means assignment
+# (Kernels._knn_argmin; it splits only the queries, so it needs many of them).
+ARGMIN_BLOCKS = 128
+ARGMIN_CORPUS = 512
 
 
 def _batched(t, rank):
@@ -106,17 +110,18 @@ class Kernels:
         bound = next(log2 for kk, log2 in SMALL_WORK_LOG2 if k <= kk)
         return b * n * m * d < 2.0 ** bound
 
-    def _small_splits(self, b, n, m, tn, wc, device):
-        """The corpus splits of a knn_small launch whose blocks hold 128 / wc query rows and whose corpus tiles
-        tn columns: 1 when the query blocks fill the GPU or the corpus is a few tiles; else enough splits for
-        about two blocks per SM, each split SPLIT_TILES tiles or more."""
+    def _small_splits(self, b, n, m, tn, wc, kk, device):
+        """The corpus splits of a knn_small launch whose blocks hold 128 / wc query rows, whose corpus tiles
+        tn columns and whose lists kk entries: 1 when the query blocks fill the GPU; else about one block per
+        SM, each split SPLIT_TILES tiles or more (one for lists longer than 10, whose first tiles cost the most:
+        bench/knn_split_sweep.py)."""
         blocks, tiles = b * -(-n // (128 // wc)), -(-m // tn)
         sms = self._sms.get(device)
         if sms is None:
             sms = self._sms[device] = torch.cuda.get_device_properties(device).multi_processor_count
-        if blocks >= sms or tiles < 2 * SPLIT_TILES:
+        if blocks >= sms:
             return 1
-        return max(1, min(-(-2 * sms // blocks), tiles // SPLIT_TILES, 65535 // b))
+        return max(1, min(-(-sms // blocks), tiles // (SPLIT_TILES if kk <= 10 else 1), 65535))
 
     def _knn_small(self, small, name, x, c, k, metric, squeeze, splits=None):
         """Kernels.knn through knn_small variant `name`: one launch, or corpus splits (`splits`, else
@@ -128,9 +133,9 @@ class Kernels:
         if not 1 <= k <= kk:
             raise ValueError("cakeir.kmeans.knn: k = %d (variant %s supports 1..%d)" % (k, name, kk))
         nscale, oscale = (1.0, 1.0) if metric == "l2" else (0.0, -0.5)
-        sp = splits or self._small_splits(b, n, m, tn, wc, x.device)
-        if not 1 <= sp <= 65535 // b:
-            raise ValueError("cakeir.kmeans.knn: splits = %d (1..%d for B = %d)" % (sp, 65535 // b, b))
+        sp = splits or self._small_splits(b, n, m, tn, wc, kk, x.device)
+        if not 1 <= sp <= 65535:
+            raise ValueError("cakeir.kmeans.knn: splits = %d (1..65535)" % sp)
         lp = sp * wc
         dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
         idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
@@ -148,8 +153,8 @@ class Kernels:
         return (dist[0], idx[0]) if squeeze else (dist, idx)
 
     def _knn_argmin(self, library, x, c, metric, squeeze):
-        """Kernels.knn for k = 1 above knn_small's work bound: the k-means assignment (argmin of
-        CN - 2 x.c, ties to the smaller index, as knn's) with the knn library's row_norms for CN and QN."""
+        """Kernels.knn for k = 1: the k-means assignment (argmin of CN - 2 x.c, ties to the smaller index, as
+        knn's) with the knn library's row_norms for CN and QN."""
         b, n, d = x.shape
         m = c.shape[1]
         if not library.target:
@@ -277,7 +282,8 @@ class Kernels:
         one launch (norms, lists and merge in the kernel) or, when the query blocks alone leave SMs idle, the
         corpus cut into `splits` pieces (default: _small_splits) whose lists knn_merge merges (`variant` may name
         one of its variants).
-        Above that bound, k = 1 with a folder kmeans_assign_<dtype>/ runs the k-means assignment (_knn_argmin).
+        k = 1 with many queries (ARGMIN_BLOCKS) and a corpus of ARGMIN_CORPUS rows or more runs the k-means
+        assignment when the folder has kmeans_assign_<dtype>/ (_knn_argmin).
         With a library folder knn_<dtype>/ (kernels/kmeans/library_knn_bf16.json) its dispatch table picks the
         variant (by B, Q, M, D and k; row_norms and knn_merge come from the chosen variant's cubin), and
         `variant` names one of the library's variants instead (the table bypassed).  Without one, variant: a
@@ -288,6 +294,10 @@ class Kernels:
         m = c.shape[1]
         if metric not in ("l2", "ip"):
             raise ValueError("cakeir.kmeans.knn: metric %r (l2 or ip)" % (metric,))
+        if k == 1 and not variant and splits is None and b * -(-n // 128) >= ARGMIN_BLOCKS and m >= ARGMIN_CORPUS:
+            library = self._library("knn", x.dtype)
+            if library is not None and self._library("kmeans_assign", x.dtype) is not None:
+                return self._knn_argmin(library, x, c, metric, squeeze)
         small = self._library("knn_small", x.dtype)
         if small is not None and ((not variant and self._small_serves(b, n, m, d, k)) or variant in small.variants):
             if not small.target:
@@ -297,9 +307,6 @@ class Kernels:
             if name is not None:
                 return self._knn_small(small, name, x, c, k, metric, squeeze, splits)
         library = self._library("knn", x.dtype)
-        if k == 1 and not variant and splits is None and library is not None \
-                and self._library("kmeans_assign", x.dtype) is not None:
-            return self._knn_argmin(library, x, c, metric, squeeze)
         if library is not None:
             if not library.target:
                 major, minor = torch.cuda.get_device_capability(x.device)
