@@ -33,6 +33,7 @@ _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 # fitted to the training shapes' times by bench/knn_route_fit.py.
 SMALL_WORK_LOG2 = ((1, 31.5), (10, 33.0), (16, 32.0), (32, 29.0), (64, 29.0))
 SPLIT_TILES = 8             # corpus tiles per knn_small split at least (lists of up to 10 entries)
+WC_SPLITS = 12              # splits at most for knn_small variants with column groups (WC > 1)
 # k = 1 with at least ARGMIN_BLOCKS 128-row query blocks and ARGMIN_CORPUS corpus rows: the k-means assignment
 # (Kernels._knn_argmin; it splits only the queries, so it needs many of them).
 ARGMIN_BLOCKS = 128
@@ -113,15 +114,20 @@ class Kernels:
     def _small_splits(self, b, n, m, tn, wc, kk, device):
         """The corpus splits of a knn_small launch whose blocks hold 128 / wc query rows, whose corpus tiles
         tn columns and whose lists kk entries: 1 when the query blocks fill the GPU; else about one block per
-        SM, each split SPLIT_TILES tiles or more (one for lists longer than 10, whose first tiles cost the most:
-        bench/knn_split_sweep.py)."""
+        SM (two with 8 query blocks or more), each split SPLIT_TILES tiles or more (one for lists longer than
+        10, whose first tiles cost the most), and at most WC_SPLITS with column groups (knn_merge's work grows
+        with the lists per row, splits x WC).  From bench/knn_split_sweep.py and the held-out runs of
+        bench/results/2026-12-04-library-knn-split/."""
         blocks, tiles = b * -(-n // (128 // wc)), -(-m // tn)
         sms = self._sms.get(device)
         if sms is None:
             sms = self._sms[device] = torch.cuda.get_device_properties(device).multi_processor_count
         if blocks >= sms:
             return 1
-        return max(1, min(-(-sms // blocks), tiles // (SPLIT_TILES if kk <= 10 else 1), 65535))
+        cap = tiles // SPLIT_TILES if kk <= 10 else tiles
+        if wc > 1:
+            cap = min(cap, WC_SPLITS)
+        return max(1, min(-(-(2 * sms if blocks >= 8 else sms) // blocks), cap, 65535))
 
     def _knn_small(self, small, name, x, c, k, metric, squeeze, splits=None):
         """Kernels.knn through knn_small variant `name`: one launch, or corpus splits (`splits`, else
