@@ -7,12 +7,13 @@ small library's dispatch table), chosen together to minimise the summed log time
 shapes.
 
     python3 bench/library_knn_bench.py --out DIR --sets train --libs knn --paths     # GPU machine
-    python3 bench/knn_route_fit.py DIR/library_knn.jsonl                             # here
+    python3 bench/knn_route_fit.py DIR/library_knn.jsonl[.gz]                        # here
 
 Prints, per class, the chosen bound and layout, the geomean ratio to flashlib of the current routing ("cake"), of
 the fitted one and of the best path per shape (the bound on what routing alone can reach)."""
 
 import argparse
+import gzip
 import json
 import math
 
@@ -25,7 +26,7 @@ def k_class(k):
 
 def load(path):
     rows = []
-    with open(path, encoding="utf-8") as f:
+    with (gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")) as f:
         for line in f:
             r = json.loads(line)
             t = r.get("timing", {})
