@@ -1096,9 +1096,9 @@ private:
   }
 
   // Tile counts to simulate for the given loop trip counts: counter prefix + 2m + 2, where m tiles advance
-  // every counter by a multiple of P * c (after m tiles the tile body repeats).  A counter of loop L that
-  // sits directly in a tile loop advances by c * trip(L) per tile; a counter of the tile loop by c; any
-  // other nesting uses m = P.
+  // every counter by a multiple of P iterations, P * c in value (after m tiles the tile body repeats).  A
+  // counter of loop L that sits directly in a tile loop advances by trip(L) iterations per tile; a counter
+  // of the tile loop by one; any other nesting uses m = P.
   int64_t tilesNeeded(const std::vector<int64_t> &loopTrips, int64_t maxTiles) {
     int64_t m = 1;
     for (const auto &[decl, c] : counters_.counters) {
@@ -1109,7 +1109,9 @@ private:
         if (std::find(tripLoops_[i].begin(), tripLoops_[i].end(), c.loop) != tripLoops_[i].end() &&
             directlyInTileLoop(c.loop))
           perTile = loopTrips[i];
-      int64_t advance = perTile < 0 ? 0 : std::abs(c.step) * perTile;
+      // The periodicity facts shift a counter by P iterations (P * step in value): m tiles must advance it by
+      // a multiple of P iterations, whatever its step.
+      int64_t advance = perTile < 0 ? 0 : perTile;
       int64_t mc = perTile < 0 ? period_ : period_ / std::gcd(period_, advance == 0 ? period_ : advance);
       m = std::lcm(m, mc);
     }
