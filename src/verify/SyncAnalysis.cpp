@@ -1031,17 +1031,18 @@ private:
   // A shape (model) for the given trip counts; nullopt when infeasible or unknown (reported).
   std::optional<ConcreteValues> shapeFor(const std::vector<int64_t> &tripValues, std::string &description,
                                         const std::vector<int64_t> &drivenValues = {}) {
-    // A fresh solver per query, asked once: Z3 then preprocesses the query as a whole (solving the
-    // equations of requires(...) such as `KP == cdiv(cdiv(K, 2 BN), LP / 4) * (LP / 4) * 2 BN` for their
-    // variable) before its search.  One incremental solver for all the shape queries of a kernel (a push /
-    // pop scope each) skips that preprocessing, and its nonlinear search depends on what earlier queries
-    // left in it and on the term ids of the file's shared Z3 context: the same query for knn_topk was
-    // answered at once after the other kernels of its file had been verified and ran for minutes alone, its
-    // resource limit counting so slowly there (20 ms of limit: 4 s, 80 ms: 54 s) that it bounded nothing.
-    // The shapes are cached per trip-count vector (at most 400 of them per kernel), so a query per vector
-    // costs a few milliseconds in all.
-    z3::solver solver(z_);
-    ctx_.configureSolver(solver);
+    // Linear assumptions (requires(...), the translator's side conditions, the trip-count terms): one
+    // incremental solver serves every shape query of the analysis (thousands of them in a persistent kernel's
+    // enumeration, where a fresh solver per query spent more on setting up than on solving).  The assumptions
+    // only grow, so each is asserted once at the base level, the ones added since the last query first; each
+    // query is a push / pop scope above them.
+    // Nonlinear ones: a fresh solver per query, asked once, so that Z3 preprocesses the query as a whole
+    // (solving the equations of requires(...) such as `KP == cdiv(cdiv(K, 2 BN), LP / 4) * (LP / 4) * 2 BN`
+    // for their variable) before its search.  An incremental solver skips that preprocessing, and its
+    // nonlinear search depends on what earlier queries left in it and on the term ids of the file's shared
+    // Z3 context: the same query for knn_topk was answered at once after the other kernels of its file had
+    // been verified and ran for minutes alone, its resource limit counting so slowly there (20 ms of limit:
+    // 4 s, 80 ms: 54 s) that it bounded nothing.
     std::vector<z3::expr> vars;   // declared first: declaring a variable may add its range as a side condition
     for (const Ptr<ShapeVar> &sv : ctx_.kernel().shapeVars) vars.push_back(ctx_.translator().declVar(sv.get()));
     std::vector<const Param *> params;
@@ -1050,8 +1051,42 @@ private:
         params.push_back(prm.get());
         vars.push_back(ctx_.translator().declVar(prm.get()));
       }
-    for (const z3::expr &r : ctx_.requirements()) solver.add(r);
-    for (const z3::expr &c : ctx_.translator().sideConditions()) solver.add(c);
+    for (; linearChecked_.requirements < ctx_.requirements().size(); ++linearChecked_.requirements)
+      shapesNonlinear_ |= isNonlinear(ctx_.requirements()[linearChecked_.requirements]);
+    for (; linearChecked_.sideConditions < ctx_.translator().sideConditions().size(); ++linearChecked_.sideConditions)
+      shapesNonlinear_ |= isNonlinear(ctx_.translator().sideConditions()[linearChecked_.sideConditions]);
+    if (!linearChecked_.trips) {
+      for (const z3::expr &t : trips_) shapesNonlinear_ |= isNonlinear(t);
+      for (const z3::expr &t : drivenTrips_) shapesNonlinear_ |= isNonlinear(t);
+      linearChecked_.trips = true;
+    }
+    std::optional<z3::solver> fresh;
+    if (shapesNonlinear_) {
+      if (!shapeTactic_)
+        shapeTactic_.emplace(z3::tactic(z_, "simplify") & z3::tactic(z_, "propagate-values") &
+                             z3::tactic(z_, "solve-eqs") & z3::tactic(z_, "smt"));
+      fresh.emplace(shapeTactic_->mk_solver());
+      ctx_.configureSolver(*fresh);
+      for (const z3::expr &r : ctx_.requirements()) fresh->add(r);
+      for (const z3::expr &c : ctx_.translator().sideConditions()) fresh->add(c);
+    } else {
+      if (!shapeSolver_) {
+        shapeSolver_.emplace(z_);
+        ctx_.configureSolver(*shapeSolver_);
+      }
+      for (; shapeRequirements_ < ctx_.requirements().size(); ++shapeRequirements_)
+        shapeSolver_->add(ctx_.requirements()[shapeRequirements_]);
+      for (; shapeSideConditions_ < ctx_.translator().sideConditions().size(); ++shapeSideConditions_)
+        shapeSolver_->add(ctx_.translator().sideConditions()[shapeSideConditions_]);
+      shapeSolver_->push();
+    }
+    z3::solver &solver = fresh ? *fresh : *shapeSolver_;
+    struct PopScope {
+      z3::solver *s;
+      ~PopScope() {
+        if (s) s->pop();
+      }
+    } popScope{fresh ? nullptr : &solver};
     for (size_t i = 0; i < trips_.size(); ++i) solver.add(trips_[i] == z_.int_val(tripValues[i]));
     for (size_t i = 0; i < drivenValues.size() && i < drivenTrips_.size(); ++i)
       solver.add(drivenTrips_[i] == z_.int_val(drivenValues[i]));
@@ -1310,8 +1345,38 @@ private:
     return outcomes;
   }
 
+  // Whether a term multiplies two non-constant terms or divides by a non-constant one.
+  static bool isNonlinear(const z3::expr &e) {
+    std::vector<z3::expr> todo{e};
+    std::set<unsigned> seen;
+    while (!todo.empty()) {
+      z3::expr t = todo.back();
+      todo.pop_back();
+      if (!t.is_app() || !seen.insert(t.id()).second) continue;
+      Z3_decl_kind kind = t.decl().decl_kind();
+      if (kind == Z3_OP_MUL) {
+        unsigned variable = 0;
+        for (unsigned i = 0; i < t.num_args(); ++i) variable += t.arg(i).is_numeral() ? 0 : 1;
+        if (variable > 1) return true;
+      }
+      if ((kind == Z3_OP_IDIV || kind == Z3_OP_DIV || kind == Z3_OP_MOD || kind == Z3_OP_REM) && t.num_args() == 2 &&
+          !t.arg(1).is_numeral())
+        return true;
+      for (unsigned i = 0; i < t.num_args(); ++i) todo.push_back(t.arg(i));
+    }
+    return false;
+  }
+
   VerifyContext &ctx_;
   z3::context &z_;
+  std::optional<z3::solver> shapeSolver_;   // shapeFor's incremental solver (linear assumptions), on first use
+  size_t shapeRequirements_ = 0, shapeSideConditions_ = 0;   // the assumptions asserted in it so far
+  bool shapesNonlinear_ = false;            // some assumption of the shape queries is nonlinear
+  std::optional<z3::tactic> shapeTactic_;   // the fresh solvers' preprocessing and search
+  struct {
+    size_t requirements = 0, sideConditions = 0;
+    bool trips = false;
+  } linearChecked_;                         // the assumptions isNonlinear has looked at
   size_t shapeQueries_ = 0, simulatedPrograms_ = 0;           // for CAKE_VERIFY_TIMES
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
