@@ -28,7 +28,8 @@ from . import load, load_library
 
 _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 
-# Kernels.knn's choice between its two libraries (_small_serves, _small_splits).
+# Kernels.knn's routes: the knn_small library (_small_serves, _small_splits), the wgmma knn library, and the
+# k-means assignment for k = 1 (ARGMIN_*).
 # log2(B Q M D) below which knn_small serves, by k class (the KK of the variants: k <= 1, 10, 16, 32, 64),
 # fitted to the training shapes' times by bench/knn_route_fit.py.
 SMALL_WORK_LOG2 = ((1, 31.5), (10, 33.0), (16, 32.0), (32, 29.0), (64, 29.0))
