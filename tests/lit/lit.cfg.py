@@ -10,6 +10,8 @@
 #   %samples      the samples/ directory
 #   %kernels      the kernels/ directory (the workload kernels)
 #   %python       the Python interpreter running lit
+#   %time-scale   how much slower this build's cakec is than the optimised one (20 for the ASan + UBSan build,
+#                 --param time_scale; 1 otherwise): wall-clock limits in RUN lines are multiplied by it
 #   %s %t %S      lit's usual: this file, a per-test temporary path, this file's directory
 import os
 import shutil
@@ -42,6 +44,7 @@ config.substitutions.append(("%expect-exit", os.path.join(source_root, "utils", 
 config.substitutions.append(("%samples", os.path.join(source_root, "samples")))
 config.substitutions.append(("%kernels", os.path.join(source_root, "kernels")))
 config.substitutions.append(("%python", sys.executable or "python3"))
+config.substitutions.append(("%time-scale", lit_config.params.get("time_scale") or "1"))
 
 # Plain `FileCheck`, `not` and `count` also work in RUN lines.
 llvm_bin = os.path.dirname(filecheck)
