@@ -528,7 +528,6 @@ public:
     tripPeriod_ = period_;
     if (!trips_.empty() && result_.findings.empty() && heldBack_.empty()) findTripPeriod(loops, allExprs, counterPrefix, tripPrefix);
 
-
     // 4. Simulation of every feasible trip count up to prefix + 2P + 2 (tile loops: counter prefix + 2P + 2).
     int64_t maxTrip = std::min<int64_t>(tripPrefix + 2 * tripPeriod_ + 2, ctx_.options().maxSimulatedTrips);
     int64_t maxTiles = std::min<int64_t>(counterPrefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
@@ -561,23 +560,24 @@ private:
     }
     prefix = std::max(prefix, counterPrefix);
     counterPrefix_ = counterPrefix;
-    std::set<const Expr *> tripBounds;   // the upper bounds of the trip loops are the trip counts themselves
+    return proveDeterminacyOf(allExprs);
+  }
+  bool trialFailed() const { return trialFindings_ != SIZE_MAX && result_.findings.size() > trialFindings_; }
+  // Determinacy of every sync-relevant expression but the loops' own bounds: the upper bounds of the trip
+  // loops are the trip counts themselves, and the tile loops' bounds are never evaluated by the expansion.
+  // False when a trial failed.
+  bool proveDeterminacyOf(const std::vector<const Expr *> &allExprs) {
+    std::set<const Expr *> bounds;
     for (const auto &group : tripLoops_)
-      for (const ForStmt *f : group) tripBounds.insert(f->upper.get());
-    std::set<const Expr *> drivenBounds;   // bounds of tile loops: never evaluated by the expansion
+      for (const ForStmt *f : group) bounds.insert(f->upper.get());
     for (const auto &group : drivenLoops_)
-      for (const ForStmt *f : group) {
-        drivenBounds.insert(f->lower.get());
-        drivenBounds.insert(f->upper.get());
-        if (f->step) drivenBounds.insert(f->step.get());
-      }
+      for (const ForStmt *f : group) bounds.insert({f->lower.get(), f->upper.get(), f->step.get()});
     for (const Expr *e : allExprs) {
-      if (e && !tripBounds.count(e) && !drivenBounds.count(e)) proveDeterminacy(*e);
+      if (e && !bounds.count(e)) proveDeterminacy(*e);
       if (trialFailed()) return false;
     }
     return true;
   }
-  bool trialFailed() const { return trialFindings_ != SIZE_MAX && result_.findings.size() > trialFindings_; }
   // A structural fact: under the solver limit, or a share of it in a trip-period trial (a candidate whose
   // fact is false costs the default solver's search for a counterexample, which only says "not this one").
   ProofResult proveFact(const z3::expr &claim, const std::vector<z3::expr> &extra) {
@@ -641,16 +641,7 @@ private:
         if (trialFailed()) break;
         if (e) prefix = std::max(prefix, proveCounterPeriodic(*e, &advanced));
       }
-      std::set<const Expr *> skipped;   // as in proveStructure: the trip and tile loops' own bounds
-      for (const auto &group : tripLoops_)
-        for (const ForStmt *f : group) skipped.insert(f->upper.get());
-      for (const auto &group : drivenLoops_)
-        for (const ForStmt *f : group) skipped.insert({f->lower.get(), f->upper.get(), f->step.get()});
-      for (const Expr *e : allExprs) {
-        if (trialFailed()) break;
-        if (e && !skipped.count(e)) proveDeterminacy(*e);
-      }
-      bool held = !trialFailed();
+      bool held = !trialFailed() && proveDeterminacyOf(allExprs);
       trialFindings_ = SIZE_MAX;
       tripTrial_ = false;
       period_ = full;
@@ -1051,15 +1042,21 @@ private:
         params.push_back(prm.get());
         vars.push_back(ctx_.translator().declVar(prm.get()));
       }
-    for (; linearChecked_.requirements < ctx_.requirements().size(); ++linearChecked_.requirements)
-      shapesNonlinear_ |= isNonlinear(ctx_.requirements()[linearChecked_.requirements]);
-    for (; linearChecked_.sideConditions < ctx_.translator().sideConditions().size(); ++linearChecked_.sideConditions)
-      shapesNonlinear_ |= isNonlinear(ctx_.translator().sideConditions()[linearChecked_.sideConditions]);
-    if (!linearChecked_.trips) {
-      for (const z3::expr &t : trips_) shapesNonlinear_ |= isNonlinear(t);
-      for (const z3::expr &t : drivenTrips_) shapesNonlinear_ |= isNonlinear(t);
-      linearChecked_.trips = true;
+    // Each assumption is checked for linearity once and, while all are linear, asserted in the incremental
+    // solver (the trip-count terms, fixed for the analysis, are asserted per query).
+    if (!tripTermsChecked_) {
+      for (const std::vector<z3::expr> *terms : {&trips_, &drivenTrips_})
+        for (const z3::expr &t : *terms) shapesNonlinear_ = shapesNonlinear_ || isNonlinear(t);
+      tripTermsChecked_ = true;
     }
+    auto take = [&](const z3::expr &a) {
+      shapesNonlinear_ = shapesNonlinear_ || isNonlinear(a);
+      if (!shapesNonlinear_) incrementalShapeSolver().add(a);
+    };
+    for (; shapeRequirements_ < ctx_.requirements().size(); ++shapeRequirements_)
+      take(ctx_.requirements()[shapeRequirements_]);
+    for (; shapeSideConditions_ < ctx_.translator().sideConditions().size(); ++shapeSideConditions_)
+      take(ctx_.translator().sideConditions()[shapeSideConditions_]);
     std::optional<z3::solver> fresh;
     if (shapesNonlinear_) {
       if (!shapeTactic_)
@@ -1070,15 +1067,7 @@ private:
       for (const z3::expr &r : ctx_.requirements()) fresh->add(r);
       for (const z3::expr &c : ctx_.translator().sideConditions()) fresh->add(c);
     } else {
-      if (!shapeSolver_) {
-        shapeSolver_.emplace(z_);
-        ctx_.configureSolver(*shapeSolver_);
-      }
-      for (; shapeRequirements_ < ctx_.requirements().size(); ++shapeRequirements_)
-        shapeSolver_->add(ctx_.requirements()[shapeRequirements_]);
-      for (; shapeSideConditions_ < ctx_.translator().sideConditions().size(); ++shapeSideConditions_)
-        shapeSolver_->add(ctx_.translator().sideConditions()[shapeSideConditions_]);
-      shapeSolver_->push();
+      incrementalShapeSolver().push();
     }
     z3::solver &solver = fresh ? *fresh : *shapeSolver_;
     struct PopScope {
@@ -1345,6 +1334,14 @@ private:
     return outcomes;
   }
 
+  z3::solver &incrementalShapeSolver() {
+    if (!shapeSolver_) {
+      shapeSolver_.emplace(z_);
+      ctx_.configureSolver(*shapeSolver_);
+    }
+    return *shapeSolver_;
+  }
+
   // Whether a term multiplies two non-constant terms or divides by a non-constant one.
   static bool isNonlinear(const z3::expr &e) {
     std::vector<z3::expr> todo{e};
@@ -1370,13 +1367,10 @@ private:
   VerifyContext &ctx_;
   z3::context &z_;
   std::optional<z3::solver> shapeSolver_;   // shapeFor's incremental solver (linear assumptions), on first use
-  size_t shapeRequirements_ = 0, shapeSideConditions_ = 0;   // the assumptions asserted in it so far
+  size_t shapeRequirements_ = 0, shapeSideConditions_ = 0;   // the assumptions taken so far
   bool shapesNonlinear_ = false;            // some assumption of the shape queries is nonlinear
+  bool tripTermsChecked_ = false;           // the trip-count terms' linearity is in shapesNonlinear_
   std::optional<z3::tactic> shapeTactic_;   // the fresh solvers' preprocessing and search
-  struct {
-    size_t requirements = 0, sideConditions = 0;
-    bool trips = false;
-  } linearChecked_;                         // the assumptions isNonlinear has looked at
   size_t shapeQueries_ = 0, simulatedPrograms_ = 0;           // for CAKE_VERIFY_TIMES
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
