@@ -165,10 +165,14 @@ class Impls:
                     for path, name in knn_paths(self.cake, shape).items():
                         fns["path:" + path] = (lambda x, c, name=name: self.cake.knn(x, c, shape.k, variant=name))
                     knn_lib = self.cake._library("knn", torch.bfloat16)
-                    if shape.k == 1 and knn_lib is not None and self.cake._library("kmeans_assign", torch.bfloat16):
+                    assign = self.cake._library("kmeans_assign", torch.bfloat16)
+                    if shape.k == 1 and knn_lib is not None and assign is not None:
+                        self.cake._targeted(knn_lib, DEVICE)
+                        name = self.cake._targeted(assign, DEVICE).variant_name(B=shape.b, N=shape.q, K=shape.m,
+                                                                                D=shape.d)
                         fns["path:argmin"] = (lambda x, c: self.cake._knn_argmin(
-                            knn_lib, x if shape.batched else x.unsqueeze(0), c if shape.batched else c.unsqueeze(0),
-                            "l2", not shape.batched))
+                            knn_lib, assign, name, x if shape.batched else x.unsqueeze(0),
+                            c if shape.batched else c.unsqueeze(0), "l2", not shape.batched))
             if self.flash_knn is not None:
                 def flash(x, c):
                     xb, cb = (x, c) if shape.batched else (x.unsqueeze(0), c.unsqueeze(0))
@@ -342,22 +346,12 @@ def run_shape(torch, shape, impls, flusher, seed, args):
     fns = impls.for_shape(shape, variants=args.all_variants, paths=args.paths)
     if "cake" in fns and impls.cake is not None:
         try:
-            small = impls.cake._library("knn_small", torch.bfloat16) if shape.op == "knn" else None
-            from cakeir import kmeans as cake_kmeans
-            argmin = shape.op == "knn" and shape.k == 1 and impls.cake._library("kmeans_assign", torch.bfloat16) \
-                and shape.b * -(-shape.q // 128) >= cake_kmeans.ARGMIN_BLOCKS and shape.m >= cake_kmeans.ARGMIN_CORPUS
-            if argmin:                                          # Kernels._knn_argmin
-                assign = impls.cake._library("kmeans_assign", torch.bfloat16)
-                if not assign.target:
-                    assign.set_arch("sm_90a")
-                rec["variant"] = "assign:" + assign.variant_name(B=shape.b, N=shape.q, K=shape.m, D=shape.d)
-            elif small is not None and impls.cake._small_serves(shape.b, shape.q, shape.m, shape.d, shape.k):
-                if not small.target:
-                    small.set_arch("sm_90a")
-                name = small.variant_name(**shape.values)      # Kernels.knn's choice: knn_small with LP splits
-                kk, tn, wc = impls.cake._small_kk(small, name)
-                rec["variant"] = "%s/splits=%d" % (name, impls.cake._small_splits(shape.b, shape.q, shape.m, tn, wc,
-                                                                                  kk, DEVICE))
+            route = impls.cake.knn_route(shape.b, shape.q, shape.m, shape.d, shape.k, torch.bfloat16, DEVICE) \
+                if shape.op == "knn" else (None,)
+            if route[0] == "assign":                            # Kernels.knn's choice
+                rec["variant"] = "assign:" + route[1]
+            elif route[0] == "small":
+                rec["variant"] = "%s/splits=%d" % route[1:]
             elif shape.op == "knn":
                 rec["variant"] = impls.cake._library("knn", torch.bfloat16).variant_name(**shape.values)
             else:

@@ -80,6 +80,13 @@ class Kernels:
             self._modules[name] = load_library(path) if os.path.isfile(os.path.join(path, "library.json")) else None
         return self._modules[name]
 
+    def _targeted(self, library, device):
+        """The library, its dispatch set to the arch of `device` (once)."""
+        if not library.target:
+            major, minor = torch.cuda.get_device_capability(device)
+            library.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
+        return library
+
     def _library_module(self, library, variant):
         """(kernels by name, ct_params by kernel name) of every kernel in one library variant's cubin: the
         table picks the variant by its dispatched kernel (knn_topk), whose siblings (row_norms, knn_merge) were
@@ -159,20 +166,13 @@ class Kernels:
         dist, idx = dist[..., :k], idx[..., :k]
         return (dist[0], idx[0]) if squeeze else (dist, idx)
 
-    def _knn_argmin(self, library, x, c, metric, squeeze):
-        """Kernels.knn for k = 1: the k-means assignment (argmin of CN - 2 x.c, ties to the smaller index, as
-        knn's) with the knn library's row_norms for CN and QN."""
+    def _knn_argmin(self, library, assign, name, x, c, metric, squeeze):
+        """Kernels.knn for k = 1: variant `name` of the k-means assignment library `assign` (argmin of
+        CN - 2 x.c, ties to the smaller index, as knn's) with the knn library's row_norms for CN and QN."""
         b, n, d = x.shape
         m = c.shape[1]
-        if not library.target:
-            major, minor = torch.cuda.get_device_capability(x.device)
-            library.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
         norms_kernel = self._library_module(library, library.variant_name(B=b, N=n, K=m, D=d, k=1))[0]["row_norms"]
         scale = 1.0 if metric == "l2" else 0.0
-        assign = self._library("kmeans_assign", x.dtype)
-        if not assign.target:
-            assign.set_arch(library.target)
-        name = assign.variant_name(B=b, N=n, K=m, D=d)
         bn = 0 if assign.variants[name].name == "kmeans_assign_sm80" else self._assign_bn(assign, name)
         cn = torch.empty((b, -(-m // (2 * bn)) * 2 * bn if bn else m), dtype=torch.float32, device=x.device)
         norms_kernel(c, cn, scale)                          # +inf past M: the padded columns never win
@@ -183,6 +183,24 @@ class Kernels:
         assign.variants[name](x, c, cn, idx.view(b, n), mind.view(b, n))
         dist = torch.add(qn.view(b, n, 1), mind, alpha=1.0) if metric == "l2" else mind.mul_(-0.5)
         return (dist[0], idx[0]) if squeeze else (dist, idx)
+
+    def knn_route(self, b, n, m, d, k, dtype=torch.bfloat16, device="cuda", splits=None):
+        """The route Kernels.knn takes for a shape when no variant is named: ("assign", variant) - the k-means
+        assignment for k = 1 with many queries (ARGMIN_BLOCKS) and a corpus of ARGMIN_CORPUS rows or more, when
+        the folder has both knn_<dtype>/ and kmeans_assign_<dtype>/; ("small", variant, splits) - the
+        knn_small library where _small_serves; ("knn", None, None) - the knn library or the knn_sm90 builds."""
+        library, assign = self._library("knn", dtype), self._library("kmeans_assign", dtype)
+        if k == 1 and splits is None and b * -(-n // 128) >= ARGMIN_BLOCKS and m >= ARGMIN_CORPUS \
+                and library is not None and assign is not None:
+            self._targeted(library, device)
+            return ("assign", self._targeted(assign, device).variant_name(B=b, N=n, K=m, D=d), None)
+        small = self._library("knn_small", dtype)
+        if small is not None and self._small_serves(b, n, m, d, k):
+            name = self._targeted(small, device).variant_name(B=b, N=n, K=m, D=d, k=k)
+            if name is not None:
+                kk, tn, wc = self._small_kk(small, name)
+                return ("small", name, splits or self._small_splits(b, n, m, tn, wc, kk, device))
+        return ("knn", None, None)
 
     def _assign_bn(self, library, variant):
         """BN (the centroid tile) of a kmeans_assign variant, from its manifest, read once."""
@@ -204,9 +222,7 @@ class Kernels:
         library = self._library("kmeans_assign", x.dtype)
         norms_kernel = None                                 # the library's variants take ||c||^2 from the caller
         if library is not None:
-            if not library.target:
-                major, minor = torch.cuda.get_device_capability(x.device)
-                library.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
+            self._targeted(library, x.device)
             if variant is None:
                 variant = library.variant_name(B=b, N=n, K=k, D=d)
             elif variant not in library.variants:
@@ -290,7 +306,8 @@ class Kernels:
         corpus cut into `splits` pieces (default: _small_splits) whose lists knn_merge merges (`variant` may name
         one of its variants).
         k = 1 with many queries (ARGMIN_BLOCKS) and a corpus of ARGMIN_CORPUS rows or more runs the k-means
-        assignment when the folder has kmeans_assign_<dtype>/ (_knn_argmin).
+        assignment when the folder has kmeans_assign_<dtype>/ (_knn_argmin).  knn_route says which route a shape
+        takes.
         With a library folder knn_<dtype>/ (kernels/kmeans/library_knn_bf16.json) its dispatch table picks the
         variant (by B, Q, M, D and k; row_norms and knn_merge come from the chosen variant's cubin), and
         `variant` names one of the library's variants instead (the table bypassed).  Without one, variant: a
@@ -301,23 +318,19 @@ class Kernels:
         m = c.shape[1]
         if metric not in ("l2", "ip"):
             raise ValueError("cakeir.kmeans.knn: metric %r (l2 or ip)" % (metric,))
-        if k == 1 and not variant and splits is None and b * -(-n // 128) >= ARGMIN_BLOCKS and m >= ARGMIN_CORPUS:
-            library = self._library("knn", x.dtype)
-            if library is not None and self._library("kmeans_assign", x.dtype) is not None:
-                return self._knn_argmin(library, x, c, metric, squeeze)
         small = self._library("knn_small", x.dtype)
-        if small is not None and ((not variant and self._small_serves(b, n, m, d, k)) or variant in small.variants):
-            if not small.target:
-                major, minor = torch.cuda.get_device_capability(x.device)
-                small.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
-            name = variant or small.variant_name(B=b, N=n, K=m, D=d, k=k)
-            if name is not None:
-                return self._knn_small(small, name, x, c, k, metric, squeeze, splits)
+        if not variant:
+            route = self.knn_route(b, n, m, d, k, x.dtype, x.device, splits)
+            if route[0] == "assign":
+                return self._knn_argmin(self._library("knn", x.dtype), self._library("kmeans_assign", x.dtype),
+                                        route[1], x, c, metric, squeeze)
+            if route[0] == "small":
+                return self._knn_small(small, route[1], x, c, k, metric, squeeze, route[2])
+        elif small is not None and variant in small.variants:
+            return self._knn_small(self._targeted(small, x.device), variant, x, c, k, metric, squeeze, splits)
         library = self._library("knn", x.dtype)
         if library is not None:
-            if not library.target:
-                major, minor = torch.cuda.get_device_capability(x.device)
-                library.set_arch("sm_%d%d%s" % (major, minor, "a" if major >= 9 else ""))
+            self._targeted(library, x.device)
             if variant is None or variant == "":
                 variant = library.variant_name(B=b, N=n, K=m, D=d, k=k)
             elif variant not in library.variants:
