@@ -4,7 +4,8 @@ variants: k <= 1, 10, 16, 32, 64), the work bound log2(B Q M D) under which knn_
 (cakeir.kmeans.SMALL_WORK_LOG2), knn_small's list layout (QL = 0 per-thread lists, QL = 1 quad lists) and the
 box of corpus rows M and queries Q inside which its WC = 8 variant (warps sharing query rows) serves (both: the
 small library's dispatch table), chosen together to minimise the summed log time over the class's training
-shapes.
+shapes; then, with those fixed, the box of corpus rows M (at most) and queries Q (at least) inside which the
+shallow-ring variant of the layout (S = 2, "_t" paths) serves.
 
     python3 bench/library_knn_bench.py --out DIR --sets train --libs knn --paths     # GPU machine
     python3 bench/knn_route_fit.py DIR/library_knn.jsonl[.gz]                        # here
@@ -44,20 +45,38 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-def route(r, rule):
-    """The path a fitted rule takes for a shape: knn_small (its WC variant inside the box of M and Q) below
-    the work bound, the knn library above it."""
+def route(r, rule, tiny=(0, 0)):
+    """The path a fitted rule takes for a shape: knn_small below the work bound (its shallow-ring variant
+    inside the tiny box: M <= tiny[0], Q >= tiny[1]; else its WC variant inside the box of M and Q), the knn
+    library above it."""
     bound, layout, m_max, q_max = rule
     if r["work"] >= bound and "big" in r["paths"]:
         return "big"
+    if r["m"] <= tiny[0] and r["q"] >= tiny[1] and layout + "_t" in r["paths"]:
+        return layout + "_t"
     if r["m"] <= m_max and r["q"] <= q_max and layout + "_wc" in r["paths"]:
         return layout + "_wc"
     return layout
 
 
+def fitted_route(r, rule):
+    """route() under a fitted rule of fit()."""
+    return route(r, rule[:4], rule[4:])
+
+
+def fit_tiny(members, rule):
+    """(M bound, Q bound) of the shallow-ring variant's box with the least summed log time, given the rule."""
+    best = None
+    for tiny in [(0, 0)] + [(1 << a, q) for a in range(0, 12) for q in [0] + [1 << b for b in range(4, 18)]]:
+        cost = sum(math.log(r["paths"][route(r, rule, tiny)]) for r in members)
+        if best is None or cost < best[0] - 1e-9:
+            best = (cost, tiny)
+    return best[1]
+
+
 def fit(rows):
-    """{k class: (work bound, small layout, M bound, Q bound of the WC variants)}: the rule with the least
-    summed log time over the class's training shapes."""
+    """{k class: (work bound, small layout, M bound, Q bound of the WC variants, M bound, Q lower bound of
+    the shallow-ring variants)}: the rule with the least summed log time over the class's training shapes."""
     out = {}
     boxes = [(0, 0)] + [(1 << a, 1 << b) for a in range(6, 16) for b in range(2, 18)]
     for c in K_CLASSES:
@@ -75,7 +94,7 @@ def fit(rows):
                     if best is None or cost < best[0] - 1e-9:
                         best = (cost, rule)
         if best is not None:
-            out[c] = best[1]
+            out[c] = best[1] + fit_tiny(members, best[1])
     return out
 
 
@@ -85,24 +104,25 @@ def main():
     args = p.parse_args()
     rows = [r for r in load(args.jsonl) if r["paths"]]
     rules = fit(rows)
-    print("k class  work bound  layout      WC box (M, Q)      shapes  cake    fitted  best path")
+    print("k class  work bound  layout      WC box (M, Q)      tiny box (M, Q)    shapes  cake    fitted  best path")
     for c in K_CLASSES:
         members = [r for r in rows if k_class(r["k"]) == c]
         if c not in rules:
             continue
-        bound, layout, m_max, q_max = rules[c]
-        print("k <= %-3d %-11s %-11s %-18s %-7d %-7.3f %-7.3f %.3f" % (
-            c, "2^%.1f" % bound, layout, "<= %d, <= %d" % (m_max, q_max), len(members),
-            geomean([r["flashlib"] / r["cake"] for r in members]),
-            geomean([r["flashlib"] / r["paths"][route(r, rules[c])] for r in members]),
+        bound, layout, m_max, q_max, t_m, t_q = rules[c]
+        print("k <= %-3d %-11s %-11s %-18s %-18s %-7d %-7.3f %-7.3f %.3f" % (
+            c, "2^%.1f" % bound, layout, "<= %d, <= %d" % (m_max, q_max), "<= %d, >= %d" % (t_m, t_q),
+            len(members), geomean([r["flashlib"] / r["cake"] for r in members]),
+            geomean([r["flashlib"] / r["paths"][fitted_route(r, rules[c])] for r in members]),
             geomean([r["flashlib"] / min(r["paths"].values()) for r in members])))
     every = [(r, rules[k_class(r["k"])]) for r in rows if k_class(r["k"]) in rules]
-    print("all      %-42s %-7d %-7.3f %-7.3f %.3f" % (
+    print("all      %-61s %-7d %-7.3f %-7.3f %.3f" % (
         "", len(every), geomean([r["flashlib"] / r["cake"] for r, _ in every]),
-        geomean([r["flashlib"] / r["paths"][route(r, rule)] for r, rule in every]),
+        geomean([r["flashlib"] / r["paths"][fitted_route(r, rule)] for r, rule in every]),
         geomean([r["flashlib"] / min(r["paths"].values()) for r, _ in every])))
     print(json.dumps({str(c): {"work_log2": rules[c][0], "layout": rules[c][1], "wc_max_m": rules[c][2],
-                               "wc_max_q": rules[c][3]} for c in rules}))
+                               "wc_max_q": rules[c][3], "shallow_max_m": rules[c][4],
+                               "shallow_min_q": rules[c][5]} for c in rules}))
     return 0
 
 

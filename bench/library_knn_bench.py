@@ -214,10 +214,11 @@ class Impls:
 
 
 def knn_paths(cake, shape):
-    """{"small_ql0": variant, "small_ql1": variant, "small_ql0_wc": ..., "big": variant}: for each list
-    layout of the knn_small library (QL = 0: per-thread lists, 1: quad lists; _wc: warps sharing query rows,
-    WC > 1) its variant of the shape's D with the smallest KK >= k, and the variant the knn library's table
-    picks (a library that does not hold k or D is left out)."""
+    """{"small_ql0": variant, "small_ql1": variant, "small_ql0_wc": ..., "small_ql0_t": ..., "big": variant}:
+    for each list layout of the knn_small library (QL = 0: per-thread lists, 1: quad lists; _wc: warps sharing
+    query rows, WC > 1; _t: the shallow-ring builds for tiny corpora, S = 2) its variant of the shape's D with
+    the smallest KK >= k, and the variant the knn library's table picks (a library that does not hold k or D is
+    left out)."""
     import torch
     out = {}
     small = cake._library("knn_small", torch.bfloat16)
@@ -227,7 +228,7 @@ def knn_paths(cake, shape):
             kk, ql, wc = int(ct.get("KK", 10)), int(ct.get("QL", 0)), int(ct.get("WC", 1))
             if int(ct.get("HD", -1)) != shape.d or kk < shape.k:
                 continue
-            key = "small_ql%d%s" % (ql, "_wc" if wc > 1 else "")
+            key = "small_ql%d%s%s" % (ql, "_wc" if wc > 1 else "", "_t" if int(ct.get("S", 3)) == 2 else "")
             if key not in out or kk < int(small.ct_params(out[key])["KK"]):
                 out[key] = name
     big = cake._library("knn", torch.bfloat16)

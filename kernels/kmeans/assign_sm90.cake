@@ -678,15 +678,17 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
 // that saw fewer than KK columns ends with (+inf, -1) entries) into the row's KK best, ascending:
 // OD[b, i, e] = scale * score + QN[b, i] (scale 1 and QN = ||x||^2 give squared L2 distances; scale -0.5 and
 // QN = 0 give the inner product), OI[b, i, e] its column (-1 past K: OD = +inf).
-//   KK <= 32  lane e holds entry e of the merged list (lanes past KK: (+inf, -1)); each further list comes in
-//             the same way (one coalesced load; eight lists' loads in flight at once), reversed across the
-//             lanes (shfl), and the lane keeps the smaller of its entry and the reversed one: the 32 smallest
-//             of both lists, as a bitonic sequence, which five half-cleaner steps (xor 16, 8, 4, 2, 1) sort
-//             ascending (a list of +inf entries, past LP, leaves it as it is).
-//   KK > 32   lane l merges lists l, l + 32, ... into a sorted register list (the first one copied, then an
-//             entry enters only if it beats the list's last: the lists are sorted, so after the first miss of
-//             a list none of its entries does), then KK rounds of a warp-wide minimum of the lanes' list
-//             heads (the winning lane drops its head).
+//   lists across the lanes (KK <= 32 and LP <= 1.5 KK: few lists, whose merges cost more than the KK rounds
+//             of the path below): lane e holds entry e of the merged list (lanes past KK: (+inf, -1)); each
+//             further list comes in the same way (one coalesced load; eight lists' loads in flight at once),
+//             reversed across the lanes (shfl), and the lane keeps the smaller of its entry and the reversed
+//             one: the 32 smallest of both lists, as a bitonic sequence, which five half-cleaner steps (xor
+//             16, 8, 4, 2, 1) sort ascending (a list of +inf entries, past LP, leaves it as it is).  Each list
+//             costs six dependent shuffle steps.
+//   lists in the lanes (otherwise): lane l merges lists l, l + 32, ... into a sorted register list (the
+//             first one copied, then an entry enters only if it beats the list's last), with no shuffles;
+//             for KK <= 32 each list's KK loads are in flight at once.  Then KK rounds of a warp-wide minimum
+//             of the lanes' list heads (the winning lane drops its head).
 kernel knn_merge<KK = 10, WPB = 4>(
     PD: f32[B, N, LP, KK],
     PI: i32[B, N, LP, KK],
@@ -702,7 +704,7 @@ kernel knn_merge<KK = 10, WPB = 4>(
   let l = i32(lane);
   if i < N {
     let qn = QN[b, i];
-    if KK <= 32 {
+    if KK <= 32 && 2 * LP <= 3 * KK {
       var v: f32 = inf;
       var j: i32 = -1;
       if l < KK {
@@ -755,11 +757,25 @@ kernel knn_merge<KK = 10, WPB = 4>(
         }
       }
       for m in l + 32..LP step 32 {
-        for e in 0..KK {
-          let v = PD[b, i, m, e];
-          let j = PI[b, i, m, e];
-          if v < dv[KK - 1] || (v == dv[KK - 1] && j < di[KK - 1]) {
-            list_insert(dv, di, v, j, 1);
+        if KK <= 32 {
+          var w: f32[KK];
+          var wj: i32[KK];
+          for e in 0..KK unroll {
+            w[e] = PD[b, i, m, e];
+            wj[e] = PI[b, i, m, e];
+          }
+          for e in 0..KK unroll {
+            if w[e] < dv[KK - 1] || (w[e] == dv[KK - 1] && wj[e] < di[KK - 1]) {
+              list_insert(dv, di, w[e], wj[e], 1);
+            }
+          }
+        } else {
+          for e in 0..KK {
+            let v = PD[b, i, m, e];
+            let j = PI[b, i, m, e];
+            if v < dv[KK - 1] || (v == dv[KK - 1] && j < di[KK - 1]) {
+              list_insert(dv, di, v, j, 1);
+            }
           }
         }
       }

@@ -172,12 +172,13 @@ TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, 
 }
 
 // knn_merge alone: LP sorted lists per row (ties in score broken by index; short lists end with (+inf, -1)) ->
-// the row's KK best; KK <= 32 (the bitonic warp merge) and KK = 64 (register lists), LP = 1, 5 and 40 (lanes
-// holding more than one list).
+// the row's KK best, through both paths: lists across the lanes (the bitonic warp merge: KK <= 32, LP <= 1.5 KK)
+// and lists in the lanes (register lists: KK = 1 past one list, KK = 10 past 15, KK = 32 at LP = 69, KK = 64);
+// LP = 40 and 69: lanes holding two and three lists.
 TEST_CASE("interp kernels/kmeans knn_merge: bitonic and register merges of sorted lists") {
   const int64_t B = 2, N = 5;
-  for (int64_t KK : {10, 32, 64})
-    for (int64_t LP : {1, 5, 40}) {
+  for (int64_t KK : {1, 10, 32, 64})
+    for (int64_t LP : {1, 5, 40, 69}) {
       INFO("KK = " << KK << ", LP = " << LP);
       std::vector<double> pd(size_t(B * N * LP * KK)), pi(size_t(B * N * LP * KK)), qn(size_t(B * N));
       std::vector<std::vector<std::pair<double, int64_t>>> want(size_t(B * N));
