@@ -686,9 +686,10 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
 //             16, 8, 4, 2, 1) sort ascending (a list of +inf entries, past LP, leaves it as it is).  Each list
 //             costs six dependent shuffle steps.
 //   lists in the lanes (otherwise): lane l merges lists l, l + 32, ... into a sorted register list (the
-//             first one copied, then an entry enters only if it beats the list's last), with no shuffles;
-//             for KK <= 32 each list's KK loads are in flight at once.  Then KK rounds of a warp-wide minimum
-//             of the lanes' list heads (the winning lane drops its head).
+//             first one copied; KK <= 32: a list whose first entry beats the running list's last is inserted
+//             whole, its KK loads in flight at once; KK = 64: an entry enters only if it beats the last), with
+//             no shuffles.  Then KK rounds of a warp-wide minimum of the lanes' list heads (the winning lane
+//             drops its head).
 kernel knn_merge<KK = 10, WPB = 4>(
     PD: f32[B, N, LP, KK],
     PI: i32[B, N, LP, KK],
@@ -764,8 +765,8 @@ kernel knn_merge<KK = 10, WPB = 4>(
             w[e] = PD[b, i, m, e];
             wj[e] = PI[b, i, m, e];
           }
-          for e in 0..KK unroll {
-            if w[e] < dv[KK - 1] || (w[e] == dv[KK - 1] && wj[e] < di[KK - 1]) {
+          if w[0] < dv[KK - 1] || (w[0] == dv[KK - 1] && wj[0] < di[KK - 1]) {   // else none of the list does
+            for e in 0..KK unroll {
               list_insert(dv, di, w[e], wj[e], 1);
             }
           }
