@@ -4,8 +4,9 @@ variants: k <= 1, 10, 16, 32, 64), the work bound log2(B Q M D) under which knn_
 (cakeir.kmeans.SMALL_WORK_LOG2), knn_small's list layout (QL = 0 per-thread lists, QL = 1 quad lists) and the
 box of corpus rows M and queries Q inside which its WC = 8 variant (warps sharing query rows) serves (both: the
 small library's dispatch table), chosen together to minimise the summed log time over the class's training
-shapes; then, with those fixed, the box of corpus rows M (at most) and queries Q (at least) inside which the
-shallow-ring variant of the layout (S = 2, "_t" paths) serves.
+shapes; then, with those fixed, the corpus sizes M where the shallow-ring variant of the layout (S = 2, "_t"
+paths) serves: M <= a bound (before the WC box) or M >= another (after it).  Shapes the router sent to the
+k-means assignment (k = 1, variant "assign:...") stay there.
 
     python3 bench/library_knn_bench.py --out DIR --sets train --libs knn --paths     # GPU machine
     python3 bench/knn_route_fit.py DIR/library_knn.jsonl[.gz]                        # here
@@ -37,7 +38,8 @@ def load(path):
             paths = {n[len("path:"):]: v["ms"] for n, v in t.items() if n.startswith("path:")}
             rows.append({"shape": r["shape"], "k": d["k"], "work": math.log2(d["B"] * d["N"] * d["K"] * d["D"]),
                          "m": d["K"], "q": d["N"],
-                         "flashlib": t["flashlib"]["ms"], "cake": t["cake"]["ms"], "paths": paths})
+                         "flashlib": t["flashlib"]["ms"], "cake": t["cake"]["ms"], "paths": paths,
+                         "assign": str(r.get("variant", "")).startswith("assign:") and "argmin" in paths})
     return rows
 
 
@@ -45,17 +47,21 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-def route(r, rule, tiny=(0, 0)):
-    """The path a fitted rule takes for a shape: knn_small below the work bound (its shallow-ring variant
-    inside the tiny box: M <= tiny[0], Q >= tiny[1]; else its WC variant inside the box of M and Q), the knn
-    library above it."""
+def route(r, rule, shallow=(0, math.inf)):
+    """The path a fitted rule takes for a shape: knn_small below the work bound (its shallow-ring variant for
+    M <= shallow[0], else its WC variant inside the box of M and Q, else the shallow-ring variant for
+    M >= shallow[1]), the knn library above it."""
     bound, layout, m_max, q_max = rule
+    if r["assign"]:                     # the router's k = 1 choice, not the fit's
+        return "argmin"
     if r["work"] >= bound and "big" in r["paths"]:
         return "big"
-    if r["m"] <= tiny[0] and r["q"] >= tiny[1] and layout + "_t" in r["paths"]:
+    if r["m"] <= shallow[0] and layout + "_t" in r["paths"]:
         return layout + "_t"
     if r["m"] <= m_max and r["q"] <= q_max and layout + "_wc" in r["paths"]:
         return layout + "_wc"
+    if r["m"] >= shallow[1] and layout + "_t" in r["paths"]:
+        return layout + "_t"
     return layout
 
 
@@ -64,37 +70,42 @@ def fitted_route(r, rule):
     return route(r, rule[:4], rule[4:])
 
 
-def fit_tiny(members, rule):
-    """(M bound, Q bound) of the shallow-ring variant's box with the least summed log time, given the rule."""
+def fit_shallow(members, rule):
+    """(cost, (M bound below, M bound above)) of the shallow-ring variant with the least summed log time,
+    given the rule."""
     best = None
-    for tiny in [(0, 0)] + [(1 << a, q) for a in range(0, 12) for q in [0] + [1 << b for b in range(4, 18)]]:
-        cost = sum(math.log(r["paths"][route(r, rule, tiny)]) for r in members)
-        if best is None or cost < best[0] - 1e-9:
-            best = (cost, tiny)
-    return best[1]
+    for lo in [0] + [1 << a for a in range(0, 13)]:
+        for hi in [1 << a for a in range(0, 21)] + [math.inf]:
+            cost = sum(math.log(r["paths"][route(r, rule, (lo, hi))]) for r in members)
+            if best is None or cost < best[0] - 1e-9:
+                best = (cost, (lo, hi))
+    return best
 
 
 def fit(rows):
-    """{k class: (work bound, small layout, M bound, Q bound of the WC variants, M bound, Q lower bound of
-    the shallow-ring variants)}: the rule with the least summed log time over the class's training shapes."""
+    """{k class: (work bound, small layout, M bound, Q bound of the WC variants, M bounds below and above of
+    the shallow-ring variants)}: the rule with the least summed log time over the class's training shapes
+    (for each layout its work bound and WC box first, then its shallow-ring bounds)."""
     out = {}
     boxes = [(0, 0)] + [(1 << a, 1 << b) for a in range(6, 16) for b in range(2, 18)]
     for c in K_CLASSES:
         members = [r for r in rows if k_class(r["k"]) == c]
-        if not members:
-            continue
         best = None
         for layout in ("small_ql0", "small_ql1"):
-            if not all(layout in r["paths"] for r in members):
+            if not members or not all(layout in r["paths"] or r["assign"] for r in members):
                 continue
+            first = None
             for m_max, q_max in boxes:
                 for bound in [w / 2 for w in range(0, 90)] + [99.0]:
                     rule = (bound, layout, m_max, q_max)
                     cost = sum(math.log(r["paths"][route(r, rule)]) for r in members)
-                    if best is None or cost < best[0] - 1e-9:
-                        best = (cost, rule)
+                    if first is None or cost < first[0] - 1e-9:
+                        first = (cost, rule)
+            cost, shallow = fit_shallow(members, first[1])
+            if best is None or cost < best[0] - 1e-9:
+                best = (cost, first[1] + shallow)
         if best is not None:
-            out[c] = best[1] + fit_tiny(members, best[1])
+            out[c] = best[1]
     return out
 
 
@@ -104,14 +115,14 @@ def main():
     args = p.parse_args()
     rows = [r for r in load(args.jsonl) if r["paths"]]
     rules = fit(rows)
-    print("k class  work bound  layout      WC box (M, Q)      tiny box (M, Q)    shapes  cake    fitted  best path")
+    print("k class  work bound  layout      WC box (M, Q)      shallow M          shapes  cake    fitted  best path")
     for c in K_CLASSES:
         members = [r for r in rows if k_class(r["k"]) == c]
         if c not in rules:
             continue
-        bound, layout, m_max, q_max, t_m, t_q = rules[c]
+        bound, layout, m_max, q_max, t_lo, t_hi = rules[c]
         print("k <= %-3d %-11s %-11s %-18s %-18s %-7d %-7.3f %-7.3f %.3f" % (
-            c, "2^%.1f" % bound, layout, "<= %d, <= %d" % (m_max, q_max), "<= %d, >= %d" % (t_m, t_q),
+            c, "2^%.1f" % bound, layout, "<= %d, <= %d" % (m_max, q_max), "<= %d, >= %s" % (t_lo, t_hi),
             len(members), geomean([r["flashlib"] / r["cake"] for r in members]),
             geomean([r["flashlib"] / r["paths"][fitted_route(r, rules[c])] for r in members]),
             geomean([r["flashlib"] / min(r["paths"].values()) for r in members])))
@@ -122,7 +133,7 @@ def main():
         geomean([r["flashlib"] / min(r["paths"].values()) for r, _ in every])))
     print(json.dumps({str(c): {"work_log2": rules[c][0], "layout": rules[c][1], "wc_max_m": rules[c][2],
                                "wc_max_q": rules[c][3], "shallow_max_m": rules[c][4],
-                               "shallow_min_q": rules[c][5]} for c in rules}))
+                               "shallow_min_m": rules[c][5]} for c in rules}))
     return 0
 
 

@@ -678,15 +678,15 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
 // that saw fewer than KK columns ends with (+inf, -1) entries) into the row's KK best, ascending:
 // OD[b, i, e] = scale * score + QN[b, i] (scale 1 and QN = ||x||^2 give squared L2 distances; scale -0.5 and
 // QN = 0 give the inner product), OI[b, i, e] its column (-1 past K: OD = +inf).
-//   lists across the lanes (KK <= 32 and LP <= 1.5 KK: few lists, whose merges cost more than the KK rounds
-//             of the path below): lane e holds entry e of the merged list (lanes past KK: (+inf, -1)); each
-//             further list comes in the same way (one coalesced load; eight lists' loads in flight at once),
-//             reversed across the lanes (shfl), and the lane keeps the smaller of its entry and the reversed
-//             one: the 32 smallest of both lists, as a bitonic sequence, which five half-cleaner steps (xor
-//             16, 8, 4, 2, 1) sort ascending (a list of +inf entries, past LP, leaves it as it is).  Each list
-//             costs six dependent shuffle steps.
+//   lists across the lanes (KK 17..32, and KK <= 16 with LP <= 1.5 KK: few lists, whose merges cost more
+//             than the KK rounds of the path below): lane e holds entry e of the merged list (lanes past KK:
+//             (+inf, -1)); each further list comes in the same way (one coalesced load; eight lists' loads in
+//             flight at once), reversed across the lanes (shfl), and the lane keeps the smaller of its entry and
+//             the reversed one: the 32 smallest of both lists, as a bitonic sequence, which five half-cleaner
+//             steps (xor 16, 8, 4, 2, 1) sort ascending (a list of +inf entries, past LP, leaves it as it is).
+//             Each list costs six dependent shuffle steps.
 //   lists in the lanes (otherwise): lane l merges lists l, l + 32, ... into a sorted register list (the
-//             first one copied; KK <= 32: a list whose first entry beats the running list's last is inserted
+//             first one copied; KK <= 16: a list whose first entry beats the running list's last is inserted
 //             whole, its KK loads in flight at once; KK = 64: an entry enters only if it beats the last), with
 //             no shuffles.  Then KK rounds of a warp-wide minimum of the lanes' list heads (the winning lane
 //             drops its head).
@@ -705,7 +705,7 @@ kernel knn_merge<KK = 10, WPB = 4>(
   let l = i32(lane);
   if i < N {
     let qn = QN[b, i];
-    if KK <= 32 && 2 * LP <= 3 * KK {
+    if KK <= 32 && (KK > 16 || 2 * LP <= 3 * KK) {
       var v: f32 = inf;
       var j: i32 = -1;
       if l < KK {
@@ -758,7 +758,7 @@ kernel knn_merge<KK = 10, WPB = 4>(
         }
       }
       for m in l + 32..LP step 32 {
-        if KK <= 32 {
+        if KK <= 16 {
           var w: f32[KK];
           var wj: i32[KK];
           for e in 0..KK unroll {

@@ -172,8 +172,8 @@ TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, 
 }
 
 // knn_merge alone: LP sorted lists per row (ties in score broken by index; short lists end with (+inf, -1)) ->
-// the row's KK best, through both paths: lists across the lanes (the bitonic warp merge: KK <= 32, LP <= 1.5 KK)
-// and lists in the lanes (register lists: KK = 1 past one list, KK = 10 past 15, KK = 32 at LP = 69, KK = 64);
+// the row's KK best, through both paths: lists across the lanes (the bitonic warp merge: KK = 32, and KK <= 16
+// with LP <= 1.5 KK) and lists in the lanes (register lists: KK = 1 past one list, KK = 10 past 15, KK = 64);
 // LP = 40 and 69: lanes holding two and three lists.
 TEST_CASE("interp kernels/kmeans knn_merge: bitonic and register merges of sorted lists") {
   const int64_t B = 2, N = 5;
