@@ -677,19 +677,129 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
 // One warp per query row (b, i) merges the LP sorted lists of PD / PI (ascending by (score, index); a list
 // that saw fewer than KK columns ends with (+inf, -1) entries) into the row's KK best, ascending:
 // OD[b, i, e] = scale * score + QN[b, i] (scale 1 and QN = ||x||^2 give squared L2 distances; scale -0.5 and
-// QN = 0 give the inner product), OI[b, i, e] its column (-1 past K: OD = +inf).
-//   lists across the lanes (KK 17..32, and KK <= 16 with LP <= 1.5 KK: few lists, whose merges cost more
-//             than the KK rounds of the path below): lane e holds entry e of the merged list (lanes past KK:
-//             (+inf, -1)); each further list comes in the same way (one coalesced load; eight lists' loads in
-//             flight at once), reversed across the lanes (shfl), and the lane keeps the smaller of its entry and
-//             the reversed one: the 32 smallest of both lists, as a bitonic sequence, which five half-cleaner
-//             steps (xor 16, 8, 4, 2, 1) sort ascending (a list of +inf entries, past LP, leaves it as it is).
-//             Each list costs six dependent shuffle steps.
-//   lists in the lanes (otherwise): lane l merges lists l, l + 32, ... into a sorted register list (the
-//             first one copied; KK <= 16: a list whose first entry beats the running list's last is inserted
-//             whole, its KK loads in flight at once; KK = 64: an entry enters only if it beats the last), with
-//             no shuffles.  Then KK rounds of a warp-wide minimum of the lanes' list heads (the winning lane
-//             drops its head).
+// QN = 0 give the inner product), OI[b, i, e] its column (-1 past K: OD = +inf).  Two ways:
+//   merge_across_lanes (KK > 16, and KK <= 16 with LP <= 1.5 KK): the merged list spread over the lanes;
+//   merge_in_lanes (KK <= 16 with more lists): a list per lane, then a warp-wide selection of the KK best.
+
+// Lane l holds entries l and l + 32 (KK > 32) of the merged list (past KK: (+inf, -1)); each further list comes
+// in the same way (coalesced loads; eight lists' loads in flight at once), reversed across the entries (lane
+// 31 - l's, halves swapped), and each entry keeps the smaller of itself and the reversed one: the 32 H smallest
+// of both lists as a bitonic sequence, which half-cleaner steps sort ascending: in-lane between the halves
+// (distance 32), then xor 16, 8, 4, 2, 1 across the lanes (a list of +inf entries, past LP, leaves it as it is).
+fn merge_across_lanes(b: i32, i: i32, l: i32, qn: f32) {
+  var v: f32[(KK + 31) / 32];
+  var j: i32[(KK + 31) / 32];
+  for h in 0..(KK + 31) / 32 unroll {
+    v[h] = inf;
+    j[h] = -1;
+    if l + 32 * h < KK {
+      v[h] = PD[b, i, 0, l + 32 * h];
+      j[h] = PI[b, i, 0, l + 32 * h];
+    }
+  }
+  for m0 in 1..LP step 8 {
+    var w: f32[8 * ((KK + 31) / 32)];
+    var wj: i32[8 * ((KK + 31) / 32)];
+    for u in 0..8 unroll {
+      for h in 0..(KK + 31) / 32 unroll {
+        w[u * ((KK + 31) / 32) + h] = inf;
+        wj[u * ((KK + 31) / 32) + h] = -1;
+        if l + 32 * h < KK && m0 + u < LP {
+          w[u * ((KK + 31) / 32) + h] = PD[b, i, m0 + u, l + 32 * h];
+          wj[u * ((KK + 31) / 32) + h] = PI[b, i, m0 + u, l + 32 * h];
+        }
+      }
+    }
+    for u in 0..8 unroll {
+      for h in 0..(KK + 31) / 32 unroll {
+        let rv = shfl.idx(w[u * ((KK + 31) / 32) + (KK + 31) / 32 - 1 - h], 31 - l);
+        let rj = shfl.idx(wj[u * ((KK + 31) / 32) + (KK + 31) / 32 - 1 - h], 31 - l);
+        let take = rv < v[h] || (rv == v[h] && rj < j[h]);
+        v[h] = select(take, rv, v[h]);
+        j[h] = select(take, rj, j[h]);
+      }
+      for h in 0..(KK + 31) / 32 - 1 unroll {       // KK > 32: the distance-32 step, in the lane
+        let swap = v[1] < v[0] || (v[1] == v[0] && j[1] < j[0]);
+        let v0 = v[0];
+        let j0 = j[0];
+        v[0] = select(swap, v[1], v0);
+        j[0] = select(swap, j[1], j0);
+        v[1] = select(swap, v0, v[1]);
+        j[1] = select(swap, j0, j[1]);
+      }
+      for h in 0..(KK + 31) / 32 unroll {
+        var hv: f32 = v[h];
+        var hj: i32 = j[h];
+        for s in 0..5 unroll {
+          let ov = shfl.xor(hv, 16 >> s);
+          let oj = shfl.xor(hj, 16 >> s);
+          let lower = ov < hv || (ov == hv && oj < hj);   // the partner's entry comes first
+          let keep_low = (l & (16 >> s)) == 0;            // this lane keeps the smaller of the pair
+          let swap = select(keep_low, lower, ov > hv || (ov == hv && oj > hj));
+          hv = select(swap, ov, hv);
+          hj = select(swap, oj, hj);
+        }
+        v[h] = hv;
+        j[h] = hj;
+      }
+    }
+  }
+  for h in 0..(KK + 31) / 32 unroll {
+    if l + 32 * h < KK {
+      OD[b, i, l + 32 * h] = select(j[h] >= 0, scale * v[h] + qn, inf);
+      OI[b, i, l + 32 * h] = j[h];
+    }
+  }
+}
+
+// Lane l merges lists l, l + 32, ... into a sorted register list (the first one copied; a list whose first
+// entry beats the running list's last is inserted whole, its KK loads in flight at once), with no shuffles;
+// then KK rounds of a warp-wide minimum of the lanes' list heads (the winning lane drops its head).
+fn merge_in_lanes(b: i32, i: i32, l: i32, qn: f32) {
+  var dv: f32[KK];
+  var di: i32[KK];
+  for e in 0..KK unroll {
+    dv[e] = inf;
+    di[e] = -1;
+  }
+  if l < LP {
+    for e in 0..KK unroll {
+      dv[e] = PD[b, i, l, e];
+      di[e] = PI[b, i, l, e];
+    }
+  }
+  for m in l + 32..LP step 32 {
+    var w: f32[KK];
+    var wj: i32[KK];
+    for e in 0..KK unroll {
+      w[e] = PD[b, i, m, e];
+      wj[e] = PI[b, i, m, e];
+    }
+    if w[0] < dv[KK - 1] || (w[0] == dv[KK - 1] && wj[0] < di[KK - 1]) {   // else none of the list does
+      for e in 0..KK unroll {
+        list_insert(dv, di, w[e], wj[e], 1);
+      }
+    }
+  }
+  for e in 0..KK {
+    var bv: f32 = dv[0];
+    var bi: i32 = di[0];
+    lowest_pair(bv, bi, 5);
+    if dv[0] == bv && di[0] == bi {
+      for f in 0..KK - 1 unroll {
+        dv[f] = dv[f + 1];
+        di[f] = di[f + 1];
+      }
+      dv[KK - 1] = inf;
+      di[KK - 1] = -1;
+    }
+    if l == 0 {
+      OD[b, i, e] = select(bi >= 0, scale * bv + qn, inf);
+      OI[b, i, e] = bi;
+    }
+  }
+}
+
 kernel knn_merge<KK = 10, WPB = 4>(
     PD: f32[B, N, LP, KK],
     PI: i32[B, N, LP, KK],
@@ -705,97 +815,13 @@ kernel knn_merge<KK = 10, WPB = 4>(
   let l = i32(lane);
   if i < N {
     let qn = QN[b, i];
-    if KK <= 32 && (KK > 16 || 2 * LP <= 3 * KK) {
-      var v: f32 = inf;
-      var j: i32 = -1;
-      if l < KK {
-        v = PD[b, i, 0, l];
-        j = PI[b, i, 0, l];
-      }
-      for m0 in 1..LP step 8 {          // eight lists' loads in flight, then their merges
-        var w: f32[8];
-        var wj: i32[8];
-        for u in 0..8 unroll {
-          w[u] = inf;
-          wj[u] = -1;
-          if l < KK && m0 + u < LP {
-            w[u] = PD[b, i, m0 + u, l];
-            wj[u] = PI[b, i, m0 + u, l];
-          }
-        }
-        for u in 0..8 unroll {
-          let rv = shfl.idx(w[u], 31 - l);
-          let rj = shfl.idx(wj[u], 31 - l);
-          let take = rv < v || (rv == v && rj < j);
-          v = select(take, rv, v);
-          j = select(take, rj, j);
-          for s in 0..5 unroll {
-            let ov = shfl.xor(v, 16 >> s);
-            let oj = shfl.xor(j, 16 >> s);
-            let lower = ov < v || (ov == v && oj < j);     // the partner's entry comes first
-            let keep_low = (l & (16 >> s)) == 0;           // this lane keeps the smaller of the pair
-            let swap = select(keep_low, lower, ov > v || (ov == v && oj > j));
-            v = select(swap, ov, v);
-            j = select(swap, oj, j);
-          }
-        }
-      }
-      if l < KK {
-        OD[b, i, l] = select(j >= 0, scale * v + qn, inf);
-        OI[b, i, l] = j;
-      }
+    if KK > 16 {
+      merge_across_lanes(b, i, l, qn);
     } else {
-      var dv: f32[KK];
-      var di: i32[KK];
-      for e in 0..KK unroll {
-        dv[e] = inf;
-        di[e] = -1;
-      }
-      if l < LP {
-        for e in 0..KK unroll {          // list l: sorted already
-          dv[e] = PD[b, i, l, e];
-          di[e] = PI[b, i, l, e];
-        }
-      }
-      for m in l + 32..LP step 32 {
-        if KK <= 16 {
-          var w: f32[KK];
-          var wj: i32[KK];
-          for e in 0..KK unroll {
-            w[e] = PD[b, i, m, e];
-            wj[e] = PI[b, i, m, e];
-          }
-          if w[0] < dv[KK - 1] || (w[0] == dv[KK - 1] && wj[0] < di[KK - 1]) {   // else none of the list does
-            for e in 0..KK unroll {
-              list_insert(dv, di, w[e], wj[e], 1);
-            }
-          }
-        } else {
-          for e in 0..KK {
-            let v = PD[b, i, m, e];
-            let j = PI[b, i, m, e];
-            if v < dv[KK - 1] || (v == dv[KK - 1] && j < di[KK - 1]) {
-              list_insert(dv, di, v, j, 1);
-            }
-          }
-        }
-      }
-      for e in 0..KK {
-        var bv: f32 = dv[0];
-        var bi: i32 = di[0];
-        lowest_pair(bv, bi, 5);
-        if dv[0] == bv && di[0] == bi {
-          for f in 0..KK - 1 unroll {
-            dv[f] = dv[f + 1];
-            di[f] = di[f + 1];
-          }
-          dv[KK - 1] = inf;
-          di[KK - 1] = -1;
-        }
-        if l == 0 {
-          OD[b, i, e] = select(bi >= 0, scale * bv + qn, inf);
-          OI[b, i, e] = bi;
-        }
+      if 2 * LP <= 3 * KK {           // few lists: their merges cost less than the KK selection rounds
+        merge_across_lanes(b, i, l, qn);
+      } else {
+        merge_in_lanes(b, i, l, qn);
       }
     }
   }

@@ -172,12 +172,12 @@ TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, 
 }
 
 // knn_merge alone: LP sorted lists per row (ties in score broken by index; short lists end with (+inf, -1)) ->
-// the row's KK best, through both paths: lists across the lanes (the bitonic warp merge: KK = 32, and KK <= 16
-// with LP <= 1.5 KK) and lists in the lanes (register lists: KK = 1 past one list, KK = 10 past 15, KK = 64);
-// LP = 40 and 69: lanes holding two and three lists.
+// the row's KK best, through both paths: merge_across_lanes (the bitonic warp merge: KK = 32 and 64 - two entries
+// per lane -, and KK <= 16 with LP <= 1.5 KK) and merge_in_lanes (register lists: KK = 1 past one list, KK = 10
+// past 15); LP = 40 and 69: lanes holding two and three lists.
 TEST_CASE("interp kernels/kmeans knn_merge: bitonic and register merges of sorted lists") {
   const int64_t B = 2, N = 5;
-  for (int64_t KK : {1, 10, 32, 64})
+  for (int64_t KK : {1, 10, 32, 50, 64})
     for (int64_t LP : {1, 5, 40, 69}) {
       INFO("KK = " << KK << ", LP = " << LP);
       std::vector<double> pd(size_t(B * N * LP * KK)), pi(size_t(B * N * LP * KK)), qn(size_t(B * N));

@@ -32,7 +32,7 @@ _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 # k-means assignment for k = 1 (ARGMIN_*).
 # log2(B Q M D) below which knn_small serves, by k class (the KK of the variants: k <= 1, 10, 16, 32, 64),
 # fitted to the training shapes' times by bench/knn_route_fit.py.
-SMALL_WORK_LOG2 = ((1, 31.0), (10, 33.0), (16, 33.0), (32, 29.0), (64, 29.5))
+SMALL_WORK_LOG2 = ((1, 32.5), (10, 33.5), (16, 33.5), (32, 30.5), (64, 30.0))
 SPLIT_TILES = 8             # corpus tiles per knn_small split at least (lists of up to 10 entries)
 WC_SPLITS = 12              # splits at most for knn_small variants with column groups (WC > 1)
 # k = 1 with at least ARGMIN_BLOCKS 128-row query blocks and ARGMIN_CORPUS corpus rows: the k-means assignment
