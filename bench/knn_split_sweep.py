@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """How the corpus splits of a knn_small launch (Kernels.knn(..., splits=S)) change its time, against the
-splits cakeir.kmeans.Kernels._small_splits picks, on shapes with few query blocks: a diagnostic for tuning
+splits cakeir.kmeans.Kernels._small_splits picks, on shapes with few query blocks, for the variant the table picks
+and its siblings (the same D, KK and list layout; other ring depths and column groups): a diagnostic for tuning
 _small_splits, not a result (bench/library_knn_bench.py measures).  Timing as the bench's: L2 flushed before
 every run, rounds interleaved, median (bench/fragment_samples_common.time_interleaved).
 
@@ -19,7 +20,9 @@ from library_knn_shapes import Shape  # noqa: E402
 
 SHAPES = ["1 1 1041145 64 1", "1 11 217341 64 1", "1 2 65537 64 1", "1 7 65537 256 1", "1 4 333721 128 32",
           "1 123 999433 64 10", "8 1 38230 64 16", "1 1000 89034 256 1", "1 24 28635 128 10", "3 7 1131 128 16",
-          "1 12 1597 128 32", "1 72 2355 256 10"]
+          "1 12 1597 128 32", "1 72 2355 256 10", "4 4 1181057 64 1", "16 3 140253 128 1", "8 10 180473 128 1",
+          "16 7 22306 256 32", "16 12 47701 128 32", "1 1 11185 128 32", "3 1 10371 64 64", "1 1 178318 64 64",
+          "16 1 65537 64 10"]
 
 
 def main():
@@ -45,12 +48,14 @@ def main():
         shape = Shape("knn", b, q, m, d, k, b > 1)
         x, c, _ = lib.make_inputs(torch, shape, 20261204 + i)
         picked = small.variant_name(B=b, N=q, K=m, D=d, k=k)
-        for name in [picked] + [v for v in (picked + "w", picked[:-1] if picked.endswith("w") else "")
-                                if v in small.variants and v != picked]:
+        ct = small.ct_params(picked)
+        siblings = [v for v in small.variants if v != picked and all(
+            small.ct_params(v).get(key) == ct.get(key) for key in ("HD", "KK", "QL"))]   # other rings, WC
+        for name in [picked] + siblings:
             kk, tn, wc = cake._small_kk(small, name)
             auto = cake._small_splits(b, q, m, tn, wc, kk, x.device)
             tiles = -(-m // tn)
-            lps = sorted({lp for lp in (1, 2, 4, 8, 16, 33, 66, 132, 264, 528, auto // 2, auto, auto * 2)
+            lps = sorted({lp for lp in (1, 2, 4, 8, 16, 33, 66, 132, 264, 396, 528, auto // 2, auto, auto * 2)
                           if 1 <= lp <= min(tiles, 65535)})
             fns = {"splits=%d" % lp: (lambda lp=lp: cake.knn(x, c, k, variant=name, splits=lp)) for lp in lps}
             timing = common.time_interleaved(torch, fns, flusher, 3, 3)
