@@ -227,6 +227,19 @@ cake_status cake_launch(const cake_kernel *kernel, const cake_arg *args, size_t 
   });
 }
 
+cake_status cake_kernel_occupancy(const cake_kernel *kernel, const cake_arg *args, size_t num_args,
+                                  const cake_launch_options *options, int *blocks_per_sm, char *err, size_t err_size) {
+  return guarded(err, err_size, [&] {
+    if (!specOf(kernel) || !blocks_per_sm)
+      misuse("cake_kernel_occupancy: kernel and blocks_per_sm must not be NULL");
+    *blocks_per_sm = 0;
+    CudaDriverLoad load = sharedCudaDriver();
+    if (!load.driver)
+      throw LaunchError(CAKE_ERROR_DRIVER_UNAVAILABLE, load.error);
+    *blocks_per_sm = maxActiveBlocksPerSm(load.driver, *kernel->module, kernel->index, args, num_args, options);
+  });
+}
+
 cake_status cake_launch_prepare(const cake_kernel *kernel, const cake_arg *args, size_t num_args,
                                 const cake_launch_options *options, cake_prepared_launch **out, char *err,
                                 size_t err_size) {

@@ -59,6 +59,7 @@ CudaDriverLoad loadCudaDriver(const std::string &libraryName) {
   resolve(api.cuModuleUnload, "cuModuleUnload");
   resolve(api.cuModuleGetFunction, "cuModuleGetFunction");
   resolve(api.cuFuncSetAttribute, "cuFuncSetAttribute");
+  resolve(api.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   resolve(api.cuLaunchKernelEx, "cuLaunchKernelEx");
   resolve(api.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
   if (!missing.empty()) {

@@ -76,6 +76,8 @@ struct CudaDriverApi {
   CuResult (*cuModuleUnload)(CuModule module);
   CuResult (*cuModuleGetFunction)(CuFunction *function, CuModule module, const char *name);
   CuResult (*cuFuncSetAttribute)(CuFunction function, int attribute, int value);
+  CuResult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *numBlocks, CuFunction function, int blockSize,
+                                                          size_t dynamicSMemSize);
   CuResult (*cuLaunchKernelEx)(const CuLaunchConfig *config, CuFunction function, void **kernelParams,
                                void **extra);
   CuResult (*cuTensorMapEncodeTiled)(CuTensorMap *tensorMap, int dataType, uint32_t rank, void *globalAddress,

@@ -247,6 +247,24 @@ void launchPrepared(PreparedLaunch &p, const uint64_t *data, size_t numData, CuS
     throw LaunchError(CAKE_ERROR_CUDA, "kernel " + kernel.name + ": " + p.driver->describe("cuLaunchKernelEx", result));
 }
 
+int maxActiveBlocksPerSm(const std::shared_ptr<const CudaDriver> &driver, ModuleState &module, size_t index,
+                         const cake_arg *args, size_t numArgs, const cake_launch_options *options) {
+  CuContext context = currentContext(*driver);
+  const KernelSpec &kernel = module.manifest().kernels[index];
+  BoundLaunch bound = bindLaunch(kernel, makeLaunchInputs(args, numArgs, options, driver));
+  std::lock_guard<std::mutex> lock(module.mutex());
+  LoadedFunction &function = module.functionFor(driver, context, index);
+  ensureDynamicSmem(*driver, function, bound.dynamicSmem, kernel);
+  int blocks = 0;
+  CuResult result = driver->api.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks, function.function, static_cast<int>(bound.block[0] * bound.block[1] * bound.block[2]),
+      bound.dynamicSmem);
+  if (result != kCudaSuccess)
+    throw LaunchError(CAKE_ERROR_CUDA, "kernel " + kernel.name + ": " +
+                                           driver->describe("cuOccupancyMaxActiveBlocksPerMultiprocessor", result));
+  return blocks;
+}
+
 void launchKernel(const std::shared_ptr<const CudaDriver> &driver, ModuleState &module, size_t index,
                   const cake_arg *args, size_t numArgs, const cake_launch_options *options) {
   std::unique_ptr<PreparedLaunch> prepared = prepareLaunch(driver, module, index, args, numArgs, options);

@@ -53,6 +53,13 @@ void launchPrepared(PreparedLaunch &prepared, const uint64_t *data, size_t numDa
 // no context, as a launch does).  Throws LaunchError(CUDA).
 std::pair<int, int> currentComputeCapability(const CudaDriver &driver);
 
+// How many blocks of kernel `index` of `module`, launched with `args`, fit on one SM of the current device
+// at once (cuOccupancyMaxActiveBlocksPerMultiprocessor for the launch's block size and dynamic shared memory,
+// after the same checks, module load and shared-memory opt-in as a launch; clusters are not considered).
+// Throws LaunchError.
+int maxActiveBlocksPerSm(const std::shared_ptr<const CudaDriver> &driver, ModuleState &module, size_t index,
+                         const cake_arg *args, size_t numArgs, const cake_launch_options *options);
+
 // Checks the arguments and launches kernel `index` of `module` on options->stream (prepareLaunch, then
 // launchPrepared with the arguments' own addresses).  Throws LaunchError.
 void launchKernel(const std::shared_ptr<const CudaDriver> &driver, ModuleState &module, size_t index,

@@ -38,10 +38,15 @@ typedef struct cake_fake_cuda_state {
   uint64_t tm_address;
   uint64_t tm_dims[5], tm_strides[4];
   uint32_t tm_box[5], tm_elem_strides[5];
+  /* occupancy queries: blocks per SM = min(2048 / threads, 32, max_smem_per_sm / (dynamic smem + 1 KiB)) */
+  int max_smem_per_sm;          /* set by tests; default 233472 (228 KiB) */
+  int occupancy_calls;
+  int occupancy_block_size;
+  uint64_t occupancy_dynamic_smem;
 } cake_fake_cuda_state;
 
 cake_fake_cuda_state *cake_fake_cuda_state_get(void);
-/* Restores the defaults (132 SMs, cc 9.0, 227 KiB opt-in) and clears the records. */
+/* Restores the defaults (132 SMs, cc 9.0, 227 KiB opt-in, 228 KiB per SM) and clears the records. */
 void cake_fake_cuda_reset(void);
 
 #ifdef __cplusplus

@@ -3,6 +3,7 @@
 // recorded), any other entry records none.
 #include "FakeCuda.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
@@ -59,6 +60,7 @@ __attribute__((visibility("default"))) void cake_fake_cuda_reset(void) {
   g_state.cc_major = 9;
   g_state.cc_minor = 0;
   g_state.max_smem_optin = 227 * 1024;
+  g_state.max_smem_per_sm = 228 * 1024;
   g_num_functions = 0;
   g_initialised = true;
 }
@@ -146,6 +148,18 @@ FAKE_API int cuFuncSetAttribute(void *, int attribute, int value) {
   ++g_state.set_attribute_calls;
   g_state.last_attribute = attribute;
   g_state.last_attribute_value = value;
+  return 0;
+}
+
+FAKE_API int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, void *, int blockSize,
+                                                          size_t dynamicSMemSize) {
+  ++g_state.occupancy_calls;
+  g_state.occupancy_block_size = blockSize;
+  g_state.occupancy_dynamic_smem = dynamicSMemSize;
+  if (blockSize <= 0 || blockSize > 1024)
+    return 1; // CUDA_ERROR_INVALID_VALUE
+  int bySmem = g_state.max_smem_per_sm / static_cast<int>(dynamicSMemSize + 1024);
+  *numBlocks = std::min(std::min(2048 / blockSize, 32), bySmem);
   return 0;
 }
 

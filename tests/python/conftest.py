@@ -96,6 +96,8 @@ class FakeCudaState(ctypes.Structure):
         ("tm_interleave", ctypes.c_int), ("tm_l2", ctypes.c_int), ("tm_oob", ctypes.c_int),
         ("tm_address", ctypes.c_uint64), ("tm_dims", ctypes.c_uint64 * 5), ("tm_strides", ctypes.c_uint64 * 4),
         ("tm_box", ctypes.c_uint32 * 5), ("tm_elem_strides", ctypes.c_uint32 * 5),
+        ("max_smem_per_sm", ctypes.c_int), ("occupancy_calls", ctypes.c_int), ("occupancy_block_size", ctypes.c_int),
+        ("occupancy_dynamic_smem", ctypes.c_uint64),
     ]
 
 

@@ -256,6 +256,21 @@ def test_launch_through_fake_driver(fake_path):
     del module
 
 
+def test_occupancy_through_fake_driver(fake_cuda):
+    """Kernel.occupancy: the driver's blocks per SM for the launch these arguments make (block size and dynamic
+    shared memory from the manifest), after the argument checks and shared-memory opt-in; nothing launched."""
+    module = cake.load_data(GEMM, b"\x7fELF")
+    args = (FakeCudaArray(A, (256, 512), "<V2"), FakeCudaArray(B, (512, 512), "<V2"),
+            FakeCudaArray(C, (256, 512), "<f4"), 0.5)
+    assert module.gemm.occupancy(*args) == 1               # 196608 bytes of a 228 KiB SM
+    assert fake_cuda.occupancy_block_size == 384 and fake_cuda.occupancy_dynamic_smem == 196608
+    fake_cuda.max_smem_per_sm = 3 * (196608 + 1024)
+    assert module.gemm.occupancy(*args) == 3
+    assert fake_cuda.occupancy_calls == 2 and fake_cuda.launches == 0
+    expect_error(cake.CakeArgumentError, "argument 2 (C): dim 1 is 512", module.gemm.occupancy, args[0],
+                 FakeCudaArray(B, (256, 512), "<V2"), args[2], 0.5)
+
+
 # ---------------------------------------------------------------- part 4: cakec -> manifest -> runtime
 
 AXPY = """target sm_80;

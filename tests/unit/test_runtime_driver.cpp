@@ -113,7 +113,7 @@ TEST_CASE("runtime driver: declarations match cuda.h") {
                 CU_TENSOR_MAP_DATA_TYPE_UINT8 == 0);
   static_assert(CUDA_SUCCESS == kCudaSuccess);
   // The function-pointer types of the table are the ones cuda.h declares (modulo the enum/handle types).
-  CHECK(sizeof(CudaDriverApi) == 15 * sizeof(void *));
+  CHECK(sizeof(CudaDriverApi) == 16 * sizeof(void *));
 }
 #endif
 
@@ -164,6 +164,27 @@ TEST_CASE("runtime driver: a gemm launch through the fake driver") {
   CHECK(fake->set_attribute_calls == attributeCalls);
   state.reset();
   CHECK(fake->module_unloads == 1);
+}
+
+TEST_CASE("runtime driver: occupancy through the fake driver (block size, dynamic shared memory, no launch)") {
+  cake_fake_cuda_state *fake = fakeState();
+  auto driver = fakeDriver();
+  auto state = loadModuleFromData(kGemmManifest, "\x7f" "ELF", 4);
+  GemmArgs g;
+  // 384 threads, 192 KiB of dynamic shared memory: one block per 228 KiB SM.
+  CHECK(maxActiveBlocksPerSm(driver, *state, 0, g.args.data(), g.args.size(), nullptr) == 1);
+  CHECK(fake->occupancy_calls == 1);
+  CHECK(fake->occupancy_block_size == 384);
+  CHECK(fake->occupancy_dynamic_smem == 196608);
+  CHECK(fake->module_loads == 1);
+  CHECK(fake->last_attribute == kCuFuncAttributeMaxDynamicSharedSizeBytes); // opted in first, as a launch does
+  CHECK(fake->launches == 0);
+  fake->max_smem_per_sm = 4 * (196608 + 1024);
+  CHECK(maxActiveBlocksPerSm(driver, *state, 0, g.args.data(), g.args.size(), nullptr) == 4);
+  CHECK(fake->module_loads == 1);
+  // The arguments are checked as for a launch.
+  g.args.pop_back();
+  CHECK_THROWS_AS(maxActiveBlocksPerSm(driver, *state, 0, g.args.data(), g.args.size(), nullptr), LaunchError);
 }
 
 TEST_CASE("runtime driver: num_sms from the device, no context, and device errors") {
@@ -238,6 +259,16 @@ TEST_CASE("runtime driver: cake_launch through the C API with CAKE_LIBCUDA point
                   err);
   CHECK(fake->launches == 1);
   CHECK(fake->grid[0] == 2);
+  // The occupancy query through the C API: the same module, no launch.
+  int blocks = -1;
+  REQUIRE_MESSAGE(cake_kernel_occupancy(cake_module_kernel_at(module, 0), g.args.data(), g.args.size(), nullptr,
+                                        &blocks, err, sizeof err) == CAKE_OK,
+                  err);
+  CHECK(blocks == 1);
+  CHECK(fake->occupancy_calls == 1);
+  CHECK(fake->launches == 1);
+  CHECK(cake_kernel_occupancy(cake_module_kernel_at(module, 0), g.args.data(), g.args.size(), nullptr, nullptr, err,
+                              sizeof err) == CAKE_ERROR_INVALID_ARGUMENT);
   // An empty problem launches nothing.
   std::string scaleError;
   cake_module *scale = loadOrNull(kScaleManifest, &scaleError);

@@ -167,6 +167,14 @@ CAKE_API cake_status cake_kernel_plan(const cake_kernel *kernel, const cake_arg 
 CAKE_API cake_status cake_launch(const cake_kernel *kernel, const cake_arg *args, size_t num_args,
                                  const cake_launch_options *options, char *err, size_t err_size);
 
+/* *blocks_per_sm = how many blocks of the kernel, launched with these arguments, fit on one SM of the current
+ * device at once (the driver's occupancy calculator for the launch's block size, registers and dynamic shared
+ * memory; clusters are not considered).  Checks the arguments as cake_launch does and loads the module into the
+ * current CUDA context if needed; launches nothing.  0 when one block does not fit. */
+CAKE_API cake_status cake_kernel_occupancy(const cake_kernel *kernel, const cake_arg *args, size_t num_args,
+                                           const cake_launch_options *options, int *blocks_per_sm, char *err,
+                                           size_t err_size);
+
 /* Prepared launches, for calling one kernel many times with arguments of the same shapes: cake_launch_prepare
  * does everything of cake_launch that does not depend on the tensors' device addresses - every check
  * (kinds, dtypes, ranks, shapes, strides, scalars, shape variables, `requires`, launch limits, TMA rules),

@@ -419,6 +419,18 @@ class Kernel:
         del keepalive
         return LaunchPlan(raw)
 
+    def occupancy(self, *args: Any, num_sms: Optional[int] = None, **kwargs: Any) -> int:
+        """How many blocks of this kernel, launched with these arguments, fit on one SM of the current device
+        at once (the driver's occupancy calculator: block size, registers, dynamic shared memory; clusters not
+        considered).  Checks the arguments as a launch does and loads the module; launches nothing."""
+        array, values, options, keepalive = self._prepare(args, kwargs, num_sms)
+        blocks = ctypes.c_int(0)
+        err = error_buffer()
+        _check(self._lib.cake_kernel_occupancy(self._handle, array, len(values), ctypes.byref(options),
+                                               ctypes.byref(blocks), err, len(err)), err)
+        del keepalive
+        return blocks.value
+
 
 _native_kernel_classes: Dict[int, Tuple[Any, type]] = {}
 

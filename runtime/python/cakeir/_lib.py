@@ -89,6 +89,8 @@ _SIGNATURES = {
     "cake_kernel_shape_var_name": (ctypes.c_char_p, (_P, ctypes.c_size_t)),
     "cake_kernel_plan": (ctypes.c_int, (_P, ctypes.POINTER(CakeArg), ctypes.c_size_t,
                                         ctypes.POINTER(CakeLaunchOptions), ctypes.POINTER(CakeLaunchPlan)) + _ERR),
+    "cake_kernel_occupancy": (ctypes.c_int, (_P, ctypes.POINTER(CakeArg), ctypes.c_size_t,
+                                             ctypes.POINTER(CakeLaunchOptions), ctypes.POINTER(ctypes.c_int)) + _ERR),
     "cake_launch": (ctypes.c_int, (_P, ctypes.POINTER(CakeArg), ctypes.c_size_t,
                                    ctypes.POINTER(CakeLaunchOptions)) + _ERR),
     "cake_launch_prepare": (ctypes.c_int, (_P, ctypes.POINTER(CakeArg), ctypes.c_size_t,

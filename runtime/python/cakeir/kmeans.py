@@ -24,7 +24,7 @@ from typing import Dict
 
 import torch
 
-from . import load, load_library
+from . import DevicePtr, load, load_library
 
 _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 
@@ -119,23 +119,40 @@ class Kernels:
         bound = next(log2 for kk, log2 in SMALL_WORK_LOG2 if k <= kk)
         return b * n * m * d < 2.0 ** bound
 
-    def _small_splits(self, b, n, m, tn, wc, kk, device):
+    def _small_per_sm(self, small, name, device):
+        """Blocks of knn_small variant `name` that fit on an SM of `device` at once (the driver's occupancy for
+        its 256 threads, registers and shared memory, none of which depends on the shape), read once."""
+        key = (small.name, name, "per_sm", str(device))
+        if key not in self._modules:
+            kk, _, wc = self._small_kk(small, name)
+            d = int(small.ct_params(name)["HD"])
+            shapes = ((1, 1, d), (1, 1, d), (1, 1, wc, kk), (1, 1, wc, kk), (1, 1))   # any legal shape
+            address = 1 << 40       # checked for alignment only: the query reads and writes nothing
+            with torch.cuda.device(device):
+                self._modules[key] = small.variants[name].occupancy(
+                    *(DevicePtr(address, shape=s) for s in shapes), 1.0, 1.0)
+        return self._modules[key]
+
+    def _small_splits(self, b, n, m, tn, wc, kk, device, per_sm=1):
         """The corpus splits of a knn_small launch whose blocks hold 128 / wc query rows, whose corpus tiles
-        tn columns and whose lists kk entries: 1 when the query blocks fill the GPU; else about one block per
-        SM (two with 8 query blocks or more), each split SPLIT_TILES tiles or more (one for lists longer than
-        10, whose first tiles cost the most), and at most WC_SPLITS with column groups (knn_merge's work grows
-        with the lists per row, splits x WC).  From bench/knn_split_sweep.py and the held-out runs of
-        bench/results/2026-12-04-library-knn-split/."""
+        tn columns and whose lists kk entries, per_sm of whose blocks fit on an SM at once: as many as fill
+        one wave without starting a second - per_sm blocks per SM for k = 1 lists, one for longer lists (whose
+        splits cost more to merge) - so 1 when the query blocks fill that alone; each split SPLIT_TILES tiles
+        or more (one for lists longer than 10, whose first tiles cost the most), and at most WC_SPLITS with
+        column groups and lists longer than 1 (knn_merge's work grows with the lists per row, splits x WC).
+        From bench/knn_split_sweep.py (a grid one block past a wave, 272 blocks for 264 places, ran 1.5x
+        longer than 256) and the held-out runs of bench/results/."""
         blocks, tiles = b * -(-n // (128 // wc)), -(-m // tn)
         sms = self._sms.get(device)
         if sms is None:
             sms = self._sms[device] = torch.cuda.get_device_properties(device).multi_processor_count
-        if blocks >= sms:
+        wave = sms * (max(1, per_sm) if kk == 1 else 1)
+        if blocks >= wave:
             return 1
         cap = tiles // SPLIT_TILES if kk <= 10 else tiles
-        if wc > 1:
+        if wc > 1 and kk > 1:
             cap = min(cap, WC_SPLITS)
-        return max(1, min(-(-(2 * sms if blocks >= 8 else sms) // blocks), cap, 65535))
+        return max(1, min(wave // blocks, cap, 65535))
 
     def _knn_small(self, small, name, x, c, k, metric, squeeze, splits=None):
         """Kernels.knn through knn_small variant `name`: one launch, or corpus splits (`splits`, else
@@ -147,20 +164,19 @@ class Kernels:
         if not 1 <= k <= kk:
             raise ValueError("cakeir.kmeans.knn: k = %d (variant %s supports 1..%d)" % (k, name, kk))
         nscale, oscale = (1.0, 1.0) if metric == "l2" else (0.0, -0.5)
-        sp = splits or self._small_splits(b, n, m, tn, wc, kk, x.device)
+        sp = splits or self._small_splits(b, n, m, tn, wc, kk, x.device, self._small_per_sm(small, name, x.device))
         if not 1 <= sp <= 65535:
             raise ValueError("cakeir.kmeans.knn: splits = %d (1..65535)" % sp)
         lp = sp * wc
         dist = torch.empty((b, n, kk), dtype=torch.float32, device=x.device)
         idx = torch.empty((b, n, kk), dtype=torch.int32, device=x.device)
+        qn = torch.empty((b, n), dtype=torch.float32, device=x.device)     # not written for LP = 1
         if lp == 1:
-            qn = torch.empty((b, n), dtype=torch.float32, device=x.device)   # not written for LP = 1
             small.variants[name](x, c, dist.view(b, n, 1, kk), idx.view(b, n, 1, kk), qn, nscale, oscale)
         else:
             kernels, _ = self._library_module(small, name)
             pd = torch.empty((b, n, lp, kk), dtype=torch.float32, device=x.device)
             pi = torch.empty((b, n, lp, kk), dtype=torch.int32, device=x.device)
-            qn = torch.empty((b, n), dtype=torch.float32, device=x.device)
             kernels["knn_small"](x, c, pd, pi, qn, nscale, oscale)
             kernels["knn_merge"](pd, pi, qn, dist, idx, oscale)
         dist, idx = dist[..., :k], idx[..., :k]
@@ -199,7 +215,8 @@ class Kernels:
             name = self._targeted(small, device).variant_name(B=b, N=n, K=m, D=d, k=k)
             if name is not None:
                 kk, tn, wc = self._small_kk(small, name)
-                return ("small", name, splits or self._small_splits(b, n, m, tn, wc, kk, device))
+                return ("small", name, splits or self._small_splits(b, n, m, tn, wc, kk, device,
+                                                                     self._small_per_sm(small, name, device)))
         return ("knn", None, None)
 
     def _assign_bn(self, library, variant):
