@@ -1,5 +1,6 @@
 // SyncSimulator: the multi-agent state machine of the sync protocol (semantics in SyncSimulator.h).
 #include "verify/SyncSimulator.h"
+#include "verify/NamedBarrierOperand.h"
 
 #include "verify/ThreadKnowledge.h"
 
@@ -68,6 +69,7 @@ struct Write {
   int writeBarrier = -1;        // barrier the filling copy signals (-1: generic write)
   int64_t writePhase = -1;      // phase of writeBarrier the copy belongs to (its issue phase)
   int64_t lo = 0, hi = INT64_MAX;   // rows [lo, hi) of the tile
+  size_t writerPc = 0;              // generic writes: the writer's event index
 };
 
 bool overlaps(int64_t lo1, int64_t hi1, int64_t lo2, int64_t hi2) { return lo1 < hi2 && lo2 < hi1; }
@@ -92,6 +94,13 @@ struct RemoteAccess {
   const SyncEvent *event = nullptr;
 };
 
+struct NamedArrival {
+  int agent = -1;
+  size_t pc = 0;
+  const SyncEvent *event = nullptr;
+  int64_t generation = 0;
+};
+
 struct AgentState {
   size_t pc = 0;
   Clock clock;
@@ -106,6 +115,9 @@ struct AgentState {
   size_t lapCheckedPc = SIZE_MAX;
   int64_t namedGeneration = -1;   // at a named `sync`: the generation it arrived in (-1: not arrived yet)
   bool namedReleased = false;     // ... let through without the barrier completing (see releaseNamedWaits)
+  // The arrivals of the last named-barrier generation this agent synced on (agent, event index, event): what
+  // a read after it relies on, for blaming a write that came after its writer's arrive (namedHandoffWrite).
+  std::vector<NamedArrival> lastNamedSync;
   ThreadKnowledge know;           // the clock each of its threads has observed
 };
 
@@ -117,6 +129,12 @@ struct NamedBarrierState {
   std::map<int64_t, Clock> completedClocks;     // generation -> its joined clock, while someone may need it
   std::vector<int64_t> know;                    // what the arriving threads observed (contribute)
   std::map<int64_t, std::vector<int64_t>> completedKnow;
+  std::vector<NamedArrival> arrivals;           // the current generation's arrivals
+  std::map<int64_t, std::vector<NamedArrival>> completedArrivals;   // parallel to completedClocks
+  std::map<int, std::map<int64_t, int64_t>> lastGeneration;   // agent -> thread -> generation of its last arrival
+  // generation -> the agents that synced on it and their own clock just after (what an arrival in a later
+  // generation must have observed: the completion of the previous one it took part in)
+  std::map<int64_t, std::vector<std::pair<int, int64_t>>> syncedBy;
 };
 
 // The lap check's "what if": every agent but `frozen` runs to quiescence from a given state while `frozen`
@@ -386,6 +404,7 @@ private:
     }
     nb.completedClocks.erase(nb.completedClocks.begin(), nb.completedClocks.lower_bound(oldest));
     nb.completedKnow.erase(nb.completedKnow.begin(), nb.completedKnow.lower_bound(oldest));
+    nb.completedArrivals.erase(nb.completedArrivals.begin(), nb.completedArrivals.lower_bound(oldest));
   }
   const SyncEvent &event(int a, size_t i) const { return program_->at(static_cast<size_t>(a), i); }
   const SyncAgent &agent(int a) const { return (*agents_)[static_cast<size_t>(a)]; }
@@ -564,6 +583,7 @@ private:
         return false;
       }
     }
+    if (st.writeBarrier < 0 && st.writeEvent && st.writer != a && namedHandoffWrite(a, s, e, st)) return false;
     std::string why = !st.landed ? "the copy that fills it has completed" : "it has observed the write that fills it";
     SimFinding &f = report(SyncFamily::Ring, DiagKind::StageReadBeforeFilled, e.range, {who(a, e), stageName(s), why});
     if (st.writeEvent) f.notes.push_back({st.writeEvent->range, "filled here by " + who(st.writer, *st.writeEvent) +
@@ -573,9 +593,131 @@ private:
                                                           std::to_string(st.writePhase) + ", which " + agent(a).name +
                                                           " has not waited for"});
       f.hint = "wait on '" + barName(st.writeBarrier) + "' for the phase the copy completes before reading the stage";
+    } else if (const SyncEvent *handoff = st.writeEvent ? nextNamedArrive(st.writer, st.writerPc) : nullptr) {
+      f.notes.push_back({handoff->range, who(st.writer, *handoff) + " hands it over here"});
+      f.hint = "read it after a 'sync " + namedName(*handoff) + "' that takes this arrive (bar.sync orders the "
+               "reader after everything the arriving threads did before their arrive)";
     } else {
       f.hint = "order the write before the read with an mbarrier or a block barrier";
     }
+    return false;
+  }
+
+  // ---- named-barrier hand-offs (E0614)
+  std::string namedName(const SyncEvent &e) const {
+    const Expr *index = nullptr;
+    const BarrierStmt *b = e.op ? namedBarrierOperand(*e.op, &index) : nullptr;
+    if (!b) return "barrier " + std::to_string(e.namedId);
+    return index ? b->name + " (id " + std::to_string(e.namedId) + ")" : b->name;
+  }
+
+  // The writer's first arrive on a named barrier after its event `pc`, if any.
+  const SyncEvent *nextNamedArrive(int writer, size_t pc) const {
+    for (size_t i = pc + 1; i < eventCount(writer); ++i)
+      if (event(writer, i).kind == EventKind::NamedArrive) return &event(writer, i);
+    return nullptr;
+  }
+
+  static bool blocks(EventKind k) {
+    return k == EventKind::Wait || k == EventKind::NamedSync || k == EventKind::BlockSync ||
+           k == EventKind::ClusterWait;
+  }
+
+  // Reader `a` has not observed the generic write `w` of stage `s` by another agent.  When the last named
+  // generation `a` synced on holds an arrival of the writer that precedes the write with nothing between
+  // them that waits (the write belongs to the hand-off that arrival made), the write came after the arrive
+  // that publishes it: E0614 at the write.  Otherwise the read is early (E0610, the caller's report).
+  bool namedHandoffWrite(int a, int s, const SyncEvent &e, const Write &w) {
+    const AgentState &as = agentStates_[static_cast<size_t>(a)];
+    const NamedArrival *arrival = nullptr;
+    for (const NamedArrival &n : as.lastNamedSync)
+      if (n.agent == w.writer && n.pc < w.writerPc) arrival = &n;
+    if (!arrival) return false;
+    for (size_t i = arrival->pc + 1; i < w.writerPc; ++i)
+      if (blocks(event(w.writer, i).kind)) return false;
+    const SyncEvent &arrive = *arrival->event;
+    SimFinding &f = report(SyncFamily::Ring, DiagKind::NamedHandoff, w.writeEvent->range,
+                           {who(w.writer, *w.writeEvent), "writes", stageName(s),
+                            "after its arrive on '" + namedName(arrive) + "'" + at(arrive) + ", which hands it to " +
+                                agent(a).name + ": the arrive publishes only what comes before it"});
+    f.notes.push_back({arrive.range, agent(w.writer).name + " arrives here" + at(arrive) + ", before the write"});
+    f.notes.push_back({e.range, agent(a).name + " reads '" + stageName(s) + "' here" + at(e) +
+                                    " after its sync on '" + namedName(arrive) + "', unordered with the write"});
+    f.hint = "move the write above the 'arrive " + namedName(arrive) + "' (bar.arrive orders only what comes "
+             "before it)";
+    return true;
+  }
+
+  // Agent `a`'s threads arrive on a named barrier.  Those that arrived in an earlier generation must have
+  // observed its completion (a thread that synced on it, then something that orders this arrival after
+  // that sync: a hand-off back); bar.arrive does not wait, so otherwise their arrivals can count twice in one
+  // generation, which then completes without the threads that should meet them (E0614).  In the simulated
+  // order that shows either as a second arrival in the open generation or as an arrival not ordered after
+  // any sync of the previous one.  The report is at the write of shared data between the two arrivals when
+  // there is one (the reuse that needed the hand-off back), else at the second arrival.
+  bool checkNamedOverrun(int a, const SyncEvent &e, NamedBarrierState &nb) {
+    const AgentState &as = agentStates_[static_cast<size_t>(a)];
+    const std::vector<int64_t> &mine = e.threads ? *e.threads : agent(a).threads;
+    std::map<int64_t, int64_t> &last = nb.lastGeneration[a];
+    int64_t previousGen = -1;
+    std::vector<int64_t> again;
+    for (int64_t t : mine)
+      if (auto it = last.find(t); it != last.end() && it->second >= previousGen) {
+        if (it->second > previousGen) again.clear();
+        previousGen = it->second;
+        again.push_back(t);
+      }
+    bool overrun = false;
+    if (previousGen == nb.generation) {
+      overrun = true;
+    } else if (previousGen >= 0) {
+      bool hasSyncers = false;
+      if (auto c = nb.completedArrivals.find(previousGen); c != nb.completedArrivals.end())
+        for (const NamedArrival &n : c->second) hasSyncers = hasSyncers || n.event->kind == EventKind::NamedSync;
+      if (hasSyncers) {
+        bool observed = false;
+        if (auto sb = nb.syncedBy.find(previousGen); sb != nb.syncedBy.end())
+          for (auto [agentIndex, value] : sb->second)
+            observed = observed || as.clock[static_cast<size_t>(agentIndex)] >= value;
+        overrun = !observed;
+      }
+    }
+    if (!overrun) {
+      for (int64_t t : mine) last[t] = nb.generation;
+      if (nb.syncedBy.size() > 8) {
+        int64_t oldest = nb.generation;
+        for (auto &[agentIndex, gens] : nb.lastGeneration)
+          for (auto &[tid, g] : gens) oldest = std::min(oldest, g);
+        nb.syncedBy.erase(nb.syncedBy.begin(), nb.syncedBy.lower_bound(oldest));
+      }
+      return true;
+    }
+    // The previous arrival of these threads.
+    const NamedArrival *prev = nullptr;
+    for (const NamedArrival &n : nb.arrivals)
+      if (n.agent == a && n.generation == previousGen) prev = &n;
+    if (auto c = nb.completedArrivals.find(previousGen); !prev && c != nb.completedArrivals.end())
+      for (const NamedArrival &n : c->second)
+        if (n.agent == a) prev = &n;
+    const SyncEvent *write = nullptr;
+    for (size_t i = prev ? prev->pc + 1 : as.pc; i < as.pc && !write; ++i)
+      if (event(a, i).kind == EventKind::Write) write = &event(a, i);
+    std::string name = namedName(e);
+    std::string previous = prev ? " (its arrive" + at(*prev->event) + ")" : "";
+    SimFinding &f = write
+        ? report(SyncFamily::Ring, DiagKind::NamedHandoff, write->range,
+                 {who(a, *write), "writes", stageName(write->stages[0]),
+                  "again before the threads that sync on '" + name + "' have taken its previous hand-off" + previous +
+                      ": bar.arrive does not wait for them, so nothing orders this write after their reads"})
+        : report(SyncFamily::Ring, DiagKind::NamedHandoff, e.range,
+                 {who(a, e), "arrives on", name,
+                  "again before it has observed the completion of the generation of its previous arrive" + previous});
+    if (prev) f.notes.push_back({prev->event->range, agent(a).name + " arrives here" + at(*prev->event)});
+    f.notes.push_back({e.range, "and again here" + at(e) + ", not ordered after any sync of that generation: " +
+                                    describeThreads(again) + " can count twice in one generation, which then "
+                                    "completes without the threads that sync on it"});
+    f.hint = "hand the data back before reusing it: the readers 'arrive' on a second named barrier after their "
+             "reads, and " + agent(a).name + " executes 'sync' on it before writing again";
     return false;
   }
 
@@ -836,17 +978,21 @@ private:
     case EventKind::NamedSync: case EventKind::NamedArrive: {
       NamedBarrierState &nb = named_[{agent(a).cta, e.namedId}];
       if (as.namedGeneration < 0) {
+        if (!checkNamedOverrun(a, e, nb)) return false;
         if (nb.clock.empty()) nb.clock.assign(clk.size(), 0);
         join(nb.clock, clk);
         if (nb.know.empty()) nb.know.assign(clk.size(), 0);
         contribute(a, e, nb.know);
         nb.arrived += e.multiplicity;
         int64_t generation = nb.generation;
+        nb.arrivals.push_back({a, as.pc, &e, generation});
         if (nb.arrived >= e.count) {
           nb.completedClocks[generation] = std::move(nb.clock);
           nb.clock.assign(clk.size(), 0);
           nb.completedKnow[generation] = std::move(nb.know);
           nb.know.assign(clk.size(), 0);
+          nb.completedArrivals[generation] = std::move(nb.arrivals);
+          nb.arrivals.clear();
           nb.arrived = 0;
           nb.generation++;
         }
@@ -859,6 +1005,8 @@ private:
       as.namedReleased = false;
       if (nb.generation > waitedFor) {
         join(clk, nb.completedClocks[waitedFor]);
+        as.lastNamedSync = nb.completedArrivals[waitedFor];
+        nb.syncedBy[waitedFor].push_back({a, clk[self] + 1});
         if (auto k = nb.completedKnow.find(waitedFor); k != nb.completedKnow.end())
           as.know.learn(e.threads.get(), k->second.data());
         dropNamedClocks(nb, agent(a).cta, e.namedId);
@@ -984,6 +1132,7 @@ private:
       Write w;
       w.writer = a;
       w.writeEvent = &e;
+      w.writerPc = as.pc;
       clk[stageClockIndex(st)] = recordWrite(st, w);
       as.know.learnStage(e.threads.get(), stageClockIndex(st), clk[stageClockIndex(st)]);
       break;

@@ -21,7 +21,9 @@
 //             its threads observed.  A wait teaches the threads that execute it the phase's observed
 //             clock (landed fills, and what the arriving threads had observed plus the arriving agent's
 //             own progress); syncwarp joins the executing lanes of each warp; a named barrier teaches its
-//             warps what its arrivers observed; syncthreads / cluster barriers teach every thread.  A read
+//             syncing warps what its arrivers observed before their arrive, per generation (an `arrive`
+//             learns nothing; a write after it, or a second arrival not ordered after a sync of the previous
+//             generation, is E0614); syncthreads / cluster barriers teach every thread.  A read
 //             (write) that the agent's clock allows but some executing thread's clock does not is E0610
 //             (E0609), naming those threads.
 //   schedule  round-robin run-to-block.  Because blocking is monotone and data races are judged by
