@@ -268,7 +268,11 @@ private:
     case EventKind::Wait: {
       int b = e.barriers[0];
       int64_t &target = targets[static_cast<size_t>(a) * barrierCount_ + static_cast<size_t>(b)];
-      int64_t n = target == kNoTarget ? -1 : target;
+      // The phase the hardware's parity test picks in this state: not older than the previous target nor
+      // than the completed phases (the simulator starts from the phases the agent knows complete, which are
+      // never more; this run has no clocks, and an agent that skips phases - a consumer taking every other
+      // use of a stage - must not target a phase it skipped).
+      int64_t n = std::max(target == kNoTarget ? -1 : target, barriers[static_cast<size_t>(b)].completed - 1);
       if (((n % 2) + 2) % 2 != e.parity) ++n;
       if (n >= 0 && barriers[static_cast<size_t>(b)].completed < n + 1) return false;
       target = n;
@@ -294,7 +298,8 @@ public:
   Simulator(const KernelInfo &info, Arch arch, const SlotTable &slots, const std::vector<SyncAgent> &agents,
             const SyncProgram &program)
       : info_(&info), arch_(arch), slots_(&slots), agents_(&agents), program_(&program) {
-    size_t width = agents.size() + slots.stages.size();
+    // Components: one per agent (its progress), per stage (its version), per mbarrier (phases known complete).
+    size_t width = agents.size() + slots.stages.size() + slots.barriers.size();
     agentStates_.resize(agents.size());
     for (size_t a = 0; a < agents.size(); ++a) {
       agentStates_[a].clock.assign(width, 0);
@@ -412,6 +417,7 @@ private:
   std::string stageName(int s) const { return slots_->stages[static_cast<size_t>(s)].name(); }
   int64_t declared(int b) const { return slots_->barriers[static_cast<size_t>(b)].decl->arrivals; }
   size_t stageClockIndex(int s) const { return agents_->size() + static_cast<size_t>(s); }
+  size_t barrierClockIndex(int b) const { return agents_->size() + slots_->stages.size() + static_cast<size_t>(b); }
   bool finished(int a) const { return agentStates_[static_cast<size_t>(a)].pc >= eventCount(a); }
 
   static std::string at(const SyncEvent &e) { return e.where.empty() ? "" : " (" + e.where + ")"; }
@@ -1070,8 +1076,11 @@ private:
       int b = e.barriers[0];
       if (!checkInit(a, b, e, "waited on", false)) return false;
       BarrierState &s = barriers_[static_cast<size_t>(b)];
+      // The target: the first phase with the wait's parity that is not older than the previous target nor
+      // than the phases this agent knows to be complete (a consumer that joins the ring mid-sequence, after
+      // learning through another agent that earlier phases completed, targets a later phase).
       int64_t prev = as.target.count(b) ? as.target[b] : -1;
-      int64_t n = prev;
+      int64_t n = std::max(prev, clk[barrierClockIndex(b)] - 1);
       if (((n % 2) + 2) % 2 != e.parity) ++n;
       if (as.lapCheckedPc != as.pc && n >= 0) {
         LapVerdict v = lapCheck(a, b, n, e);
@@ -1092,6 +1101,7 @@ private:
         }
       }
       as.target[b] = n;
+      clk[barrierClockIndex(b)] = std::max(clk[barrierClockIndex(b)], n + 1);
       as.lastWait[b] = &e;
       as.lastPassed = &e;
       as.lastPassedTarget = n;

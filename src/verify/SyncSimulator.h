@@ -5,14 +5,16 @@
 //   mbarrier  state per slot: completed phases c, arrivals and transaction bytes of the current phase.
 //             arrive adds its multiplicity (and expect_tx bytes); a landed copy subtracts its bytes; the
 //             phase completes when arrivals == arrivals(n) and the byte balance is 0.  A wait with parity p
-//             targets phase n = the smallest n >= (the agent's previous target on this barrier, initially -1)
-//             with n = p (mod 2), and passes when c >= n + 1 (n = -1, the phase "before" the first, passes at
+//             targets phase n = the smallest n >= max(the agent's previous target on this barrier, initially
+//             -1; the phases of it the agent knows complete - 1: its clock's component for the barrier) with
+//             n = p (mod 2), and passes when c >= n + 1 (n = -1, the phase "before" the first, passes at
 //             once).  This equals the hardware's parity test exactly as long as c <= n + 1 whenever the
 //             waiter looks, which the lap check establishes (below); with it, blocking is monotone in c.
 //   copies    tma.load puts a copy in flight; copies land lazily (only when no agent can move), oldest
 //             first - the adversarial choice for reads of unfilled stages.
-//   ordering  vector clocks over agents and stages: a completed phase carries the join of its arrivers'
-//             clocks and the versions of the stages its copies filled; a passing wait joins the phase's
+//   ordering  vector clocks over agents, stages and mbarriers (phases known complete): a completed phase
+//             carries the join of its arrivers' clocks and the versions of the stages its copies filled; a
+//             passing wait joins the phase's
 //             clock; syncthreads / cluster barriers join all participants.  A read of a stage is legal when
 //             the reader's clock covers the stage's current version (it observed the fill); a write is
 //             legal when the writer's clock covers every read of the previous contents (reads by wgmma end
