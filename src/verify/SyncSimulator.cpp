@@ -472,6 +472,32 @@ private:
     std::fill(s.phaseClock.begin(), s.phaseClock.end(), 0);
   }
 
+  // An expect_tx on barrier b whose current phase can already complete: its arrivals are in and the bytes
+  // expected so far are those of the copies in flight, so the copies landing now complete it (copies land
+  // lazily in this simulation, which would otherwise hide that).  The bytes this expect_tx announces then
+  // belong to a phase that may be over (E0615).  Judged in the simulated order.
+  bool checkExpectTxInTime(int a, int b, const SyncEvent &e) {
+    const BarrierState &s = barriers_[static_cast<size_t>(b)];
+    int64_t pending = pendingBytes(b, s.completed);
+    if (s.arrivals < declared(b) || pending == 0 || s.balance != pending) return true;
+    SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierExpectTxLate, e.range,
+                           {"expect_tx (" + std::to_string(e.bytes * e.multiplicity) + " bytes) by " + who(a, e),
+                            barName(b), std::to_string(s.completed)});
+    for (const Participant &p : s.participants)
+      if (p.event && p.event->kind == EventKind::Arrive)
+        f.notes.push_back({p.event->range, "the phase's arrivals are complete after this arrive by " + who(p.agent, *p.event) +
+                                               (p.event->bytes ? ", which expects " + std::to_string(p.event->bytes * p.event->multiplicity) +
+                                                                     " bytes" : "")});
+    for (const Copy &c : inFlight_)
+      if (c.barrier == b && c.issuePhase == s.completed)
+        f.notes.push_back({c.event->range, "this copy (" + std::to_string(c.bytes) + " bytes, issued by " +
+                                               who(c.agent, *c.event) + ") may land before the expect_tx and complete phase " +
+                                               std::to_string(s.completed)});
+    f.hint = "post every expect_tx of a phase before the arrival that completes its count: add these bytes to "
+             "that arrive's expect_tx, or move this 'mbarrier.expect_tx' above it";
+    return false;
+  }
+
   int64_t pendingBytes(int b, int64_t phase) const {
     int64_t n = 0;
     for (const Copy &c : inFlight_)
@@ -1064,6 +1090,7 @@ private:
     case EventKind::ExpectTx: {
       int b = e.barriers[0];
       if (!checkInit(a, b, e, "used", false)) return false;
+      if (!checkExpectTxInTime(a, b, e)) return false;
       BarrierState &s = barriers_[static_cast<size_t>(b)];
       s.balance += e.bytes * e.multiplicity;
       s.expected += e.bytes * e.multiplicity;

@@ -11,7 +11,9 @@
 //             once).  This equals the hardware's parity test exactly as long as c <= n + 1 whenever the
 //             waiter looks, which the lap check establishes (below); with it, blocking is monotone in c.
 //   copies    tma.load puts a copy in flight; copies land lazily (only when no agent can move), oldest
-//             first - the adversarial choice for reads of unfilled stages.
+//             first - the adversarial choice for reads of unfilled stages.  Since that hides a phase that
+//             could complete as soon as a copy lands, an mbarrier.expect_tx posted when the phase's arrivals
+//             are in and its copies in flight carry all the bytes expected so far is E0615.
 //   ordering  vector clocks over agents, stages and mbarriers (phases known complete): a completed phase
 //             carries the join of its arrivers' clocks and the versions of the stages its copies filled; a
 //             passing wait joins the phase's
