@@ -34,8 +34,8 @@
 //      note at the other one with the concrete threads, iterations and element, and a hint.  Unknown, an
 //      untranslatable index, or a refutation that relied on dropping an untranslatable condition: E0601.
 // Scope: kernels without mbarriers (their shared hand-offs are ordered by mbarrier phases, which the sync
-// simulation checks as E0609 / E0610); in kernels that `arrive` on a named barrier (NamedHandoffs.h) pairs
-// of accesses from two different roles are the simulation's too (named-barrier generations, E0614); accesses through the async proxy (TMA, wgmma) are not part of it:
+// simulation checks as E0609 / E0610); in kernels that `arrive` on a named barrier (NamedHandoffs.h) a read
+// and a write from two different roles are the simulation's too (named-barrier generations, E0614); accesses through the async proxy (TMA, wgmma) are not part of it:
 // AsyncProxyRaces.cpp (E0658) orders them with other threads' generic accesses, in every kernel.
 // Shared with AsyncProxyRaces.cpp (RaceWalker.h): the statement walk and its path condition, loop prologue,
 // expression scan, access regions, the second thread's renaming and the counterexample text.
@@ -341,8 +341,10 @@ private:
         if (a.atomic && b.atomic) continue;   // the hardware applies atomics to one element one at a time
         if (!a.problem.empty() || !b.problem.empty()) continue;
         if (failed[i] || failed[j]) continue;   // one report per access
-        // Named-barrier hand-offs order the roles per generation: the sync simulation checks such pairs.
-        if (handoffs_ && a.role && b.role && a.role != b.role) continue;
+        // Named-barrier hand-offs order the roles per generation: the sync simulation checks a read and a
+        // write of two roles (E0609 / E0610 / E0614); two writes stay here (the simulation orders a write
+        // only after earlier reads).
+        if (handoffs_ && a.role && b.role && a.role != b.role && !(a.write && b.write)) continue;
         if (diagsFull()) return;
         z3::expr bCond = rename(b.cond, from, to), bEpoch = rename(b.epoch, from, to);
         z3::expr overlap = this->overlap(a.region, b.region, second);
