@@ -34,13 +34,15 @@
 //      note at the other one with the concrete threads, iterations and element, and a hint.  Unknown, an
 //      untranslatable index, or a refutation that relied on dropping an untranslatable condition: E0601.
 // Scope: kernels without mbarriers (their shared hand-offs are ordered by mbarrier phases, which the sync
-// simulation checks as E0609 / E0610); accesses through the async proxy (TMA, wgmma) are not part of it:
+// simulation checks as E0609 / E0610); in kernels that `arrive` on a named barrier (NamedHandoffs.h) a read
+// and a write from two different roles are the simulation's too (named-barrier generations, E0614); accesses through the async proxy (TMA, wgmma) are not part of it:
 // AsyncProxyRaces.cpp (E0658) orders them with other threads' generic accesses, in every kernel.
 // Shared with AsyncProxyRaces.cpp (RaceWalker.h): the statement walk and its path condition, loop prologue,
 // expression scan, access regions, the second thread's renaming and the counterexample text.
 // Cost: one incremental solver per kernel (both threads' assumptions asserted once, a push/pop scope per pair);
 // pairs whose epochs or regions simplify to disjoint constants need no query.
 #include "verify/Families.h"
+#include "verify/NamedHandoffs.h"
 #include "verify/RaceWalker.h"
 #include "verify/SmallestModel.h"
 #include "verify/SourceText.h"
@@ -75,6 +77,7 @@ struct SharedAccess {
   z3::expr epoch;                // barriers passed before the access
   z3::expr warpEpoch;            // full-mask syncwarps passed before the access
   std::vector<LoopVar> loops;    // enclosing loops, outermost first
+  const RoleStmt *role = nullptr;   // the role whose body holds the access (null: kernel-level code)
   bool inexact = false;          // an enclosing condition could not be translated (dropped)
   std::string problem;           // non-empty: the region could not be translated (the reason)
 };
@@ -88,6 +91,7 @@ public:
     const Kernel &k = ctx_.kernel();
     if (!k.body || !ctx_.info().mbarriers.empty()) return;
     if (!usesSharedArrays(*k.body)) return;
+    handoffs_ = usesNamedHandoffs(k);
     beginWalk();
     walkBlock(*k.body);
     if (!epochProblem_.empty()) {
@@ -104,6 +108,7 @@ private:
   bool warpEpochUnknown_ = false;     // a syncwarp count could not be modelled: syncwarp orders nothing
   std::vector<LoopVar> loops_;
   std::vector<SharedAccess> accesses_;
+  bool handoffs_ = false;             // one-way named barriers: accesses of two roles are the sync simulation's
 
   // ---- scope
   static bool usesSharedArrays(const BlockStmt &b) {
@@ -300,7 +305,7 @@ private:
     const Decl *array = sharedRoot(ix);
     if (!array || !array->type || !array->type->isTensor()) return;
     SharedAccess a{array, kind + " '" + sourceText(ctx_.diags(), ix.range) + "'", write, false, atomicTarget_ == &ix,
-                   ix.range, {}, path_.conjunction(), epoch_, warpEpoch_, loops_, path_.inexact() > 0, {}};
+                   ix.range, {}, path_.conjunction(), epoch_, warpEpoch_, loops_, role_, path_.inexact() > 0, {}};
     if (!regionOf(*array, ix, tileExtent, a.region, a.problem)) return;   // sema reports such indexing
     accesses_.push_back(std::move(a));
   }
@@ -336,6 +341,10 @@ private:
         if (a.atomic && b.atomic) continue;   // the hardware applies atomics to one element one at a time
         if (!a.problem.empty() || !b.problem.empty()) continue;
         if (failed[i] || failed[j]) continue;   // one report per access
+        // Named-barrier hand-offs order the roles per generation: the sync simulation checks a read and a
+        // write of two roles (E0609 / E0610 / E0614); two writes stay here (the simulation orders a write
+        // only after earlier reads).
+        if (handoffs_ && a.role && b.role && a.role != b.role && !(a.write && b.write)) continue;
         if (diagsFull()) return;
         z3::expr bCond = rename(b.cond, from, to), bEpoch = rename(b.epoch, from, to);
         z3::expr overlap = this->overlap(a.region, b.region, second);

@@ -31,6 +31,7 @@
 
 #include "frontend/Types.h"
 #include "verify/InductionCounters.h"
+#include "verify/NamedHandoffs.h"
 #include "verify/SyncModel.h"
 #include "verify/SyncSimulator.h"
 #include "verify/VerifyContext.h"
@@ -390,7 +391,8 @@ public:
 
   SyncAnalysis run() {
     const KernelInfo &info = ctx_.info();
-    if (info.mbarriers.empty()) return result_;   // no mbarrier protocol: nothing for these families
+    // No mbarrier protocol and no one-way named-barrier hand-off (NamedHandoffs.h): nothing for these families.
+    if (info.mbarriers.empty() && (!ctx_.kernel().body || !usesNamedHandoffs(ctx_.kernel()))) return result_;
     result_.applicable = true;
     if (!ctx_.kernel().body) return result_;
     const Kernel &k = ctx_.kernel();

@@ -1,5 +1,7 @@
 // SyncSimulator: the multi-agent state machine of the sync protocol (semantics in SyncSimulator.h).
 #include "verify/SyncSimulator.h"
+#include "verify/FrozenRun.h"
+#include "verify/NamedBarrierOperand.h"
 
 #include "verify/ThreadKnowledge.h"
 
@@ -15,6 +17,8 @@ namespace cake {
 
 namespace {
 
+using sync_detail::FrozenRun;
+using sync_detail::Participant;
 using Clock = std::vector<int64_t>;
 
 constexpr size_t kKeptPhaseClocks = 2;
@@ -23,11 +27,6 @@ constexpr size_t kCompactReadsAt = 64;   // superseded reads of a stage before t
 void join(Clock &into, const Clock &from) {
   for (size_t i = 0; i < into.size() && i < from.size(); ++i) into[i] = std::max(into[i], from[i]);
 }
-
-struct Participant {   // who touched a barrier in the current phase (for notes)
-  int agent = -1;
-  const SyncEvent *event = nullptr;
-};
 
 struct BarrierState {
   bool initialised = false;
@@ -68,6 +67,7 @@ struct Write {
   int writeBarrier = -1;        // barrier the filling copy signals (-1: generic write)
   int64_t writePhase = -1;      // phase of writeBarrier the copy belongs to (its issue phase)
   int64_t lo = 0, hi = INT64_MAX;   // rows [lo, hi) of the tile
+  size_t writerPc = 0;              // generic writes: the writer's event index
 };
 
 bool overlaps(int64_t lo1, int64_t hi1, int64_t lo2, int64_t hi2) { return lo1 < hi2 && lo2 < hi1; }
@@ -92,6 +92,13 @@ struct RemoteAccess {
   const SyncEvent *event = nullptr;
 };
 
+struct NamedArrival {
+  int agent = -1;
+  size_t pc = 0;
+  const SyncEvent *event = nullptr;
+  int64_t generation = 0;
+};
+
 struct AgentState {
   size_t pc = 0;
   Clock clock;
@@ -106,6 +113,9 @@ struct AgentState {
   size_t lapCheckedPc = SIZE_MAX;
   int64_t namedGeneration = -1;   // at a named `sync`: the generation it arrived in (-1: not arrived yet)
   bool namedReleased = false;     // ... let through without the barrier completing (see releaseNamedWaits)
+  // The arrivals of the last named-barrier generation this agent synced on (agent, event index, event): what
+  // a read after it relies on, for blaming a write that came after its writer's arrive (namedHandoffWrite).
+  std::vector<NamedArrival> lastNamedSync;
   ThreadKnowledge know;           // the clock each of its threads has observed
 };
 
@@ -117,158 +127,12 @@ struct NamedBarrierState {
   std::map<int64_t, Clock> completedClocks;     // generation -> its joined clock, while someone may need it
   std::vector<int64_t> know;                    // what the arriving threads observed (contribute)
   std::map<int64_t, std::vector<int64_t>> completedKnow;
-};
-
-// The lap check's "what if": every agent but `frozen` runs to quiescence from a given state while `frozen`
-// stays at its wait for phase n (watchPhase = n + 1); a lap when the barrier then completes phase n + 1.
-// Only progress matters here, so the state is the part of the simulator's that decides blocking - program
-// counters, wait targets, block / cluster barrier counts, per-barrier phase counters and the copies in
-// flight - without clocks, stages or reads (copying those at every wait made the lap checks quadratic in
-// the run length).  The semantics are the simulator's with its ordering and error checks left out:
-// arrivals and bytes complete phases, copies land oldest first only when no agent can move, a wait blocks
-// until its target phase completed.  The run stops as soon as phase n + 1 completes (c is monotone).
-class FrozenRun {
-public:
-  struct AgentProgress {
-    size_t pc = 0;
-    int cta = 0;
-    size_t blockSyncs = 0, clusterArrived = 0, clusterWaited = 0;
-    bool pendingSync = false;   // arrived at its current syncthreads, not yet through
-  };
-  struct BarrierProgress {
-    int64_t completed = 0, arrivals = 0, balance = 0, declared = 0;
-    Participant last;           // the latest arrival or landed copy
-  };
-  struct Flight {
-    int barrier = -1, agent = -1;
-    int64_t bytes = 0;
-    const SyncEvent *event = nullptr;
-  };
-
-  static constexpr int64_t kNoTarget = INT64_MIN;
-  FrozenRun(const SyncProgram &program, size_t barrierCount) : program_(&program), barrierCount_(barrierCount) {}
-
-  std::vector<AgentProgress> agents;
-  std::vector<int64_t> targets;   // agent * barrierCount + barrier -> previous wait target (kNoTarget: none)
-  std::vector<BarrierProgress> barriers;
-  std::vector<Flight> inFlight;   // oldest first
-  // Per agent, the program counter from which the run no longer follows the program it stands for
-  // (SIZE_MAX: everywhere); reaching it sets `crossedHorizon` and stops the run (see Simulator::horizon).
-  const std::vector<size_t> *horizon = nullptr;
-  bool crossedHorizon = false;
-  Participant completer;          // who completed the watched phase
-
-  // True when the barrier completes phase watchPhase while `frozen` waits.
-  bool laps(int frozen, int barrier, int64_t watchPhase) {
-    frozen_ = frozen;
-    watchBarrier_ = barrier;
-    watchPhase_ = watchPhase;
-    if (beyondHorizon()) return false;
-    size_t head = 0;
-    for (;;) {
-      bool progress = false;
-      for (size_t a = 0; a < agents.size(); ++a) {
-        if (static_cast<int>(a) == frozen_) continue;
-        while (step(static_cast<int>(a))) {
-          progress = true;
-          if (lapped()) return true;
-          if (horizon && agents[a].pc >= (*horizon)[a]) {
-            crossedHorizon = true;
-            return false;
-          }
-        }
-      }
-      if (progress) continue;
-      if (head >= inFlight.size()) break;
-      land(inFlight[head++]);
-      if (lapped()) return true;
-    }
-    return lapped();
-  }
-
-private:
-  bool lapped() const { return barriers[static_cast<size_t>(watchBarrier_)].completed > watchPhase_; }
-  bool beyondHorizon() {
-    if (horizon)
-      for (size_t a = 0; a < agents.size(); ++a)
-        if (agents[a].pc >= (*horizon)[a]) crossedHorizon = true;
-    return crossedHorizon;
-  }
-  bool finished(size_t a) const { return agents[a].pc >= program_->size(a); }
-
-  void maybeComplete(int b) {
-    BarrierProgress &s = barriers[static_cast<size_t>(b)];
-    if (s.arrivals < s.declared || s.balance != 0) return;
-    if (b == watchBarrier_ && s.completed == watchPhase_) completer = s.last;
-    s.completed++;
-    s.arrivals = 0;
-    s.balance = 0;
-  }
-
-  void land(const Flight &f) {
-    BarrierProgress &s = barriers[static_cast<size_t>(f.barrier)];
-    s.balance -= f.bytes;
-    s.last = {f.agent, f.event};
-    maybeComplete(f.barrier);
-  }
-
-  // One event of agent a; false when it is blocked or finished.
-  bool step(int a) {
-    AgentProgress &as = agents[static_cast<size_t>(a)];
-    if (as.pc >= program_->size(static_cast<size_t>(a))) return false;
-    const SyncEvent &e = program_->at(static_cast<size_t>(a), as.pc);
-    switch (e.kind) {
-    case EventKind::BlockSync: {
-      as.pendingSync = true;
-      for (size_t o = 0; o < agents.size(); ++o) {
-        if (agents[o].cta != as.cta || static_cast<int>(o) == a) continue;
-        bool arrived = agents[o].blockSyncs > as.blockSyncs || agents[o].pendingSync;
-        if (!arrived && !finished(o)) return false;
-      }
-      as.blockSyncs++;
-      as.pendingSync = false;
-      break;
-    }
-    case EventKind::ClusterWait: {
-      size_t j = as.clusterWaited;
-      if (as.clusterArrived <= j) return false;
-      for (size_t o = 0; o < agents.size(); ++o)
-        if (agents[o].clusterArrived <= j && !finished(o)) return false;
-      as.clusterWaited++;
-      break;
-    }
-    case EventKind::ClusterArrive: as.clusterArrived++; break;
-    case EventKind::Arrive: {
-      BarrierProgress &s = barriers[static_cast<size_t>(e.barriers[0])];
-      s.arrivals += e.multiplicity;
-      s.balance += e.bytes * e.multiplicity;
-      s.last = {a, &e};
-      maybeComplete(e.barriers[0]);
-      break;
-    }
-    case EventKind::ExpectTx: barriers[static_cast<size_t>(e.barriers[0])].balance += e.bytes * e.multiplicity; break;
-    case EventKind::Wait: {
-      int b = e.barriers[0];
-      int64_t &target = targets[static_cast<size_t>(a) * barrierCount_ + static_cast<size_t>(b)];
-      int64_t n = target == kNoTarget ? -1 : target;
-      if (((n % 2) + 2) % 2 != e.parity) ++n;
-      if (n >= 0 && barriers[static_cast<size_t>(b)].completed < n + 1) return false;
-      target = n;
-      break;
-    }
-    case EventKind::TmaLoad:
-      for (int b : e.barriers) inFlight.push_back({b, a, e.bytes * e.multiplicity, &e});
-      break;
-    default: break;   // init, fences, reads, writes, commits and waits on groups never block progress
-    }
-    as.pc++;
-    return true;
-  }
-
-  const SyncProgram *program_;
-  size_t barrierCount_;
-  int frozen_ = -1, watchBarrier_ = -1;
-  int64_t watchPhase_ = -1;
+  std::vector<NamedArrival> arrivals;           // the current generation's arrivals
+  std::map<int64_t, std::vector<NamedArrival>> completedArrivals;   // parallel to completedClocks
+  std::map<int, std::map<int64_t, int64_t>> lastGeneration;   // agent -> thread -> generation of its last arrival
+  // generation -> the agents that synced on it and their own clock just after (what an arrival in a later
+  // generation must have observed: the completion of the previous one it took part in)
+  std::map<int64_t, std::vector<std::pair<int, int64_t>>> syncedBy;
 };
 
 class Simulator {
@@ -276,7 +140,8 @@ public:
   Simulator(const KernelInfo &info, Arch arch, const SlotTable &slots, const std::vector<SyncAgent> &agents,
             const SyncProgram &program)
       : info_(&info), arch_(arch), slots_(&slots), agents_(&agents), program_(&program) {
-    size_t width = agents.size() + slots.stages.size();
+    // Components: one per agent (its progress), per stage (its version), per mbarrier (phases known complete).
+    size_t width = agents.size() + slots.stages.size() + slots.barriers.size();
     agentStates_.resize(agents.size());
     for (size_t a = 0; a < agents.size(); ++a) {
       agentStates_[a].clock.assign(width, 0);
@@ -386,6 +251,7 @@ private:
     }
     nb.completedClocks.erase(nb.completedClocks.begin(), nb.completedClocks.lower_bound(oldest));
     nb.completedKnow.erase(nb.completedKnow.begin(), nb.completedKnow.lower_bound(oldest));
+    nb.completedArrivals.erase(nb.completedArrivals.begin(), nb.completedArrivals.lower_bound(oldest));
   }
   const SyncEvent &event(int a, size_t i) const { return program_->at(static_cast<size_t>(a), i); }
   const SyncAgent &agent(int a) const { return (*agents_)[static_cast<size_t>(a)]; }
@@ -393,6 +259,7 @@ private:
   std::string stageName(int s) const { return slots_->stages[static_cast<size_t>(s)].name(); }
   int64_t declared(int b) const { return slots_->barriers[static_cast<size_t>(b)].decl->arrivals; }
   size_t stageClockIndex(int s) const { return agents_->size() + static_cast<size_t>(s); }
+  size_t barrierClockIndex(int b) const { return agents_->size() + slots_->stages.size() + static_cast<size_t>(b); }
   bool finished(int a) const { return agentStates_[static_cast<size_t>(a)].pc >= eventCount(a); }
 
   static std::string at(const SyncEvent &e) { return e.where.empty() ? "" : " (" + e.where + ")"; }
@@ -445,6 +312,32 @@ private:
     s.participants.clear();
     s.lastExpect = {};
     std::fill(s.phaseClock.begin(), s.phaseClock.end(), 0);
+  }
+
+  // An expect_tx on barrier b whose current phase can already complete: its arrivals are in and the bytes
+  // expected so far are those of the copies in flight, so the copies landing now complete it (copies land
+  // lazily in this simulation, which would otherwise hide that).  The bytes this expect_tx announces then
+  // belong to a phase that may be over (E0615).  Judged in the simulated order.
+  bool checkExpectTxInTime(int a, int b, const SyncEvent &e) {
+    const BarrierState &s = barriers_[static_cast<size_t>(b)];
+    int64_t pending = pendingBytes(b, s.completed);
+    if (s.arrivals < declared(b) || pending == 0 || s.balance != pending) return true;
+    SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierExpectTxLate, e.range,
+                           {"expect_tx (" + std::to_string(e.bytes * e.multiplicity) + " bytes) by " + who(a, e),
+                            barName(b), std::to_string(s.completed)});
+    for (const Participant &p : s.participants)
+      if (p.event && p.event->kind == EventKind::Arrive)
+        f.notes.push_back({p.event->range, "the phase's arrivals are complete after this arrive by " + who(p.agent, *p.event) +
+                                               (p.event->bytes ? ", which expects " + std::to_string(p.event->bytes * p.event->multiplicity) +
+                                                                     " bytes" : "")});
+    for (const Copy &c : inFlight_)
+      if (c.barrier == b && c.issuePhase == s.completed)
+        f.notes.push_back({c.event->range, "this copy (" + std::to_string(c.bytes) + " bytes, issued by " +
+                                               who(c.agent, *c.event) + ") may land before the expect_tx and complete phase " +
+                                               std::to_string(s.completed)});
+    f.hint = "post every expect_tx of a phase before the arrival that completes its count: add these bytes to "
+             "that arrive's expect_tx, or move this 'mbarrier.expect_tx' above it";
+    return false;
   }
 
   int64_t pendingBytes(int b, int64_t phase) const {
@@ -564,6 +457,7 @@ private:
         return false;
       }
     }
+    if (st.writeBarrier < 0 && st.writeEvent && st.writer != a && namedHandoffWrite(a, s, e, st)) return false;
     std::string why = !st.landed ? "the copy that fills it has completed" : "it has observed the write that fills it";
     SimFinding &f = report(SyncFamily::Ring, DiagKind::StageReadBeforeFilled, e.range, {who(a, e), stageName(s), why});
     if (st.writeEvent) f.notes.push_back({st.writeEvent->range, "filled here by " + who(st.writer, *st.writeEvent) +
@@ -573,9 +467,131 @@ private:
                                                           std::to_string(st.writePhase) + ", which " + agent(a).name +
                                                           " has not waited for"});
       f.hint = "wait on '" + barName(st.writeBarrier) + "' for the phase the copy completes before reading the stage";
+    } else if (const SyncEvent *handoff = st.writeEvent ? nextNamedArrive(st.writer, st.writerPc) : nullptr) {
+      f.notes.push_back({handoff->range, who(st.writer, *handoff) + " hands it over here"});
+      f.hint = "read it after a 'sync " + namedName(*handoff) + "' that takes this arrive (bar.sync orders the "
+               "reader after everything the arriving threads did before their arrive)";
     } else {
       f.hint = "order the write before the read with an mbarrier or a block barrier";
     }
+    return false;
+  }
+
+  // ---- named-barrier hand-offs (E0614)
+  std::string namedName(const SyncEvent &e) const {
+    const Expr *index = nullptr;
+    const BarrierStmt *b = e.op ? namedBarrierOperand(*e.op, &index) : nullptr;
+    if (!b) return "barrier " + std::to_string(e.namedId);
+    return index ? b->name + " (id " + std::to_string(e.namedId) + ")" : b->name;
+  }
+
+  // The writer's first arrive on a named barrier after its event `pc`, if any.
+  const SyncEvent *nextNamedArrive(int writer, size_t pc) const {
+    for (size_t i = pc + 1; i < eventCount(writer); ++i)
+      if (event(writer, i).kind == EventKind::NamedArrive) return &event(writer, i);
+    return nullptr;
+  }
+
+  static bool blocks(EventKind k) {
+    return k == EventKind::Wait || k == EventKind::NamedSync || k == EventKind::BlockSync ||
+           k == EventKind::ClusterWait;
+  }
+
+  // Reader `a` has not observed the generic write `w` of stage `s` by another agent.  When the last named
+  // generation `a` synced on holds an arrival of the writer that precedes the write with nothing between
+  // them that waits (the write belongs to the hand-off that arrival made), the write came after the arrive
+  // that publishes it: E0614 at the write.  Otherwise the read is early (E0610, the caller's report).
+  bool namedHandoffWrite(int a, int s, const SyncEvent &e, const Write &w) {
+    const AgentState &as = agentStates_[static_cast<size_t>(a)];
+    const NamedArrival *arrival = nullptr;
+    for (const NamedArrival &n : as.lastNamedSync)
+      if (n.agent == w.writer && n.pc < w.writerPc) arrival = &n;
+    if (!arrival) return false;
+    for (size_t i = arrival->pc + 1; i < w.writerPc; ++i)
+      if (blocks(event(w.writer, i).kind)) return false;
+    const SyncEvent &arrive = *arrival->event;
+    SimFinding &f = report(SyncFamily::Ring, DiagKind::NamedHandoff, w.writeEvent->range,
+                           {who(w.writer, *w.writeEvent), "writes", stageName(s),
+                            "after its arrive on '" + namedName(arrive) + "'" + at(arrive) + ", which hands it to " +
+                                agent(a).name + ": the arrive publishes only what comes before it"});
+    f.notes.push_back({arrive.range, agent(w.writer).name + " arrives here" + at(arrive) + ", before the write"});
+    f.notes.push_back({e.range, agent(a).name + " reads '" + stageName(s) + "' here" + at(e) +
+                                    " after its sync on '" + namedName(arrive) + "', unordered with the write"});
+    f.hint = "move the write above the 'arrive " + namedName(arrive) + "' (bar.arrive orders only what comes "
+             "before it)";
+    return true;
+  }
+
+  // Agent `a`'s threads arrive on a named barrier.  Those that arrived in an earlier generation must have
+  // observed its completion (a thread that synced on it, then something that orders this arrival after
+  // that sync: a hand-off back); bar.arrive does not wait, so otherwise their arrivals can count twice in one
+  // generation, which then completes without the threads that should meet them (E0614).  In the simulated
+  // order that shows either as a second arrival in the open generation or as an arrival not ordered after
+  // any sync of the previous one.  The report is at the write of shared data between the two arrivals when
+  // there is one (the reuse that needed the hand-off back), else at the second arrival.
+  bool checkNamedOverrun(int a, const SyncEvent &e, NamedBarrierState &nb) {
+    const AgentState &as = agentStates_[static_cast<size_t>(a)];
+    const std::vector<int64_t> &mine = e.threads ? *e.threads : agent(a).threads;
+    std::map<int64_t, int64_t> &last = nb.lastGeneration[a];
+    int64_t previousGen = -1;
+    std::vector<int64_t> again;
+    for (int64_t t : mine)
+      if (auto it = last.find(t); it != last.end() && it->second >= previousGen) {
+        if (it->second > previousGen) again.clear();
+        previousGen = it->second;
+        again.push_back(t);
+      }
+    bool overrun = false;
+    if (previousGen == nb.generation) {
+      overrun = true;
+    } else if (previousGen >= 0) {
+      bool hasSyncers = false;
+      if (auto c = nb.completedArrivals.find(previousGen); c != nb.completedArrivals.end())
+        for (const NamedArrival &n : c->second) hasSyncers = hasSyncers || n.event->kind == EventKind::NamedSync;
+      if (hasSyncers) {
+        bool observed = false;
+        if (auto sb = nb.syncedBy.find(previousGen); sb != nb.syncedBy.end())
+          for (auto [agentIndex, value] : sb->second)
+            observed = observed || as.clock[static_cast<size_t>(agentIndex)] >= value;
+        overrun = !observed;
+      }
+    }
+    if (!overrun) {
+      for (int64_t t : mine) last[t] = nb.generation;
+      if (nb.syncedBy.size() > 8) {
+        int64_t oldest = nb.generation;
+        for (auto &[agentIndex, gens] : nb.lastGeneration)
+          for (auto &[tid, g] : gens) oldest = std::min(oldest, g);
+        nb.syncedBy.erase(nb.syncedBy.begin(), nb.syncedBy.lower_bound(oldest));
+      }
+      return true;
+    }
+    // The previous arrival of these threads.
+    const NamedArrival *prev = nullptr;
+    for (const NamedArrival &n : nb.arrivals)
+      if (n.agent == a && n.generation == previousGen) prev = &n;
+    if (auto c = nb.completedArrivals.find(previousGen); !prev && c != nb.completedArrivals.end())
+      for (const NamedArrival &n : c->second)
+        if (n.agent == a) prev = &n;
+    const SyncEvent *write = nullptr;
+    for (size_t i = prev ? prev->pc + 1 : as.pc; i < as.pc && !write; ++i)
+      if (event(a, i).kind == EventKind::Write) write = &event(a, i);
+    std::string name = namedName(e);
+    std::string previous = prev ? " (its arrive" + at(*prev->event) + ")" : "";
+    SimFinding &f = write
+        ? report(SyncFamily::Ring, DiagKind::NamedHandoff, write->range,
+                 {who(a, *write), "writes", stageName(write->stages[0]),
+                  "again before the threads that sync on '" + name + "' have taken its previous hand-off" + previous +
+                      ": bar.arrive does not wait for them, so nothing orders this write after their reads"})
+        : report(SyncFamily::Ring, DiagKind::NamedHandoff, e.range,
+                 {who(a, e), "arrives on", name,
+                  "again before it has observed the completion of the generation of its previous arrive" + previous});
+    if (prev) f.notes.push_back({prev->event->range, agent(a).name + " arrives here" + at(*prev->event)});
+    f.notes.push_back({e.range, "and again here" + at(e) + ", not ordered after any sync of that generation: " +
+                                    describeThreads(again) + " can count twice in one generation, which then "
+                                    "completes without the threads that sync on it"});
+    f.hint = "hand the data back before reusing it: the readers 'arrive' on a second named barrier after their "
+             "reads, and " + agent(a).name + " executes 'sync' on it before writing again";
     return false;
   }
 
@@ -836,17 +852,21 @@ private:
     case EventKind::NamedSync: case EventKind::NamedArrive: {
       NamedBarrierState &nb = named_[{agent(a).cta, e.namedId}];
       if (as.namedGeneration < 0) {
+        if (!checkNamedOverrun(a, e, nb)) return false;
         if (nb.clock.empty()) nb.clock.assign(clk.size(), 0);
         join(nb.clock, clk);
         if (nb.know.empty()) nb.know.assign(clk.size(), 0);
         contribute(a, e, nb.know);
         nb.arrived += e.multiplicity;
         int64_t generation = nb.generation;
+        nb.arrivals.push_back({a, as.pc, &e, generation});
         if (nb.arrived >= e.count) {
           nb.completedClocks[generation] = std::move(nb.clock);
           nb.clock.assign(clk.size(), 0);
           nb.completedKnow[generation] = std::move(nb.know);
           nb.know.assign(clk.size(), 0);
+          nb.completedArrivals[generation] = std::move(nb.arrivals);
+          nb.arrivals.clear();
           nb.arrived = 0;
           nb.generation++;
         }
@@ -859,6 +879,8 @@ private:
       as.namedReleased = false;
       if (nb.generation > waitedFor) {
         join(clk, nb.completedClocks[waitedFor]);
+        as.lastNamedSync = nb.completedArrivals[waitedFor];
+        nb.syncedBy[waitedFor].push_back({a, clk[self] + 1});
         if (auto k = nb.completedKnow.find(waitedFor); k != nb.completedKnow.end())
           as.know.learn(e.threads.get(), k->second.data());
         dropNamedClocks(nb, agent(a).cta, e.namedId);
@@ -910,6 +932,7 @@ private:
     case EventKind::ExpectTx: {
       int b = e.barriers[0];
       if (!checkInit(a, b, e, "used", false)) return false;
+      if (!checkExpectTxInTime(a, b, e)) return false;
       BarrierState &s = barriers_[static_cast<size_t>(b)];
       s.balance += e.bytes * e.multiplicity;
       s.expected += e.bytes * e.multiplicity;
@@ -922,8 +945,11 @@ private:
       int b = e.barriers[0];
       if (!checkInit(a, b, e, "waited on", false)) return false;
       BarrierState &s = barriers_[static_cast<size_t>(b)];
+      // The target: the first phase with the wait's parity that is not older than the previous target nor
+      // than the phases this agent knows to be complete (a consumer that joins the ring mid-sequence, after
+      // learning through another agent that earlier phases completed, targets a later phase).
       int64_t prev = as.target.count(b) ? as.target[b] : -1;
-      int64_t n = prev;
+      int64_t n = std::max(prev, clk[barrierClockIndex(b)] - 1);
       if (((n % 2) + 2) % 2 != e.parity) ++n;
       if (as.lapCheckedPc != as.pc && n >= 0) {
         LapVerdict v = lapCheck(a, b, n, e);
@@ -944,6 +970,7 @@ private:
         }
       }
       as.target[b] = n;
+      clk[barrierClockIndex(b)] = std::max(clk[barrierClockIndex(b)], n + 1);
       as.lastWait[b] = &e;
       as.lastPassed = &e;
       as.lastPassedTarget = n;
@@ -984,6 +1011,7 @@ private:
       Write w;
       w.writer = a;
       w.writeEvent = &e;
+      w.writerPc = as.pc;
       clk[stageClockIndex(st)] = recordWrite(st, w);
       as.know.learnStage(e.threads.get(), stageClockIndex(st), clk[stageClockIndex(st)]);
       break;

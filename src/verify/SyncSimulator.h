@@ -5,14 +5,18 @@
 //   mbarrier  state per slot: completed phases c, arrivals and transaction bytes of the current phase.
 //             arrive adds its multiplicity (and expect_tx bytes); a landed copy subtracts its bytes; the
 //             phase completes when arrivals == arrivals(n) and the byte balance is 0.  A wait with parity p
-//             targets phase n = the smallest n >= (the agent's previous target on this barrier, initially -1)
-//             with n = p (mod 2), and passes when c >= n + 1 (n = -1, the phase "before" the first, passes at
+//             targets phase n = the smallest n >= max(the agent's previous target on this barrier, initially
+//             -1; the phases of it the agent knows complete - 1: its clock's component for the barrier) with
+//             n = p (mod 2), and passes when c >= n + 1 (n = -1, the phase "before" the first, passes at
 //             once).  This equals the hardware's parity test exactly as long as c <= n + 1 whenever the
 //             waiter looks, which the lap check establishes (below); with it, blocking is monotone in c.
 //   copies    tma.load puts a copy in flight; copies land lazily (only when no agent can move), oldest
-//             first - the adversarial choice for reads of unfilled stages.
-//   ordering  vector clocks over agents and stages: a completed phase carries the join of its arrivers'
-//             clocks and the versions of the stages its copies filled; a passing wait joins the phase's
+//             first - the adversarial choice for reads of unfilled stages.  Since that hides a phase that
+//             could complete as soon as a copy lands, an mbarrier.expect_tx posted when the phase's arrivals
+//             are in and its copies in flight carry all the bytes expected so far is E0615.
+//   ordering  vector clocks over agents, stages and mbarriers (phases known complete): a completed phase
+//             carries the join of its arrivers' clocks and the versions of the stages its copies filled; a
+//             passing wait joins the phase's
 //             clock; syncthreads / cluster barriers join all participants.  A read of a stage is legal when
 //             the reader's clock covers the stage's current version (it observed the fill); a write is
 //             legal when the writer's clock covers every read of the previous contents (reads by wgmma end
@@ -21,7 +25,9 @@
 //             its threads observed.  A wait teaches the threads that execute it the phase's observed
 //             clock (landed fills, and what the arriving threads had observed plus the arriving agent's
 //             own progress); syncwarp joins the executing lanes of each warp; a named barrier teaches its
-//             warps what its arrivers observed; syncthreads / cluster barriers teach every thread.  A read
+//             syncing warps what its arrivers observed before their arrive, per generation (an `arrive`
+//             learns nothing; a write after it, or a second arrival not ordered after a sync of the previous
+//             generation, is E0614); syncthreads / cluster barriers teach every thread.  A read
 //             (write) that the agent's clock allows but some executing thread's clock does not is E0610
 //             (E0609), naming those threads.
 //   schedule  round-robin run-to-block.  Because blocking is monotone and data races are judged by
