@@ -53,7 +53,7 @@ def main():
             small.ct_params(v).get(key) == ct.get(key) for key in ("HD", "KK", "QL"))]   # other rings, WC
         for name in [picked] + siblings:
             kk, tn, wc = cake._small_kk(small, name)
-            auto = cake._small_splits(b, q, m, tn, wc, kk, x.device)
+            auto = cake._small_splits(b, q, m, tn, wc, kk, x.device, cake._small_per_sm(small, name, x.device))
             tiles = -(-m // tn)
             lps = sorted({lp for lp in (1, 2, 4, 8, 16, 33, 66, 132, 264, 396, 528, auto // 2, auto, auto * 2)
                           if 1 <= lp <= min(tiles, 65535)})
