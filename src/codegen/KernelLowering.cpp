@@ -688,7 +688,9 @@ void KernelLowering::assign(const LValue &lv, const Value &v, SourceRange where)
     return;
   }
   case LValue::VectorElement:
-    setVectorElement(*lv.target, lv.element, adapt(v, ValueType::scalar(lv.target->type.elem)));
+    // A tf32 fragment element takes an f32 value (setVectorElement rounds it).
+    setVectorElement(*lv.target, lv.element,
+                     lv.target->type.elem == Scalar::TF32 ? v : adapt(v, ValueType::scalar(lv.target->type.elem)));
     return;
   case LValue::Memory: store(lv.mem, v); return;
   case LValue::None: return;

@@ -436,6 +436,12 @@ std::vector<Value> KernelLowering::unpackVector(const Value &v) {
 Value KernelLowering::vectorElement(const Value &v, unsigned index) {
   ValueType et = ValueType::scalar(v.type.elem);
   auto st = storageOf(v.type);
+  if (v.type.elem == Scalar::TF32) {   // a tf32 fragment element reads as the f32 it holds
+    if (!st || index >= elementCount(v.type)) return placeholder(ValueType::scalar(Scalar::F32));
+    std::string f = out_.newReg(RegClass::F32);
+    out_.inst("mov.b32 " + f + ", " + v.regs[index]);
+    return Value::ofRegs(ValueType::scalar(Scalar::F32), {f});
+  }
   if (!st || index >= elementCount(v.type)) return placeholder(et);
   if (st->elemsPerReg == 1) return Value::ofRegs(et, {v.regs[index]});
   if (st->elemsPerReg != 2) {
@@ -450,6 +456,17 @@ Value KernelLowering::vectorElement(const Value &v, unsigned index) {
 void KernelLowering::setVectorElement(Value &vec, unsigned index, const Value &element) {
   auto st = storageOf(vec.type);
   if (!st || index >= elementCount(vec.type)) return;
+  if (vec.type.elem == Scalar::TF32) {   // a tf32 fragment element: the f32 value rounded by cvt.rna.tf32.f32
+    const ValueType f32 = ValueType::scalar(Scalar::F32);
+    Value f = element.isConst() ? adapt(element, f32) : element;
+    if (f.isConst()) {
+      out_.inst("mov.b32 " + vec.regs[index] + ", " + std::to_string(tf32Bits(f.constant->f)));
+      return;
+    }
+    if (!(f.type == f32)) f = convert(f, f32, out_.location());
+    out_.inst("cvt.rna.tf32.f32 " + vec.regs[index] + ", " + reg(f));
+    return;
+  }
   Value e = element;
   ValueType et = ValueType::scalar(vec.type.elem);
   if (!e.isConst() && !(e.type == et)) e = convert(e, et, out_.location());

@@ -39,6 +39,7 @@ ScalarKind frontendScalar(Scalar s) {
   case Scalar::F32: case Scalar::FloatLit: return ScalarKind::F32;
   case Scalar::F8E4M3: return ScalarKind::F8E4M3;
   case Scalar::F8E5M2: return ScalarKind::F8E5M2;
+  case Scalar::TF32: return ScalarKind::TF32;
   }
   return ScalarKind::I32;
 }

@@ -1,7 +1,9 @@
 // mma.sync and the store of accumulator fragments.
 //
 //   mma.sync C += A * B
-//     -> mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {C}, {A}, {B}, {C}   (and f16 / m16n8k8 forms)
+//     -> mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {C}, {A}, {B}, {C}   (and f16 / m16n8k8 forms;
+//        tf32 inputs: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 with 4 + 2 .b32 operand registers)
+//   A[i] = x, A a tf32 fragment: cvt.rna.tf32.f32 into element i's .b32 register (LowerArith's setVectorElement)
 //   store T[r0, c0] <- [bf16|f16|f32](C)     C an m16n8 accumulator (mma_c)
 //     PTX ISA "Matrix Fragments for mma.m16n8k16" (accumulator C/D): with g = lane >> 2 and t = lane & 3,
 //     lane holds c0, c1 at row g, columns 2t, 2t+1 and c2, c3 at row g + 8, the same columns.  So each lane
@@ -18,6 +20,11 @@ void KernelLowering::fillFragment(Value &frag, const Value &scalar) {
   Scalar dt = frag.type.frag.dtype;
   if (!scalar.isConst()) {
     diags_.report(DiagKind::CodegenUnsupportedForm, out_.location(), "initialising a fragment from a non-constant value");
+    return;
+  }
+  if (dt == Scalar::TF32) {   // every element: the constant rounded to tf32
+    ConstScalar f = convertConst(scalar.type.elem, Scalar::F32, *scalar.constant);
+    for (auto &r : frag.regs) out_.inst("mov.b32 " + r + ", " + std::to_string(tf32Bits(f.f)));
     return;
   }
   ConstScalar c = convertConst(scalar.type.elem, dt, *scalar.constant);
@@ -61,8 +68,9 @@ void KernelLowering::lowerMmaSync(const OpStmt &s) {
     return;
   }
   std::string ab(ptxArithType(fa.dtype)), cd(ptxArithType(fc.dtype));
-  if ((fa.dtype != Scalar::BF16 && fa.dtype != Scalar::F16) || (fc.dtype != Scalar::F32 && fc.dtype != Scalar::F16) ||
-      (fa.dtype == Scalar::BF16 && fc.dtype != Scalar::F32)) {
+  const bool tf32 = fa.dtype == Scalar::TF32;   // m16n8k8 only, f32 accumulator
+  if ((fa.dtype != Scalar::BF16 && fa.dtype != Scalar::F16 && !tf32) || (fc.dtype != Scalar::F32 && fc.dtype != Scalar::F16) ||
+      ((fa.dtype == Scalar::BF16 || tf32) && fc.dtype != Scalar::F32) || (tf32 && fa.k != 8)) {
     diags_.report(DiagKind::CodegenUnsupportedForm, s.range, "mma.sync with " + ab + " inputs and a " + cd + " accumulator");
     return;
   }

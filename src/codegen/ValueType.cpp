@@ -11,10 +11,11 @@ struct ScalarRow {
   std::string_view name;
   unsigned bits;
 };
-constexpr std::array<ScalarRow, 11> kScalars = {{
+constexpr std::array<ScalarRow, 12> kScalars = {{
     {Scalar::Pred, "pred", 1},     {Scalar::I32, "i32", 32},        {Scalar::U32, "u32", 32},
     {Scalar::I64, "i64", 64},      {Scalar::F16, "f16", 16},        {Scalar::BF16, "bf16", 16},
     {Scalar::F32, "f32", 32},      {Scalar::F8E4M3, "f8e4m3", 8},   {Scalar::F8E5M2, "f8e5m2", 8},
+    {Scalar::TF32, "tf32", 32},
     {Scalar::IntLit, "int literal", 32}, {Scalar::FloatLit, "float literal", 32},
 }};
 } // namespace
@@ -83,6 +84,7 @@ std::string_view ptxArithType(Scalar s) {
   case Scalar::F32: return "f32";
   case Scalar::F8E4M3: return "e4m3";
   case Scalar::F8E5M2: return "e5m2";
+  case Scalar::TF32: return "tf32";
   default: return "b32";
   }
 }

@@ -7,7 +7,7 @@
 //   pred -> one .pred; 16-bit scalars -> one .b16; 32-bit ints -> .b32; f32 -> .f32; i64 -> .b64;
 //   vectors of 8/16-bit elements -> packed into .b32 registers (bf16x8 = 4 x .b32), 32/64-bit elements ->
 //   one register per element; fragments -> the registers mma.sync expects (packed .b32 for bf16/f16 inputs,
-//   .f32 for f32 accumulators).
+//   one .b32 per element for tf32 inputs, .f32 for f32 accumulators).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -18,6 +18,7 @@ namespace cake::codegen {
 
 enum class Scalar : uint8_t {
   Pred, I32, U32, I64, F16, BF16, F32, F8E4M3, F8E5M2,
+  TF32,       // element of mma.sync A/B fragments only: an f32 rounded by cvt.rna.tf32.f32, in a .b32 register
   IntLit,     // untyped integer literal (adapts; defaults to i32)
   FloatLit,   // untyped float literal (adapts; defaults to f32)
 };

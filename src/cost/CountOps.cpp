@@ -11,7 +11,7 @@
 //   store        a fragment at its lane layout: elements per thread x lanes x element size; mma layouts write
 //                8 rows of 4 lanes x 2 elements per instruction, so rows narrower than a 32-byte sector cost
 //                a whole sector in L2
-//   mma.sync     2*M*N*K FLOPs per warp instruction (f8 inputs: half the 16-bit time)
+//   mma.sync     2*M*N*K FLOPs per warp instruction (f8 inputs: half the 16-bit time; tf32: twice it)
 //   wgmma        2*64*N*K FLOPs per warpgroup, K/16 instructions (f8: K/32), a quarter per warp; operand
 //                tiles read from shared by the async proxy
 //   red.OP       an atomic update per active lane (Counter::countAtomic); the fragment form red.add T <- acc
@@ -45,8 +45,12 @@ const Clause *findClause(const OpStmt &op, std::string_view name) {
 }
 
 // Tensor-core time unit: f8 inputs run at twice the 16-bit rate.
+// The time of an MMA's FLOPs relative to bf16/f16 inputs at the machine's dense rate: f8 runs at twice it,
+// tf32 at half of it on sm_80 and sm_90 (A100: 156 vs 312 TFLOP/s dense; H100 SXM: 495 vs 989).
 double inputRateFactor(const Type *t) {
-  return t && isF8Scalar(t->elementScalar()) ? 0.5 : 1.0;
+  if (!t) return 1.0;
+  if (isF8Scalar(t->elementScalar())) return 0.5;
+  return t->elementScalar() == ScalarKind::TF32 ? 2.0 : 1.0;
 }
 
 int64_t fragmentRegisters(const std::vector<Ptr<Expr>> &frags) {

@@ -21,7 +21,7 @@ enum class Count : uint8_t {
   Fp32LaneOps,        // lane operations on the FP32 pipe (fadd, fmul, ffma, fmin/fmax, conversions)
   Fp32Flops,          // FLOPs of those (ffma = 2)
   SfuLaneOps,         // MUFU lane operations (ex2, rcp, rsqrt, sqrt, lg2)
-  MmaSyncFlops,       // tensor-core FLOPs issued by mma.sync (16-bit-input equivalent: f8 counts half)
+  MmaSyncFlops,       // tensor-core FLOPs issued by mma.sync (16-bit-input equivalent: f8 counts half, tf32 twice)
   WgmmaFlops,         // tensor-core FLOPs issued by wgmma (16-bit-input equivalent)
   SimtLoadBytes,      // bytes requested by ld.global (vector or scalar) of active lanes
   CpAsyncBytes,       // bytes copied global -> shared by cp.async

@@ -14,7 +14,9 @@
 namespace cake {
 
 namespace {
-bool isValueType(const Type *t) { return t->isNumeric() || t->isPred() || t->isFragment(); }
+// tf32 fragments are mma.sync operands only: written and read element by element, never computed on whole.
+bool isTf32Fragment(const Type *t) { return t->isFragment() && t->scalar == ScalarKind::TF32; }
+bool isValueType(const Type *t) { return t->isNumeric() || t->isPred() || (t->isFragment() && !isTf32Fragment(t)); }
 } // namespace
 
 // ---------------------------------------------------------------- expressions
@@ -59,7 +61,8 @@ const Type *Sema::binaryResultType(BinaryOp op, const Type *lt, const Type *rt, 
   if (lt->isError() || rt->isError()) return types_.error();
   for (auto [t, e] : {std::pair{lt, lhs}, std::pair{rt, rhs}}) {
     if (!isValueType(t)) {
-      diags_.report(DiagKind::InvalidOperator, e->range, spelling, typeToString(t));
+      auto d = diags_.report(DiagKind::InvalidOperator, e->range, spelling, typeToString(t));
+      if (isTf32Fragment(t)) d.hint("a tf32 fragment is an mma.sync operand only; compute on its f32 elements, " + text(*e) + "[i]");
       return types_.error();
     }
   }
@@ -111,7 +114,7 @@ const Type *typeUnary(Sema &S, UnaryExpr &u) {
   std::string_view spelling = u.op == UnaryOp::Neg ? "-" : u.op == UnaryOp::Not ? "!" : "~";
   bool ok = false;
   switch (u.op) {
-  case UnaryOp::Neg: ok = t->isNumeric() || (t->isFragment() && t->scalar != ScalarKind::Pred); break;
+  case UnaryOp::Neg: ok = t->isNumeric() || (t->isFragment() && t->scalar != ScalarKind::Pred && !isTf32Fragment(t)); break;
   case UnaryOp::Not: ok = t->isPred() || (t->isFragment() && t->scalar == ScalarKind::Pred); break;
   case UnaryOp::BitNot: ok = t->isInteger() || (t->isFragment() && isIntegerScalar(t->scalar)); break;
   }
@@ -337,6 +340,7 @@ static const Type *typeConversion(Sema &S, CallExpr &c, const Type *target) {
       return target;
     }
     if (from->isFragment()) {
+      if (isTf32Fragment(from)) return badConv(from, "read a tf32 fragment element by element: " + S.text(*c.args[0]) + "[i] is f32");
       if (target->isPred()) return badConv(from, "compare instead, e.g. " + S.text(*c.args[0]) + " != 0");
       if (isF8Scalar(target->scalar)) return badConv(from, "fragments convert between f32, f16, bf16 and integer types");
       if (from->isAccLayout() || from->isRowOrColVector()) return types.withElement(from, target->scalar);

@@ -117,7 +117,8 @@ const Type *Sema::fragmentElement(IndexExpr &ix, const Type *bt) {
               ".row / .col");
     return types_.error();
   }
-  return types_.scalar(bt->scalar);
+  // A tf32 element is read and written as f32 (a write rounds it, cvt.rna.tf32.f32).
+  return types_.scalar(bt->scalar == ScalarKind::TF32 ? ScalarKind::F32 : bt->scalar);
 }
 
 const Type *Sema::fragmentGather(IndexExpr &ix, const Type *bt, const Type *carrier) {
@@ -157,6 +158,11 @@ const Type *Sema::liftedIntrinsic(CallExpr &c, const IntrinsicInfo &intr) {
   const Type *carrier = nullptr;
   for (auto &a : c.args) {
     if (!a->type->isFragment()) continue;
+    if (a->type->scalar == ScalarKind::TF32) {
+      diags_.report(DiagKind::InvalidOperator, a->range, c.callee, typeToString(a->type))
+          .hint("a tf32 fragment is an mma.sync operand only; compute on its f32 elements, " + text(*a) + "[i]");
+      return types_.error();
+    }
     carrier = carrier ? layoutCarrier(carrier, a->type, c.range, c.callee) : a->type;
     if (!carrier) return types_.error();
   }

@@ -44,7 +44,7 @@ bool Sema::isReservedName(std::string_view name, std::string *why) const {
   if (isClauseName(name)) { *why = quote(name) + " is a clause name"; return true; }
   if (isOpNamespace(name)) { *why = quote(name) + " names an operation"; return true; }
   if (lookupIntrinsic(name)) { *why = quote(name) + " is an intrinsic function"; return true; }
-  if (types_.scalarOrVectorByName(name) || name == "frag") { *why = quote(name) + " is a type name"; return true; }
+  if (types_.scalarOrVectorByName(name) || isTf32TypeName(name) || name == "frag") { *why = quote(name) + " is a type name"; return true; }
   return false;
 }
 

@@ -225,7 +225,9 @@ void OpChecker::mmaSync() {
       return;
     }
   if (a->scalar != b->scalar) {
-    S.diags_.report(DiagKind::TypeMismatch, mul->range, scalarName(a->scalar), scalarName(b->scalar), name());
+    auto d = S.diags_.report(DiagKind::TypeMismatch, mul->range, scalarName(a->scalar), scalarName(b->scalar), name());
+    if (a->scalar == ScalarKind::TF32 || b->scalar == ScalarKind::TF32)
+      d.hint("tf32 multiplies only tf32: declare both operands frag<mma_a|mma_b, tf32, 16, 8, 8>");
     return;
   }
   if (acc->scalar == ScalarKind::F16 && a->scalar != ScalarKind::F16)

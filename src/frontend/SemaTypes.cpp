@@ -60,6 +60,8 @@ std::string validateFragment(FragKind kind, ScalarKind dt, int64_t m, int64_t n,
   bool b16 = dt == ScalarKind::BF16 || dt == ScalarKind::F16;
   bool accLayout = kind == FragKind::MmaC || kind == FragKind::WgmmaAcc || kind == FragKind::MmaRow || kind == FragKind::WgmmaRow ||
                    kind == FragKind::MmaCol || kind == FragKind::WgmmaCol || kind == FragKind::TmemAcc;
+  if (dt == ScalarKind::TF32 && kind != FragKind::MmaA && kind != FragKind::MmaB && kind != FragKind::MmaC)
+    return std::string(fragKindName(kind)) + " fragments do not hold tf32 (the element type of mma.sync A and B fragments only)";
   if (accLayout && isF8Scalar(dt))
     return std::string(fragKindName(kind)) + " fragments hold f32, f16, bf16, integer or pred elements, not " +
            std::string(scalarName(dt));
@@ -91,8 +93,12 @@ std::string validateFragment(FragKind kind, ScalarKind dt, int64_t m, int64_t n,
   case FragKind::MmaC:
     if (!(m == 16 && n == 8 && (k == 16 || k == 8)))
       return "mma.sync fragments have shape m16n8k16 or m16n8k8, not " + shape;
-    if (kind != FragKind::MmaC && !b16)
-      return "mma.sync inputs (" + std::string(fragKindName(kind)) + ") are bf16 or f16, not " + std::string(scalarName(dt));
+    if (kind == FragKind::MmaC && dt == ScalarKind::TF32)
+      return "mma_c accumulates tf32 products in f32: frag<mma_c, f32, 16, 8, 8>, not tf32";
+    if (dt == ScalarKind::TF32 && k != 8) return "mma.sync with tf32 inputs has shape m16n8k8, not " + shape;
+    if (kind != FragKind::MmaC && !b16 && dt != ScalarKind::TF32)
+      return "mma.sync inputs (" + std::string(fragKindName(kind)) + ") are bf16, f16 or tf32 (m16n8k8), not " +
+             std::string(scalarName(dt));
     return {};
   case FragKind::WgmmaA:
   case FragKind::WgmmaAcc:
@@ -124,7 +130,7 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
                         "; expected mma_a, mma_b, mma_c, wgmma_a, wgmma_acc, mma_row, wgmma_row, mma_col, wgmma_col or tmem_acc");
     if (!dtype) {
       auto d = diags_.report(DiagKind::UnknownType, te.fragDtypeRange, te.fragDtype);
-      std::vector<std::string> names = {"pred", "i32", "u32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2"};
+      std::vector<std::string> names = {"pred", "i32", "u32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2", "tf32"};
       std::string best = closestName(te.fragDtype, names);
       if (!best.empty()) d.hint("did you mean " + quote(best) + "?").fixit(te.fragDtypeRange, best);
     } else {
@@ -154,7 +160,13 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
     if (!kind || !dtype || !m || !n || !k) return types_.error();
     std::string why = validateFragment(*kind, *dtype, *m, *n, *k);
     if (!why.empty()) {
-      diags_.report(DiagKind::BadFragment, te.range, why);
+      auto d = diags_.report(DiagKind::BadFragment, te.range, why);
+      if (*dtype == ScalarKind::TF32)
+        d.hint("tf32 fragments are frag<mma_a, tf32, 16, 8, 8> and frag<mma_b, tf32, 16, 8, 8>, accumulated in "
+               "frag<mma_c, f32, 16, 8, 8>");
+      else if (*dtype == ScalarKind::F32 && (*kind == FragKind::MmaA || *kind == FragKind::MmaB))
+        d.hint("for f32 data use tf32 inputs: frag<" + std::string(fragKindName(*kind)) +
+               ", tf32, 16, 8, 8> (each element write rounds to tf32)");
       return types_.error();
     }
     if (use != TypeUse::Register) {
@@ -166,9 +178,15 @@ const Type *Sema::resolveType(TypeExpr &te, TypeUse use) {
     elem = types_.fragment(*kind, *dtype, *m, *n, *k);
   } else {
     elem = types_.scalarOrVectorByName(te.baseName);
-    // A type parameter in error (already reported): the dims are still analysed (a parameter's dims declare its
-    // shape variables), and the type is the error type.
+    // A type parameter in error (already reported) or tf32 outside a fragment: the dims are still analysed (a
+    // parameter's dims declare its shape variables), and the type is the error type.
     if (!elem && isBrokenTypeParam(te.baseName)) elem = types_.error();
+    if (isTf32TypeName(te.baseName)) {
+      diags_.report(DiagKind::Tf32OutsideMmaFragment, te.baseRange, te.baseName)
+          .hint("declare the data as f32 and the operand as frag<mma_a, tf32, 16, 8, 8> (or mma_b); writing an element "
+                "rounds it to tf32");
+      elem = types_.error();
+    }
     if (!elem) {
       auto d = diags_.report(DiagKind::UnknownType, te.baseRange, te.baseName);
       std::vector<std::string> names = {"pred", "i32", "u32", "i64", "f16", "bf16", "f32", "f8e4m3", "f8e5m2",

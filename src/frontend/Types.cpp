@@ -17,7 +17,7 @@ constexpr ScalarInfo kScalars[] = {
     {ScalarKind::U32, "u32", 32, false},      {ScalarKind::I64, "i64", 64, false},
     {ScalarKind::F16, "f16", 16, true},       {ScalarKind::BF16, "bf16", 16, true},
     {ScalarKind::F32, "f32", 32, true},       {ScalarKind::F8E4M3, "f8e4m3", 8, true},
-    {ScalarKind::F8E5M2, "f8e5m2", 8, true},
+    {ScalarKind::F8E5M2, "f8e5m2", 8, true},   {ScalarKind::TF32, "tf32", 32, true},
 };
 const ScalarInfo &info(ScalarKind k) { return kScalars[static_cast<unsigned>(k)]; }
 
@@ -32,6 +32,10 @@ bool isIntegerScalar(ScalarKind k) { return !info(k).isFloat && k != ScalarKind:
 bool isF8Scalar(ScalarKind k) { return k == ScalarKind::F8E4M3 || k == ScalarKind::F8E5M2; }
 std::string_view addressSpaceName(AddressSpace s) { return kSpaces[static_cast<unsigned>(s)]; }
 std::string_view fragKindName(FragKind k) { return kFragKinds[static_cast<unsigned>(k)]; }
+
+bool isTf32TypeName(std::string_view name) {
+  return name == "tf32" || name == "tf32x2" || name == "tf32x4" || name == "tf32x8" || name == "tf32x16";
+}
 
 std::optional<ScalarKind> parseScalarName(std::string_view name) {
   for (const ScalarInfo &s : kScalars)
@@ -204,6 +208,7 @@ const Type *TypeContext::vector(ScalarKind k, unsigned width) {
 }
 
 const Type *TypeContext::scalarOrVectorByName(std::string_view name) {
+  if (isTf32TypeName(name)) return nullptr;   // a fragment element type only
   if (auto s = parseScalarName(name)) return scalar(*s);
   size_t x = name.rfind('x');
   if (x == std::string_view::npos || x == 0) return nullptr;

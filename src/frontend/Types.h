@@ -32,7 +32,10 @@ namespace cake {
 
 struct Expr;
 
-enum class ScalarKind : uint8_t { Pred, I32, U32, I64, F16, BF16, F32, F8E4M3, F8E5M2 };
+// TF32 is the element type of mma.sync A and B fragments only (frag<mma_a|mma_b, tf32, 16, 8, 8>): an f32 value
+// rounded to a 10-bit mantissa, held in a 32-bit register; it is no value type of its own (Sema refuses it
+// outside those fragments, E0384) and fragment elements read and write it as f32.
+enum class ScalarKind : uint8_t { Pred, I32, U32, I64, F16, BF16, F32, F8E4M3, F8E5M2, TF32 };
 // TensorMemory: Blackwell tensor memory (`tmem` declarations, sm_100a): 128 lanes x up to 512 32-bit columns
 // per CTA, reachable only through tcgen05 operations.
 enum class AddressSpace : uint8_t { Global, Shared, Register, TensorMemory };
@@ -52,6 +55,7 @@ enum class TypeKind : uint8_t {
 
 std::string_view scalarName(ScalarKind k);                 // "bf16"
 std::optional<ScalarKind> parseScalarName(std::string_view name);
+bool isTf32TypeName(std::string_view name);                // "tf32", "tf32x4": not value types (see TF32)
 unsigned scalarBits(ScalarKind k);                         // pred = 1 (stored in a predicate register)
 bool isFloatScalar(ScalarKind k);
 bool isIntegerScalar(ScalarKind k);

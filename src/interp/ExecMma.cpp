@@ -3,8 +3,9 @@
 //
 // The operands are gathered from the lanes' registers into logical matrices through fragCoord
 // (Fragments.cpp), multiplied, and scattered back, so the layouts live in one place.  Numerics: the
-// products of bf16/f16 inputs are exact in double; each instruction (k16, or k8) adds its K products to the
-// accumulator element and rounds once to the accumulator type (f32 or f16).  Tensor cores do not specify
+// products of bf16/f16 inputs are exact in double (tf32 inputs too: 11-bit significands, so each product is
+// also exact in f32); each instruction (k16, or k8) adds its K products to the accumulator element and rounds
+// once to the accumulator type (f32 or f16).  Tensor cores do not specify
 // their internal summation order, so results agree with the GPU within f32 accumulation error, not bit for
 // bit.  A wgmma is executed when it is issued, warp by warp (each warp of the warpgroup owns the 16-row
 // band 16 * (warp % 4) of the 64-row tile, and computes it from its band of A); what the hardware would still be
@@ -37,14 +38,16 @@ void WarpExecutor::execMmaSync(const OpStmt &op, LaneMask mask) {
   Place pc = place(*op.dsts[0], mask, "mma.sync accumulator");
   WarpValue c = load(pc, mask, pc.elem);
   std::vector<double> A(size_t(M * K)), B(size_t(K * N));
+  // tf32 inputs are rounded as the hardware reads them (already so when written through an element store).
+  auto input = [](const Type *t, double v) { return t->scalar == ScalarKind::TF32 ? roundToFloat(v, ScalarKind::TF32) : v; };
   for (int l = 0; l < kLanes; ++l) {
     for (unsigned e = 0; e < a.width; ++e) {
       FragCoord x = fragCoord(ta, warp, l, e);
-      A[size_t(x.row * K + x.col)] = a.at(l, e).f;
+      A[size_t(x.row * K + x.col)] = input(ta, a.at(l, e).f);
     }
     for (unsigned e = 0; e < b.width; ++e) {
       FragCoord x = fragCoord(tb, warp, l, e);
-      B[size_t(x.row * N + x.col)] = b.at(l, e).f;
+      B[size_t(x.row * N + x.col)] = input(tb, b.at(l, e).f);
     }
   }
   const ScalarKind accKind = tc->scalar;

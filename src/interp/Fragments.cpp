@@ -6,7 +6,8 @@
 // element's place in the tile, from which everything else follows: with g = lane / 4, q = lane % 4 and
 // w = warp % 4 (the warp's 16-row band of a wgmma tile), accumulator and A elements e sit at row
 // R0 + 8 * ((e / 2) % 2), column 2q + 8 * (e / 4) + e % 2 (R0 = g, or 16w + g for wgmma); B elements
-// (mma_b, K x 8) at k = 2q + 8 * (e / 2) + e % 2, column g; row-vector element r at row R0 + 8r; column-vector
+// (mma_b, K x 8) at k = 2q + 8 * (e / 2) + e % 2, column g; tf32 A elements (m16n8k8, one per register) at
+// row g + 8 * (e % 2), k q + 4 * (e / 2), tf32 B elements at k q + 4e, column g; row-vector element r at row R0 + 8r; column-vector
 // element c at column 2q + 8 * (c / 2) + c % 2.  Reductions follow the generated code exactly (a balanced
 // pairwise tree over the thread's elements in column / row order, then butterfly shuffles: xor 1, 2 over a
 // quad for rows, xor 4, 8, 16 for columns), so f32 sums round as on the GPU; argmin/argmax break ties
@@ -25,6 +26,10 @@ FragCoord fragCoord(const Type *t, int warp, int lane, unsigned e) {
   const int g = lane / 4, q = lane % 4;
   const int band = t->isWgmmaFrag() ? 16 * (warp % 4) : 0;
   const int ei = int(e);
+  if (t->scalar == ScalarKind::TF32) {   // m16n8k8 tf32: one 32-bit element per register
+    if (t->frag == FragKind::MmaA) return {g + 8 * (ei % 2), q + 4 * (ei / 2)};
+    if (t->frag == FragKind::MmaB) return {q + 4 * ei, g};
+  }
   switch (t->frag) {
   case FragKind::MmaA: case FragKind::WgmmaA: case FragKind::MmaC: case FragKind::WgmmaAcc:
     return {band + g + 8 * ((ei / 2) % 2), 2 * q + 8 * (ei / 4) + ei % 2};

@@ -146,7 +146,8 @@ Place WarpExecutor::place(const Expr &e, LaneMask mask, const char *access) {
 
 WarpValue WarpExecutor::load(const Place &p, LaneMask mask, ValueKind kind) {
   if (p.kind == Place::Register) wgmmaRegisterAccess(p, mask, false);
-  WarpValue v(p.elem, p.length);
+  const bool tf32 = !p.elem.isUntyped() && p.elem.scalar == ScalarKind::TF32;   // tf32 fragment elements read as f32
+  WarpValue v(tf32 ? ValueKind::of(ScalarKind::F32) : p.elem, p.length);
   for (int l : lanesOf(mask)) {
     int64_t off = p.offset[size_t(l)];
     for (unsigned e = 0; e < p.length; ++e) {
@@ -173,6 +174,7 @@ WarpValue WarpExecutor::load(const Place &p, LaneMask mask, ValueKind kind) {
 
 void WarpExecutor::store(const Place &p, const WarpValue &value, LaneMask mask) {
   WarpValue v = adapt(value, p.elem, mask);
+  const bool tf32 = !p.elem.isUntyped() && p.elem.scalar == ScalarKind::TF32;   // an f32 written into a tf32 fragment
   if (v.width != 1 && v.width != p.length)
     CAKE_INTERNAL_ERROR("interpreter: storing " + std::to_string(v.width) + " elements to " + std::to_string(p.length));
   if (p.kind == Place::Register) wgmmaRegisterAccess(p, mask, true);
@@ -185,6 +187,7 @@ void WarpExecutor::store(const Place &p, const WarpValue &value, LaneMask mask) 
       case Place::Register:
         if (off + e >= reg->width) CAKE_INTERNAL_ERROR("interpreter: a register write past the value's width");
         reg->at(l, unsigned(off + e)) = s;
+        if (tf32) reg->at(l, unsigned(off + e)).f = roundToFloat(s.f, ScalarKind::TF32);   // cvt.rna.tf32.f32
         break;
       case Place::Shared:
         sharedAccess(*p.shared, off + e, true);

@@ -59,11 +59,22 @@ float f16BitsToFloat(uint16_t b) {
   return mag;
 }
 
+// cvt.rna.tf32.f32: keep 10 mantissa bits, round to nearest with ties away from zero (add half of the
+// dropped 13 bits' weight to the magnitude, then truncate); NaN and infinity pass unchanged.
+float tf32Round(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
 double roundToFloat(double x, ScalarKind k) {
   float f = static_cast<float>(x);   // the double -> float rounding is to nearest even
   switch (k) {
   case ScalarKind::BF16: return bf16BitsToFloat(floatToBf16Bits(f));
   case ScalarKind::F16: return f16BitsToFloat(floatToF16Bits(f));
+  case ScalarKind::TF32: return tf32Round(f);
   default: return f;
   }
 }

@@ -27,7 +27,9 @@ float bf16BitsToFloat(uint16_t b);
 uint16_t floatToF16Bits(float x);    // round to nearest even, subnormals included
 float f16BitsToFloat(uint16_t b);
 
-// Rounds a double to the nearest value of float kind k (f32, f16, bf16).
+float tf32Round(float f);            // cvt.rna.tf32.f32: 10 mantissa bits, nearest, ties away from zero
+
+// Rounds a double to the nearest value of float kind k (f32, f16, bf16; tf32: to f32, then tf32Round).
 double roundToFloat(double x, ScalarKind k);
 // Wraps an integer to integer kind k (i32 sign-extends, u32 zero-extends, pred to 0/1).
 int64_t wrapToInt(int64_t x, ScalarKind k);

@@ -53,6 +53,14 @@ TEST_CASE("cost counting: ampere_gemm mma.sync FLOPs, cp.async bytes, ldmatrix s
   CHECK(p.pipelineDepth == 2);   // cp.async.wait S - 2 = 1 -> two groups in flight
 }
 
+TEST_CASE("cost counting: tf32_gemm mma.sync m16n8k8 tf32 counts its FLOPs at half the 16-bit tensor rate") {
+  auto a = analyse(readSample("tf32_gemm.cake"));
+  const int64_t M = 128, N = 64, K = 128;
+  WorkProfile p = count(*a, {{"M", M}, {"N", N}, {"K", K}}).profile;
+  // MmaSyncFlops is time at the machine's bf16/f16 dense rate: tf32 FLOPs count twice
+  CHECK(p.count(Count::MmaSyncFlops) == doctest::Approx(2.0 * 2.0 * M * N * K));
+}
+
 TEST_CASE("cost counting: hopper_gemm wgmma FLOPs, TMA boxes, roles and the TMA ring") {
   auto a = analyse(readSample("hopper_gemm.cake"));
   const int64_t M = 4096, N = 4096, K = 4096;

@@ -8,6 +8,8 @@
 // CHECK-DAG: simt_gemm sm_80: ok
 // CHECK-DAG: ampere_gemm sm_80: ok
 // CHECK-DAG: ampere_gemm sm_90: ok
+// CHECK-DAG: tf32_gemm sm_80: ok
+// CHECK-DAG: tf32_gemm sm_90a: ok
 // CHECK-DAG: vector_add sm_90a: ok
 // CHECK-DAG: hopper_gemm sm_90a: ok
 // CHECK-DAG: hopper_gemm_persistent sm_90a: ok

@@ -106,7 +106,7 @@ KEYWORDS: List[str] = [
     'if', 'else', 'elect', 'return', 'true', 'false', 'frag', 'fn', 'tmem', 'type',
 ]
 SCALAR_TYPES: List[str] = [
-    'pred', 'i32', 'u32', 'i64', 'f16', 'bf16', 'f32', 'f8e4m3', 'f8e5m2',
+    'pred', 'i32', 'u32', 'i64', 'f16', 'bf16', 'f32', 'f8e4m3', 'f8e5m2', 'tf32',
 ]
 FRAG_KINDS: List[str] = [
     'mma_a', 'mma_b', 'mma_c', 'wgmma_a', 'wgmma_acc', 'mma_row', 'wgmma_row', 'mma_col', 'wgmma_col',
