@@ -13,16 +13,12 @@ namespace {
 
 double tf32(double x) { return roundToFloat(x, ScalarKind::TF32); }
 
-// C[m, n] = A[m, k] * B[k, n] in double.
-std::vector<double> matmulNN(const std::vector<double> &a, const std::vector<double> &b, int64_t m, int64_t n, int64_t k) {
-  std::vector<double> c(size_t(m * n));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double s = 0;
-      for (int64_t kk = 0; kk < k; ++kk) s += a[size_t(i * k + kk)] * b[size_t(kk * n + j)];
-      c[size_t(i * n + j)] = s;
-    }
-  return c;
+// B[k, n] (row-major) -> its transpose [n, k], for matmulNT.
+std::vector<double> transposed(const std::vector<double> &b, int64_t k, int64_t n) {
+  std::vector<double> t(b.size());
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j) t[size_t(j * k + kk)] = b[size_t(kk * n + j)];
+  return t;
 }
 
 } // namespace
@@ -48,7 +44,8 @@ TEST_CASE("interp tf32_gemm: element writes into tf32 fragments, mma.sync m16n8k
     std::vector<double> at = a, bt = b;
     for (double &x : at) x = tf32(x);
     for (double &x : bt) x = tf32(x);
-    std::vector<double> want = matmulNN(at, bt, c.m, c.n, c.k), exact = matmulNN(a, b, c.m, c.n, c.k);
+    std::vector<double> want = matmulNT(at, transposed(bt, c.k, c.n), c.m, c.n, c.k),
+                        exact = matmulNT(a, transposed(b, c.k, c.n), c.m, c.n, c.k);
     RunRequest req;
     req.tensors["A"] = HostTensor::fromDoubles(ScalarKind::F32, {c.m, c.k}, a);
     req.tensors["B"] = HostTensor::fromDoubles(ScalarKind::F32, {c.k, c.n}, b);
