@@ -718,7 +718,7 @@ fn merge_across_lanes(b: i32, i: i32, l: i32, qn: f32) {
         v[h] = select(take, rv, v[h]);
         j[h] = select(take, rj, j[h]);
       }
-      for h in 0..(KK + 31) / 32 - 1 unroll {       // KK > 32: the distance-32 step, in the lane
+      if KK > 32 {                                  // the distance-32 step, in the lane
         let swap = v[1] < v[0] || (v[1] == v[0] && j[1] < j[0]);
         let v0 = v[0];
         let j0 = j[0];
