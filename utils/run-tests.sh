@@ -96,7 +96,18 @@ print(p, f)
 EOF
 )
   read -r p f <<<"$counts"
-  [ "$f" -ne 0 ] && { echo "--- other ctest failures ($work/ctest.log):"; tail -n 40 "$work/ctest.log"; }
+  if [ "$f" -ne 0 ]; then
+    echo "--- other ctest failures ($work/ctest.log): the last lines of each failed test's output"
+    python3 - "$work/ctest.xml" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    if case.get("status", "") in ("run", "passed", "disabled"):
+        continue
+    out = case.findtext("system-out") or ""
+    print(f"=== {case.get('name')} ({case.get('status')}, {case.get('time')} s)")
+    print("\n".join(out.rstrip().splitlines()[-60:]))
+EOF
+  fi
   add other "$p" "$f"
 fi
 

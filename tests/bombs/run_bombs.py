@@ -7,7 +7,7 @@ a bomb that names its axes.  Each run is measured with
 wait4: its CPU time (user + system, of cakec and ptxas; what the limit is about, since wall-clock time on a
 shared machine mostly measures the other tenants) and peak RSS; it is killed at 4x the limit of wall time.  cakec's exit status is not
 judged (a bomb may well be an error: E0704, E0670, ...) except that it must not crash (a signal, or the
-internal-error status 4).  Prints one line per failure and, last, the slowest case; exit 1 on any failure.
+internal-error status 4).  A run over its CPU limit is repeated twice and its least CPU time counts.  Prints one line per failure and, last, the slowest case; exit 1 on any failure.
 Bombs named in tests/bombs/known-slow.txt (an open issue each) are skipped unless --all is given; an entry
 NAME:MODE (many_kernels:-o) skips that mode only.  A bomb with its own "limit_s" in bombs.json (gen_bombs.py) is
 held to that CPU limit times --bomb-limit-scale (for slower builds: the unoptimised ASan + UBSan one), at most
@@ -26,6 +26,10 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# A run over its CPU limit is repeated up to this many times and its least CPU time counts: on a shared machine
+# the other tenants inflate CPU time too (a busy sibling hyperthread, lower clocks), by up to ~2x on CI, while a
+# real regression is over the limit every time.
+RETRIES_OVER_LIMIT = 2
 
 
 def run_one(argv, limit_s):
@@ -88,8 +92,14 @@ def main():
                 continue
             limit_s = min(args.limit_s, b.get("limit_s", args.limit_s) * args.bomb_limit_scale)
             elapsed, mb, status, killed, err = run_one([args.cakec, b["file"]] + extra, args.limit_s)
+            for _ in range(RETRIES_OVER_LIMIT):
+                if killed or elapsed <= limit_s:
+                    break
+                again = run_one([args.cakec, b["file"]] + extra, args.limit_s)
+                if again[0] < elapsed:
+                    elapsed, mb, status, killed, err = again
             code = os.waitstatus_to_exitcode(status)
-            results.append((elapsed, mb, name, mode, code))
+            results.append((elapsed, mb, name, mode, code, limit_s))
             why = []
             if killed:
                 why.append(f"killed after {4 * args.limit_s:g} s of wall time")
@@ -108,11 +118,12 @@ def main():
     if not results:
         print("run_bombs: no bomb selected")
         return 1
-    results.sort(reverse=True)
-    for elapsed, mb, name, mode, code in results[:5]:
-        print(f"  {elapsed:6.2f} s CPU {mb:7.1f} MB  {name} {mode} (exit {code})")
+    results.sort(key=lambda r: r[0] / r[5], reverse=True)
+    print("closest to their CPU limits:")
+    for elapsed, mb, name, mode, code, limit_s in results[:8]:
+        print(f"  {elapsed:6.2f} s CPU of {limit_s:g} {mb:7.1f} MB  {name} {mode} (exit {code})")
     peak = max(results, key=lambda r: r[1])
-    e, mb, name, mode, _ = results[0]
+    e, mb, name, mode, _, _ = max(results)
     print(f"run_bombs: {len(results)} runs ({len(known)} known-slow bombs skipped), {len(failures)} over the limits; "
           f"slowest: {name} {mode} {e:.2f} s CPU; "
           f"largest: {peak[2]} {peak[3]} {peak[1]:.0f} MB")
