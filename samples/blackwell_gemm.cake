@@ -32,7 +32,7 @@ kernel blackwell_gemm<BM = 128, BN = 256, BK = 64, S = 4>(
     B: bf16[N, K] tma(box=[BN, BK], swizzle=128B) align(16),
     C: bf16[M, N] align(16))
   requires(M % BM == 0, N % BN == 0, K % BK == 0, BM == 128, BK * 2 == 128, BN % 32 == 0, BN <= 256, S >= 2,
-           (M / BM) * (N / BN) <= 2147482623)
+           (M / BM) * (N / BN) <= 2147482623, (M / BM) * (N / BN) * (K / BK) <= 2147483647)
   grid(num_sms) threads(256)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);

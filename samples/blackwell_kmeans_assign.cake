@@ -27,7 +27,7 @@ kernel blackwell_kmeans_assign<BM = 128, BN = 128, HD = 64, S = 4>(
     L: i32[N] align(16),
     MinD: f32[N] align(16))
   requires(D == HD, HD * 2 == 128, BM == 128, BN % 32 == 0, BN <= 256, S >= 2, KP == cdiv(K, BN) * BN,
-           cdiv(N, BM) <= 2147482623)
+           cdiv(N, BM) <= 2147482623, cdiv(N, BM) * (KP / BN) <= 2147483647)
   grid(num_sms) threads(256)
 {
   shared xs: bf16[BM, HD] swizzle(128B) align(1024);

@@ -32,8 +32,8 @@ kernel gemm_bias_act<BM = 128, BN = 256, BK = 64, S = 4, GM = 8, ACT = 0>(
     B: bf16[N, K] tma(box=[BN / 2, BK], swizzle=128B) align(16),
     bias: f32[N] align(16),
     C: bf16[M, N] align(16))
-  requires(cdiv(M, 2 * BM) * cdiv(N, BN) <= 2147482623, GM * cdiv(N, BN) <= 2147483647,
-           K % 8 == 0, N % 2 == 0, BM == 128, BK * 2 == 128, BN % 16 == 0, S >= 2, GM >= 1, ACT >= 0, ACT <= 2)
+  requires(cdiv(M, 2 * BM) * cdiv(N, BN) <= 2147482623, cdiv(M, 2 * BM) * cdiv(N, BN) * cdiv(K, BK) <= 2147483647,
+           GM * cdiv(N, BN) <= 2147483647, K % 8 == 0, N % 2 == 0, BM == 128, BK * 2 == 128, BN % 16 == 0, S >= 2, GM >= 1, ACT >= 0, ACT <= 2)
   grid(num_sms / 2 * 2) threads(384) cluster(2)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);

@@ -30,8 +30,8 @@ kernel hopper_gemm_tma_epilogue<BM = 128, BN = 256, BK = 64, S = 3, GM = 8>(
     A: bf16[M, K] tma(box=[BM, BK], swizzle=128B) align(16),
     B: bf16[N, K] tma(box=[BN / 2, BK], swizzle=128B) align(16),
     C: bf16[M, N] tma(box=[64, 64], swizzle=128B) align(16))
-  requires(cdiv(M, 2 * BM) * cdiv(N, BN) <= 2147482623, GM * cdiv(N, BN) <= 2147483647,
-           K % 8 == 0, N % 8 == 0, BM == 128, BK * 2 == 128, BN % 64 == 0, BN <= 256, S >= 2, GM >= 1)
+  requires(cdiv(M, 2 * BM) * cdiv(N, BN) <= 2147482623, cdiv(M, 2 * BM) * cdiv(N, BN) * cdiv(K, BK) <= 2147483647,
+           GM * cdiv(N, BN) <= 2147483647, K % 8 == 0, N % 8 == 0, BM == 128, BK * 2 == 128, BN % 64 == 0, BN <= 256, S >= 2, GM >= 1)
   grid(num_sms / 2 * 2) threads(384) cluster(2)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);

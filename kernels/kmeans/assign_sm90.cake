@@ -58,9 +58,9 @@ fn load_rows(b: i32, m0: i32, w: i32) {
 
 // Producer: centroid tile t of batch b (centroid tile number `it` of this CTA) into ring stage it % S: its
 // BN norms, and this CTA's half of its rows multicast into both CTAs of the cluster.
-fn load_tile(b: i32, t: i32, it: i32) {
-  let s = it % S;
-  wait empty[s] parity(((it / S) & 1) ^ 1);
+fn load_tile(b: i32, t: i32, it: i64) {
+  let s = i32(it % S);
+  wait empty[s] parity(i32((it / S) & 1) ^ 1);
   arrive full[s] expect_tx(BN * HD * sizeof(T) + BN * 4);
   tma.load cns[s] <- CN[b, t * BN] signal(full[s]);
   for kb in 0..HD / 64 unroll {
@@ -82,9 +82,9 @@ fn take_rows(w: i32) {
 }
 
 // The wgmmas of centroid tile number `it` (ring stage it % S) against X buffer xb into acc.
-fn issue_tile(var acc: frag<wgmma_acc, f32, 64, BN, 16>, it: i32, xb: i32) {
-  let s = it % S;
-  wait full[s] parity((it / S) & 1);
+fn issue_tile(var acc: frag<wgmma_acc, f32, 64, BN, 16>, it: i64, xb: i32) {
+  let s = i32(it % S);
+  wait full[s] parity(i32((it / S) & 1));
   acc = 0.0;
   wgmma.fence;
   if AREG == 1 {
@@ -100,10 +100,10 @@ fn issue_tile(var acc: frag<wgmma_acc, f32, 64, BN, 16>, it: i32, xb: i32) {
 }
 
 // Ring stage of centroid tile `it` is no longer read by this warp: release it in both CTAs.
-fn release_tile(it: i32) {
+fn release_tile(it: i64) {
   elect {
-    arrive empty[it % S] cta(0);
-    arrive empty[it % S] cta(1);
+    arrive empty[i32(it % S)] cta(0);
+    arrive empty[i32(it % S)] cta(1);
   }
 }
 
@@ -209,8 +209,8 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
     if load.warp == 0 {
       elect {
         var w: i32 = 0;
-        var ta: i32 = 0;                 // centroid tile numbers of this CTA: the pair's first and second
-        var tb: i32 = 1;
+        var ta: i64 = 0;                 // centroid tile numbers of this CTA: the pair's first and second
+        var tb: i64 = 1;
         for p in first..pairs step clusters {
           let b = p / ppb;
           let m0 = ((p % ppb) * 2 + rank) * BM;
@@ -236,8 +236,8 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
     var bv: f32[2];                      // QUAD = 1: the thread's running minima of its two rows
     var bi: i32[2];
     var w: i32 = 0;
-    var ta: i32 = 0;                     // the centroid tile numbers of acc0 and acc1 (as the producer's)
-    var tb: i32 = 1;
+    var ta: i64 = 0;                     // the centroid tile numbers of acc0 and acc1 (as the producer's)
+    var tb: i64 = 1;
     if PP == 1 && math.index == 1 {
       arrive turn[0];                    // consumer 0 issues first
     }
@@ -264,16 +264,16 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
         }
         wgmma.wait 1;                    // acc0 is ready; acc1's wgmmas run during its epilogue
         if QUAD == 1 {
-          fold_tile_thread(bv, bi, acc0, ta % S, t * BN);
+          fold_tile_thread(bv, bi, acc0, i32(ta % S), t * BN);
         } else {
-          fold_tile(best, bidx, acc0, ta % S, t * BN);
+          fold_tile(best, bidx, acc0, i32(ta % S), t * BN);
         }
         release_tile(ta);
         wgmma.wait 0;
         if QUAD == 1 {
-          fold_tile_thread(bv, bi, acc1, tb % S, (t + 1) * BN);
+          fold_tile_thread(bv, bi, acc1, i32(tb % S), (t + 1) * BN);
         } else {
-          fold_tile(best, bidx, acc1, tb % S, (t + 1) * BN);
+          fold_tile(best, bidx, acc1, i32(tb % S), (t + 1) * BN);
         }
         release_tile(tb);
         ta += 2;
@@ -537,8 +537,8 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
     if load.warp == 0 {
       elect {
         var w: i32 = 0;
-        var ta: i32 = 0;                 // centroid tile numbers of this CTA: the pair's first and second
-        var tb: i32 = 1;
+        var ta: i64 = 0;                 // centroid tile numbers of this CTA: the pair's first and second
+        var tb: i64 = 1;
         for u in first..units step clusters {
           let b = min(u / upb, B - 1);         // u / upb < B: the min says so to the verifier
           let m0 = ((u / splits % ppb) * 2 + rank) * BM;
@@ -573,8 +573,8 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
     var last0: f32;
     var last1: f32;
     var w: i32 = 0;
-    var ta: i32 = 0;                     // the centroid tile numbers of acc0 and acc1 (as the producer's)
-    var tb: i32 = 1;
+    var ta: i64 = 0;                     // the centroid tile numbers of acc0 and acc1 (as the producer's)
+    var tb: i64 = 1;
     if PP == 1 && math.index == 1 {
       arrive turn[0];                    // consumer 0 issues first
     }
@@ -616,20 +616,20 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
         }
         wgmma.wait 1;
         if QL == 0 {
-          list_offer_row(dv0, di0, ub0, acc0, ta % S, 0, (t0 + t) * BN);
-          list_offer_row(dv1, di1, ub1, acc0, ta % S, 1, (t0 + t) * BN);
+          list_offer_row(dv0, di0, ub0, acc0, i32(ta % S), 0, (t0 + t) * BN);
+          list_offer_row(dv1, di1, ub1, acc0, i32(ta % S), 1, (t0 + t) * BN);
         } else {
-          quad_offer_row(qv0, qi0, last0, acc0, ta % S, 0, (t0 + t) * BN);
-          quad_offer_row(qv1, qi1, last1, acc0, ta % S, 1, (t0 + t) * BN);
+          quad_offer_row(qv0, qi0, last0, acc0, i32(ta % S), 0, (t0 + t) * BN);
+          quad_offer_row(qv1, qi1, last1, acc0, i32(ta % S), 1, (t0 + t) * BN);
         }
         release_tile(ta);
         wgmma.wait 0;
         if QL == 0 {
-          list_offer_row(dv0, di0, ub0, acc1, tb % S, 0, (t0 + t + 1) * BN);
-          list_offer_row(dv1, di1, ub1, acc1, tb % S, 1, (t0 + t + 1) * BN);
+          list_offer_row(dv0, di0, ub0, acc1, i32(tb % S), 0, (t0 + t + 1) * BN);
+          list_offer_row(dv1, di1, ub1, acc1, i32(tb % S), 1, (t0 + t + 1) * BN);
         } else {
-          quad_offer_row(qv0, qi0, last0, acc1, tb % S, 0, (t0 + t + 1) * BN);
-          quad_offer_row(qv1, qi1, last1, acc1, tb % S, 1, (t0 + t + 1) * BN);
+          quad_offer_row(qv0, qi0, last0, acc1, i32(tb % S), 0, (t0 + t + 1) * BN);
+          quad_offer_row(qv1, qi1, last1, acc1, i32(tb % S), 1, (t0 + t + 1) * BN);
         }
         release_tile(tb);
         ta += 2;

@@ -25,13 +25,20 @@
 // if condition, and loop bound (through the lets they use), each +, -, *, /, <<, negation and i32 / u32
 // conversion is proven inside its type's range under the path condition (cdiv is computed as
 // a / b + (a % b > 0), which cannot wrap), and so is a loop variable plus its step (N steps for unroll(N)):
-// the increment after the last iteration, which would otherwise wrap and pass `v < upper` again.  Nodes in range
+// the increment after the last iteration, which would otherwise wrap and pass `v < upper` again.  So is every
+// induction counter (InductionCounters.h: `var it: i32 = c0` advanced by `it += c` once per iteration of a loop):
+// its last value c0 + c * (the product of the trip counts of the loops between its declaration and its update,
+// each at its largest over the enclosing loops' variables) stays in its type - the sync analysis takes a counter
+// that only grows to stay at or above c0, and its stage indices and parities to be those of the mathematical
+// count, which the GPU's counter is only while it does not wrap.  Nodes in range
 // by interval arithmetic over their operands' bounds (IntervalBounds) need no query; one query per site for the
 // rest (the conjunction); on a refutation the first node out of range in the counterexample is reported, once
 // per node.
 #include "frontend/Limits.h"
 #include "verify/Families.h"
+#include "verify/InductionCounters.h"
 #include "verify/IntervalBounds.h"
+#include "verify/RootDecl.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
 
@@ -39,6 +46,7 @@
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
 
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -55,6 +63,7 @@ public:
 
   void run() {
     if (!ctx_.kernel().body) return;
+    counters_ = findInductionCounters(ctx_.kernel(), ctx_.info());
     linkThreadBuiltins(nullptr);
     runBlock(*ctx_.kernel().body);
   }
@@ -66,6 +75,9 @@ private:
   const RoleStmt *role_ = nullptr;
   const Expr *zeroFillCond_ = nullptr;   // while checking the source of `cp.async ... valid(c)`: c
   std::set<const Expr *> wrapReported_;  // nodes already reported as wrapping (E0670)
+  InductionCounters counters_;
+  std::vector<const ForStmt *> loops_;                 // the loops around the statement being checked
+  std::map<const Decl *, size_t> loopsAtDeclaration_;  // induction counter -> loops_.size() at its `var`
 
   // warp / lane / ROLE.* as functions of tid.x.
   void linkThreadBuiltins(const RoleStmt *role) {
@@ -123,11 +135,17 @@ private:
     switch (s.kind) {
     case StmtKind::Block: runBlock(*cast<BlockStmt>(&s)); break;
     case StmtKind::Let: if (auto &e = cast<LetStmt>(&s)->init) scanExpr(*e, "load"); break;
-    case StmtKind::Var: if (auto &e = cast<VarStmt>(&s)->init) scanExpr(*e, "load"); break;
+    case StmtKind::Var: {
+      auto &v = *cast<VarStmt>(&s);
+      if (v.init) scanExpr(*v.init, "load");
+      if (counters_.find(&v)) loopsAtDeclaration_[&v] = loops_.size();
+      break;
+    }
     case StmtKind::Assign: {
       auto &a = *cast<AssignStmt>(&s);
       if (a.value) scanExpr(*a.value, "load");
       if (a.target) scanExpr(*a.target, "store");
+      checkCounterUpdate(a);
       break;
     }
     case StmtKind::Op: runOp(*cast<OpStmt>(&s)); break;
@@ -150,7 +168,9 @@ private:
           checkWrap(*e, "loop bound");
         }
       checkLoopIncrement(f);
+      loops_.push_back(&f);
       if (f.body) runBlock(*f.body);
+      loops_.pop_back();
       break;
     }
     case StmtKind::If: {
@@ -444,6 +464,7 @@ private:
     const char *type;
     std::string label = {};   // the text in the message (default: the node's source text)
     SourceRange at = {};      // where to report (default: the node's range)
+    std::string hint = {};    // with a label: the hint (default: a loop bound's)
   };
 
   static bool rangeOf(const Type *t, int64_t &lo, int64_t &hi, const char *&name) {
@@ -514,7 +535,8 @@ private:
 
   std::string nodeText(const Expr &e) { return sourceText(ctx_.diags(), e.range); }
 
-  void checkNarrow(const std::vector<Narrow> &nodes, const std::string &site) {
+  // budgetMs: the solver limit of the query (0: a share of --verify-timeout, as asked at every site).
+  void checkNarrow(const std::vector<Narrow> &nodes, const std::string &site, unsigned budgetMs = 0) {
     z3::context &z = ctx_.z3();
     std::vector<const Narrow *> open;
     bool anyInRange = false;
@@ -534,7 +556,8 @@ private:
     for (const Narrow *n : open) claim = claim && n->value >= z.int_val(n->lo) && n->value <= z.int_val(n->hi);
     std::string obligation = "that the " + site + " computes the same value in 32-bit arithmetic";
     // A share of the limit: this is asked at every site (unknown is a warning, E0672, below).
-    ProofResult r = ctx_.proveForAllWithin(claim, path_, std::max(1u, ctx_.timeoutMs() / kWrapBudgetShare));
+    ProofResult r = ctx_.proveForAllWithin(claim, path_,
+                                           budgetMs ? budgetMs : std::max(1u, ctx_.timeoutMs() / kWrapBudgetShare));
     if (r.proven()) { ctx_.recordProven(); return; }
     const Narrow &first = *open.front();
     if (!r.refuted()) {
@@ -579,8 +602,9 @@ private:
     auto d = ctx_.reportFailure(DiagKind::IntegerWrap, at, text, detail);
     d.note(at, "counterexample: " + r.counterexampleText());
     if (!bad->label.empty()) {
-      d.hint("bound the loop so that its variable plus the step stays in " + std::string(bad->type) +
-             " (e.g. requires(...) on the shapes its bound is computed from)");
+      d.hint(!bad->hint.empty() ? bad->hint
+                                : "bound the loop so that its variable plus the step stays in " + std::string(bad->type) +
+                                      " (e.g. requires(...) on the shapes its bound is computed from)");
       return;
     }
     d.hint("rearrange it so that it stays in range (e.g. 'N - i >= 8' instead of 'i + 8 <= N'), compute it in i64 "
@@ -624,6 +648,55 @@ private:
                         (f.step && !dynCast<IntLitExpr>(f.step.get()) && !dynCast<NameExpr>(f.step.get()) ? "(" + stepText + ")" : stepText);
     Narrow inc{f.upper.get(), v + ctx_.z3().int_val(n) * *step, lo, hi, type, label, static_cast<const Decl &>(f).nameRange};
     checkNarrow({inc}, "increment of loop '" + f.name + "' ('" + label + "' after the last iteration)");
+  }
+
+  // An upper bound of a loop's trip count the solver handles well: max(0, cdiv(hi - lo, c)) for a constant step c,
+  // max(0, hi - lo) for a step that is not a constant (loop steps are at least 1).
+  std::optional<z3::expr> tripsAtMost(const ForStmt &loop, TranslateFailure *why) {
+    auto lo = loop.lower ? ctx_.toZ3(*loop.lower, why) : std::nullopt;
+    auto hi = lo && loop.upper ? ctx_.toZ3(*loop.upper, why) : std::nullopt;
+    if (!lo || !hi || lo->is_bool() || hi->is_bool()) return std::nullopt;
+    int64_t step = 1;
+    if (loop.step && !ctx_.toZ3(*loop.step, why)) return std::nullopt;
+    if (loop.step && !ctx_.toZ3(*loop.step)->simplify().is_numeral_i64(step)) step = 1;
+    z3::context &z = ctx_.z3();
+    z3::expr span = *hi - *lo;
+    return z3::ite(span > 0, step > 1 ? (span + z.int_val(step - 1)) / z.int_val(step) : span, z.int_val(0));
+  }
+
+  // An induction counter's update `x += c`: x after its last update, c0 + c * (iterations of the loops from
+  // its declaration to the update, each loop's trip count at its largest), must stay in x's type.
+  void checkCounterUpdate(const AssignStmt &a) {
+    const Decl *decl = rootDecl(a.target.get());
+    const InductionCounter *c = decl ? counters_.find(decl) : nullptr;
+    if (!c || c->update != &a || c->step == 0) return;
+    auto at = loopsAtDeclaration_.find(decl);
+    int64_t lo = 0, hi = 0;
+    const char *type = nullptr;
+    if (at == loopsAtDeclaration_.end() || !rangeOf(c->decl->type, lo, hi, type)) return;
+    z3::context &z = ctx_.z3();
+    z3::expr iterations = z.int_val(1);
+    std::string loopNames;
+    for (size_t i = at->second; i < loops_.size(); ++i) {
+      TranslateFailure why;
+      std::optional<z3::expr> trips = tripsAtMost(*loops_[i], &why);
+      if (!trips) {
+        ctx_.diags().report(DiagKind::IntegerWrapUnproven, a.range, "the counter '" + decl->name + "'",
+                            "the trip count of loop '" + loops_[i]->name + "' cannot be modelled (" + why.reason + ")");
+        return;
+      }
+      iterations = iterations * *trips;
+      loopNames += (loopNames.empty() ? "'" : " x '") + loops_[i]->name + "'";
+    }
+    const std::string label = decl->name + " = " +
+                              (c->init ? std::to_string(c->init) + (c->step < 0 ? " - " : " + ") : c->step < 0 ? "-" : "") +
+                              std::to_string(std::abs(c->step)) + " x (iterations of " + loopNames + ")";
+    const bool narrow = std::string(type) != "i64";
+    Narrow last{a.target.get(), z.int_val(c->init) + z.int_val(c->step) * iterations, lo, hi, type, label, a.range,
+                "bound the shapes so that the counter's last value stays in " + std::string(type) +
+                    " (requires(...) on the product of the loops' trip counts)" + (narrow ? ", or make it an i64" : "")};
+    // One query per counter (a few per kernel), non-linear in the trip counts: the whole limit.
+    checkNarrow({last}, "counter '" + decl->name + "' ('" + label + "' after its last update)", ctx_.timeoutMs());
   }
 
   void reportOutOfBounds(const IndexExpr &ix, const IndexItem &it, size_t i, const std::string &what,

@@ -720,17 +720,11 @@ private:
 
   std::optional<z3::expr> tripTerm(const ForStmt &loop) {
     TranslateFailure why;
-    auto lo = ctx_.toZ3(*loop.lower, &why);
-    auto hi = lo ? ctx_.toZ3(*loop.upper, &why) : std::nullopt;
-    std::optional<z3::expr> step = z_.int_val(1);
-    if (loop.step && hi) step = ctx_.toZ3(*loop.step, &why);
-    if (!lo || !hi || !step) {
+    std::optional<z3::expr> trips = ctx_.tripCount(loop, &why);
+    if (!trips)
       unproven(SyncFamily::Deadlock, why.culprit ? why.culprit->range : loop.range,
                "the trip count of this loop", why.reason);
-      return std::nullopt;
-    }
-    z3::expr span = *hi - *lo;
-    return z3::ite(span > 0, (span + *step - 1) / *step, z_.int_val(0));
+    return trips;
   }
 
   // Returns the prefix h (0 or P) from which the loop's sync expressions are P-periodic.

@@ -43,6 +43,17 @@ std::optional<int64_t> VerifyContext::ctValue(const std::string &name) const {
   return it->second;
 }
 
+std::optional<z3::expr> VerifyContext::tripCount(const ForStmt &loop, TranslateFailure *failure) {
+  if (!loop.lower || !loop.upper) return std::nullopt;
+  auto lo = toZ3(*loop.lower, failure);
+  auto hi = lo ? toZ3(*loop.upper, failure) : std::nullopt;
+  std::optional<z3::expr> step = z3().int_val(1);
+  if (loop.step && hi) step = toZ3(*loop.step, failure);
+  if (!lo || !hi || !step || lo->is_bool() || hi->is_bool() || step->is_bool()) return std::nullopt;
+  z3::expr span = *hi - *lo;
+  return z3::ite(span > 0, (span + *step - 1) / *step, z3().int_val(0));
+}
+
 z3::expr VerifyContext::assumptions(const std::vector<z3::expr> &extra) const {
   z3::expr all = z3_->bool_val(true);
   for (const z3::expr &r : requirements_) all = all && r;

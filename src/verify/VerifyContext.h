@@ -96,6 +96,9 @@ public:
   std::optional<z3::expr> toZ3(const Expr &e, TranslateFailure *failure = nullptr) {
     return translator_->translate(e, failure);
   }
+  // The trip count of a `for lo..hi step s` loop, max(0, cdiv(hi - lo, s)), over the translated bounds (which
+  // may name enclosing loops' variables); nullopt, with the reason in `failure`, when a bound cannot be translated.
+  std::optional<z3::expr> tripCount(const ForStmt &loop, TranslateFailure *failure = nullptr);
   // requires(...) conditions that could be translated (the others were reported once as unproven
   // assumptions: see requiresProblems()).
   const std::vector<z3::expr> &requirements() const { return requirements_; }

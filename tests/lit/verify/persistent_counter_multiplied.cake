@@ -7,7 +7,7 @@ kernel hopper_gemm_persistent<BM = 128, BN = 256, BK = 64, S = 4, GM = 8>(
     A: bf16[M, K] tma(box=[BM, BK], swizzle=128B) align(16),
     B: bf16[N, K] tma(box=[BN / 2, BK], swizzle=128B) align(16),
     C: bf16[M, N] align(16))
-  requires(cdiv(M, 2 * BM) * cdiv(N, BN) <= 2147482623, GM * cdiv(N, BN) <= 2147483647, K % 8 == 0, N % 2 == 0, BM == 128, BK * 2 == 128, BN % 16 == 0, S >= 2, GM >= 1)
+  requires(cdiv(M, 2 * BM) * cdiv(N, BN) * cdiv(K, BK) <= 2147483647, cdiv(M, 2 * BM) * cdiv(N, BN) <= 2147482623, GM * cdiv(N, BN) <= 2147483647, K % 8 == 0, N % 2 == 0, BM == 128, BK * 2 == 128, BN % 16 == 0, S >= 2, GM >= 1)
   grid(num_sms / 2 * 2) threads(384) cluster(2)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
