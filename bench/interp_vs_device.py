@@ -40,6 +40,10 @@ CASES = [
     ("kmeans_assign", "samples/kmeans_assign.cake", "kmeans_assign", {}, {},
      {"X": ("bf16", [300, 128]), "C": ("bf16", [200, 128]), "CN": ("f32", [200])},
      [("L", "i32", [300]), ("MinD", "f32", [300])], 1e-3),
+    # tf32 inputs rounded to nearest (cvt.rna) in both: only the tensor core's summation order differs; inputs
+    # truncated to tf32 instead would differ by ~1e-4 of the largest output
+    ("tf32_gemm", "samples/tf32_gemm.cake", "tf32_gemm", {}, {},
+     {"A": ("f32", [96, 64]), "B": ("f32", [64, 48])}, [("C", "f32", [96, 48])], 1e-5),
 ]
 
 
