@@ -1016,8 +1016,10 @@ private:
   }
 
   // A shape (model) for the given trip counts; nullopt when infeasible or unknown (reported).
+  // A trip value below 0 leaves its term free.  An undecided query is a finding (unproven) when reportUnknown,
+  // else taken as "a shape exists" (nullopt is returned only for unsat).
   std::optional<ConcreteValues> shapeFor(const std::vector<int64_t> &tripValues, std::string &description,
-                                        const std::vector<int64_t> &drivenValues = {}) {
+                                        const std::vector<int64_t> &drivenValues = {}, bool reportUnknown = true) {
     // Linear assumptions (requires(...), the translator's side conditions, the trip-count terms): one
     // incremental solver serves every shape query of the analysis (thousands of them in a persistent kernel's
     // enumeration, where a fresh solver per query spent more on setting up than on solving).  The assumptions
@@ -1072,12 +1074,14 @@ private:
         if (s) s->pop();
       }
     } popScope{fresh ? nullptr : &solver};
-    for (size_t i = 0; i < trips_.size(); ++i) solver.add(trips_[i] == z_.int_val(tripValues[i]));
+    for (size_t i = 0; i < trips_.size(); ++i)
+      if (tripValues[i] >= 0) solver.add(trips_[i] == z_.int_val(tripValues[i]));
     for (size_t i = 0; i < drivenValues.size() && i < drivenTrips_.size(); ++i)
-      solver.add(drivenTrips_[i] == z_.int_val(drivenValues[i]));
+      if (drivenValues[i] >= 0) solver.add(drivenTrips_[i] == z_.int_val(drivenValues[i]));
     ++shapeQueries_;
     z3::check_result r = solver.check();
     if (r == z3::unsat) return std::nullopt;
+    if (r == z3::unknown && !reportUnknown) return ConcreteValues{};
     if (r == z3::unknown) {
       SyncFinding f;
       f.family = SyncFamily::Deadlock;
@@ -1113,6 +1117,34 @@ private:
       else if (name == "num_sms") values.builtins[BuiltinValue::NumSms] = v;
     }
     return values;
+  }
+
+  // Can each loop trip count occur with each tile count (a shape query per pair, memoised)?  Undecided pairs
+  // count as feasible: the joint query decides (and reports) them.
+  bool pairsFeasible(const std::vector<int64_t> &loopTrips, const std::vector<int64_t> &tiles) {
+    for (size_t i = 0; i < loopTrips.size(); ++i)
+      for (size_t j = 0; j < tiles.size(); ++j) {
+        auto key = std::make_tuple(i, loopTrips[i], j, tiles[j]);
+        auto known = pairFeasible_.find(key);
+        if (known == pairFeasible_.end()) {
+          std::vector<int64_t> trip(loopTrips.size(), -1), tile(tiles.size(), -1);
+          trip[i] = loopTrips[i];
+          tile[j] = tiles[j];
+          std::string unused;
+          known = pairFeasible_.emplace(key, shapeFor(trip, unused, tile, false).has_value()).first;
+        }
+        if (!known->second) return false;
+      }
+    return true;
+  }
+
+  // Has a loop trip count already been found never to occur with this count of the (one) tile loop?
+  bool knownInfeasible(const std::vector<int64_t> &loopTrips, int64_t tiles) const {
+    for (size_t i = 0; i < loopTrips.size(); ++i)
+      if (auto known = pairFeasible_.find(std::make_tuple(i, loopTrips[i], size_t{0}, tiles));
+          known != pairFeasible_.end() && !known->second)
+        return true;
+    return false;
   }
 
   // Tile counts to simulate for the given loop trip counts: counter prefix + 2m + 2, where m tiles advance
@@ -1231,6 +1263,7 @@ private:
       }
       if (!cached->second) continue;
       if (!tiles.empty() && *std::max_element(tiles.begin(), tiles.end()) > tilesNeeded(loopTrips, maxTiles)) continue;
+      if (drivenTrips_.size() == 1 && knownInfeasible(loopTrips, tiles[0])) continue;   // never occurs
       std::string shape = cached->second->second;
       SimOutcome out;
       auto group = drivenTrips_.size() == 1 ? tileGroups.find(loopTrips) : tileGroups.end();
@@ -1238,7 +1271,8 @@ private:
         // First use of these loop trip counts: every tile count of the combinations at once, sharing runs.
         std::vector<int64_t> counts;
         for (const std::vector<int64_t> &c : combos)
-          if (std::equal(loopTrips.begin(), loopTrips.end(), c.begin())) counts.push_back(c.back());
+          if (std::equal(loopTrips.begin(), loopTrips.end(), c.begin()) && !knownInfeasible(loopTrips, c.back()))
+            counts.push_back(c.back());
         group = tileGroups.emplace(loopTrips, simulateTileCounts(cached->second->first, counts, slots, agents)).first;
       }
       if (group != tileGroups.end() && group->second.count(tiles[0])) {
@@ -1258,7 +1292,10 @@ private:
       if (out.findings.empty()) continue;
       bool stopAfterThis = !drivenTrips_.empty();   // tile nests: the smallest refuting run is reported alone
       if (!tiles.empty()) {
-        // The tile counts were chosen apart from the shape: find a shape with all of them (or drop the run).
+        // The tile counts were chosen apart from the shape: find a shape with all of them (or drop the run),
+        // first pair by pair (memoised: a loop that runs one tile short of the tile loops occurs with one or two
+        // tile counts of the ~2P + 2 enumerated, and a refuted pair rules out every combination holding it).
+        if (!pairsFeasible(loopTrips, tiles)) continue;
         shape.clear();
         size_t before = result_.findings.size();
         std::optional<ConcreteValues> joint = shapeFor(loopTrips, shape, tiles);
@@ -1368,6 +1405,7 @@ private:
   bool tripTermsChecked_ = false;           // the trip-count terms' linearity is in shapesNonlinear_
   std::optional<z3::tactic> shapeTactic_;   // the fresh solvers' preprocessing and search
   size_t shapeQueries_ = 0, simulatedPrograms_ = 0;           // for CAKE_VERIFY_TIMES
+  std::map<std::tuple<size_t, int64_t, size_t, int64_t>, bool> pairFeasible_;   // (trip, value, tile loop, count)
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
   std::vector<std::vector<const ForStmt *>> tripLoops_;
