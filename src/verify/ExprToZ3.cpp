@@ -18,11 +18,29 @@ bool isUnsignedType(const Type *t) {
   return t && t->kind == TypeKind::Scalar && t->scalar == ScalarKind::U32;
 }
 
-std::optional<int> log2Exact(int64_t v) {
-  if (v <= 0 || (v & (v - 1)) != 0) return std::nullopt;
-  int n = 0;
-  while ((int64_t(1) << n) != v) ++n;
-  return n;
+// x & c for a constant c, in integer arithmetic: bit b of a two's-complement integer x is floor(x / 2^b) mod 2,
+// so each run of set bits lo..hi of c contributes 2^lo * (floor(x / 2^lo) mod 2^(hi - lo + 1)), and a negative
+// c keeps x less the bits of ~c.  Floor division and modulus by constants are linear for the solver, where the
+// 64-bit bit-vectors of the general case (a mask such as `k & 2` in a stage index) took seconds per query.
+z3::expr maskedBy(z3::context &ctx, const z3::expr &x, int64_t c) {
+  if (c < 0) return x - maskedBy(ctx, x, ~c);
+  z3::expr sum = ctx.int_val(0);
+  bool any = false;
+  for (int lo = 0; lo < 63;) {
+    if (!((c >> lo) & 1)) {
+      ++lo;
+      continue;
+    }
+    int hi = lo;
+    while (hi + 1 < 63 && ((c >> (hi + 1)) & 1)) ++hi;
+    z3::expr shifted = lo == 0 ? x : x / ctx.int_val(int64_t(1) << lo);   // Int `/` is floor for a positive divisor
+    z3::expr run = z3::mod(shifted, ctx.int_val(int64_t(1) << (hi - lo + 1)));
+    if (lo > 0) run = run * ctx.int_val(int64_t(1) << lo);
+    sum = any ? sum + run : run;
+    any = true;
+    lo = hi + 1;
+  }
+  return sum;
 }
 
 } // namespace
@@ -410,18 +428,21 @@ std::optional<z3::expr> ExprToZ3::trBinary(const BinaryExpr &b, TranslateFailure
   case BinaryOp::Shr:
     if (rc && *rc >= 0 && *rc < 63) return *l / ctx_.int_val(int64_t(1) << *rc);   // floor = arithmetic shift
     break;
+  // With a constant operand c: x & c by runs of bits (maskedBy), x | c = x + c - (x & c), x ^ c = x + c - 2 (x & c).
   case BinaryOp::BitAnd:
     if (boolOperands) return *l && *r;
-    if (rc && log2Exact(*rc + 1)) return z3::mod(*l, ctx_.int_val(*rc + 1));
-    if (lc && log2Exact(*lc + 1)) return z3::mod(*r, ctx_.int_val(*lc + 1));
+    if (rc) return maskedBy(ctx_, *l, *rc);
+    if (lc) return maskedBy(ctx_, *r, *lc);
     break;
   case BinaryOp::BitOr:
     if (boolOperands) return *l || *r;
+    if (rc) return *l + *r - maskedBy(ctx_, *l, *rc);
+    if (lc) return *l + *r - maskedBy(ctx_, *r, *lc);
     break;
   case BinaryOp::BitXor:
     if (boolOperands) return *l != *r;
-    if (rc && *rc == 1) return *l + 1 - 2 * z3::mod(*l, ctx_.int_val(2));
-    if (lc && *lc == 1) return *r + 1 - 2 * z3::mod(*r, ctx_.int_val(2));
+    if (rc) return *l + *r - 2 * maskedBy(ctx_, *l, *rc);
+    if (lc) return *l + *r - 2 * maskedBy(ctx_, *r, *lc);
     break;
   }
   // A shift by a non-constant amount: a case split over the amounts 0..31 (multiplication / floor division
