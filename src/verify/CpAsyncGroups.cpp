@@ -382,13 +382,10 @@ void verifyCpAsyncGroups(VerifyContext &ctx) {
         z3::expr query = ctx.assumptions();
         for (auto &[d, v] : vars) query = query && v <= 1 << 20;
         if (previous) query = query && sum > ctx.z3().int_val(*previous);
-        std::optional<z3::model> found = smallestModel(ctx, query, {sum});
-        if (!found) {
-          // None, or undecided: is there any shape at all, within the same limit?
-          z3::solver any(ctx.z3());
-          ctx.configureSolver(any);
-          any.add(query);
-          if (any.check() == z3::unknown) solverLimit = VerifyContext::isLimitReason(any.reason_unknown());
+        std::string undecided;
+        std::optional<z3::model> found = smallestModel(ctx, query, {sum}, &undecided);
+        if (!found) {   // none, or undecided (the solver's reason says whether it ran out of its limit)
+          solverLimit = !undecided.empty() && VerifyContext::isLimitReason(undecided);
           break;
         }
         z3::model m = *found;

@@ -10,12 +10,16 @@ constexpr int kMaxChecks = 1024;   // over all objectives: a bounded cost on the
 
 } // namespace
 
-std::optional<z3::model> smallestModel(VerifyContext &ctx, const z3::expr &query, const std::vector<z3::expr> &objectives) {
+std::optional<z3::model> smallestModel(VerifyContext &ctx, const z3::expr &query, const std::vector<z3::expr> &objectives,
+                                       std::string *undecided) {
   try {
     z3::solver s(ctx.z3());
     ctx.configureSolver(s);
     s.add(query);
-    if (s.check() != z3::sat) return std::nullopt;
+    if (z3::check_result r = s.check(); r != z3::sat) {
+      if (r == z3::unknown && undecided) *undecided = s.reason_unknown();
+      return std::nullopt;
+    }
     z3::model best = s.get_model();
     int checks = 0;
     // Is there a model with o <= bound (under what is fixed so far)?  Updates `best` when there is.
@@ -65,7 +69,8 @@ std::optional<z3::model> smallestModel(VerifyContext &ctx, const z3::expr &query
       s.add(o == ctx.z3().int_val(*hi));
     }
     return best;
-  } catch (const z3::exception &) {
+  } catch (const z3::exception &e) {
+    if (undecided) *undecided = e.msg();
     return std::nullopt;
   }
 }

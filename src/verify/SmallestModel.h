@@ -11,6 +11,7 @@
 #include <z3++.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace cake {
@@ -18,7 +19,9 @@ namespace cake {
 class VerifyContext;
 
 // A model of `query` minimising `objectives` lexicographically (integer terms), or nullopt when the query
-// is unsatisfiable or undecided.
-std::optional<z3::model> smallestModel(VerifyContext &ctx, const z3::expr &query, const std::vector<z3::expr> &objectives);
+// is unsatisfiable or undecided; then `undecided` (when given) receives the solver's reason for an undecided
+// query, and stays empty for an unsatisfiable one.
+std::optional<z3::model> smallestModel(VerifyContext &ctx, const z3::expr &query, const std::vector<z3::expr> &objectives,
+                                       std::string *undecided = nullptr);
 
 } // namespace cake
