@@ -650,20 +650,6 @@ private:
     checkNarrow({inc}, "increment of loop '" + f.name + "' ('" + label + "' after the last iteration)");
   }
 
-  // An upper bound of a loop's trip count the solver handles well: max(0, cdiv(hi - lo, c)) for a constant step c,
-  // max(0, hi - lo) for a step that is not a constant (loop steps are at least 1).
-  std::optional<z3::expr> tripsAtMost(const ForStmt &loop, TranslateFailure *why) {
-    auto lo = loop.lower ? ctx_.toZ3(*loop.lower, why) : std::nullopt;
-    auto hi = lo && loop.upper ? ctx_.toZ3(*loop.upper, why) : std::nullopt;
-    if (!lo || !hi || lo->is_bool() || hi->is_bool()) return std::nullopt;
-    int64_t step = 1;
-    if (loop.step && !ctx_.toZ3(*loop.step, why)) return std::nullopt;
-    if (loop.step && !ctx_.toZ3(*loop.step)->simplify().is_numeral_i64(step)) step = 1;
-    z3::context &z = ctx_.z3();
-    z3::expr span = *hi - *lo;
-    return z3::ite(span > 0, step > 1 ? (span + z.int_val(step - 1)) / z.int_val(step) : span, z.int_val(0));
-  }
-
   // An induction counter's update `x += c`: x after its last update, c0 + c * (iterations of the loops from
   // its declaration to the update, each loop's trip count at its largest), must stay in x's type.
   void checkCounterUpdate(const AssignStmt &a) {
@@ -679,7 +665,7 @@ private:
     std::string loopNames;
     for (size_t i = at->second; i < loops_.size(); ++i) {
       TranslateFailure why;
-      std::optional<z3::expr> trips = tripsAtMost(*loops_[i], &why);
+      std::optional<z3::expr> trips = ctx_.tripCount(*loops_[i], &why, /*atMost=*/true);
       if (!trips) {
         ctx_.diags().report(DiagKind::IntegerWrapUnproven, a.range, "the counter '" + decl->name + "'",
                             "the trip count of loop '" + loops_[i]->name + "' cannot be modelled (" + why.reason + ")");

@@ -43,7 +43,7 @@ std::optional<int64_t> VerifyContext::ctValue(const std::string &name) const {
   return it->second;
 }
 
-std::optional<z3::expr> VerifyContext::tripCount(const ForStmt &loop, TranslateFailure *failure) {
+std::optional<z3::expr> VerifyContext::tripCount(const ForStmt &loop, TranslateFailure *failure, bool atMost) {
   if (!loop.lower || !loop.upper) return std::nullopt;
   auto lo = toZ3(*loop.lower, failure);
   auto hi = lo ? toZ3(*loop.upper, failure) : std::nullopt;
@@ -51,6 +51,7 @@ std::optional<z3::expr> VerifyContext::tripCount(const ForStmt &loop, TranslateF
   if (loop.step && hi) step = toZ3(*loop.step, failure);
   if (!lo || !hi || !step || lo->is_bool() || hi->is_bool() || step->is_bool()) return std::nullopt;
   z3::expr span = *hi - *lo;
+  if (atMost && !step->simplify().is_numeral()) return z3::ite(span > 0, span, z3().int_val(0));
   return z3::ite(span > 0, (span + *step - 1) / *step, z3().int_val(0));
 }
 

@@ -98,7 +98,9 @@ public:
   }
   // The trip count of a `for lo..hi step s` loop, max(0, cdiv(hi - lo, s)), over the translated bounds (which
   // may name enclosing loops' variables); nullopt, with the reason in `failure`, when a bound cannot be translated.
-  std::optional<z3::expr> tripCount(const ForStmt &loop, TranslateFailure *failure = nullptr);
+  // atMost: an upper bound the solver handles better where the step is not a constant, max(0, hi - lo) (loop
+  // steps are at least 1).
+  std::optional<z3::expr> tripCount(const ForStmt &loop, TranslateFailure *failure = nullptr, bool atMost = false);
   // requires(...) conditions that could be translated (the others were reported once as unproven
   // assumptions: see requiresProblems()).
   const std::vector<z3::expr> &requirements() const { return requirements_; }

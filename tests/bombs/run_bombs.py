@@ -7,7 +7,8 @@ a bomb that names its axes.  Each run is measured with
 wait4: its CPU time (user + system, of cakec and ptxas; what the limit is about, since wall-clock time on a
 shared machine mostly measures the other tenants) and peak RSS; it is killed at 4x the limit of wall time.  cakec's exit status is not
 judged (a bomb may well be an error: E0704, E0670, ...) except that it must not crash (a signal, or the
-internal-error status 4).  A run over its CPU limit is repeated twice and its least CPU time counts.  Prints one line per failure and, last, the slowest case; exit 1 on any failure.
+internal-error status 4).  A run over its CPU limit is repeated twice and its least CPU time counts.  Prints one
+line per failure and, last, the runs closest to their CPU limits, the slowest and the largest; exit 1 on any failure.
 Bombs named in tests/bombs/known-slow.txt (an open issue each) are skipped unless --all is given; an entry
 NAME:MODE (many_kernels:-o) skips that mode only.  A bomb with its own "limit_s" in bombs.json (gen_bombs.py) is
 held to that CPU limit times --bomb-limit-scale (for slower builds: the unoptimised ASan + UBSan one), at most
