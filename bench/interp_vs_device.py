@@ -44,6 +44,10 @@ CASES = [
     # truncated to tf32 instead would differ by ~1e-4 of the largest output
     ("tf32_gemm", "samples/tf32_gemm.cake", "tf32_gemm", {}, {},
      {"A": ("f32", [96, 64]), "B": ("f32", [64, 48])}, [("C", "f32", [96, 48])], 1e-5),
+    # i64 division and remainder by constants (codegen's shift / bias / multiply-high sequences) over the whole
+    # i64 range and its edges: C semantics, bit-equal
+    ("int64_divrem", "tests/lit/codegen/div_const64.cake", "div_const64", {}, {},
+     {"X": ("i64", [4099])}, [("Q", "i64", [4099, 12])], "bit"),
 ]
 
 
@@ -60,6 +64,15 @@ def _inputs(case, seed):
     rng = np.random.default_rng(seed)
     out = {}
     for name, (dtype, shape) in case[5].items():
+        if dtype == "i64":   # the whole range, its edges, small values and multiples of the divisors
+            lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+            x = rng.integers(lo, hi, size=shape, dtype=np.int64, endpoint=True)
+            edges = [lo, lo + 1, hi, hi - 1, 0, 1, -1, 2, -2, 3, -3, 4, -4, 7, -7, 1000003, -1000003,
+                     2 ** 62, -2 ** 62, 3 * 1000003 * 7, -(3 * 1000003 * 7) - 1]
+            x.flat[:len(edges)] = edges
+            x.flat[len(edges):len(edges) + 1000] = rng.integers(-100, 100, size=1000)
+            out[name] = x
+            continue
         x = rng.standard_normal(shape).astype(np.float32)
         out[name] = _bf16_round(x) if dtype == "bf16" else x
     if case[0] == "kmeans_assign":   # CN: the centroid norms the kernel expects, from the rounded centroids
@@ -111,7 +124,7 @@ def compare(args):
     import numpy as np
     import torch
     import cakeir
-    torch_dtype = {"bf16": torch.bfloat16, "f32": torch.float32, "i32": torch.int32}
+    torch_dtype = {"bf16": torch.bfloat16, "f32": torch.float32, "i32": torch.int32, "i64": torch.int64}
     listed = json.load(open(os.path.join(args.dir, "cases.json")))["cases"]
     records = []
     for case in listed:
@@ -135,7 +148,7 @@ def compare(args):
                   "inputs_untouched": all(torch.equal(before[k], tensors[k]) for k in tensors)}
         ok = record["inputs_untouched"]
         for o in case["outputs"]:
-            gpu = outs[o["name"]].float().cpu().numpy() if o["dtype"] != "i32" else outs[o["name"]].cpu().numpy()
+            gpu = outs[o["name"]].cpu().numpy() if o["dtype"] in ("i32", "i64") else outs[o["name"]].float().cpu().numpy()
             ref = expected[o["name"]]
             ref = ref.astype(gpu.dtype)
             equal = int(np.sum((gpu == ref) | (np.isnan(gpu) & np.isnan(ref)))) if gpu.dtype.kind == "f" else \

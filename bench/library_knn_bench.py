@@ -77,6 +77,7 @@ LIB_NAMES = {"knn": "knn_bf16", "assign": "kmeans_assign_bf16"}
 
 
 # =========================================================================================== inputs
+SINGLE_DRAW_BYTES = 8 << 30   # x's f32 draw in one piece up to this size (the seeded values of every earlier run)
 def make_inputs(torch, shape, seed):
     """(x, c) bf16 of the shape's rank, and the exact duplicate pairs (first, second) of c's rows, first <
     second (the same in every batch): half the x rows near a random c row (noise 0.05), half spread."""
@@ -95,10 +96,18 @@ def make_inputs(torch, shape, seed):
         same = (c[:, first] == c[:, second]).all(-1).all(0) & (first != second)
         first, second = first[same], second[same]
     owner = torch.randint(0, m, (b, q), generator=gen, device=DEVICE)
-    noise = torch.randn((b, q, d), generator=gen, device=DEVICE)
-    near = torch.rand((b, q, 1), generator=gen, device=DEVICE) < 0.5
-    x = torch.where(near, torch.gather(c.float(), 1, owner.unsqueeze(-1).expand(b, q, d)) + 0.05 * noise,
-                    noise * 1.5).to(torch.bfloat16)
+    if b * q * d * 4 <= SINGLE_DRAW_BYTES:
+        noise = torch.randn((b, q, d), generator=gen, device=DEVICE)
+        near = torch.rand((b, q, 1), generator=gen, device=DEVICE) < 0.5
+        x = torch.where(near, torch.gather(c.float(), 1, owner.unsqueeze(-1).expand(b, q, d)) + 0.05 * noise,
+                        noise * 1.5).to(torch.bfloat16)
+    else:   # one batch at a time: the f32 intermediates of the whole x would not fit beside it
+        x = torch.empty((b, q, d), dtype=torch.bfloat16, device=DEVICE)
+        for i in range(b):
+            noise = torch.randn((q, d), generator=gen, device=DEVICE)
+            near = torch.rand((q, 1), generator=gen, device=DEVICE) < 0.5
+            x[i] = torch.where(near, c[i].float()[owner[i]] + 0.05 * noise, noise * 1.5).to(torch.bfloat16)
+            del noise, near
     if not shape.batched:
         x, c = x[0], c[0]
     return x, c, (first, second)

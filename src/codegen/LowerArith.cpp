@@ -356,8 +356,10 @@ std::optional<Value> KernelLowering::reassociateAffine(BinaryOp op, const Value 
 //     Value.cpp, which proves it exact); remainder n - q * d (one mad).
 //   signed dividend of unknown sign and d = 2^k:         round toward zero with the bias (n >> 31) >>> (32-k)
 //     (C semantics): q = (n + bias) >> k,  r = n - ((n + bias) & -d).
-// Anything else (64-bit, negative or zero divisors, signed non-powers of two) stays a div/rem instruction.
+// Anything else (negative or zero divisors, signed 32-bit non-powers of two) stays a div/rem instruction.
+// 64-bit operands: divRemByConstant64.
 std::optional<Value> KernelLowering::divRemByConstant(BinaryOp op, const Value &a, int64_t divisor, Scalar s) {
+  if (s == Scalar::I64) return divRemByConstant64(op, a, divisor);
   if (s != Scalar::I32 && s != Scalar::U32) return std::nullopt;
   if (divisor <= 1 || divisor >= (int64_t{1} << 31)) return std::nullopt;
   bool isDiv = op == BinaryOp::Div;
@@ -399,6 +401,67 @@ std::optional<Value> KernelLowering::divRemByConstant(BinaryOp op, const Value &
   if (isDiv) return result(q);
   std::string r = out_.newReg(RegClass::B32);
   out_.inst("mad.lo.s32 " + r + ", " + q + ", " + std::to_string(-divisor) + ", " + n);
+  return result(r);
+}
+
+// i64 division and remainder by a constant d >= 2.  ptxas does not specialise a 64-bit div/rem by an
+// immediate: each one is a call to its generic division routine (~70 instructions; a ring counter's
+// `it % S` per pipeline stage costs more than the stage's tile work).  Strength-reduced here:
+//   d = 2^k, dividend known >= 0:   shr.u64 / and.b64
+//   d = 2^k, sign unknown:          the bias sequence of the 32-bit case in 64 bits (C semantics)
+//   other d:                        q = mul.hi.u64(|n|, m) >> l (divisionMagic63, exact for |n| <= 2^63),
+//                                   negated for a negative n; remainder n - q * d (one mad).
+std::optional<Value> KernelLowering::divRemByConstant64(BinaryOp op, const Value &a, int64_t divisor) {
+  if (divisor <= 1) return std::nullopt;
+  bool isDiv = op == BinaryOp::Div;
+  ValueType t = ValueType::scalar(Scalar::I64);
+  std::string n = reg(a);
+  bool nonNeg = knownNonNegative(a);
+  auto result = [&](const std::string &r) {
+    Value v = Value::ofRegs(t, {r});
+    if (nonNeg) v.lowerBound = 0;
+    return v;
+  };
+  auto b64 = [&] { return out_.newReg(RegClass::B64); };
+  if (auto log2 = exactLog2(divisor)) {
+    std::string d = b64();
+    if (nonNeg) {
+      if (isDiv) out_.inst("shr.u64 " + d + ", " + n + ", " + std::to_string(*log2));
+      else out_.inst("and.b64 " + d + ", " + n + ", " + std::to_string(divisor - 1));
+      return result(d);
+    }
+    std::string sign = b64(), bias = b64(), biased = b64();
+    out_.inst("shr.s64 " + sign + ", " + n + ", 63");
+    out_.inst("shr.u64 " + bias + ", " + sign + ", " + std::to_string(64 - *log2));
+    out_.inst("add.s64 " + biased + ", " + n + ", " + bias);
+    if (isDiv) {
+      out_.inst("shr.s64 " + d + ", " + biased + ", " + std::to_string(*log2));
+    } else {
+      std::string rounded = b64();
+      out_.inst("and.b64 " + rounded + ", " + biased + ", " + std::to_string(-divisor));
+      out_.inst("sub.s64 " + d + ", " + n + ", " + rounded);
+    }
+    return result(d);
+  }
+  DivisionMagic64 magic = divisionMagic63(divisor);
+  std::string magnitude = n;
+  if (!nonNeg) {
+    magnitude = b64();
+    out_.inst("abs.s64 " + magnitude + ", " + n);   // |INT64_MIN| reads as 2^63 unsigned
+  }
+  std::string hi = b64(), q = b64();
+  out_.inst("mul.hi.u64 " + hi + ", " + magnitude + ", " + std::to_string(magic.multiplier) + "U");
+  out_.inst("shr.u64 " + q + ", " + hi + ", " + std::to_string(magic.shift));
+  if (!nonNeg) {
+    std::string negative = out_.newReg(RegClass::Pred), negated = b64(), signedQ = b64();
+    out_.inst("setp.lt.s64 " + negative + ", " + n + ", 0");
+    out_.inst("neg.s64 " + negated + ", " + q);
+    out_.inst("selp.b64 " + signedQ + ", " + negated + ", " + q + ", " + negative);
+    q = signedQ;
+  }
+  if (isDiv) return result(q);
+  std::string r = b64();
+  out_.inst("mad.lo.s64 " + r + ", " + q + ", " + std::to_string(-divisor) + ", " + n);
   return result(r);
 }
 

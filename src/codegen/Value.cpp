@@ -104,6 +104,18 @@ DivisionMagic divisionMagic31(int64_t divisor) {
   return {static_cast<uint32_t>(m), l};
 }
 
+DivisionMagic64 divisionMagic63(int64_t divisor) {
+  // As divisionMagic31 one size up: with m = 2^(64+l)/d + e/d (0 <= e < d <= 2^(l+1)), n*m / 2^(64+l) =
+  // n/d + n*e / (d 2^(64+l)), and n*e <= 2^63 (2^(l+1) - 1) < 2^(64+l): the excess stays below 1/d, so the
+  // floor does not change for any n <= 2^63.
+  unsigned l = 0;
+  while ((int64_t{2} << l) <= divisor && l < 62) ++l;   // l = floor(log2 d) <= 62
+  __extension__ typedef unsigned __int128 U128;
+  const U128 num = U128{1} << (64 + l);
+  const U128 d = static_cast<U128>(divisor);
+  return {static_cast<uint64_t>((num + d - 1) / d), l};
+}
+
 std::optional<ConstScalar> foldBinary(BinaryOp op, Scalar s, ConstScalar a, ConstScalar b) {
   bool cmp = op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le ||
              op == BinaryOp::Gt || op == BinaryOp::Ge;

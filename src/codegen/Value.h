@@ -95,4 +95,13 @@ struct DivisionMagic {
 };
 DivisionMagic divisionMagic31(int64_t divisor);
 
+// Multiply-high constants for dividing a dividend in [0, 2^63] by a constant d in [3, 2^63) that is not a
+// power of two: n / d == mul.hi.u64(n, multiplier) >> shift, with shift = floor(log2 d) and
+// multiplier = ceil(2^(64+shift) / d) < 2^64.  Also covers |n| of every i64 (|INT64_MIN| = 2^63).
+struct DivisionMagic64 {
+  uint64_t multiplier = 0;
+  unsigned shift = 0;
+};
+DivisionMagic64 divisionMagic63(int64_t divisor);
+
 } // namespace cake::codegen

@@ -183,6 +183,39 @@ TEST_CASE("multiply-high division constants are exact for every 31-bit dividend"
   }
 }
 
+TEST_CASE("64-bit multiply-high division constants are exact for every magnitude up to 2^63") {
+  __extension__ typedef unsigned __int128 U128;
+  auto divide = [](uint64_t n, DivisionMagic64 m) {
+    return static_cast<uint64_t>((static_cast<U128>(n) * m.multiplier) >> 64) >> m.shift;
+  };
+  CHECK(divisionMagic63(3).multiplier == 0xAAAAAAAAAAAAAAABull);
+  CHECK(divisionMagic63(3).shift == 1u);
+  std::vector<int64_t> divisors;
+  for (int64_t d = 3; d < 2000; ++d)
+    if (!exactLog2(d)) divisors.push_back(d);
+  for (int64_t d : {1000003ll, 65537ll, 0x7fffffffll, 0x7fffffffffffffffll, 0x4000000000000001ll, 0x5555555555555555ll,
+                    1000000007ll * 998244353ll})
+    divisors.push_back(d);
+  const uint64_t top = uint64_t{1} << 63;   // |INT64_MIN|
+  uint64_t seed = 54321;
+  for (int64_t d : divisors) {
+    DivisionMagic64 m = divisionMagic63(d);
+    const uint64_t ud = static_cast<uint64_t>(d);
+    std::vector<uint64_t> ns = {0, 1, ud - 1, ud, ud + 1, top, top - 1, top - 2, top / ud * ud, top / ud * ud - 1,
+                                (top - 1) / ud * ud, (top - 1) / ud * ud - 1};
+    for (int i = 0; i < 64; ++i) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      ns.push_back(seed >> 1);   // < 2^63
+    }
+    for (uint64_t n : ns) {
+      if (divide(n, m) != n / ud) {
+        FAIL_CHECK("n=" << n << " d=" << d);
+        break;
+      }
+    }
+  }
+}
+
 TEST_CASE("register storage of vectors and fragments") {
   auto bf16x8 = storageOf(ValueType::vector(Scalar::BF16, 8));
   REQUIRE(bf16x8);
