@@ -11,7 +11,8 @@
 // (e^(G_r - G_s) = e^(G_r - G_m) e^(G_m - G_s), finite because g >= lower_bound >= -5) and summed as 4 x 4
 // register micro-tiles: 8 ex2 per channel for 32 products instead of one per product (the exact per-pair form,
 // chunk_prep_tc's, stays for SAFE = 0).  Two blocks of 256 threads need at most 128 registers each: SAFE = 1 is
-// built with --maxrregcount=128 (bench/kda_build.sh; 126, no spills), SAFE = 0 needs 106 without a cap.
+// built with --maxrregcount=128 (bench/kda_build.sh; 128, 24 bytes of spills in straight-line code), SAFE = 0 needs
+// 106 without a cap.
 // Phases (barriers between them): 1. activations -> xb (raw q | raw k), fbuf (g), norms, beta.  2. G = cumsum.
 // 3. f16 operands, channels 0 .. 63; QG, KG -> global.  4. mma k-steps over channels 0 .. 63.  5. f16 operands,
 // channels 64 .. 127; the diagonal blocks (f32; P's to global, L's kept in registers); P's upper blocks 0.

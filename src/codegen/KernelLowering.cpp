@@ -33,11 +33,14 @@ void KernelLowering::lower() {
   declareParams();
   // Read once at entry: a first read under a branch would leave the register undefined on other paths.
   tidX_ = specialRegister("%tid.x");
+  tidX_->upperBound = threads_ - 1;
   laneId_ = specialRegister("%laneid");
   laneId_->type = ValueType::scalar(Scalar::I32);
+  laneId_->upperBound = 31;
   warpId_ = freshValue(ValueType::scalar(Scalar::I32));
   out_.inst("shr.u32 " + warpId_->regs[0] + ", " + tidX_->regs[0] + ", 5");
   warpId_->lowerBound = 0;
+  warpId_->upperBound = (threads_ - 1) / 32;
   if (!info_.shared.empty() || !info_.mbarriers.empty()) {
     smemBaseReg_ = out_.newReg(RegClass::B32);
     out_.inst("mov.u32 " + smemBaseReg_ + ", cake_smem");
@@ -171,11 +174,39 @@ void KernelLowering::fillManifest() {
   for (const Expr *r : info_.requirements) manifest_.requires_.push_back({printExpr(*r), locationText(diags_, r->range)});
 }
 
+// The shape variables a requires clause pins to a compile-time value (`requires(D == HD)`, either side): the
+// runtime refuses a launch whose shapes break a requires clause, so inside the kernel such a variable is that
+// constant, and the strides and bounds built from it fold (an X[b, r, c] address of a D = HD tensor becomes a
+// base plus constant offsets instead of a 64-bit multiply chain per access).
+std::unordered_map<const Decl *, int64_t> KernelLowering::pinnedShapeVars() const {
+  std::unordered_map<const Decl *, int64_t> pinned;
+  ConstEvaluator ce;
+  for (const Expr *r : info_.requirements) {
+    if (r->kind != ExprKind::Binary) continue;
+    const auto &eq = static_cast<const BinaryExpr &>(*r);
+    if (eq.op != BinaryOp::Eq) continue;
+    for (auto [name, other] : {std::pair{eq.lhs.get(), eq.rhs.get()}, std::pair{eq.rhs.get(), eq.lhs.get()}}) {
+      if (name->kind != ExprKind::Name) continue;
+      const Decl *d = static_cast<const NameExpr &>(*name).decl;
+      bool isShapeVar = false;
+      for (const auto &sv : kernel_.shapeVars) isShapeVar = isShapeVar || sv.get() == d;
+      auto value = ce.evaluate(*other).optional();
+      if (isShapeVar && value && *value >= 0 && *value < (int64_t{1} << 31)) pinned.emplace(d, *value);
+    }
+  }
+  return pinned;
+}
+
 void KernelLowering::declareParams() {
   // Tensors first (ABI order), then shape variables, then scalars.
+  auto pinned = pinnedShapeVars();
   for (const auto &slot : manifest_.abi) {
     if (slot.kind != ManifestAbiSlot::ShapeVar) continue;
     const ShapeVar *sv = kernel_.shapeVars[slot.index].get();
+    if (auto it = pinned.find(sv); it != pinned.end()) {
+      env_[sv] = Value::ofInt(Scalar::I32, it->second);
+      continue;
+    }
     std::string r = out_.newReg(RegClass::B32);
     out_.inst("ld.param.u32 " + r + ", [cake_shape_" + sv->name + "]");
     Value dim = Value::ofRegs(ValueType::scalar(Scalar::I32), {r});

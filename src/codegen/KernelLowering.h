@@ -188,6 +188,9 @@ public:
   std::optional<Value> reassociateAffine(BinaryOp op, const Value &a, const Value &b, Scalar s, SourceRange where);
   bool knownNonNegative(const Value &v) const;
   std::optional<int64_t> lowerBoundOf(const Value &v) const;
+  std::optional<int64_t> upperBoundOf(const Value &v) const;
+  std::optional<int64_t> resultUpperBound(BinaryOp op, const Value &a, const Value &b) const;
+  std::optional<bool> decideComparison(BinaryOp op, const Value &a, const Value &b) const;
   std::optional<int64_t> resultLowerBound(BinaryOp op, const Value &a, const Value &b) const;
   Value convert(const Value &v, const ValueType &to, SourceRange where);
   Value lowerConversionCall(const CallExpr &e, const ValueType &to);
@@ -382,6 +385,7 @@ public:
 
 private:
   void declareParams();
+  std::unordered_map<const Decl *, int64_t> pinnedShapeVars() const;
   void bindShared();
   void fillManifest();
   std::string entrySignature();

@@ -198,6 +198,9 @@ Value KernelLowering::binaryOp(BinaryOp op, Value a, Value b, SourceRange where)
     }
     return Value::ofRegs(ValueType::scalar(Scalar::Pred), {d});
   }
+  if (cmp && isInteger(s)) {
+    if (auto decided = decideComparison(op, a, b)) return Value::ofInt(Scalar::Pred, *decided ? 1 : 0);
+  }
   if (cmp) {
     std::string d = out_.newReg(RegClass::Pred);
     out_.inst("setp." + std::string(cmpName(op, isFloat(s))) + "." + ts + " " + d + ", " + ra + ", " + rb);
@@ -256,12 +259,18 @@ Value KernelLowering::binaryOp(BinaryOp op, Value a, Value b, SourceRange where)
     break;
   }
   d.lowerBound = resultLowerBound(op, a, b);
+  d.upperBound = resultUpperBound(op, a, b);
   return d;
 }
 
 std::optional<int64_t> KernelLowering::lowerBoundOf(const Value &v) const {
   if (v.isConst()) return v.constant->i;
   return v.lowerBound;
+}
+
+std::optional<int64_t> KernelLowering::upperBoundOf(const Value &v) const {
+  if (v.isConst()) return v.constant->i;
+  return v.upperBound;
 }
 
 bool KernelLowering::knownNonNegative(const Value &v) const {
@@ -303,6 +312,65 @@ std::optional<int64_t> KernelLowering::resultLowerBound(BinaryOp op, const Value
   }
 }
 
+// The upper bound of `a op b` for integer scalars, as resultLowerBound: only where both bounds of the
+// operands that matter are known and the result stays within 32-bit index values.
+std::optional<int64_t> KernelLowering::resultUpperBound(BinaryOp op, const Value &a, const Value &b) const {
+  constexpr int64_t limit = int64_t{1} << 31;
+  auto ua = upperBoundOf(a), ub = upperBoundOf(b), lb = lowerBoundOf(b);
+  auto bounded = [&](std::optional<int64_t> v) -> std::optional<int64_t> {
+    if (!v || *v <= -limit || *v >= limit) return std::nullopt;
+    return v;
+  };
+  bool na = knownNonNegative(a), nb = knownNonNegative(b);
+  std::optional<int64_t> divisor = b.isConst() && b.constant->i > 0 ? std::optional<int64_t>(b.constant->i) : std::nullopt;
+  switch (op) {
+  case BinaryOp::Add:
+    if (ua && ub && *ua < limit && *ub < limit && *ua > -limit && *ub > -limit) return bounded(*ua + *ub);
+    return std::nullopt;
+  case BinaryOp::Sub:
+    if (ua && lb && *ua < limit && *lb > -limit && *ua > -limit && *lb < limit) return bounded(*ua - *lb);
+    return std::nullopt;
+  case BinaryOp::Mul:
+    if (na && nb && ua && ub && *ua < limit && *ub < limit) return bounded(*ua * *ub);
+    return std::nullopt;
+  case BinaryOp::Div:
+    if (na && divisor && ua) return *ua / *divisor;
+    return std::nullopt;
+  case BinaryOp::Rem:
+    if (na && divisor) return ua ? std::min(*ua, *divisor - 1) : *divisor - 1;
+    return std::nullopt;
+  case BinaryOp::Shr:
+    if (na && b.isConst() && b.constant->i >= 0 && b.constant->i < 32 && ua) return *ua >> b.constant->i;
+    return std::nullopt;
+  case BinaryOp::BitAnd:   // x & c <= c for c >= 0, whatever x
+    if (b.isConst() && b.constant->i >= 0 && b.constant->i < limit) return ua && na ? std::min(*ua, b.constant->i) : b.constant->i;
+    if (a.isConst() && a.constant->i >= 0 && a.constant->i < limit) return ub && nb ? std::min(*ub, a.constant->i) : a.constant->i;
+    return std::nullopt;
+  default: return std::nullopt;
+  }
+}
+
+// An integer comparison that the operands' ranges decide (both bounds of both sides known, all within 32-bit
+// index values, where signed and unsigned readings agree for non-negative values): its value, else nullopt.
+std::optional<bool> KernelLowering::decideComparison(BinaryOp op, const Value &a, const Value &b) const {
+  constexpr int64_t limit = int64_t{1} << 31;
+  auto la = lowerBoundOf(a), ua = upperBoundOf(a), lb = lowerBoundOf(b), ub = upperBoundOf(b);
+  if (!la || !ua || !lb || !ub) return std::nullopt;
+  bool bothSigned = isSigned(concreteScalar(a.type.elem)) && isSigned(concreteScalar(b.type.elem));
+  for (int64_t v : {*la, *ua, *lb, *ub})
+    if (v <= -limit || v >= limit || (!bothSigned && v < 0)) return std::nullopt;
+  switch (op) {
+  case BinaryOp::Lt: if (*ua < *lb) return true; if (*la >= *ub) return false; break;
+  case BinaryOp::Le: if (*ua <= *lb) return true; if (*la > *ub) return false; break;
+  case BinaryOp::Gt: if (*la > *ub) return true; if (*ua <= *lb) return false; break;
+  case BinaryOp::Ge: if (*la >= *ub) return true; if (*ua < *lb) return false; break;
+  case BinaryOp::Eq: if (*ua < *lb || *la > *ub) return false; break;
+  case BinaryOp::Ne: if (*ua < *lb || *la > *ub) return true; break;
+  default: break;
+  }
+  return std::nullopt;
+}
+
 // Affine reassociation of 32-bit index arithmetic: the constant part of an operand (Value::affineBase +
 // affineOffset) is kept outside the operation, so that the unrolled copies of an address computation share
 // one register and differ only in a constant, which LowerMemory.cpp folds into the instruction's immediate
@@ -323,6 +391,7 @@ std::optional<Value> KernelLowering::reassociateAffine(BinaryOp op, const Value 
     if (base.empty() || off == 0) return std::nullopt;
     Value x = Value::ofRegs(ValueType::scalar(s), {base});
     if (auto lb = lowerBoundOf(v); lb && *lb - off > -limit && *lb - off < limit) x.lowerBound = *lb - off;
+    if (auto ub = upperBoundOf(v); ub && *ub - off > -limit && *ub - off < limit) x.upperBound = *ub - off;
     return std::pair<Value, int64_t>{x, off};
   };
   auto plus = [&](const Value &core, int64_t c) {
@@ -370,6 +439,7 @@ std::optional<Value> KernelLowering::divRemByConstant(BinaryOp op, const Value &
   auto result = [&](const std::string &r) {
     Value v = Value::ofRegs(t, {r});
     if (nonNeg) v.lowerBound = 0;
+    v.upperBound = resultUpperBound(op, a, Value::ofInt(t.elem, divisor));
     return v;
   };
   if (log2 && (nonNeg || s == Scalar::U32)) {
@@ -420,6 +490,7 @@ std::optional<Value> KernelLowering::divRemByConstant64(BinaryOp op, const Value
   auto result = [&](const std::string &r) {
     Value v = Value::ofRegs(t, {r});
     if (nonNeg) v.lowerBound = 0;
+    v.upperBound = resultUpperBound(op, a, Value::ofInt(t.elem, divisor));
     return v;
   };
   auto b64 = [&] { return out_.newReg(RegClass::B64); };
@@ -671,6 +742,7 @@ Value KernelLowering::convert(const Value &v, const ValueType &to, SourceRange w
   if (from == dst) {
     Value same = Value::ofRegs(dt, v.regs);
     same.lowerBound = v.lowerBound;
+    same.upperBound = v.upperBound;
     return same;
   }
   if (from == Scalar::F8E4M3 || from == Scalar::F8E5M2 || dst == Scalar::F8E4M3 || dst == Scalar::F8E5M2) {
@@ -716,10 +788,14 @@ Value KernelLowering::convert(const Value &v, const ValueType &to, SourceRange w
     out_.inst("cvt.rzi." + tb + "." + ta + " " + rd + ", " + src);
   } else if (scalarBits(from) == scalarBits(dst)) {
     out_.inst("mov.b" + std::to_string(scalarBits(dst)) + " " + rd + ", " + src);
-    if (knownNonNegative(v)) d.lowerBound = v.lowerBound;   // in [0, 2^31): the same value in either signedness
+    if (knownNonNegative(v)) {   // in [0, 2^31): the same value in either signedness
+      d.lowerBound = v.lowerBound;
+      d.upperBound = v.upperBound;
+    }
   } else if (scalarBits(dst) > scalarBits(from)) {
     out_.inst("cvt." + std::string(isSigned(from) ? "s64." : "u64.") + ta + " " + rd + ", " + src);
     d.lowerBound = v.lowerBound;
+    if (knownNonNegative(v)) d.upperBound = v.upperBound;
   } else {
     out_.inst("cvt.u32.u64 " + rd + ", " + src);
   }

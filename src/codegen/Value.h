@@ -39,6 +39,10 @@ struct Value {
   // affineBase).  Set only on immutable results and loop variables, never on a var's registers.  Lets
   // division and remainder by a constant become shifts, masks and multiply-high (LowerArith.cpp).
   std::optional<int64_t> lowerBound;
+  // A known upper bound, under the same rules: from tid.x (threads - 1), the lane (31) and the warp index,
+  // through + - * / % >> & with constants and bounded values.  With the lower bound it decides comparisons
+  // at compile time (a copy loop's `if v * 256 + t < 1024` guard when every thread passes it).
+  std::optional<int64_t> upperBound;
   // Fragments and vectors of 32-bit integers built from affine elements (coordinates such as acc.col):
   // each element's affineBase / affineOffset, so that unpacking restores them (empty when unknown).
   std::vector<std::pair<std::string, int64_t>> elementAffine;
