@@ -185,6 +185,8 @@ public:
   Value binaryOp(BinaryOp op, Value a, Value b, SourceRange where);
   std::optional<Value> divRemByConstant(BinaryOp op, const Value &a, int64_t divisor, Scalar s);
   std::optional<Value> divRemByConstant64(BinaryOp op, const Value &a, int64_t divisor);
+  std::string divRemPowerOfTwo(BinaryOp op, const std::string &n, unsigned log2, unsigned bits, bool plain);
+  Value divRemResult(BinaryOp op, const Value &a, int64_t divisor, Scalar s, const std::string &r);
   std::optional<Value> reassociateAffine(BinaryOp op, const Value &a, const Value &b, Scalar s, SourceRange where);
   bool knownNonNegative(const Value &v) const;
   std::optional<int64_t> lowerBoundOf(const Value &v) const;

@@ -431,89 +431,35 @@ std::optional<Value> KernelLowering::divRemByConstant(BinaryOp op, const Value &
   if (s == Scalar::I64) return divRemByConstant64(op, a, divisor);
   if (s != Scalar::I32 && s != Scalar::U32) return std::nullopt;
   if (divisor <= 1 || divisor >= (int64_t{1} << 31)) return std::nullopt;
-  bool isDiv = op == BinaryOp::Div;
-  ValueType t = ValueType::scalar(s);
   std::string n = reg(a);
-  auto log2 = exactLog2(divisor);
   bool nonNeg = knownNonNegative(a);
-  auto result = [&](const std::string &r) {
-    Value v = Value::ofRegs(t, {r});
-    if (nonNeg) v.lowerBound = 0;
-    v.upperBound = resultUpperBound(op, a, Value::ofInt(t.elem, divisor));
-    return v;
-  };
-  if (log2 && (nonNeg || s == Scalar::U32)) {
-    std::string d = out_.newReg(RegClass::B32);
-    if (isDiv) out_.inst("shr.u32 " + d + ", " + n + ", " + std::to_string(*log2));
-    else out_.inst("and.b32 " + d + ", " + n + ", " + std::to_string(divisor - 1));
-    return result(d);
-  }
-  if (log2) {   // signed, sign unknown
-    std::string sign = out_.newReg(RegClass::B32), bias = out_.newReg(RegClass::B32),
-                biased = out_.newReg(RegClass::B32), d = out_.newReg(RegClass::B32);
-    out_.inst("shr.s32 " + sign + ", " + n + ", 31");
-    out_.inst("shr.u32 " + bias + ", " + sign + ", " + std::to_string(32 - *log2));
-    out_.inst("add.s32 " + biased + ", " + n + ", " + bias);
-    if (isDiv) {
-      out_.inst("shr.s32 " + d + ", " + biased + ", " + std::to_string(*log2));
-    } else {
-      std::string rounded = out_.newReg(RegClass::B32);
-      out_.inst("and.b32 " + rounded + ", " + biased + ", " + std::to_string(-divisor));
-      out_.inst("sub.s32 " + d + ", " + n + ", " + rounded);
-    }
-    return result(d);
-  }
+  if (auto log2 = exactLog2(divisor))
+    return divRemResult(op, a, divisor, s, divRemPowerOfTwo(op, n, *log2, 32, nonNeg || s == Scalar::U32));
   if (!nonNeg) return std::nullopt;
   DivisionMagic magic = divisionMagic31(divisor);
   std::string hi = out_.newReg(RegClass::B32), q = out_.newReg(RegClass::B32);
   out_.inst("mul.hi.u32 " + hi + ", " + n + ", " + std::to_string(magic.multiplier));
   out_.inst("shr.u32 " + q + ", " + hi + ", " + std::to_string(magic.shift));
-  if (isDiv) return result(q);
+  if (op == BinaryOp::Div) return divRemResult(op, a, divisor, s, q);
   std::string r = out_.newReg(RegClass::B32);
   out_.inst("mad.lo.s32 " + r + ", " + q + ", " + std::to_string(-divisor) + ", " + n);
-  return result(r);
+  return divRemResult(op, a, divisor, s, r);
 }
 
 // i64 division and remainder by a constant d >= 2.  ptxas does not specialise a 64-bit div/rem by an
 // immediate: each one is a call to its generic division routine (~70 instructions; a ring counter's
 // `it % S` per pipeline stage costs more than the stage's tile work).  Strength-reduced here:
-//   d = 2^k, dividend known >= 0:   shr.u64 / and.b64
-//   d = 2^k, sign unknown:          the bias sequence of the 32-bit case in 64 bits (C semantics)
-//   other d:                        q = mul.hi.u64(|n|, m) >> l (divisionMagic63, exact for |n| <= 2^63),
-//                                   negated for a negative n; remainder n - q * d (one mad).
+//   d = 2^k:    as the 32-bit case, in 64 bits (shifts and masks when the dividend is known >= 0, else the
+//               rounding bias)
+//   other d:    q = mul.hi.u64(|n|, m) >> l (divisionMagic63, exact for |n| <= 2^63), negated for a negative
+//               n (skipped when n is known >= 0); remainder n - q * d (one mad).
 std::optional<Value> KernelLowering::divRemByConstant64(BinaryOp op, const Value &a, int64_t divisor) {
   if (divisor <= 1) return std::nullopt;
-  bool isDiv = op == BinaryOp::Div;
-  ValueType t = ValueType::scalar(Scalar::I64);
+  const Scalar s = Scalar::I64;
   std::string n = reg(a);
   bool nonNeg = knownNonNegative(a);
-  auto result = [&](const std::string &r) {
-    Value v = Value::ofRegs(t, {r});
-    if (nonNeg) v.lowerBound = 0;
-    v.upperBound = resultUpperBound(op, a, Value::ofInt(t.elem, divisor));
-    return v;
-  };
+  if (auto log2 = exactLog2(divisor)) return divRemResult(op, a, divisor, s, divRemPowerOfTwo(op, n, *log2, 64, nonNeg));
   auto b64 = [&] { return out_.newReg(RegClass::B64); };
-  if (auto log2 = exactLog2(divisor)) {
-    std::string d = b64();
-    if (nonNeg) {
-      if (isDiv) out_.inst("shr.u64 " + d + ", " + n + ", " + std::to_string(*log2));
-      else out_.inst("and.b64 " + d + ", " + n + ", " + std::to_string(divisor - 1));
-      return result(d);
-    }
-    std::string sign = b64(), bias = b64(), biased = b64();
-    out_.inst("shr.s64 " + sign + ", " + n + ", 63");
-    out_.inst("shr.u64 " + bias + ", " + sign + ", " + std::to_string(64 - *log2));
-    out_.inst("add.s64 " + biased + ", " + n + ", " + bias);
-    if (isDiv) {
-      out_.inst("shr.s64 " + d + ", " + biased + ", " + std::to_string(*log2));
-    } else {
-      std::string rounded = b64();
-      out_.inst("and.b64 " + rounded + ", " + biased + ", " + std::to_string(-divisor));
-      out_.inst("sub.s64 " + d + ", " + n + ", " + rounded);
-    }
-    return result(d);
-  }
   DivisionMagic64 magic = divisionMagic63(divisor);
   std::string magnitude = n;
   if (!nonNeg) {
@@ -530,10 +476,47 @@ std::optional<Value> KernelLowering::divRemByConstant64(BinaryOp op, const Value
     out_.inst("selp.b64 " + signedQ + ", " + negated + ", " + q + ", " + negative);
     q = signedQ;
   }
-  if (isDiv) return result(q);
+  if (op == BinaryOp::Div) return divRemResult(op, a, divisor, s, q);
   std::string r = b64();
   out_.inst("mad.lo.s64 " + r + ", " + q + ", " + std::to_string(-divisor) + ", " + n);
-  return result(r);
+  return divRemResult(op, a, divisor, s, r);
+}
+
+// Division or remainder of register n by 2^log2 in `bits` (32 or 64) bits: a shift or a mask when the
+// dividend reads as non-negative (`plain`: known >= 0, or unsigned), else the rounding bias
+// (n + ((n >> bits-1) >>> (bits - log2))), which rounds toward zero (C semantics):
+// q = (n + bias) >> log2, r = n - ((n + bias) & -2^log2).  Returns the result register.
+std::string KernelLowering::divRemPowerOfTwo(BinaryOp op, const std::string &n, unsigned log2, unsigned bits,
+                                             bool plain) {
+  const RegClass cls = bits == 64 ? RegClass::B64 : RegClass::B32;
+  const std::string w = std::to_string(bits);
+  const int64_t divisor = int64_t{1} << log2;
+  std::string d = out_.newReg(cls);
+  if (plain) {
+    if (op == BinaryOp::Div) out_.inst("shr.u" + w + " " + d + ", " + n + ", " + std::to_string(log2));
+    else out_.inst("and.b" + w + " " + d + ", " + n + ", " + std::to_string(divisor - 1));
+    return d;
+  }
+  std::string sign = out_.newReg(cls), bias = out_.newReg(cls), biased = out_.newReg(cls);
+  out_.inst("shr.s" + w + " " + sign + ", " + n + ", " + std::to_string(bits - 1));
+  out_.inst("shr.u" + w + " " + bias + ", " + sign + ", " + std::to_string(bits - log2));
+  out_.inst("add.s" + w + " " + biased + ", " + n + ", " + bias);
+  if (op == BinaryOp::Div) {
+    out_.inst("shr.s" + w + " " + d + ", " + biased + ", " + std::to_string(log2));
+  } else {
+    std::string rounded = out_.newReg(cls);
+    out_.inst("and.b" + w + " " + rounded + ", " + biased + ", " + std::to_string(-divisor));
+    out_.inst("sub.s" + w + " " + d + ", " + n + ", " + rounded);
+  }
+  return d;
+}
+
+// The value of a strength-reduced `a op divisor` held in register r, with the bounds the operands give it.
+Value KernelLowering::divRemResult(BinaryOp op, const Value &a, int64_t divisor, Scalar s, const std::string &r) {
+  Value v = Value::ofRegs(ValueType::scalar(s), {r});
+  if (knownNonNegative(a)) v.lowerBound = 0;
+  v.upperBound = resultUpperBound(op, a, Value::ofInt(s, divisor));
+  return v;
 }
 
 Value KernelLowering::toPred(const Value &v) {

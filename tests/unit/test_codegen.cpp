@@ -152,68 +152,59 @@ TEST_CASE("conversions of constants and PTX immediates") {
   CHECK_FALSE(exactLog2(0).has_value());
 }
 
-TEST_CASE("multiply-high division constants are exact for every 31-bit dividend") {
-  auto divide = [](uint32_t n, DivisionMagic m) {
-    return static_cast<uint32_t>((static_cast<uint64_t>(n) * m.multiplier) >> 32) >> m.shift;
-  };
-  CHECK(divisionMagic31(3).multiplier == 0xAAAAAAABu);
-  CHECK(divisionMagic31(3).shift == 1u);
-  // Dividends near 0, near multiples of d and near 2^31 for many divisors (the error term is largest at
-  // the top of the range), plus a pseudo-random sweep.
+namespace {
+// Every divisor in [3, 2000) that is not a power of two, and `extra`.
+std::vector<int64_t> testDivisors(std::initializer_list<int64_t> extra) {
   std::vector<int64_t> divisors;
   for (int64_t d = 3; d < 2000; ++d)
     if (!exactLog2(d)) divisors.push_back(d);
-  for (int64_t d : {1000003ll, 65537ll, 0x7fffffffll, 0x40000001ll, 641ll * 6700417ll % 0x7fffffffll})
-    divisors.push_back(d);
+  divisors.insert(divisors.end(), extra);
+  return divisors;
+}
+
+// divide(n, d) == n / d for dividends near 0, near multiples of d and near `top`, the largest dividend (the
+// error term is largest at the top of the range), plus a pseudo-random sweep (seed >> sweepShift <= top).
+template <typename UInt, typename Divide>
+void checkDivisionExact(const std::vector<int64_t> &divisors, UInt top, unsigned sweepShift, Divide divide) {
   uint64_t seed = 12345;
   for (int64_t d : divisors) {
-    DivisionMagic m = divisionMagic31(d);
-    std::vector<uint32_t> ns = {0, 1, static_cast<uint32_t>(d - 1), static_cast<uint32_t>(d), 0x7fffffffu, 0x7ffffffeu,
-                                static_cast<uint32_t>(0x7fffffffll / d * d), static_cast<uint32_t>(0x7fffffffll / d * d - 1)};
+    const UInt ud = static_cast<UInt>(d);
+    std::vector<UInt> ns = {0, 1, UInt(ud - 1), ud, UInt(ud + 1), top, UInt(top - 1), UInt(top / ud * ud),
+                            UInt(top / ud * ud - 1)};
     for (int i = 0; i < 64; ++i) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      ns.push_back(static_cast<uint32_t>(seed >> 33));   // < 2^31
+      ns.push_back(static_cast<UInt>(seed >> sweepShift));
     }
-    for (uint32_t n : ns) {
-      if (divide(n, m) != n / static_cast<uint32_t>(d)) {
+    for (UInt n : ns) {
+      if (divide(n, d) != n / ud) {
         FAIL_CHECK("n=" << n << " d=" << d);
         break;
       }
     }
   }
 }
+} // namespace
+
+TEST_CASE("multiply-high division constants are exact for every 31-bit dividend") {
+  CHECK(divisionMagic31(3).multiplier == 0xAAAAAAABu);
+  CHECK(divisionMagic31(3).shift == 1u);
+  checkDivisionExact<uint32_t>(testDivisors({1000003ll, 65537ll, 0x7fffffffll, 0x40000001ll, 641ll * 6700417ll % 0x7fffffffll}),
+                               0x7fffffffu, 33, [](uint32_t n, int64_t d) {
+                                 DivisionMagic m = divisionMagic31(d);
+                                 return static_cast<uint32_t>((static_cast<uint64_t>(n) * m.multiplier) >> 32) >> m.shift;
+                               });
+}
 
 TEST_CASE("64-bit multiply-high division constants are exact for every magnitude up to 2^63") {
   __extension__ typedef unsigned __int128 U128;
-  auto divide = [](uint64_t n, DivisionMagic64 m) {
-    return static_cast<uint64_t>((static_cast<U128>(n) * m.multiplier) >> 64) >> m.shift;
-  };
   CHECK(divisionMagic63(3).multiplier == 0xAAAAAAAAAAAAAAABull);
   CHECK(divisionMagic63(3).shift == 1u);
-  std::vector<int64_t> divisors;
-  for (int64_t d = 3; d < 2000; ++d)
-    if (!exactLog2(d)) divisors.push_back(d);
-  for (int64_t d : {1000003ll, 65537ll, 0x7fffffffll, 0x7fffffffffffffffll, 0x4000000000000001ll, 0x5555555555555555ll,
-                    1000000007ll * 998244353ll})
-    divisors.push_back(d);
-  const uint64_t top = uint64_t{1} << 63;   // |INT64_MIN|
-  uint64_t seed = 54321;
-  for (int64_t d : divisors) {
-    DivisionMagic64 m = divisionMagic63(d);
-    const uint64_t ud = static_cast<uint64_t>(d);
-    std::vector<uint64_t> ns = {0, 1, ud - 1, ud, ud + 1, top, top - 1, top - 2, top / ud * ud, top / ud * ud - 1,
-                                (top - 1) / ud * ud, (top - 1) / ud * ud - 1};
-    for (int i = 0; i < 64; ++i) {
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      ns.push_back(seed >> 1);   // < 2^63
-    }
-    for (uint64_t n : ns) {
-      if (divide(n, m) != n / ud) {
-        FAIL_CHECK("n=" << n << " d=" << d);
-        break;
-      }
-    }
-  }
+  checkDivisionExact<uint64_t>(testDivisors({1000003ll, 65537ll, 0x7fffffffll, 0x7fffffffffffffffll, 0x4000000000000001ll,
+                                             0x5555555555555555ll, 1000000007ll * 998244353ll}),
+                               uint64_t{1} << 63, 1, [](uint64_t n, int64_t d) {   // 2^63 = |INT64_MIN|
+                                 DivisionMagic64 m = divisionMagic63(d);
+                                 return static_cast<uint64_t>((static_cast<U128>(n) * m.multiplier) >> 64) >> m.shift;
+                               });
 }
 
 TEST_CASE("register storage of vectors and fragments") {
