@@ -48,6 +48,14 @@
 // CHECK-DAG: bar.arrive {{%r[0-9]+|[12]}}, 256;
 // the norms come from shared memory:
 // CHECK-DAG: ld.shared.f32
+// the i64 ring counters' stage and parity (it % S, it / S) are shifts and masks: a 64-bit div/rem by a
+// constant is a call to ptxas's division routine (it put the assignment at 0.6-0.85x flashlib), for S = 4 and
+// the odd S = 5 alike
+// RUN: %cakec --no-verify --emit=ptx %kernels/kmeans/assign_sm90.cake -o - | %FileCheck %s --check-prefix=NODIV64
+// RUN: %cakec --no-verify --emit=ptx -D S=5 %kernels/kmeans/assign_sm90.cake -o - | %FileCheck %s --check-prefix=NODIV64
+// NODIV64-NOT: {{(div|rem)\.s64}}
+// NODIV64: .entry kmeans_assign
+// NODIV64-NOT: {{(div|rem)\.s64}}
 // RUN: %cakec --no-verify --emit=ptx -D AREG=0 -D PP=0 %kernels/kmeans/assign_sm90.cake -o - | %FileCheck %s --check-prefix=SMEM
 // SMEM-NOT: ldmatrix
 // SMEM-NOT: bar.arrive
