@@ -31,14 +31,16 @@ _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 # Kernels.knn's routes: the knn_small library (_small_serves, _small_splits), the wgmma knn library, and the
 # k-means assignment for k = 1 (ARGMIN_*).
 # log2(B Q M D) below which knn_small serves, by k class (the KK of the variants: k <= 1, 10, 16, 32, 64),
-# fitted to the training shapes' times by bench/knn_route_fit.py.
-SMALL_WORK_LOG2 = ((1, 32.5), (10, 33.5), (16, 33.5), (32, 30.5), (64, 30.0))
-SMALL_K1_QUERIES = 256      # k = 1 with fewer queries per batch: knn_small whatever the work (_small_serves)
+# fitted to the training shapes' times by bench/knn_route_fit.py.  k = 1: every size (a shape the assignment
+# does not take runs knn_small; the knn library's ten-entry lists ran 0.76x flashlib on 20 such shapes where
+# knn_small's best variant ran 0.95x: bench/results/2026-12-05-codegen-ranges/k1_paths.json).
+SMALL_WORK_LOG2 = ((1, 64.0), (10, 33.5), (16, 33.5), (32, 30.5), (64, 30.0))
 SPLIT_TILES = 8             # corpus tiles per knn_small split at least (lists of up to 10 entries)
 WC_SPLITS = 12              # splits at most for knn_small variants with column groups (WC > 1)
 # k = 1 with at least ARGMIN_BLOCKS 128-row query blocks and ARGMIN_CORPUS corpus rows: the k-means assignment
-# (Kernels._knn_argmin; it splits only the queries, so it needs many of them).
-ARGMIN_BLOCKS = 128
+# (Kernels._knn_argmin; it splits only the queries, so it needs many of them: it lost to knn_small at 32 and
+# 43 blocks and won from 45, by up to 3x at 70-116: k1_paths.json above).
+ARGMIN_BLOCKS = 44
 ARGMIN_CORPUS = 512
 
 
@@ -114,13 +116,10 @@ class Kernels:
     def _small_serves(self, b, n, m, d, k):
         """Whether the knn_small library (kernels/kmeans/library_knn_small_bf16.json) takes the shape: its
         domain (k <= 64; D 64, 128 or 256; B * splits within the grid), where it is faster than the knn
-        library's wgmma kernels: less work than SMALL_WORK_LOG2 of k's class, and for k = 1 also every shape
-        with fewer than SMALL_K1_QUERIES queries or ARGMIN_CORPUS corpus rows (the knn library keeps ten-entry
-        lists; it ran 3-9x slower than knn_small there on held-out shapes above the bound)."""
+        library's wgmma kernels: less work than SMALL_WORK_LOG2 of k's class (for k = 1 every shape: the knn
+        library keeps ten-entry lists)."""
         if not (1 <= k <= 64 and d in (64, 128, 256) and b <= 65535 and n <= 2147483392 and m <= 1073741824):
             return False
-        if k == 1 and (n < SMALL_K1_QUERIES or m < ARGMIN_CORPUS):
-            return True
         bound = next(log2 for kk, log2 in SMALL_WORK_LOG2 if k <= kk)
         return b * n * m * d < 2.0 ** bound
 
