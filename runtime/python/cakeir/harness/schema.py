@@ -10,6 +10,7 @@ for another's transaction instead of failing."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from typing import List, Optional
 
 # Migration 1: candidates, their lineage and the outcome of each compiler stage.
@@ -149,7 +150,18 @@ def open_database(path: str, target: Optional[int] = None) -> sqlite3.Connection
     # take turns, never use it at once.
     conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout = 30000")
-    conn.execute("PRAGMA journal_mode = WAL")
+    # Switching to WAL reads the database (a shared lock) and then needs an exclusive one; while another
+    # process writes (e.g. creates and migrates it at the same moment) SQLite reports "database is locked" at
+    # once instead of calling its busy handler (waiting there could deadlock): retry until the timeout.
+    deadline = time.monotonic() + 30.0
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            break
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
     conn.execute("PRAGMA foreign_keys = ON")
     migrate(conn, target)
     return conn
