@@ -37,10 +37,14 @@ _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 SMALL_WORK_LOG2 = ((1, 64.0), (10, 33.5), (16, 33.5), (32, 30.5), (64, 30.0))
 SPLIT_TILES = 8             # corpus tiles per knn_small split at least (lists of up to 10 entries)
 WC_SPLITS = 12              # splits at most for knn_small variants with column groups (WC > 1)
-# k = 1 with at least ARGMIN_BLOCKS 128-row query blocks and ARGMIN_CORPUS corpus rows: the k-means assignment
-# (Kernels._knn_argmin; it splits only the queries, so it needs many of them: it lost to knn_small at 32 and
-# 43 blocks and won from 45, by up to 3x at 70-116: k1_paths.json above).
-ARGMIN_BLOCKS = 44
+# k = 1 with ARGMIN_CORPUS corpus rows or more and at least ARGMIN_BLOCKS 128-row query blocks - or
+# ARGMIN_BLOCKS_LARGE of them when the work B Q M D reaches 2^ARGMIN_WORK_LOG2 -: the k-means assignment
+# (Kernels._knn_argmin; it splits only the queries, so it needs many of them.  Above the work bound it lost to
+# knn_small at 32 and 43 blocks and won from 45, by up to 3x at 70-116: k1_paths.json above; below it, knn_small
+# up to 128 blocks is what the training shapes chose).
+ARGMIN_BLOCKS = 128
+ARGMIN_BLOCKS_LARGE = 44
+ARGMIN_WORK_LOG2 = 32.5
 ARGMIN_CORPUS = 512
 
 
@@ -206,12 +210,13 @@ class Kernels:
 
     def knn_route(self, b, n, m, d, k, dtype=torch.bfloat16, device="cuda", splits=None):
         """The route Kernels.knn takes for a shape when no variant is named: ("assign", variant) - the k-means
-        assignment for k = 1 with many queries (ARGMIN_BLOCKS) and a corpus of ARGMIN_CORPUS rows or more, when
-        the folder has both knn_<dtype>/ and kmeans_assign_<dtype>/; ("small", variant, splits) - the
+        assignment for k = 1 with many queries (ARGMIN_BLOCKS, or ARGMIN_BLOCKS_LARGE with much work) and a
+        corpus of ARGMIN_CORPUS rows or more, when the folder has both knn_<dtype>/ and kmeans_assign_<dtype>/; ("small", variant, splits) - the
         knn_small library where _small_serves; ("knn", None, None) - the knn library or the knn_sm90 builds."""
         library, assign = self._library("knn", dtype), self._library("kmeans_assign", dtype)
-        if k == 1 and splits is None and b * -(-n // 128) >= ARGMIN_BLOCKS and m >= ARGMIN_CORPUS \
-                and library is not None and assign is not None:
+        blocks = b * -(-n // 128)
+        many = blocks >= ARGMIN_BLOCKS or (blocks >= ARGMIN_BLOCKS_LARGE and b * n * m * d >= 2.0 ** ARGMIN_WORK_LOG2)
+        if k == 1 and splits is None and many and m >= ARGMIN_CORPUS and library is not None and assign is not None:
             self._targeted(library, device)
             return ("assign", self._targeted(assign, device).variant_name(B=b, N=n, K=m, D=d), None)
         small = self._library("knn_small", dtype)
