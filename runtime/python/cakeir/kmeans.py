@@ -211,8 +211,9 @@ class Kernels:
     def knn_route(self, b, n, m, d, k, dtype=torch.bfloat16, device="cuda", splits=None):
         """The route Kernels.knn takes for a shape when no variant is named: ("assign", variant) - the k-means
         assignment for k = 1 with many queries (ARGMIN_BLOCKS, or ARGMIN_BLOCKS_LARGE with much work) and a
-        corpus of ARGMIN_CORPUS rows or more, when the folder has both knn_<dtype>/ and kmeans_assign_<dtype>/; ("small", variant, splits) - the
-        knn_small library where _small_serves; ("knn", None, None) - the knn library or the knn_sm90 builds."""
+        corpus of ARGMIN_CORPUS rows or more, when the folder has both knn_<dtype>/ and kmeans_assign_<dtype>/;
+        ("small", variant, splits) - the knn_small library where _small_serves; ("knn", None, None) - the knn
+        library or the knn_sm90 builds."""
         library, assign = self._library("knn", dtype), self._library("kmeans_assign", dtype)
         blocks = b * -(-n // 128)
         many = blocks >= ARGMIN_BLOCKS or (blocks >= ARGMIN_BLOCKS_LARGE and b * n * m * d >= 2.0 ** ARGMIN_WORK_LOG2)
