@@ -401,6 +401,7 @@ public:
     findSyncLoops(*k.body, loops);
     std::vector<const Expr *> allExprs;
     collectSyncExprs(*k.body, allExprs);
+    collectDataGuards(*k.body);
 
     // 0. Induction counters: free integer constants in the proofs, tracked concretely by the expansion.
     counters_ = findInductionCounters(k, info);
@@ -506,6 +507,7 @@ public:
     if (2 * lcm <= kMaxPeriod && likelyKnown && likely == lcm) {
       SyncAnalysis before = result_;
       size_t heldBefore = heldBack_.size();
+      std::set<const IfStmt *> mayBefore = mayGuards_;
       period_ = lcm;
       trialFindings_ = result_.findings.size();
       bool held = proveStructure(loops, allExprs, prefix, counterPrefix);
@@ -513,6 +515,7 @@ public:
       if (!held) {
         result_ = std::move(before);
         heldBack_.resize(heldBefore);
+        mayGuards_ = std::move(mayBefore);
         period_ = 2 * lcm;
         proveStructure(loops, allExprs, prefix, counterPrefix);
       }
@@ -657,6 +660,39 @@ private:
     }
   }
 
+  // The data guards (isDataGuard) of the kernel, by their conditions.
+  void collectDataGuards(const Stmt &s) {
+    switch (s.kind) {
+    case StmtKind::Block:
+      for (const Ptr<Stmt> &c : cast<BlockStmt>(&s)->stmts) collectDataGuards(*c);
+      return;
+    case StmtKind::Role: collectDataGuards(*cast<RoleStmt>(&s)->body); return;
+    case StmtKind::Elect: collectDataGuards(*cast<ElectStmt>(&s)->body); return;
+    case StmtKind::For: collectDataGuards(*cast<ForStmt>(&s)->body); return;
+    case StmtKind::If: {
+      auto *i = cast<IfStmt>(&s);
+      if (isDataGuard(*i)) dataGuards_.emplace(i->cond.get(), i);
+      if (i->thenBody) collectDataGuards(*i->thenBody);
+      if (i->elseBody) collectDataGuards(*i->elseBody);
+      return;
+    }
+    default: return;
+    }
+  }
+  bool mayGuard(const Expr *cond) const {
+    auto it = dataGuards_.find(cond);
+    return it != dataGuards_.end() && mayGuards_.count(it->second);
+  }
+  // A structural fact about `e` failed: when e is a data guard's condition, the guard becomes a may-guard
+  // (the expansion takes both branches, so the condition's value is never needed) instead of a finding.
+  // Not in a trip-period trial: the trial would then hold only by the trial's own may-guards.
+  bool excused(const Expr *e) {
+    auto it = dataGuards_.find(e);
+    if (it == dataGuards_.end() || tripTrial_) return false;
+    mayGuards_.insert(it->second);
+    return true;
+  }
+
   // An expression the solver cannot take.  When the cause is a mutable variable that is not an induction
   // counter, the expansion reports the same cause more precisely (why the variable is not a counter) where
   // the value is needed: the finding is held back and reported at the end only if the expansion did not.
@@ -737,11 +773,11 @@ private:
     auto hi = ctx_.toZ3(*l.loop->upper, &why);
     if (!lo || !hi) return prefix;
     for (const Expr *e : l.exprs) {
-      if (!e || !mentions(e, DeclKind::LoopVar)) continue;
+      if (!e || !mentions(e, DeclKind::LoopVar) || mayGuard(e)) continue;
       TranslateFailure f;
       auto at = ctx_.toZ3(*e, &f);
       if (!at) {
-        untranslatable(f, e->range, "that this expression repeats with the pipeline period", f.reason);
+        if (!excused(e)) untranslatable(f, e->range, "that this expression repeats with the pipeline period", f.reason);
         continue;
       }
       if (trialFailed()) return prefix;
@@ -756,13 +792,14 @@ private:
           break;
         }
         if (r.status == ProofStatus::Unknown) {
-          inconclusive(r, e->range, "that this expression repeats every " + std::to_string(period_) + " iterations of '" +
-                                        l.loop->name + "'");
+          if (!excused(e))
+            inconclusive(r, e->range, "that this expression repeats every " + std::to_string(period_) +
+                                          " iterations of '" + l.loop->name + "'");
           done = true;
           break;
         }
       }
-      if (!done)
+      if (!done && !excused(e))
         unproven(SyncFamily::Deadlock, e->range,
                  "that this expression repeats every " + std::to_string(period_) + " iterations of '" + l.loop->name + "'",
                  "it is not periodic in '" + l.loop->name + "' (the verifier checks the pipeline by its period)");
@@ -778,11 +815,12 @@ private:
 
   // E depends on the shape only through the trip counts (and, outside sync loops, periodically in them).
   void proveDeterminacy(const Expr &e) {
-    if (!isSymbolic(&e)) return;
+    if (!isSymbolic(&e) || mayGuard(&e)) return;
     TranslateFailure f;
     auto term = ctx_.toZ3(e, &f);
     if (!term) {
-      untranslatable(f, e.range, "the synchronisation protocol for every shape", "it depends on " + f.reason);
+      if (!excused(&e))
+        untranslatable(f, e.range, "the synchronisation protocol for every shape", "it depends on " + f.reason);
       return;
     }
     // The symbolic inputs: shape variables and scalar params (free constants named like them).
@@ -816,6 +854,7 @@ private:
     extra.push_back(sameTrips);
     ProofResult same = proveFact(*term == other, extra);
     if (!same.proven()) {
+      if (excused(&e)) return;
       if (same.refuted())
         unproven(SyncFamily::Deadlock, e.range, "the synchronisation protocol for every shape",
                  "this expression depends on the shape beyond the loop trip counts (" + same.counterexampleText() + ")");
@@ -831,6 +870,7 @@ private:
       result_.proven[static_cast<int>(SyncFamily::Deadlock)]++;
       return;
     }
+    if (excused(&e)) return;
     if (shifted.refuted())
       unproven(SyncFamily::Deadlock, e.range, "the synchronisation protocol for every trip count",
                "this expression is not periodic in the trip count with period " + std::to_string(period_));
@@ -928,11 +968,11 @@ private:
   // E(x) for every x at least h iterations past its initial value.  Returns h (0, 1 or P).
   // `only`: shift just these counters (the others stay).
   int64_t proveCounterPeriodic(const Expr &e, const std::set<const Decl *> *only = nullptr) {
-    if (!mentions(&e, DeclKind::Var)) return 0;
+    if (!mentions(&e, DeclKind::Var) || mayGuard(&e)) return 0;
     TranslateFailure f;
     auto at = ctx_.toZ3(e, &f);
     if (!at) {
-      untranslatable(f, e.range, "that this expression repeats with the pipeline period", f.reason);
+      if (!excused(&e)) untranslatable(f, e.range, "that this expression repeats with the pipeline period", f.reason);
       return 0;
     }
     z3::expr_vector from(z_), to(z_);
@@ -959,8 +999,9 @@ private:
         ProofResult r = proveFact(*at == at->substitute(f1, t1), past);
         if (!r.proven()) all = false;
         if (r.status == ProofStatus::Unknown) {
-          inconclusive(r, e.range, "that this expression repeats every " + std::to_string(period_) +
-                                       " increments of its counter");
+          if (!excused(&e))
+            inconclusive(r, e.range, "that this expression repeats every " + std::to_string(period_) +
+                                         " increments of its counter");
           unknown = true;
         }
       }
@@ -970,6 +1011,7 @@ private:
         return h;
       }
     }
+    if (excused(&e)) return 0;
     unproven(SyncFamily::Deadlock, e.range,
              "that this expression repeats every " + std::to_string(period_) + " increments of its counter",
              "it is not periodic in the counter (the verifier checks the pipeline by its period)");
@@ -1280,6 +1322,7 @@ private:
       } else {
         ConcreteValues values = cached->second->first;
         values.counters = &counters_;
+        values.mayGuards = &mayGuards_;
         for (size_t i = 0; i < drivenLoops_.size(); ++i)
           for (const ForStmt *f : drivenLoops_[i]) values.tripOverrides[f] = tiles[i];
         SyncProgram program = expandSync(ctx_.kernel(), info, slots, agents, values);
@@ -1342,6 +1385,7 @@ private:
     auto valuesFor = [&](int64_t tiles) {
       ConcreteValues values = shapeValues;
       values.counters = &counters_;
+      values.mayGuards = &mayGuards_;
       for (const ForStmt *f : drivenLoops_[0]) values.tripOverrides[f] = tiles;
       return values;
     };
@@ -1427,6 +1471,8 @@ private:
   };
   std::vector<HeldBack> heldBack_;          // untranslatable because of a non-counter variable (untranslatable())
   std::set<const Decl *> explainedVars_;    // variables an expansion problem named
+  std::unordered_map<const Expr *, const IfStmt *> dataGuards_;   // condition -> its data guard (isDataGuard)
+  std::set<const IfStmt *> mayGuards_;      // data guards whose condition is not proven: both branches may run
 };
 
 } // namespace

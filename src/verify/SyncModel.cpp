@@ -375,8 +375,8 @@ const Clause *findClause(const OpStmt &op, std::string_view name) {
   return nullptr;
 }
 
-bool opIsSyncRelevant(const OpStmt &op) {
-  if (!op.op) return false;
+// The operations that are synchronisation events themselves, whatever memory they touch.
+bool isSynchronisationOp(const OpStmt &op) {
   switch (op.op->id) {
   case OpId::MbarrierInit: case OpId::FenceMbarrierInit: case OpId::Syncthreads: case OpId::ClusterSync:
   case OpId::ClusterArrive: case OpId::ClusterWait: case OpId::MbarrierExpectTx: case OpId::Wait:
@@ -385,8 +385,13 @@ bool opIsSyncRelevant(const OpStmt &op) {
     return true;
   case OpId::Arrive: return (!op.dsts.empty() && isMBarrierRef(op.dsts[0].get())) || namedBarrierOperand(op);
   case OpId::Sync: return namedBarrierOperand(op) != nullptr;
-  default: break;
+  default: return false;
   }
+}
+
+bool opIsSyncRelevant(const OpStmt &op) {
+  if (!op.op) return false;
+  if (isSynchronisationOp(op)) return true;
   for (const Ptr<Expr> &d : op.dsts)
     if (isSharedRef(d.get())) return true;
   std::vector<const Expr *> refs;
@@ -487,6 +492,13 @@ public:
       bool thenRelevant = i->thenBody && containsSyncEvents(*i->thenBody);
       bool elseRelevant = i->elseBody && containsSyncEvents(*i->elseBody);
       if (!thenRelevant && !elseRelevant) return active;
+      if (values_.mayGuards && values_.mayGuards->count(i)) {
+        // Either branch may run for any thread: both are walked with every active thread (data guards
+        // hold no `return`, so neither changes the active set).
+        if (i->thenBody) walk(*i->thenBody, active);
+        if (i->elseBody) walk(*i->elseBody, active);
+        return active;
+      }
       Active yes, no;
       if (!threadVarying(i->cond.get())) {
         std::string why;
@@ -1061,6 +1073,37 @@ bool containsSyncEvents(const Stmt &s) {
   }
   default: return false;
   }
+}
+
+namespace {
+
+// Only shared-memory accesses: no synchronisation, control transfer or asynchronous operation.
+bool holdsDataAccessesOnly(const Stmt &s) {
+  switch (s.kind) {
+  case StmtKind::Block:
+    for (const Ptr<Stmt> &c : cast<BlockStmt>(&s)->stmts)
+      if (!holdsDataAccessesOnly(*c)) return false;
+    return true;
+  case StmtKind::If: {
+    auto *i = cast<IfStmt>(&s);
+    return (!i->thenBody || holdsDataAccessesOnly(*i->thenBody)) && (!i->elseBody || holdsDataAccessesOnly(*i->elseBody));
+  }
+  case StmtKind::For: return !cast<ForStmt>(&s)->body || holdsDataAccessesOnly(*cast<ForStmt>(&s)->body);
+  case StmtKind::Elect: return !cast<ElectStmt>(&s)->body || holdsDataAccessesOnly(*cast<ElectStmt>(&s)->body);
+  case StmtKind::Role: case StmtKind::Return: case StmtKind::Call: return false;
+  case StmtKind::Op: {
+    auto *o = cast<OpStmt>(&s);
+    return o->op && o->op->id != OpId::Syncwarp && !isSynchronisationOp(*o);
+  }
+  default: return true;
+  }
+}
+
+} // namespace
+
+bool isDataGuard(const IfStmt &s) {
+  return containsSyncEvents(s) && (!s.thenBody || holdsDataAccessesOnly(*s.thenBody)) &&
+         (!s.elseBody || holdsDataAccessesOnly(*s.elseBody));
 }
 
 std::string BarrierSlot::name() const {

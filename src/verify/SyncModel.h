@@ -38,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,10 @@ struct ConcreteValues {
   std::map<const ForStmt *, int64_t, DeclSourceOrder> tripOverrides;
   // Induction counters (evaluated concretely as the loops unroll); null: every `var` is unknown.
   const InductionCounters *counters = nullptr;
+  // Data guards (isDataGuard) whose condition the analysis could not prove periodic and shape-determinate:
+  // the expansion does not evaluate them but walks both branches with every active thread (each access in
+  // them may happen).  Null: none.
+  const std::set<const IfStmt *> *mayGuards = nullptr;   // looked up only, never iterated
 };
 
 SyncProgram expandSync(const Kernel &kernel, const KernelInfo &info, const SlotTable &slots,
@@ -165,5 +170,11 @@ SyncProgram expandSyncTail(const Kernel &kernel, const KernelInfo &info, const S
 
 // Does the statement contain any operation the sync model records (used to skip irrelevant code)?
 bool containsSyncEvents(const Stmt &s);
+
+// A data guard: an `if` around shared-memory accesses (loads, stores, cp.async, ldmatrix, stmatrix) whose
+// branches hold no synchronisation (barriers, arrives, waits, syncwarp, TMA, wgmma, their commits and
+// waits), no `return` and no call: its condition decides only which accesses happen, never the order of
+// the protocol's events (a ragged-row guard `if t * 32 + r < M { a[s][r, c] = ... }`).
+bool isDataGuard(const IfStmt &s);
 
 } // namespace cake

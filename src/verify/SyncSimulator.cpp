@@ -699,6 +699,22 @@ private:
     return true;
   }
 
+  // The reader's arrive between the wait before `read` and `read` itself, on a barrier `writer` has waited on.
+  const SyncEvent *releaseBeforeRead(int reader, const SyncEvent &read, const AgentState &writer) const {
+    size_t count = eventCount(reader);
+    for (size_t i = 0; i < count; ++i) {
+      if (&event(reader, i) != &read) continue;
+      for (size_t j = i; j-- > 0;) {
+        const SyncEvent &before = event(reader, j);
+        if (before.kind == EventKind::Wait) return nullptr;
+        if (before.kind == EventKind::Arrive && !before.barriers.empty() && writer.lastWait.count(before.barriers[0]))
+          return &before;
+      }
+      return nullptr;
+    }
+    return nullptr;
+  }
+
   bool checkWritable(int a, int s, const SyncEvent &e) {
     const StageState &st = stages_[static_cast<size_t>(s)];
     const AgentState &as = agentStates_[static_cast<size_t>(a)];
@@ -710,8 +726,17 @@ private:
                              {who(a, e), stageName(s), agent(r.agent).name});
       f.notes.push_back({r.event->range, agent(r.agent).name + " reads '" + stageName(s) + "' here" + at(*r.event) +
                                              (r.done ? "" : "; the read has not ended yet")});
-      // The release: the reader's first arrive after the read.
+      // An early release: between the reader's wait that acquired the stage and the read, an arrive on a
+      // barrier the writer waits on - the writer's wait passed on it, before the read.
       size_t count = eventCount(r.agent);
+      if (const SyncEvent *early = releaseBeforeRead(r.agent, *r.event, as)) {
+        f.notes.push_back({early->range, "releases it here" + at(*early) + ", before the read: " + agent(a).name +
+                                             "'s wait on '" + barName(early->barriers[0]) + "' passes on this arrive"});
+        f.hint = "move the arrive on '" + barName(early->barriers[0]) + "' below " + agent(r.agent).name +
+                 "'s last read of '" + stageName(s) + "': a stage is released after its reads";
+        return false;
+      }
+      // The release: the reader's first arrive after the read.
       for (size_t i = 0; i < count; ++i) {
         if (&event(r.agent, i) != r.event) continue;
         bool retired = r.event->kind == EventKind::Read;
