@@ -11,12 +11,15 @@
 //   3. Structural facts, proven with Z3 for all shapes allowed by requires(...):
 //        periodicity   every sync-relevant expression E inside a sync loop satisfies E(k + P) == E(k) for
 //                      lo + h <= k, k + P < hi (h = 0, or h = P for guards such as k > 0);
-//        determinacy   every sync-relevant expression depends on the shape only through the trip counts:
+//        determinacy   every sync-relevant expression depends on the shape and the block's position only
+//                      through the trip counts:
 //                      shape' with t' = t gives E' == E, and (outside the loops) t' = t + P gives E' == E.
 //      Together they make the event sequence of trip count T + P the sequence of T with one more period
 //      inserted in the loop body's steady state.
-//   4. Simulation.  For every feasible trip count T in [0, h + 2P + 2] (Z3 finds a shape with t = T, or
-//      proves there is none), the agents' event lists are expanded and run by SyncSimulator, which checks
+//   4. Simulation.  For every feasible trip count T in a window of h + 2P + 3 counts from the smallest
+//      feasible one (Z3 finds a shape with t = T, or proves there is none; placeTripWindows also proves that
+//      every feasible count past the window leads back into it), the agents' event lists are expanded and
+//      run by SyncSimulator, which checks
 //      arrivals, expect_tx, parity, laps, initialisation, stage overwrite / read-before-fill, and deadlock.
 //      Since the simulated range covers every residue of T mod P at least twice beyond the prefix h, and
 //      the protocol state (barrier parities, balances, stage ownership) after a steady-state period of a
@@ -61,31 +64,32 @@ struct SyncLoop {
   std::vector<const Expr *> exprs;   // sync-relevant expressions inside (directly or nested)
 };
 
-// `seen`: the lets already searched in this query (each once, so chains of lets stay linear).
-bool mentionsIn(const Expr *e, DeclKind kind, unsigned depth, std::unordered_set<const Decl *> &seen) {
+// Does some node of e, or of the lets it reads, satisfy `hit`?  `seen`: the lets already searched in this
+// query (each once, so chains of lets stay linear).
+template <typename Hit>
+bool anyNodeIn(const Expr *e, const Hit &hit, unsigned depth, std::unordered_set<const Decl *> &seen) {
   if (!e || depth > 64) return false;
+  if (hit(*e)) return true;
   switch (e->kind) {
   case ExprKind::Name: {
     const Decl *d = cast<NameExpr>(e)->decl;
-    if (!d) return false;
-    if (d->declKind == kind) return true;
-    if (d->declKind == DeclKind::Let)
-      return seen.insert(d).second && mentionsIn(static_cast<const LetStmt *>(d)->init.get(), kind, depth + 1, seen);
+    if (d && d->declKind == DeclKind::Let)
+      return seen.insert(d).second && anyNodeIn(static_cast<const LetStmt *>(d)->init.get(), hit, depth + 1, seen);
     return false;
   }
-  case ExprKind::Unary: return mentionsIn(cast<UnaryExpr>(e)->operand.get(), kind, depth + 1, seen);
+  case ExprKind::Unary: return anyNodeIn(cast<UnaryExpr>(e)->operand.get(), hit, depth + 1, seen);
   case ExprKind::Binary:
-    return mentionsIn(cast<BinaryExpr>(e)->lhs.get(), kind, depth + 1, seen) || mentionsIn(cast<BinaryExpr>(e)->rhs.get(), kind, depth + 1, seen);
+    return anyNodeIn(cast<BinaryExpr>(e)->lhs.get(), hit, depth + 1, seen) || anyNodeIn(cast<BinaryExpr>(e)->rhs.get(), hit, depth + 1, seen);
   case ExprKind::Call:
     for (const Ptr<Expr> &a : cast<CallExpr>(e)->args)
-      if (mentionsIn(a.get(), kind, depth + 1, seen)) return true;
+      if (anyNodeIn(a.get(), hit, depth + 1, seen)) return true;
     return false;
-  case ExprKind::Member: return mentionsIn(cast<MemberExpr>(e)->base.get(), kind, depth + 1, seen);
+  case ExprKind::Member: return anyNodeIn(cast<MemberExpr>(e)->base.get(), hit, depth + 1, seen);
   case ExprKind::Index: {
     auto *ix = cast<IndexExpr>(e);
-    if (mentionsIn(ix->base.get(), kind, depth + 1, seen)) return true;
+    if (anyNodeIn(ix->base.get(), hit, depth + 1, seen)) return true;
     for (const IndexItem &it : ix->items)
-      if (mentionsIn(it.start.get(), kind, depth + 1, seen)) return true;
+      if (anyNodeIn(it.start.get(), hit, depth + 1, seen)) return true;
     return false;
   }
   default: return false;
@@ -94,7 +98,20 @@ bool mentionsIn(const Expr *e, DeclKind kind, unsigned depth, std::unordered_set
 
 bool mentions(const Expr *e, DeclKind kind) {
   std::unordered_set<const Decl *> seen;
-  return mentionsIn(e, kind, 0, seen);
+  return anyNodeIn(e, [&](const Expr &x) {
+    auto *n = dynCast<NameExpr>(&x);
+    return n && n->decl && n->decl->declKind == kind;
+  }, 0, seen);
+}
+
+// Does e read which CTA runs it: its position in the grid or the SM count (block.x/y/z, num_sms)?
+bool readsBlockPosition(const Expr *e) {
+  std::unordered_set<const Decl *> seen;
+  return anyNodeIn(e, [](const Expr &x) {
+    std::optional<BuiltinValue> v = builtinValueOf(x);
+    return v && (*v == BuiltinValue::BlockX || *v == BuiltinValue::BlockY || *v == BuiltinValue::BlockZ ||
+                 *v == BuiltinValue::NumSms);
+  }, 0, seen);
 }
 
 // The period of an expression over loop variables / counters read off its shape, as a hint for the
@@ -536,7 +553,7 @@ public:
     // 4. Simulation of every feasible trip count up to prefix + 2P + 2 (tile loops: counter prefix + 2P + 2).
     int64_t maxTrip = std::min<int64_t>(tripPrefix + 2 * tripPeriod_ + 2, ctx_.options().maxSimulatedTrips);
     int64_t maxTiles = std::min<int64_t>(counterPrefix + 2 * period_ + 2, ctx_.options().maxSimulatedTrips);
-    simulateAll(maxTrip, maxTiles);
+    if (placeTripWindows(maxTrip, tripPrefix)) simulateAll(maxTiles);
     // CAKE_VERIFY_TIMES=1 (Verifier.cpp) also prints the size of the enumeration (profiling aid, stderr).
     if (std::getenv("CAKE_VERIFY_TIMES"))
       std::fprintf(stderr,
@@ -815,7 +832,7 @@ private:
 
   // E depends on the shape only through the trip counts (and, outside sync loops, periodically in them).
   void proveDeterminacy(const Expr &e) {
-    if (!isSymbolic(&e) || mayGuard(&e)) return;
+    if ((!isSymbolic(&e) && !readsBlockPosition(&e)) || mayGuard(&e)) return;
     TranslateFailure f;
     auto term = ctx_.toZ3(e, &f);
     if (!term) {
@@ -836,8 +853,9 @@ private:
         from.push_back(v);
         to.push_back(z_.int_const((v.decl().name().str() + "'").c_str()));
       }
-    if (!drivenTrips_.empty())   // tile counts are enumerated apart from the shape: the block's position too
-      for (const auto &[name, var] : ctx_.translator().freeVars())
+    // The block's position and the SM count too: the expansion simulates one CTA per trip vector (tile
+    // counts, enumerated apart from the shape, likewise), so nothing else may depend on which CTA it is.
+    for (const auto &[name, var] : ctx_.translator().freeVars())
         if (name == "block.x" || name == "block.y" || name == "block.z" || name == "num_sms") {
           from.push_back(var);
           to.push_back(z_.int_const((name + "'").c_str()));
@@ -857,7 +875,9 @@ private:
       if (excused(&e)) return;
       if (same.refuted())
         unproven(SyncFamily::Deadlock, e.range, "the synchronisation protocol for every shape",
-                 "this expression depends on the shape beyond the loop trip counts (" + same.counterexampleText() + ")");
+                 std::string(readsBlockPosition(&e) ? "this expression depends on the shape or on which CTA runs it"
+                                                    : "this expression depends on the shape") +
+                     " beyond the loop trip counts (" + same.counterexampleText() + ")");
       else
         inconclusive(same, e.range, "that this expression depends on the shape only through the trip counts");
       return;
@@ -1057,6 +1077,74 @@ private:
     return false;
   }
 
+  // One shape query: requires(...), the translator's side conditions and `condition` (shapeFor says which
+  // solver answers).  Kept out of the verifier session's solvers: the shape enumeration's terms and
+  // lemmas left there changed how later nonlinear queries of other families searched.
+  z3::check_result checkShape(const z3::expr &condition, std::optional<z3::model> *model, std::string *reason) {
+    // Each assumption is checked for linearity once and, while all are linear, asserted in the incremental
+    // solver (the trip-count terms, fixed for the analysis, are asserted per query).
+    if (!tripTermsChecked_) {
+      for (const std::vector<z3::expr> *terms : {&trips_, &drivenTrips_})
+        for (const z3::expr &t : *terms) shapesNonlinear_ = shapesNonlinear_ || isNonlinear(t);
+      tripTermsChecked_ = true;
+    }
+    auto take = [&](const z3::expr &a) {
+      shapesNonlinear_ = shapesNonlinear_ || isNonlinear(a);
+      if (!shapesNonlinear_) incrementalShapeSolver().add(a);
+    };
+    for (; shapeRequirements_ < ctx_.requirements().size(); ++shapeRequirements_)
+      take(ctx_.requirements()[shapeRequirements_]);
+    for (; shapeSideConditions_ < ctx_.translator().sideConditions().size(); ++shapeSideConditions_)
+      take(ctx_.translator().sideConditions()[shapeSideConditions_]);
+    std::optional<z3::solver> fresh;
+    if (shapesNonlinear_ || isNonlinear(condition)) {
+      if (!shapeTactic_)
+        shapeTactic_.emplace(z3::tactic(z_, "simplify") & z3::tactic(z_, "propagate-values") &
+                             z3::tactic(z_, "solve-eqs") & z3::tactic(z_, "smt"));
+      fresh.emplace(shapeTactic_->mk_solver());
+      ctx_.configureSolver(*fresh);
+      for (const z3::expr &r : ctx_.requirements()) fresh->add(r);
+      for (const z3::expr &c : ctx_.translator().sideConditions()) fresh->add(c);
+    } else {
+      incrementalShapeSolver().push();
+    }
+    z3::solver &solver = fresh ? *fresh : *shapeSolver_;
+    struct PopScope {
+      z3::solver *s;
+      ~PopScope() {
+        if (s) s->pop();
+      }
+    } popScope{fresh ? nullptr : &solver};
+    solver.add(condition);
+    ++shapeQueries_;
+    z3::check_result r = solver.check();
+    if (r == z3::sat && model) *model = solver.get_model();
+    if (r == z3::unknown && reason) *reason = solver.reason_unknown();
+    return r;
+  }
+
+  // A shape (with its model) satisfying `condition` - Refuted: found, Proven: none exists, Unknown: undecided.
+  ProofResult findShape(const z3::expr &condition) {
+    ProofResult out;
+    std::optional<z3::model> model;
+    std::string why;
+    z3::check_result r = checkShape(condition, &model, &why);
+    if (r == z3::unsat) {
+      out.status = ProofStatus::Proven;
+    } else if (r == z3::sat) {
+      out.status = ProofStatus::Refuted;
+      for (const auto &[name, var] : ctx_.translator().freeVars()) {
+        int64_t v = 0;
+        if (model->eval(var, true).is_numeral_i64(v)) out.counterexample.emplace_back(name, v);
+      }
+      out.model = std::move(model);
+    } else {
+      out.reason = why;
+      out.timedOut = VerifyContext::isLimitReason(why);
+    }
+    return out;
+  }
+
   // A shape (model) for the given trip counts; nullopt when infeasible or unknown (reported).
   // A trip value below 0 leaves its term free.  An undecided query is a finding (unproven) when reportUnknown,
   // else taken as "a shape exists" (nullopt is returned only for unsat).
@@ -1082,46 +1170,14 @@ private:
         params.push_back(prm.get());
         vars.push_back(ctx_.translator().declVar(prm.get()));
       }
-    // Each assumption is checked for linearity once and, while all are linear, asserted in the incremental
-    // solver (the trip-count terms, fixed for the analysis, are asserted per query).
-    if (!tripTermsChecked_) {
-      for (const std::vector<z3::expr> *terms : {&trips_, &drivenTrips_})
-        for (const z3::expr &t : *terms) shapesNonlinear_ = shapesNonlinear_ || isNonlinear(t);
-      tripTermsChecked_ = true;
-    }
-    auto take = [&](const z3::expr &a) {
-      shapesNonlinear_ = shapesNonlinear_ || isNonlinear(a);
-      if (!shapesNonlinear_) incrementalShapeSolver().add(a);
-    };
-    for (; shapeRequirements_ < ctx_.requirements().size(); ++shapeRequirements_)
-      take(ctx_.requirements()[shapeRequirements_]);
-    for (; shapeSideConditions_ < ctx_.translator().sideConditions().size(); ++shapeSideConditions_)
-      take(ctx_.translator().sideConditions()[shapeSideConditions_]);
-    std::optional<z3::solver> fresh;
-    if (shapesNonlinear_) {
-      if (!shapeTactic_)
-        shapeTactic_.emplace(z3::tactic(z_, "simplify") & z3::tactic(z_, "propagate-values") &
-                             z3::tactic(z_, "solve-eqs") & z3::tactic(z_, "smt"));
-      fresh.emplace(shapeTactic_->mk_solver());
-      ctx_.configureSolver(*fresh);
-      for (const z3::expr &r : ctx_.requirements()) fresh->add(r);
-      for (const z3::expr &c : ctx_.translator().sideConditions()) fresh->add(c);
-    } else {
-      incrementalShapeSolver().push();
-    }
-    z3::solver &solver = fresh ? *fresh : *shapeSolver_;
-    struct PopScope {
-      z3::solver *s;
-      ~PopScope() {
-        if (s) s->pop();
-      }
-    } popScope{fresh ? nullptr : &solver};
+    z3::expr condition = z_.bool_val(true);
     for (size_t i = 0; i < trips_.size(); ++i)
-      if (tripValues[i] >= 0) solver.add(trips_[i] == z_.int_val(tripValues[i]));
+      if (tripValues[i] >= 0) condition = condition && trips_[i] == z_.int_val(tripValues[i]);
     for (size_t i = 0; i < drivenValues.size() && i < drivenTrips_.size(); ++i)
-      if (drivenValues[i] >= 0) solver.add(drivenTrips_[i] == z_.int_val(drivenValues[i]));
-    ++shapeQueries_;
-    z3::check_result r = solver.check();
+      if (drivenValues[i] >= 0) condition = condition && drivenTrips_[i] == z_.int_val(drivenValues[i]);
+    std::optional<z3::model> model;
+    std::string why;
+    z3::check_result r = checkShape(condition, &model, &why);
     if (r == z3::unsat) return std::nullopt;
     if (r == z3::unknown && !reportUnknown) return ConcreteValues{};
     if (r == z3::unknown) {
@@ -1130,12 +1186,12 @@ private:
       f.unproven = true;
       f.range = ctx_.kernel().nameRange;
       f.args = {"the synchronisation protocol for trip count " + std::to_string(tripValues.empty() ? 0 : tripValues[0]),
-                "no shape could be found or excluded: " + solver.reason_unknown()};
-      f.timedOut = VerifyContext::isLimitReason(solver.reason_unknown());
+                "no shape could be found or excluded: " + why};
+      f.timedOut = VerifyContext::isLimitReason(why);
       result_.findings.push_back(std::move(f));
       return std::nullopt;
     }
-    z3::model m = solver.get_model();
+    const z3::model &m = *model;
     ConcreteValues values;
     size_t i = 0;
     for (const Ptr<ShapeVar> &sv : ctx_.kernel().shapeVars) {
@@ -1222,7 +1278,228 @@ private:
     return false;
   }
 
-  void simulateAll(int64_t maxTrip, int64_t maxTiles) {
+  // Step 4a: where each trip count's simulated window lies, and why it stands for every feasible count.
+  // Step 5's argument derives a trip count T past the window from T - P, so T - P must be feasible too
+  // (the structural facts are proven only for shapes requires(...) allows; requires(N == 6400) gives one
+  // trip count, 100, and nothing below it).  Each window therefore starts at the smallest feasible count
+  // (tripBase_), and every feasible count past it must step down by the trip period to a feasible count
+  // with the other trip counts unchanged.  That is proven with a witness: one shape variable (or integer
+  // parameter) lowered by a fixed amount d, found from a model of a count past the window, turns every
+  // feasible shape past the window into a feasible one with P fewer iterations.  No witness: unproven.
+  bool placeTripWindows(int64_t maxTrip, int64_t tripPrefix) {
+    tripBase_.assign(trips_.size(), 0);
+    tripSpan_.assign(trips_.size(), maxTrip);
+    std::vector<z3::expr> inputs;   // shape variables, integer parameters, the block's position, the SM count
+    for (const Ptr<ShapeVar> &sv : ctx_.kernel().shapeVars) inputs.push_back(ctx_.translator().declVar(sv.get()));
+    for (const Ptr<Param> &p : ctx_.kernel().params)
+      if (p->type && p->type->isInteger()) inputs.push_back(ctx_.translator().declVar(p.get()));
+    for (const auto &[name, var] : ctx_.translator().freeVars())
+      if (name == "block.x" || name == "block.y" || name == "block.z" || name == "num_sms") inputs.push_back(var);
+    // ... and whatever else a trip count reads (a loop bound loaded from memory, as a free value).
+    for (const std::vector<z3::expr> *terms : {&trips_, &drivenTrips_})
+      for (const z3::expr &t : *terms) freeConstantsOf(t, inputs);
+    // What a shape must satisfy: requires(...) and the side conditions over the inputs alone (the others
+    // constrain loop variables and thread indices, which a feasible shape does not fix).
+    z3::expr feasible = z_.bool_val(true);
+    for (const z3::expr &r : ctx_.requirements()) feasible = feasible && r;
+    for (const z3::expr &c : ctx_.translator().sideConditions())
+      if (onlyMentions(c, inputs)) feasible = feasible && c;
+    auto obligation = [&](size_t i) {
+      return "the synchronisation protocol for every trip count of '" + tripLoops_[i].front()->name + "'";
+    };
+    auto giveUp = [&](size_t i, const std::string &reason) {
+      unproven(SyncFamily::Deadlock, tripLoops_[i].front()->range, obligation(i), reason);
+      return false;
+    };
+    auto undecided = [&](size_t i, const ProofResult &r) {   // no shape could be found or excluded
+      inconclusive(r, tripLoops_[i].front()->range, obligation(i));
+      return false;
+    };
+    for (size_t i = 0; i < trips_.size(); ++i) {
+      z3::expr t = trips_[i];
+      // The smallest feasible count: 0 when the usual window already holds one, else a search.
+      ProofResult low = findShape(t <= z_.int_val(maxTrip));
+      if (low.status == ProofStatus::Unknown) return undecided(i, low);
+      if (!low.refuted()) {
+        int64_t hi = std::max<int64_t>(2 * maxTrip, 1);
+        ProofResult r = findShape(t <= z_.int_val(hi));
+        while (r.status == ProofStatus::Proven && hi < (int64_t(1) << 40)) r = findShape(t <= z_.int_val(hi *= 2));
+        if (r.status == ProofStatus::Unknown) return undecided(i, r);
+        if (r.status == ProofStatus::Proven) continue;   // no feasible shape at all: nothing runs
+        int64_t lo = maxTrip;                            // infeasible up to lo, feasible at hi
+        while (hi - lo > 1) {
+          int64_t mid = lo + (hi - lo) / 2;
+          ProofResult m = findShape(t <= z_.int_val(mid));
+          if (m.status == ProofStatus::Unknown) return undecided(i, m);
+          (m.refuted() ? hi : lo) = mid;
+        }
+        tripBase_[i] = hi;
+      }
+      // Counts past the window.
+      int64_t past = tripBase_[i] + maxTrip + 1;
+      ProofResult beyond = findShape(t >= z_.int_val(past));
+      if (beyond.status == ProofStatus::Proven) continue;
+      if (beyond.status == ProofStatus::Unknown || !beyond.model) return undecided(i, beyond);
+      const int64_t steady = tripBase_[i] + tripPrefix + tripPeriod_;
+      bool held = residuesInWindow(t, steady, past) || steppedTogether(i, inputs, feasible, past);
+      if (!held) {
+        // A residue class whose first feasible count lies past the window (trip counts in steps of 6 under
+        // period 4): the window grows to the first feasible count of each class, up to the simulation's cap.
+        const int64_t cap = tripBase_[i] + ctx_.options().maxSimulatedTrips;
+        std::set<int64_t> classes;
+        int64_t last = past - 1;
+        for (int64_t T = past; T <= cap && static_cast<int64_t>(classes.size()) < tripPeriod_; ++T) {
+          if (classes.count(T % tripPeriod_)) continue;
+          ProofResult at = findShape(t == z_.int_val(T));
+          if (at.status == ProofStatus::Unknown) return undecided(i, at);
+          if (!at.refuted()) continue;
+          classes.insert(T % tripPeriod_);
+          last = T;
+        }
+        if (last >= past) {
+          tripSpan_[i] = last - tripBase_[i];
+          past = last + 1;
+          held = residuesInWindow(t, steady, past) || steppedTogether(i, inputs, feasible, past);
+        }
+      }
+      if (!held)
+        return giveUp(i, "requires(...) allows " + std::to_string(beyond.model->eval(t, true).get_numeral_int64()) +
+                             " iterations (" + beyond.counterexampleText() + ") and the verifier simulates up to " +
+                             std::to_string(past - 1) + "; it could not show that every such count is reached " +
+                             "from a smaller feasible one in steps of " + std::to_string(tripPeriod_) +
+                             " iterations (no fixed decrease of the inputs does it)");
+    }
+    return true;
+  }
+
+  // placeTripWindows' residue check: every residue class (mod P) of the feasible counts past the window has a
+  // feasible count in the window's steady part [from, past), so that step 5's argument has a simulated run
+  // of that class to insert periods into.  The classes in the window are found first (equalities, cheap):
+  // when all P are there, nothing past the window needs asking.
+  bool residuesInWindow(const z3::expr &t, int64_t from, int64_t past) {
+    const int64_t P = tripPeriod_;
+    std::set<int64_t> inWindow;
+    for (int64_t T = std::max<int64_t>(from, 0); T < past && static_cast<int64_t>(inWindow.size()) < P; ++T) {
+      if (inWindow.count(T % P)) continue;
+      if (findShape(t == z_.int_val(T)).refuted()) inWindow.insert(T % P);
+    }
+    for (int64_t r = 0; r < P && static_cast<int64_t>(inWindow.size()) < P; ++r) {
+      if (inWindow.count(r)) continue;
+      ProofResult beyond = findShape(z3::mod(t, z_.int_val(P)) == z_.int_val(r) && t >= z_.int_val(past));
+      if (!beyond.proven()) return false;   // a class past the window that the window lacks (or undecided)
+    }
+    return true;
+  }
+
+  // placeTripWindows' witness: fixed decreases delta of every input at once (derived shape variables follow
+  // their definitions: KP == cdiv(K, 256) * 256 lowers K and KP together), each taking trip count i down by
+  // n_i P (n_i >= 1) and every other trip count down by n_j P (n_j >= 0: coupled counts such as M / 32 and
+  // M / 64 fall together), the tile counts unchanged.  A step of several periods in several loops is still
+  // periods inserted into each, which is what step 5 derives larger trip counts from.  Each delta and its n
+  // are read off the smallest shape past the window that no earlier delta covers and the smallest shape below
+  // it with the fewest periods removed (both smallest, so that a floor or ceiling division meets them on the
+  // same side of its steps); then "some delta covers every shape past the window" is put to the solver, and
+  // its counterexample, if any, starts the next round (a loaded sequence length beside the shape's, say,
+  // needs a delta of its own).  A block index stays within the smaller grid: the last CTAs of the larger
+  // one have no CTA of the same index below, and where the trip counts do not depend on the index any CTA
+  // stands for them.
+  bool steppedTogether(size_t i, const std::vector<z3::expr> &inputs, z3::expr feasible, int64_t past) {
+    constexpr int kMaxRounds = 3;
+    const int64_t P = tripPeriod_;
+    const unsigned share = std::max(1u, ctx_.options().timeoutMs / 8);   // per query: a witness is optional
+    auto smallest = [&](z3::optimize &opt, const std::vector<z3::expr> &minimise) -> std::optional<z3::model> {
+      ctx_.configureOptimizer(opt, share);
+      for (const z3::expr &x : minimise) opt.minimize(x);
+      if (opt.check() != z3::sat) return std::nullopt;
+      return opt.get_model();
+    };
+    z3::expr_vector from(z_), to(z_);   // the inputs, and fresh copies of them for the shape below
+    std::vector<std::optional<z3::expr>> grids;   // per input: its grid dimension's size, for block indices
+    for (size_t u = 0; u < inputs.size(); ++u) {
+      from.push_back(inputs[u]);
+      to.push_back(z_.int_const(("lower " + inputs[u].decl().name().str()).c_str()));
+      std::string name = inputs[u].decl().name().str();
+      size_t dim = name == "block.x" ? 0 : name == "block.y" ? 1 : name == "block.z" ? 2 : 3;
+      grids.push_back(dim < ctx_.info().grid.size() && ctx_.info().grid[dim] ? ctx_.toZ3(*ctx_.info().grid[dim])
+                                                                           : std::nullopt);
+    }
+    const z3::expr pastWindow = trips_[i] >= z_.int_val(past);
+    z3::expr covered = z_.bool_val(false);   // some delta found so far takes this shape down
+    for (int round = 0; round < kMaxRounds; ++round) {
+      z3::optimize high(z_);
+      high.add(feasible && pastWindow && !covered);
+      std::optional<z3::model> top = smallest(high, inputs);
+      if (!top) return false;
+      z3::optimize low(z_);
+      low.add(feasible.substitute(from, to));
+      std::vector<z3::expr> periods;   // n_j
+      for (size_t j = 0; j < trips_.size(); ++j) {
+        z3::expr n = z_.int_const(("periods " + std::to_string(j)).c_str());
+        periods.push_back(n);
+        low.add(n >= (j == i ? 1 : 0));
+        low.add(trips_[j].substitute(from, to) == top->eval(trips_[j], true) - n * z_.int_val(P));
+      }
+      for (z3::expr d : drivenTrips_) low.add(d.substitute(from, to) == top->eval(d, true));
+      std::vector<z3::expr> objectives = {periods[i]};
+      for (unsigned u = 0; u < to.size(); ++u) objectives.push_back(to[u]);
+      std::optional<z3::model> below = smallest(low, objectives);
+      if (!below) return false;
+      z3::expr_vector lowered(z_);
+      for (unsigned u = 0; u < from.size(); ++u)
+        lowered.push_back(inputs[u] - (top->eval(inputs[u], true) - below->eval(to[u], true)).simplify());
+      z3::expr_vector clamped(z_);
+      for (unsigned u = 0; u < from.size(); ++u) {
+        if (!grids[u]) {
+          clamped.push_back(lowered[u]);
+          continue;
+        }
+        z3::expr last = grids[u]->substitute(from, lowered) - 1;
+        clamped.push_back(z3::ite(lowered[u] > last, last, z3::ite(lowered[u] < 0, z_.int_val(0), lowered[u])));
+      }
+      z3::expr step = feasible.substitute(from, clamped);
+      for (size_t j = 0; j < trips_.size(); ++j)
+        step = step && trips_[j].substitute(from, clamped) == trips_[j] - below->eval(periods[j], true) * z_.int_val(P);
+      for (z3::expr d : drivenTrips_) step = step && d.substitute(from, clamped) == d;
+      covered = covered || step;
+      ProofResult uncovered = findShape(pastWindow && !covered);
+      if (uncovered.proven()) return true;
+      if (!uncovered.refuted()) return false;
+    }
+    return false;
+  }
+
+  // Appends the free constants of `e` that are not in `vars` yet.
+  static void freeConstantsOf(const z3::expr &e, std::vector<z3::expr> &vars) {
+    std::vector<z3::expr> todo = {e};
+    std::unordered_set<unsigned> seen;
+    while (!todo.empty()) {
+      z3::expr x = todo.back();
+      todo.pop_back();
+      if (!x.is_app() || !seen.insert(x.id()).second) continue;
+      if (x.num_args() == 0 && x.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+          std::none_of(vars.begin(), vars.end(), [&](const z3::expr &v) { return z3::eq(v, x); }))
+        vars.push_back(x);
+      for (unsigned i = 0; i < x.num_args(); ++i) todo.push_back(x.arg(i));
+    }
+  }
+
+  // Are the free constants of `e` among `vars`?
+  static bool onlyMentions(const z3::expr &e, const std::vector<z3::expr> &vars) {
+    std::vector<z3::expr> todo = {e};
+    std::unordered_set<unsigned> seen;
+    while (!todo.empty()) {
+      z3::expr x = todo.back();
+      todo.pop_back();
+      if (!x.is_app() || !seen.insert(x.id()).second) continue;
+      if (x.num_args() == 0 && x.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+          std::none_of(vars.begin(), vars.end(), [&](const z3::expr &v) { return z3::eq(v, x); }))
+        return false;
+      for (unsigned i = 0; i < x.num_args(); ++i) todo.push_back(x.arg(i));
+    }
+    return true;
+  }
+
+  void simulateAll(int64_t maxTiles) {
     const KernelInfo &info = ctx_.info();
     SlotTable slots = buildSlots(info);
     std::vector<SyncAgent> agents = buildAgents(info);
@@ -1230,7 +1507,7 @@ private:
     // total first, so that each refutation is found at its smallest trip counts.
     size_t dims = trips_.size() + drivenTrips_.size();
     std::vector<int64_t> limit(dims);
-    for (size_t i = 0; i < dims; ++i) limit[i] = i < trips_.size() ? maxTrip : maxTiles;
+    for (size_t i = 0; i < dims; ++i) limit[i] = i < trips_.size() ? tripSpan_[i] : maxTiles;
     std::vector<std::vector<int64_t>> combos;
     size_t total = 0;   // combinations needed (beyond the cap: counted, not kept)
     // With one tile loop the tile counts of one loop-trip vector are simulated together, sharing the run of
@@ -1256,7 +1533,7 @@ private:
             return;
           }
           if (left <= limit[d]) {
-            c[d] = left;
+            c[d] = left + (d < trips_.size() ? tripBase_[d] : 0);
             any = true;
             if (!needed(c)) return;
             if (shareTiles) {
@@ -1272,7 +1549,7 @@ private:
           return;
         }
         for (int64_t v = 0; v <= std::min(left, limit[d]); ++v) {
-          c[d] = v;
+          c[d] = v + (d < trips_.size() ? tripBase_[d] : 0);
           gen(d + 1, left - v);
         }
       };
@@ -1452,6 +1729,8 @@ private:
   std::map<std::tuple<size_t, int64_t, size_t, int64_t>, bool> pairFeasible_;   // (trip, value, tile loop, count)
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
+  std::vector<int64_t> tripBase_;   // each trip count's smallest feasible value: where its window starts
+  std::vector<int64_t> tripSpan_;   // and how far it reaches past that (placeTripWindows)
   std::vector<std::vector<const ForStmt *>> tripLoops_;
   std::vector<z3::expr> drivenTrips_;                    // tile loops' trip terms (enumerated directly)
   std::vector<std::vector<const ForStmt *>> drivenLoops_;

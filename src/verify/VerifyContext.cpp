@@ -174,6 +174,9 @@ bool VerifyContext::isLimitReason(const std::string &reason) {
 }
 
 void VerifyContext::configureSolver(z3::solver &solver) { setLimits(*z3_, solver, options_.timeoutMs); }
+void VerifyContext::configureOptimizer(z3::optimize &optimizer, unsigned timeoutMs) {
+  optimizer.set(limitParams(*z3_, timeoutMs));
+}
 
 ProofResult VerifyContext::proveForAll(const z3::expr &claim, const std::vector<z3::expr> &extra) {
   return runQuery(*session_, assumptions(extra), !claim, options_.timeoutMs, translator_->freeVars());
