@@ -683,9 +683,9 @@ private:
     case StmtKind::Block:
       for (const Ptr<Stmt> &c : cast<BlockStmt>(&s)->stmts) collectDataGuards(*c);
       return;
-    case StmtKind::Role: collectDataGuards(*cast<RoleStmt>(&s)->body); return;
-    case StmtKind::Elect: collectDataGuards(*cast<ElectStmt>(&s)->body); return;
-    case StmtKind::For: collectDataGuards(*cast<ForStmt>(&s)->body); return;
+    case StmtKind::Role: if (cast<RoleStmt>(&s)->body) collectDataGuards(*cast<RoleStmt>(&s)->body); return;
+    case StmtKind::Elect: if (cast<ElectStmt>(&s)->body) collectDataGuards(*cast<ElectStmt>(&s)->body); return;
+    case StmtKind::For: if (cast<ForStmt>(&s)->body) collectDataGuards(*cast<ForStmt>(&s)->body); return;
     case StmtKind::If: {
       auto *i = cast<IfStmt>(&s);
       if (isDataGuard(*i)) dataGuards_.emplace(i->cond.get(), i);
@@ -1485,18 +1485,9 @@ private:
 
   // Are the free constants of `e` among `vars`?
   static bool onlyMentions(const z3::expr &e, const std::vector<z3::expr> &vars) {
-    std::vector<z3::expr> todo = {e};
-    std::unordered_set<unsigned> seen;
-    while (!todo.empty()) {
-      z3::expr x = todo.back();
-      todo.pop_back();
-      if (!x.is_app() || !seen.insert(x.id()).second) continue;
-      if (x.num_args() == 0 && x.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
-          std::none_of(vars.begin(), vars.end(), [&](const z3::expr &v) { return z3::eq(v, x); }))
-        return false;
-      for (unsigned i = 0; i < x.num_args(); ++i) todo.push_back(x.arg(i));
-    }
-    return true;
+    std::vector<z3::expr> all = vars;
+    freeConstantsOf(e, all);
+    return all.size() == vars.size();
   }
 
   void simulateAll(int64_t maxTiles) {
