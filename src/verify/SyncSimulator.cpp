@@ -1136,7 +1136,26 @@ private:
     for (const Copy &c : inFlight_) {
       SimFinding &f = report(SyncFamily::Ring, DiagKind::AsyncCopyNotAwaited, c.event->range,
                              {"tma.load by " + who(c.agent, *c.event), stageName(c.stage)});
-      f.hint = "wait on the barrier the copy signals before the kernel ends";
+      // Whoever waits on the barrier at all stopped before this copy's phase: the waiting loop runs fewer
+      // iterations than the copying one (or returns early).
+      int waiter = -1;
+      int64_t lastPhase = -1;
+      for (size_t a = 0; a < agentStates_.size(); ++a) {
+        auto t = agentStates_[a].target.find(c.barrier);
+        if (t != agentStates_[a].target.end() && t->second > lastPhase && agentStates_[a].lastWait.count(c.barrier)) {
+          lastPhase = t->second;
+          waiter = static_cast<int>(a);
+        }
+      }
+      if (waiter < 0) {
+        f.hint = "wait on the barrier the copy signals before the kernel ends";
+        return;
+      }
+      const SyncEvent &w = *agentStates_[static_cast<size_t>(waiter)].lastWait.at(c.barrier);
+      f.notes.push_back({w.range, agent(waiter).name + "'s last wait on '" + barName(c.barrier) + "' is here" + at(w) +
+                                      ", for phase " + std::to_string(lastPhase)});
+      f.hint = "the waits on '" + barName(c.barrier) + "' stop before the copies into it do (this one completes phase " +
+               std::to_string(c.issuePhase) + "): every phase a copy completes needs a wait before the kernel ends";
       return;
     }
     for (size_t b = 0; b < barriers_.size(); ++b) {

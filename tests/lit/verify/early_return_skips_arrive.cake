@@ -58,6 +58,7 @@ kernel pipe<BM = 64, BN = 64, BK = 64, S = 2>(
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@32 E0612 {{tma.load by load (k = 2) into 'a[0]' may still be in flight when the kernel exits}}
 // expected-note@32 {{counterexample: loop 'k' runs 3 iterations (M = 64, K = 192, N = 64)}}
+// expected-note@43 {{math's last wait on 'full[0]' is here (k = 0), for phase 0}}
 // expected-error@30 E0611 {{deadlock: load waits forever on 'empty[1]' for phase 0 (k = 3): it has completed 0 phases, and the current one has 0 of 4 arrivals}}
 // expected-note@30 {{counterexample: loop 'k' runs 4 iterations (M = 64, K = 256, N = 64)}}
 // expected-note@47 {{math has finished; its last synchronisation is here (k = 1)}}

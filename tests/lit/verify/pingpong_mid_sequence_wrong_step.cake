@@ -1,7 +1,8 @@
 // RUN: %cakec --verify-only --verify-diagnostics %s
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s
-// CHECK: {{.*}}pingpong_mid_sequence_wrong_step.cake:47:7: error: mbarrier 'full[1]' completes phase 1 while a waiter still waits for phase 0 [E0606]
+// CHECK: {{.*}}pingpong_mid_sequence_wrong_step.cake:48:7: error: mbarrier 'full[1]' completes phase 1 while a waiter still waits for phase 0 [E0606]
 // CHECK: hint: the agent that completes the barrier must wait for this waiter's release (e.g. an 'empty' barrier) before it starts the next phase
+// CHECK: hint: the waits on 'full[0]' stop before the copies into it do (this one completes phase 1): every phase a copy completes needs a wait before the kernel ends
 // The consumers step by 1 instead of 2: math[1] takes tiles 1, 2, ... that math[0] also takes, so the
 // phases of full[] complete under it (E0606 at the wait).
 // Fixed twin: pingpong_mid_sequence_wrong_step_fixed.cake.
@@ -60,10 +61,11 @@ kernel pingpong<S = 3>(
   }
 }
 // ---- expected diagnostics (utils/verify-expectations.py) ----
-// expected-error@47 E0606 {{mbarrier 'full[1]' completes phase 1 while a waiter still waits for phase 0}}
-// expected-note@47 {{counterexample: loop 't' runs 6 iterations, loop 'j' runs 3 iterations (M = 192)}}
-// expected-note@47 {{math[1] waits here for phase 0 (j = 0); while it has not looked yet, phases 0 and 1 can both complete}}
-// expected-note@35 {{phase 1 is completed by load (t = 4)}}
-// expected-note@17 {{barrier declared here}}
-// expected-error@35 E0612 {{tma.load by load (t = 3) into 'a[0]' may still be in flight when the kernel exits}}
-// expected-note@35 {{counterexample: loop 't' runs 4 iterations, loop 'j' runs 2 iterations (M = 128)}}
+// expected-error@48 E0606 {{mbarrier 'full[1]' completes phase 1 while a waiter still waits for phase 0}}
+// expected-note@48 {{counterexample: loop 't' runs 6 iterations, loop 'j' runs 3 iterations (M = 192)}}
+// expected-note@48 {{math[1] waits here for phase 0 (j = 0); while it has not looked yet, phases 0 and 1 can both complete}}
+// expected-note@36 {{phase 1 is completed by load (t = 4)}}
+// expected-note@18 {{barrier declared here}}
+// expected-error@36 E0612 {{tma.load by load (t = 3) into 'a[0]' may still be in flight when the kernel exits}}
+// expected-note@36 {{counterexample: loop 't' runs 4 iterations, loop 'j' runs 2 iterations (M = 128)}}
+// expected-note@48 {{math[0]'s last wait on 'full[0]' is here (j = 0), for phase 0}}
