@@ -1167,8 +1167,7 @@ private:
                                 std::to_string(declared(bi))});
         addParticipants(f, s, bi);
         f.notes.push_back({declRange(bi), "the kernel ends with this phase incomplete"});
-        f.hint = "arrivals(n) must equal the number of threads that arrive per phase (an arrive in 'elect' "
-                 "counts once per warp); every phase that is started must be completed";
+        explainShortPhase(f, bi);
         return;
       }
       if (s.arrivals == declared(bi) && s.balance != 0) {
@@ -1232,6 +1231,39 @@ private:
              "the barrier in one phase, including multicast copies from other CTAs";
   }
 
+  // A phase of `b` that ends short of arrivals(n): when the previous phase completed and some agent arrived
+  // on it fewer times now than then, arrivals(n) was right and a path of that agent skips its arrive (a
+  // branch, an early return, a loop that ends sooner).  The hint says so, with the arrive it made before;
+  // otherwise the count itself is suspect.
+  void explainShortPhase(SimFinding &f, int b) {
+    const BarrierState &s = barriers_[static_cast<size_t>(b)];
+    f.hint = "arrivals(n) must equal the number of threads that arrive per phase (an arrive in 'elect' "
+             "counts once per warp); every phase that is started must be completed";
+    if (s.completedParticipants.empty()) return;
+    std::map<int, int64_t> before, now;   // agent -> threads arrived
+    std::map<int, const SyncEvent *> beforeEvent;
+    for (const Participant &p : s.completedParticipants.back())
+      if (p.event && p.event->kind == EventKind::Arrive) {
+        before[p.agent] += p.event->multiplicity;
+        beforeEvent.emplace(p.agent, p.event);
+      }
+    for (const Participant &p : s.participants)
+      if (p.event && p.event->kind == EventKind::Arrive) now[p.agent] += p.event->multiplicity;
+    for (const auto &[who_, n] : before) {
+      if (now[who_] >= n) continue;
+      const SyncEvent &e = *beforeEvent.at(who_);
+      f.notes.push_back({e.range, agent(who_).name + " arrives here for phase " + std::to_string(s.completed - 1) + at(e) +
+                                      " with " + std::to_string(n) + " thread(s), for phase " +
+                                      std::to_string(s.completed) + " with " + std::to_string(now[who_])});
+      f.hint = "phase " + std::to_string(s.completed - 1) + " of '" + barName(b) + "' met arrivals(" +
+               std::to_string(declared(b)) + "); in phase " + std::to_string(s.completed) + " " + agent(who_).name +
+               " arrives " + std::to_string(n - now[who_]) + " thread(s) short: a path of " + agent(who_).name +
+               " skips its arrive (a branch, an early return or a shorter loop) - arrive on that path too, "
+               "rather than changing arrivals(n)";
+      return;
+    }
+  }
+
   void reportDeadlock(const std::vector<int> &stuck) {
     // Prefer the precise causes: an open phase that can no longer get its arrivals or bytes.
     for (int a : stuck) {
@@ -1251,8 +1283,7 @@ private:
         addParticipants(f, s, b);
         f.notes.push_back({e.range, agent(a).name + " waits here forever for phase " +
                                         std::to_string(agentTarget(a, e)) + at(e)});
-        f.hint = "arrivals(n) must equal the number of threads that arrive per phase (an arrive in 'elect' "
-                 "counts once per warp)";
+        explainShortPhase(f, b);
         return;
       }
     }
