@@ -40,7 +40,8 @@
 // Shared with AsyncProxyRaces.cpp (RaceWalker.h): the statement walk and its path condition, loop prologue,
 // expression scan, access regions, the second thread's renaming and the counterexample text.
 // Cost: one incremental solver per kernel (both threads' assumptions asserted once, a push/pop scope per pair);
-// pairs whose epochs or regions simplify to disjoint constants need no query.
+// pairs whose epochs or regions simplify to disjoint constants need no query.  A pair that depends on the two
+// threads alone gets a share of the limit; past it the threads are enumerated (threadOnlyRaceFree).
 #include "verify/Families.h"
 #include "verify/NamedHandoffs.h"
 #include "verify/RaceWalker.h"
@@ -53,7 +54,13 @@
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
 
+#include <climits>
 #include <cstdio>
+#include <map>
+#include <optional>
+#include <unordered_set>
+#include <unordered_map>
+#include <set>
 #include <cstdlib>
 
 namespace cake {
@@ -352,6 +359,10 @@ private:
         ++pairs;
         if (epochEq.is_false() || overlap.simplify().is_false()) continue;   // cheap: different intervals / disjoint constants
         z3::check_result r = z3::unknown;
+        // A pair that depends on nothing but the two threads gets a share of the limit first: past it, the
+        // threads are enumerated instead (threadOnlyRaceFree).
+        const bool threadOnly = threadOnlyAccess(a) && threadOnlyAccess(b);
+        if (threadOnly) ctx_.configureSolver(s, std::max(1u, ctx_.timeoutMs() / kThreadOnlyShare));
         s.push();
         try {
           s.add(a.cond && bCond && (a.warpWide && b.warpWide ? warp != warp2 : tid != tid2) && epochEq &&
@@ -362,7 +373,9 @@ private:
           r = z3::unknown;
         }
         s.pop();
+        if (threadOnly) ctx_.configureSolver(s);
         if (r == z3::unsat) continue;
+        if (threadOnly && r == z3::unknown && threadOnlyRaceFree(i, j)) continue;
         // Not refuted incrementally: decide (and take the counterexample) with a fresh solver on the whole
         // query, so the reported model does not depend on the order in which pairs were checked.
         z3::solver fresh(z3_);
@@ -413,6 +426,179 @@ private:
   }
 
   bool diagsFull() { return ctx_.diags().limitReached(); }
+
+  // ---- small-domain decision for accesses that depend on the executing thread alone
+  // (a thread -> element map through divisions, remainders and selects - diagonal blocks of
+  // kernels/kda/chunk_prep_tc2.cake, `fbuf[diag_row0(t) + t % 4, diag_col0(t) +: 4]` - took Z3 3.4 s to
+  // prove injective; each thread's elements are computed once here and the pairs compared as integers).
+  static constexpr unsigned kThreadOnlyShare = 20;   // of the limit, for the solver's first try at such a pair
+
+  // Evaluates an integer / Boolean term for given values of its free constants, once per node of its DAG
+  // (Z3's simplify expands shared sums: a chain of lets `a2 = a1 + a1 - a1` grows exponentially there).
+  // Booleans are 0 / 1; nullopt for anything else (an unknown constant or operator, a division by 0, overflow).
+  class TermEvaluator {
+  public:
+    explicit TermEvaluator(std::unordered_map<unsigned, int64_t> values) : memo_(std::move(values)) {}
+    std::optional<int64_t> operator()(const z3::expr &e) {
+      if (auto it = memo_.find(e.id()); it != memo_.end()) return it->second;
+      if (failed_.count(e.id())) return std::nullopt;
+      std::optional<int64_t> v = compute(e);
+      if (v) memo_.emplace(e.id(), *v);
+      else failed_.insert(e.id());
+      return v;
+    }
+
+  private:
+    std::optional<int64_t> compute(const z3::expr &e) {
+      int64_t n = 0;
+      if (e.is_numeral_i64(n)) return n;
+      if (!e.is_app()) return std::nullopt;
+      if (e.is_true()) return 1;
+      if (e.is_false()) return 0;
+      std::vector<int64_t> args;
+      const Z3_decl_kind k = e.decl().decl_kind();
+      if (k == Z3_OP_ITE) {   // only the branch taken
+        std::optional<int64_t> c = (*this)(e.arg(0));
+        if (!c) return std::nullopt;
+        return (*this)(e.arg(*c ? 1 : 2));
+      }
+      for (unsigned i = 0; i < e.num_args(); ++i) {
+        std::optional<int64_t> x = (*this)(e.arg(i));
+        if (!x) return std::nullopt;
+        args.push_back(*x);
+      }
+      int64_t acc = 0;
+      switch (k) {
+      case Z3_OP_ADD:
+        for (int64_t x : args)
+          if (__builtin_add_overflow(acc, x, &acc)) return std::nullopt;
+        return acc;
+      case Z3_OP_SUB:
+        if (args.empty()) return std::nullopt;
+        acc = args[0];
+        for (size_t i = 1; i < args.size(); ++i)
+          if (__builtin_sub_overflow(acc, args[i], &acc)) return std::nullopt;
+        return acc;
+      case Z3_OP_UMINUS:
+        if (args.size() != 1 || __builtin_sub_overflow(int64_t(0), args[0], &acc)) return std::nullopt;
+        return acc;
+      case Z3_OP_MUL:
+        acc = 1;
+        for (int64_t x : args)
+          if (__builtin_mul_overflow(acc, x, &acc)) return std::nullopt;
+        return acc;
+      case Z3_OP_IDIV: case Z3_OP_MOD: {   // SMT-LIB: the remainder is never negative
+        if (args.size() != 2 || args[1] == 0 || args[1] == INT64_MIN || (args[0] == INT64_MIN && args[1] == -1))
+          return std::nullopt;
+        int64_t a = args[0], b = args[1], q = a / b, r = a % b;
+        if (r < 0) {
+          r += b > 0 ? b : -b;
+          q = b > 0 ? q - 1 : q + 1;
+        }
+        return k == Z3_OP_IDIV ? q : r;
+      }
+      case Z3_OP_LE: return args.size() == 2 ? std::optional<int64_t>(args[0] <= args[1]) : std::nullopt;
+      case Z3_OP_LT: return args.size() == 2 ? std::optional<int64_t>(args[0] < args[1]) : std::nullopt;
+      case Z3_OP_GE: return args.size() == 2 ? std::optional<int64_t>(args[0] >= args[1]) : std::nullopt;
+      case Z3_OP_GT: return args.size() == 2 ? std::optional<int64_t>(args[0] > args[1]) : std::nullopt;
+      case Z3_OP_EQ: return args.size() == 2 ? std::optional<int64_t>(args[0] == args[1]) : std::nullopt;
+      case Z3_OP_DISTINCT: {
+        std::set<int64_t> seen(args.begin(), args.end());
+        return static_cast<int64_t>(seen.size() == args.size());
+      }
+      case Z3_OP_AND: return static_cast<int64_t>(std::all_of(args.begin(), args.end(), [](int64_t x) { return x != 0; }));
+      case Z3_OP_OR: return static_cast<int64_t>(std::any_of(args.begin(), args.end(), [](int64_t x) { return x != 0; }));
+      case Z3_OP_NOT: return args.size() == 1 ? std::optional<int64_t>(args[0] == 0) : std::nullopt;
+      case Z3_OP_IMPLIES: return args.size() == 2 ? std::optional<int64_t>(args[0] == 0 || args[1] != 0) : std::nullopt;
+      default: return std::nullopt;
+      }
+    }
+    std::unordered_map<unsigned, int64_t> memo_;
+    std::unordered_set<unsigned> failed_;
+  };
+
+  // One access evaluated for one thread: its condition, epochs and region as integers.
+  struct ThreadPoint {
+    bool active = false;
+    int64_t epoch = 0, warpEpoch = 0;
+    std::vector<std::pair<int64_t, int64_t>> region;   // [start, start + length) per dimension
+  };
+
+  // Do the access's condition, epochs and region mention no free constant but tid.x, warp and lane?  (A walk
+  // over the terms' DAG: each node once.)
+  bool threadOnlyAccess(const SharedAccess &a) {
+    if (a.warpWide || a.inexact || !a.problem.empty()) return false;
+    std::vector<z3::expr> todo = {a.cond, a.epoch, a.warpEpoch};
+    for (const Region &r : a.region) todo.insert(todo.end(), {r.start, r.length});
+    const z3::expr threadVars[] = {tr_.builtinVar(BuiltinValue::TidX), tr_.builtinVar(BuiltinValue::Warp),
+                                   tr_.builtinVar(BuiltinValue::Lane)};
+    std::unordered_set<unsigned> seen;
+    while (!todo.empty()) {
+      z3::expr x = todo.back();
+      todo.pop_back();
+      if (!x.is_app() || !seen.insert(x.id()).second) continue;
+      if (x.num_args() == 0 && x.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+          std::none_of(std::begin(threadVars), std::end(threadVars), [&](const z3::expr &v) { return z3::eq(v, x); }))
+        return false;
+      for (unsigned i = 0; i < x.num_args(); ++i) todo.push_back(x.arg(i));
+    }
+    return true;
+  }
+
+  // Every thread's view of access i (memoised); nullopt when some term does not evaluate to a number.
+  const std::optional<std::vector<ThreadPoint>> &threadPoints(size_t i) {
+    auto it = threadPoints_.find(i);
+    if (it != threadPoints_.end()) return it->second;
+    const SharedAccess &a = accesses_[i];
+    z3::expr_vector from(z3_);
+    from.push_back(tr_.builtinVar(BuiltinValue::TidX));
+    from.push_back(tr_.builtinVar(BuiltinValue::Warp));
+    from.push_back(tr_.builtinVar(BuiltinValue::Lane));
+    std::optional<std::vector<ThreadPoint>> points(std::vector<ThreadPoint>{});
+    for (int64_t t = 0; t < ctx_.info().threads && points; ++t) {
+      TermEvaluator ev({{from[0].id(), t}, {from[1].id(), t / 32}, {from[2].id(), t % 32}});
+      ThreadPoint p;
+      std::optional<int64_t> c = ev(a.cond);
+      bool ok = c.has_value();
+      if (ok && (p.active = *c != 0)) {
+        std::optional<int64_t> epoch = ev(a.epoch), warpEpoch = ev(a.warpEpoch);
+        ok = epoch && warpEpoch;
+        p.epoch = epoch.value_or(0);
+        p.warpEpoch = warpEpoch.value_or(0);
+        for (const Region &r : a.region) {
+          std::optional<int64_t> start = ev(r.start), length = ev(r.length);
+          ok = ok && start && length;
+          if (ok) p.region.emplace_back(*start, *start + *length);
+        }
+      }
+      if (!ok) points.reset();
+      else points->push_back(std::move(p));
+    }
+    return threadPoints_.emplace(i, std::move(points)).first->second;
+  }
+
+  // No two different threads execute accesses i and j in one interval on a common element (as checkPairs'
+  // query: same epoch, and in one warp the same warp epoch).  False also when it cannot tell.
+  bool threadOnlyRaceFree(size_t i, size_t j) {
+    const std::optional<std::vector<ThreadPoint>> &pa = threadPoints(i);
+    const std::optional<std::vector<ThreadPoint>> &pb = threadPoints(j);
+    if (!pa || !pb) return false;
+    for (size_t t1 = 0; t1 < pa->size(); ++t1) {
+      const ThreadPoint &x = (*pa)[t1];
+      if (!x.active) continue;
+      for (size_t t2 = 0; t2 < pb->size(); ++t2) {
+        const ThreadPoint &y = (*pb)[t2];
+        if (t1 == t2 || !y.active || x.epoch != y.epoch) continue;
+        if (!warpEpochUnknown_ && t1 / 32 == t2 / 32 && x.warpEpoch != y.warpEpoch) continue;
+        bool overlap = true;   // as RaceWalker::overlap: the dimensions both have
+        for (size_t d = 0; d < std::min(x.region.size(), y.region.size()) && overlap; ++d)
+          overlap = x.region[d].first < y.region[d].second && y.region[d].first < x.region[d].second;
+        if (overlap) return false;
+      }
+    }
+    return true;
+  }
+  std::map<size_t, std::optional<std::vector<ThreadPoint>>> threadPoints_;
 
   // Two threads of one warp are ordered by a full-mask syncwarp between their accesses: unordered when they
   // are in different warps or their warp epochs are equal.

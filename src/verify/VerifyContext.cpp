@@ -174,6 +174,7 @@ bool VerifyContext::isLimitReason(const std::string &reason) {
 }
 
 void VerifyContext::configureSolver(z3::solver &solver) { setLimits(*z3_, solver, options_.timeoutMs); }
+void VerifyContext::configureSolver(z3::solver &solver, unsigned timeoutMs) { setLimits(*z3_, solver, timeoutMs); }
 void VerifyContext::configureOptimizer(z3::optimize &optimizer, unsigned timeoutMs) {
   optimizer.set(limitParams(*z3_, timeoutMs));
 }

@@ -111,6 +111,7 @@ public:
   // from VerifyOptions::timeoutMs, not Z3's wall-clock "timeout": the timer thread behind the latter can
   // deadlock in the Z3 4.8 series, and a resource limit makes verdicts reproducible across machines.
   void configureSolver(z3::solver &solver);
+  void configureSolver(z3::solver &solver, unsigned timeoutMs);   // a share of the limit
   void configureOptimizer(z3::optimize &optimizer, unsigned timeoutMs);
   // True when Z3's reason_unknown() says a limit was hit (reported as E0602 rather than E0601).
   static bool isLimitReason(const std::string &reason);
