@@ -252,8 +252,14 @@ void DiagnosticEngine::renderText(std::ostream &os, bool color) const {
     renderSnippet(os, sm_, d.range, p);
     for (const FixIt &f : d.fixits) {
       renderLocation(os, sm_, f.range, p);
-      os << "fix-it: " << (f.range.end > f.range.begin.offset ? "replace with '" : "insert '") << f.replacement
-         << "'\n";
+      // An insertion of one indented line (a statement on a line of its own) is shown as that statement.
+      std::string_view text = f.replacement;
+      size_t first = text.find_first_not_of(" \t");
+      bool wholeLine = f.range.end == f.range.begin.offset && first != std::string_view::npos && text.back() == '\n' &&
+                       text.find('\n') == text.size() - 1 && first + 1 < text.size();
+      if (wholeLine) text = text.substr(first, text.size() - 1 - first);
+      os << "fix-it: " << (f.range.end > f.range.begin.offset ? "replace with '" : wholeLine ? "insert line '" : "insert '")
+         << text << "'\n";
     }
     for (const DiagNote &n : notesOf(d)) {
       renderLocation(os, sm_, n.range, p);

@@ -86,6 +86,7 @@ public:
   DiagBuilder(DiagnosticEngine *engine, size_t index) : engine_(engine), index_(index) {}
   DiagBuilder &note(SourceRange range, std::string message);
   DiagBuilder &fixit(SourceRange range, std::string replacement);
+  DiagBuilder &fixit(FixIt fix) { return fixit(fix.range, std::move(fix.replacement)); }
   DiagBuilder &hint(std::string text);
 
 private:

@@ -60,6 +60,7 @@ struct Group {
   std::vector<Access> accesses;
   const OpStmt *commit = nullptr;
   std::string when;               // "kt = 2"
+  int64_t index = -1;             // how many groups this thread committed before it
 };
 
 class Simulation {
@@ -90,7 +91,10 @@ private:
   std::vector<Group> unpublished_;   // retired by this thread's wait, not yet behind a barrier
   const OpStmt *lastWait_ = nullptr;
   int64_t lastWaitN_ = 0;
+  int64_t commitsAtLastWait_ = 0;
   const OpStmt *lastBarrier_ = nullptr;
+  int64_t commitsAtLastBarrier_ = 0;
+  int64_t commits_ = 0;              // groups this thread has committed so far
   Group bulkOpen_;                   // tma.store groups: the same queue discipline, shared reads
   std::deque<Group> bulkPending_;
   const OpStmt *lastBulkWait_ = nullptr;
@@ -162,8 +166,11 @@ private:
       if (lastWait_) d.note(lastWait_->range, "the last cp.async.wait lets " + std::to_string(lastWaitN_) +
                                                   " group(s) stay pending; " + std::to_string(pending_.size()) +
                                                   " are pending at the read");
-      if (g) d.hint("lower N in the preceding cp.async.wait so that it retires this group, or insert 'cp.async.wait " +
-                    std::to_string(newer) + ";' before this read");
+      if (g) {
+        d.hint("lower N in the preceding cp.async.wait so that it retires this group, or insert 'cp.async.wait " +
+               std::to_string(newer) + ";' before this read");
+        d.fixit(retiringEdit(at, *g));
+      }
       else d.hint("commit the copies and wait for them ('cp.async.commit; cp.async.wait 0;') before reading");
     };
     for (const Access &w : open_.accesses)
@@ -186,6 +193,27 @@ private:
           return;
         }
     ++proven_;
+  }
+
+  // The edit that retires group g before the read at `at`, for every thread whose copies the read may see: the
+  // wait that followed the group's commit and a barrier lowered to the group's count there; else a wait inserted
+  // above the barrier that followed the commit; else (no barrier: the thread reads its own copies) a wait above
+  // the read.
+  FixIt retiringEdit(const Stmt &at, const Group &g) const {
+    auto newerAt = [&](int64_t commits) { return commits - g.index - 1; };
+    bool barrierAfterCommit = lastBarrier_ && commitsAtLastBarrier_ > g.index;
+    if (barrierAfterCommit && lastWait_ && commitsAtLastWait_ > g.index && commitsAtLastWait_ <= commitsAtLastBarrier_ &&
+        lastWaitN_ >= 0 && !lastWait_->dsts.empty() && lastWait_->dsts[0]) {
+      const Expr &count = *lastWait_->dsts[0];
+      int64_t lower = lastWaitN_ - newerAt(commitsAtLastWait_);
+      std::string text = sourceText(ctx_.diags(), count.range);
+      return {count.range, isa<IntLitExpr>(&count) ? std::to_string(newerAt(commitsAtLastWait_))
+                                                   : "(" + text + ") - " + std::to_string(lower)};
+    }
+    if (barrierAfterCommit)
+      return insertStatementBefore(ctx_.diags(), lastBarrier_->range,
+                                   "cp.async.wait " + std::to_string(newerAt(commitsAtLastBarrier_)) + ";");
+    return insertStatementBefore(ctx_.diags(), at.range, "cp.async.wait " + std::to_string(newerAt(commits_)) + ";");
   }
 
   std::string stageText(const Access &a) const {
@@ -298,6 +326,7 @@ private:
     case OpId::CpAsyncCommit:
       open_.commit = &op;
       open_.when = iterationText();
+      open_.index = commits_++;
       pending_.push_back(std::move(open_));
       open_ = Group{};
       return;
@@ -310,6 +339,7 @@ private:
           pending_.pop_front();
         }
       lastWaitN_ = n.value_or(-1);
+      commitsAtLastWait_ = commits_;
       return;
     }
     case OpId::TmaStore:
@@ -333,6 +363,7 @@ private:
     case OpId::Syncthreads: case OpId::Sync:
       unpublished_.clear();   // every thread's completed copies are now visible to the others
       lastBarrier_ = &op;
+      commitsAtLastBarrier_ = commits_;
       return;
     case OpId::Ldmatrix: case OpId::LdmatrixTrans: case OpId::Wgmma:
       for (auto &src : op.srcs) read(op, src.get());

@@ -1,8 +1,10 @@
-// Source text of a range, for verifier messages ("the condition 'tid.x < 64'").
+// Source text of a range, for verifier messages ("the condition 'tid.x < 64'"), and fix-its that add a
+// statement next to an existing one.
 #pragma once
 #include "support/Diagnostics.h"
 
 #include <string>
+#include <string_view>
 
 namespace cake {
 
@@ -18,5 +20,21 @@ inline SourceRange headOf(SourceRange r) {
   if (r.valid()) r.end = r.begin.offset + 1;
   return r;
 }
+
+// An insertion decided where no DiagnosticEngine is at hand (the sync simulator); insertStatement turns it into
+// the fix-it.
+struct StatementInsertion {
+  SourceRange nextTo;      // the statement the new one goes next to
+  bool after = false;      // below it (else above)
+  std::string statement;   // e.g. "fence.mbarrier_init;"
+};
+
+// A fix-it inserting `statement` (e.g. "wgmma.fence;") just before the statement at `stmt`: on a line of its own
+// with that statement's indentation when the statement starts its line, else in front of it on the same line.
+FixIt insertStatementBefore(const DiagnosticEngine &diags, SourceRange stmt, std::string_view statement);
+// The same just after the statement at `stmt` (past its ';'): on the next line when only blanks or a comment
+// follow it on its last line, else behind it on the same line.
+FixIt insertStatementAfter(const DiagnosticEngine &diags, SourceRange stmt, std::string_view statement);
+FixIt insertStatement(const DiagnosticEngine &diags, const StatementInsertion &insertion);
 
 } // namespace cake

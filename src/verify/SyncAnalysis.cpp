@@ -1634,6 +1634,7 @@ private:
         s.notes.push_back({f.range, trace});
         for (DiagNote &n : f.notes) s.notes.push_back(std::move(n));
         s.hint = std::move(f.hint);
+        s.fixits = std::move(f.fixits);
         result_.findings.push_back(std::move(s));
       }
       if (stopAfterThis) return;
@@ -1763,6 +1764,7 @@ void reportSyncFamily(VerifyContext &ctx, SyncFamily family) {
                                : ctx.reportFailureArgs(f.kind, f.range, f.args);
     for (const DiagNote &n : f.notes) b.note(n.range, n.message);
     if (!f.hint.empty()) b.hint(f.hint);
+    for (const StatementInsertion &fix : f.fixits) b.fixit(insertStatement(ctx.diags(), fix));
   }
 }
 

@@ -8,6 +8,7 @@
 // diagnostic) and per-family counts of proven obligations; each family reports its own.
 #pragma once
 #include "support/Diagnostics.h"
+#include "verify/SourceText.h"
 
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ struct SyncFinding {
   std::vector<std::string> args;  // the message arguments of `kind` (unproven: obligation, reason)
   std::vector<DiagNote> notes;    // trace and the operations involved
   std::string hint;
+  std::vector<StatementInsertion> fixits;   // mechanical edits that follow the hint
 };
 
 struct SyncAnalysis {

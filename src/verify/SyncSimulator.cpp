@@ -267,7 +267,7 @@ private:
 
   SimFinding &report(SyncFamily family, DiagKind kind, SourceRange range, std::vector<std::string> args) {
     stopped_ = true;
-    outcome.findings.push_back({family, kind, range, std::move(args), {}, {}});
+    outcome.findings.push_back({family, kind, range, std::move(args), {}, {}, {}});
     return outcome.findings.back();
   }
 
@@ -394,6 +394,7 @@ private:
       SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierInitNotFenced, e.range, {decl->decl->name, use});
       if (s.initEvent) f.notes.push_back({s.initEvent->range, "initialised here by " + agent(s.initAgent).name});
       f.hint = "add 'fence.mbarrier_init;' after 'mbarrier.init' (in the initialising thread), before the syncthreads";
+      if (s.initEvent) f.fixits.push_back({s.initEvent->range, true, "fence.mbarrier_init;"});
       return false;
     }
     return true;

@@ -41,6 +41,7 @@
 #include "support/Arch.h"
 #include "support/Diagnostics.h"
 #include "verify/SyncAnalysis.h"
+#include "verify/SourceText.h"
 #include "verify/SyncModel.h"
 
 #include <vector>
@@ -54,6 +55,7 @@ struct SimFinding {
   std::vector<std::string> args;
   std::vector<DiagNote> notes;
   std::string hint;
+  std::vector<StatementInsertion> fixits;   // mechanical edits that follow the hint
 };
 
 struct SimOutcome {

@@ -120,7 +120,8 @@ private:
       if (once(&s, 683))
         ctx_.reportFailure(DiagKind::TmemLoadNotWaited, n->range, n->name)
             .note(it->second->range, "loaded here")
-            .hint("add 'tcgen05.wait.ld;' between the tcgen05.ld and the first use of its registers");
+            .hint("add 'tcgen05.wait.ld;' between the tcgen05.ld and the first use of its registers")
+            .fixit(insertStatementBefore(ctx_.diags(), s.range, "tcgen05.wait.ld;"));
     }
   }
 
@@ -195,7 +196,8 @@ private:
         ctx_.reportFailure(DiagKind::Tcgen05FenceMissing, o.range, "tcgen05.fence.before", "'" + o.name + "'",
                            "after the tcgen05 operation")
             .note(headOf(st.needBefore->range), "tcgen05 operation here")
-            .hint("add 'tcgen05.fence.before;' just before '" + o.name + "'");
+            .hint("add 'tcgen05.fence.before;' just before '" + o.name + "'")
+            .fixit(insertStatementBefore(ctx_.diags(), o.range, "tcgen05.fence.before;"));
       st.needBefore = nullptr;
     }
     if (acquire) st.needAfter = &o;
@@ -212,7 +214,8 @@ private:
       ctx_.reportFailure(DiagKind::Tcgen05FenceMissing, o.range, "tcgen05.fence.after", "'" + o.name + "'",
                          "after the thread synchronization")
           .note(headOf(st.needAfter->range), "synchronization here")
-          .hint("add 'tcgen05.fence.after;' between the synchronization and '" + o.name + "'");
+          .hint("add 'tcgen05.fence.after;' between the synchronization and '" + o.name + "'")
+          .fixit(insertStatementBefore(ctx_.diags(), o.range, "tcgen05.fence.after;"));
     st.needBefore = &o;
     if (id == OpId::Tcgen05Ld && !o.dsts.empty()) {
       if (!st.commitWaited && once(&o, 682)) {

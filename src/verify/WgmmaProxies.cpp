@@ -16,6 +16,8 @@
 // accumulator are fine); commit moves open to pending; any other access to an accumulator in open or
 // pending - a read in an expression, a store, a conversion, an assignment - is E0644; tma.store of a
 // generically dirty array is E0646; fence.proxy_async clears generic.
+// E0646's fix-it puts the fence above the first block barrier after the write (every writer passes it), else
+// above the async-proxy operation.
 // Control: `if` joins both branches, `elect` joins its body with the entry (other lanes skip it), a role's
 // body runs from the state before it and joins with it afterwards (other warps skip it), a loop iterates its
 // body to a fixpoint joined with the entry (zero trips are possible).  Join = union of the sets, pending
@@ -49,11 +51,19 @@ struct InFlight {
   const OpStmt *commit = nullptr;   // null while in the open group
 };
 
+// The last generic-proxy write to a shared array, and the first block-level barrier after it: a fence belongs
+// above that barrier, where every writer executes it.
+struct GenericWrite {
+  const Stmt *write = nullptr;
+  const Stmt *barrierAfter = nullptr;
+  bool operator==(const GenericWrite &o) const { return write == o.write && barrierAfter == o.barrierAfter; }
+};
+
 struct State {
   std::map<const Decl *, const Stmt *> dirty;
   std::map<const Decl *, InFlight> open;
   std::deque<std::map<const Decl *, InFlight>> pending;
-  std::map<const Decl *, const Stmt *> generic;
+  std::map<const Decl *, GenericWrite> generic;
   bool operator==(const State &o) const {
     return dirty == o.dirty && open == o.open && pending == o.pending && generic == o.generic;
   }
@@ -134,7 +144,8 @@ private:
       diag.note(f->first.commit->range, "its group is committed here; " + std::to_string(f->second) +
                                             " group(s) were committed after it");
       diag.hint("insert 'wgmma.wait " + std::to_string(f->second) + ";'" + (f->second ? " (or 'wgmma.wait 0;')" : "") +
-                " before the access");
+                " before the access")
+          .fixit(insertStatementBefore(ctx_.diags(), at.range, "wgmma.wait " + std::to_string(f->second) + ";"));
     } else {
       diag.hint("close the group with 'wgmma.commit;' and wait for it ('wgmma.wait 0;') before the access");
     }
@@ -182,7 +193,7 @@ private:
       checkAccess(at, d, "write", s);
       s.dirty[d] = &at;
     }
-    if (isShared(d)) s.generic[d] = &at;
+    if (isShared(d)) s.generic[d] = {&at, nullptr};
   }
 
   // ---- warpgroup convergence is checked separately (walkControl), see verifyWgmmaAndProxies.
@@ -210,6 +221,10 @@ private:
       return;
     }
     case OpId::FenceProxyAsync: s.generic.clear(); return;
+    case OpId::Syncthreads: case OpId::Sync:
+      for (auto &[d, w] : s.generic)
+        if (!w.barrierAfter) w.barrierAfter = &op;
+      return;
     case OpId::Wgmma: {
       const Decl *acc = op.dsts.empty() ? nullptr : rootDecl(op.dsts[0].get());
       std::vector<const Decl *> regs;
@@ -237,7 +252,8 @@ private:
         auto diag = ctx_.reportFailure(DiagKind::WgmmaMissingFence, op.range, d->name, describeWrite(*it->second, d));
         diag.note(it->second->range, isa<VarStmt>(it->second) ? "'" + d->name + "' is declared here"
                                                                : "'" + d->name + "' is written by registers here");
-        diag.hint("insert 'wgmma.fence;' before this wgmma (after the last register write to '" + d->name + "')");
+        diag.hint("insert 'wgmma.fence;' before this wgmma (after the last register write to '" + d->name + "')")
+            .fixit(insertStatementBefore(ctx_.diags(), op.range, "wgmma.fence;"));
       }
       if (isWgmmaFragDecl(acc)) {
         s.dirty.erase(acc);
@@ -252,12 +268,12 @@ private:
     case OpId::Stmatrix: case OpId::StmatrixTrans: case OpId::CpAsync:
       for (auto &src : op.srcs) scanExpr(op, src.get(), "read", s);
       for (auto &dst : op.dsts)
-        if (const Decl *d = rootDecl(dst.get()); isShared(d)) s.generic[d] = &op;
+        if (const Decl *d = rootDecl(dst.get()); isShared(d)) s.generic[d] = {&op, nullptr};
       return;
     case OpId::Store:
       for (auto &src : op.srcs) scanExpr(op, src.get(), "store", s);
       for (auto &dst : op.dsts)
-        if (const Decl *d = rootDecl(dst.get()); isShared(d)) s.generic[d] = &op;
+        if (const Decl *d = rootDecl(dst.get()); isShared(d)) s.generic[d] = {&op, nullptr};
       return;
     case OpId::Ldmatrix: case OpId::LdmatrixTrans: case OpId::MmaSync:
       for (auto &src : op.srcs) scanExpr(op, src.get(), "read", s);
@@ -281,8 +297,10 @@ private:
     auto it = s.generic.find(shared);
     if (it == s.generic.end() || !once(op, DiagKind::MissingProxyFence)) return;
     ctx_.reportFailure(DiagKind::MissingProxyFence, op.range, op.name, shared->name)
-        .note(it->second->range, "generic-proxy write to '" + shared->name + "' here")
-        .hint("insert 'fence.proxy_async;' after the writes to '" + shared->name + "' and before this '" + op.name + "'");
+        .note(it->second.write->range, "generic-proxy write to '" + shared->name + "' here")
+        .hint("insert 'fence.proxy_async;' after the writes to '" + shared->name + "' and before this '" + op.name + "'")
+        .fixit(insertStatementBefore(ctx_.diags(), (it->second.barrierAfter ? it->second.barrierAfter : &op)->range,
+                                     "fence.proxy_async;"));
   }
 
   void runStmt(const Stmt &st, State &s) {
