@@ -27,6 +27,8 @@ struct StatementInsertion {
   SourceRange nextTo;      // the statement the new one goes next to
   bool after = false;      // below it (else above)
   std::string statement;   // e.g. "fence.mbarrier_init;"
+  SourceRange sameBlockAs; // when valid: next to the statement that holds `nextTo` in the innermost block that
+                           // also holds this range (EnclosingStatement.h) instead
 };
 
 // A fix-it inserting `statement` (e.g. "wgmma.fence;") just before the statement at `stmt`: on a line of its own

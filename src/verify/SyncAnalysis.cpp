@@ -33,6 +33,7 @@
 #include "verify/SyncAnalysis.h"
 
 #include "frontend/Types.h"
+#include "verify/EnclosingStatement.h"
 #include "verify/InductionCounters.h"
 #include "verify/NamedHandoffs.h"
 #include "verify/SyncModel.h"
@@ -1764,7 +1765,11 @@ void reportSyncFamily(VerifyContext &ctx, SyncFamily family) {
                                : ctx.reportFailureArgs(f.kind, f.range, f.args);
     for (const DiagNote &n : f.notes) b.note(n.range, n.message);
     if (!f.hint.empty()) b.hint(f.hint);
-    for (const StatementInsertion &fix : f.fixits) b.fixit(insertStatement(ctx.diags(), fix));
+    for (StatementInsertion fix : f.fixits) {
+      if (fix.sameBlockAs.valid() && ctx.kernel().body)
+        fix.nextTo = statementHoldingIn(*ctx.kernel().body, fix.nextTo, fix.sameBlockAs);
+      b.fixit(insertStatement(ctx.diags(), fix));
+    }
   }
 }
 

@@ -394,7 +394,7 @@ private:
       SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierInitNotFenced, e.range, {decl->decl->name, use});
       if (s.initEvent) f.notes.push_back({s.initEvent->range, "initialised here by " + agent(s.initAgent).name});
       f.hint = "add 'fence.mbarrier_init;' after 'mbarrier.init' (in the initialising thread), before the syncthreads";
-      if (s.initEvent) f.fixits.push_back({s.initEvent->range, true, "fence.mbarrier_init;"});
+      if (s.initEvent) f.fixits.push_back({s.initEvent->range, true, "fence.mbarrier_init;", {}});
       return false;
     }
     return true;
@@ -669,10 +669,12 @@ private:
       }
     }
     if (e.threads) f.notes.push_back({e.range, "the " + access + " runs in " + describeThreads(*e.threads)});
-    if (waiters && !waitersCoverThem && waiterInEveryWarp)
+    if (waiters && !waitersCoverThem && waiterInEveryWarp) {
       f.hint = "add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of "
                "each warp are ordered after it; or let every thread that does the " + access + " wait; or move "
                "the " + access + " under the same condition as the wait";
+      f.fixits.push_back({wait->range, true, "syncwarp;", e.range});
+    }
     else if (waiters && !waitersCoverThem)
       f.hint = "let every warp that does the " + access + " wait; or, after the wait, pass a named barrier "
                "('sync BAR') that both the waiting warps and these warps execute; or move the " + access +

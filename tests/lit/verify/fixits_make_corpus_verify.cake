@@ -8,8 +8,11 @@
 // RUN:   %S/local_wgmma_acc_read_before_wait.cake %S/local_wgmma_fence_after_scale.cake \
 // RUN:   %S/local_wgmma_missing_fence.cake %S/local_wgmma_wait_too_weak.cake %S/rules_tma_store_fence.cake \
 // RUN:   %S/tmem_fence_missing.cake %S/tmem_ld_not_waited.cake %S/../../../bench/faulty/ampere_gemm_weak_wait.cake \
+// RUN:   %S/thread_elect_wait_no_syncwarp.cake %S/thread_lane0_release_wait_all_lanes_write.cake \
+// RUN:   %S/thread_lane0_wait_all_lanes_read.cake %S/thread_read_under_other_lane_guard.cake \
+// RUN:   %S/thread_tma_issued_by_non_waiter.cake %S/thread_wgmma_elect_wait.cake \
 // RUN:   | %FileCheck %s --check-prefix=HARNESS
-// HARNESS: faulty files: 17; with a fix-it on every error: 17, of which verify after applying them: 17 (100%)
+// HARNESS: faulty files: 23; with a fix-it on every error: 23, of which verify after applying them: 23 (100%)
 //
 // The fence goes above the barrier after the writes (every writer passes it), not above the elected tma.store.
 // RUN: not %cakec --verify-only %S/local_proxy_fence_tma_store.cake 2>&1 | %FileCheck %s --check-prefix=PROXY
@@ -22,6 +25,10 @@
 // No wait before the barrier that follows the commit: one is inserted above that barrier.
 // RUN: not %cakec --verify-only %S/cp_async_zero_fill_pending_read.cake 2>&1 | %FileCheck %s --check-prefix=NOWAIT
 // NOWAIT: cp_async_zero_fill_pending_read.cake:12:1: fix-it: insert line 'cp.async.wait 0;'
+//
+// syncwarp goes after the statement that holds the lane-0 wait, in the block where the other lanes read.
+// RUN: not %cakec --verify-only %S/thread_lane0_wait_all_lanes_read.cake 2>&1 | %FileCheck %s --check-prefix=SYNCWARP
+// SYNCWARP: thread_lane0_wait_all_lanes_read.cake:43:1: fix-it: insert line 'syncwarp;'
 //
 // fence.mbarrier_init goes right after the initialising thread's mbarrier.init.
 // RUN: not %cakec --verify-only %S/init_not_fenced.cake 2>&1 | %FileCheck %s --check-prefix=INIT

@@ -1,0 +1,53 @@
+// statementHoldingIn: descends from the kernel body through the statements whose source range holds both ranges
+// (roles, loops, ifs, elects, blocks) and stops at the first one that holds `inner` but not `alsoIn`, or that has
+// no block inside.
+#include "verify/EnclosingStatement.h"
+
+#include <vector>
+
+namespace cake {
+
+namespace {
+
+bool holds(SourceRange outer, SourceRange r) {
+  return outer.begin.file == r.begin.file && outer.begin.offset <= r.begin.offset && r.end <= outer.end;
+}
+
+std::vector<const Stmt *> childrenOf(const Stmt &s) {
+  std::vector<const Stmt *> out;
+  switch (s.kind) {
+  case StmtKind::Block:
+    for (const auto &c : cast<BlockStmt>(&s)->stmts) out.push_back(c.get());
+    break;
+  case StmtKind::Role: out.push_back(cast<RoleStmt>(&s)->body.get()); break;
+  case StmtKind::For: out.push_back(cast<ForStmt>(&s)->body.get()); break;
+  case StmtKind::Elect: out.push_back(cast<ElectStmt>(&s)->body.get()); break;
+  case StmtKind::If:
+    out.push_back(cast<IfStmt>(&s)->thenBody.get());
+    out.push_back(cast<IfStmt>(&s)->elseBody.get());
+    break;
+  default: break;
+  }
+  return out;
+}
+
+// `s` holds both ranges: the statement of the innermost block below it that holds `inner` but not `alsoIn`.  A
+// body that holds only `inner` (a then-branch whose else holds `alsoIn`) stands for its whole statement.
+const Stmt *holder(const Stmt &s, SourceRange inner, SourceRange alsoIn) {
+  for (const Stmt *c : childrenOf(s)) {
+    if (!c || !holds(c->range, inner)) continue;
+    if (holds(c->range, alsoIn)) return holder(*c, inner, alsoIn);
+    return s.kind == StmtKind::Block ? c : &s;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+SourceRange statementHoldingIn(const BlockStmt &body, SourceRange inner, SourceRange alsoIn) {
+  if (!holds(body.range, inner) || !holds(body.range, alsoIn)) return inner;
+  const Stmt *s = holder(body, inner, alsoIn);
+  return s ? s->range : inner;
+}
+
+} // namespace cake

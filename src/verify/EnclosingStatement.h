@@ -1,0 +1,13 @@
+// Where a statement added by a fix-it goes when it must run in more threads than the statement it follows: next
+// to the statement that holds `inner` in the innermost block that also holds `alsoIn` (e.g. a syncwarp after the
+// `if lane == 0 { wait ... }` that holds a wait, in the block where the other lanes read).
+#pragma once
+#include "frontend/AST.h"
+
+namespace cake {
+
+// The statement of the innermost block holding both ranges that holds `inner`; `inner` itself when no statement of
+// `body` holds it.
+SourceRange statementHoldingIn(const BlockStmt &body, SourceRange inner, SourceRange alsoIn);
+
+} // namespace cake
