@@ -13,8 +13,9 @@ Bombs named in tests/bombs/known-slow.txt (an open issue each) are skipped unles
 NAME:MODE (many_kernels:-o) skips that mode only.  A bomb with its own "limit_s" in bombs.json (gen_bombs.py) is
 held to that CPU limit times --bomb-limit-scale (for slower builds: the unoptimised ASan + UBSan one), at most
 --limit-s.
+--modes verify,estimate,cubin,ptx,sweep picks the modes (default: all).
 Usage: run_bombs.py --cakec PATH [--work DIR] [--limit-s 5] [--limit-mb 1024] [--bomb-limit-scale 1]
-                    [--only SUBSTRING] [--all]
+                    [--only SUBSTRING] [--all] [--modes M,...]
 """
 import argparse
 import json
@@ -31,6 +32,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # the other tenants inflate CPU time too (a busy sibling hyperthread, lower clocks), by up to ~2x on CI, while a
 # real regression is over the limit every time.
 RETRIES_OVER_LIMIT = 2
+# Mode names for --modes, and the option each stands for.  cakec verifies in every mode, so a slow build (ASan +
+# UBSan) covers all of cakec's code with cubin, estimate and sweep: verify lies inside both, ptx inside cubin.
+MODE_NAMES = {"verify": "--verify-only", "estimate": "--estimate", "cubin": "-o", "ptx": "--emit=ptx", "sweep": "--sweep"}
 
 
 def run_one(argv, limit_s):
@@ -65,7 +69,13 @@ def main():
     ap.add_argument("--bomb-limit-scale", type=float, default=1.0)
     ap.add_argument("--only", default="")
     ap.add_argument("--all", action="store_true")
+    ap.add_argument("--modes", default=",".join(MODE_NAMES),
+                    help="comma-separated subset of " + ",".join(MODE_NAMES))
     args = ap.parse_args()
+    unknown = set(args.modes.split(",")) - set(MODE_NAMES)
+    if unknown:
+        ap.error(f"--modes: unknown mode(s) {', '.join(sorted(unknown))}")
+    selected = {MODE_NAMES[m] for m in args.modes.split(",")}
     work = args.work or tempfile.mkdtemp(prefix="cake-bombs-")
     os.makedirs(work, exist_ok=True)
     subprocess.run([sys.executable, os.path.join(HERE, "gen_bombs.py"), work], check=True, stdout=subprocess.DEVNULL)
@@ -89,7 +99,7 @@ def main():
         if b.get("sweep"):
             modes["--sweep"] = ["--estimate", "--shape", b["shape"], "--sweep"] + b["sweep"].split()
         for mode, extra in modes.items():
-            if f"{name}:{mode}" in known:
+            if mode not in selected or f"{name}:{mode}" in known:
                 continue
             limit_s = min(args.limit_s, b.get("limit_s", args.limit_s) * args.bomb_limit_scale)
             elapsed, mb, status, killed, err = run_one([args.cakec, b["file"]] + extra, args.limit_s)
