@@ -627,7 +627,8 @@ private:
                 .note(g.range, "generic-proxy " + g.what + " by other threads, ordered before this by a barrier")
                 .note(g.barrierRange, "the barrier that orders the write is passed before the writer's fence.proxy_async")
                 .note(g.fenceRange, "the fence comes after the barrier: it does not order the write for the async proxy of another thread")
-                .hint("put 'fence.proxy_async;' between the writes to '" + a.array->name + "' and the barrier");
+                .hint("put 'fence.proxy_async;' between the writes to '" + a.array->name + "' and the barrier")
+                .fixit(insertStatementBefore(ctx_.diags(), g.barrierRange, "fence.proxy_async;"));
           }
           continue;
         }

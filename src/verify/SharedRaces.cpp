@@ -42,6 +42,7 @@
 // Cost: one incremental solver per kernel (both threads' assumptions asserted once, a push/pop scope per pair);
 // pairs whose epochs or regions simplify to disjoint constants need no query.  A pair that depends on the two
 // threads alone gets a share of the limit; past it the threads are enumerated (threadOnlyRaceFree).
+#include "verify/EnclosingStatement.h"
 #include "verify/Families.h"
 #include "verify/NamedHandoffs.h"
 #include "verify/RaceWalker.h"
@@ -630,6 +631,14 @@ private:
     return RaceWalker::elementText(x.array->name, x.region, m, from, to);
   }
 
+  // The fix-it for a barrier missing between two accesses of one barrier interval: above the statement that holds
+  // the later access, in the block that holds both.
+  void insertBarrierBetween(DiagBuilder &d, const SharedAccess &earlier, const SharedAccess &later,
+                            const char *barrier) {
+    if (const BlockStmt *body = ctx_.kernel().body.get())
+      d.fixit(insertStatementBefore(ctx_.diags(), statementHoldingIn(*body, later.range, earlier.range), barrier));
+  }
+
   void reportRace(const SharedAccess &a, const SharedAccess &b, const z3::model &m, const z3::expr_vector &from,
                   const z3::expr_vector &to) {
     bool bIsLater = &laterOf(a, b) == &b;
@@ -660,23 +669,28 @@ private:
       d.note(headOf(plain.range), "no block barrier between the atomic and this plain access");
       d.hint("put 'syncthreads;' between the atomic updates and the plain " + std::string(plain.write ? "write" : "read") +
              ", or make it atomic too (atom.exch for a store, atom.add(T[i], 0) for a load)");
+      insertBarrierBetween(d, earlier, later, "syncthreads;");
     } else if (across) {
       d.note(headOf(across->range), "no block barrier separates them between one iteration of loop '" + across->name +
                                         "' and the next (the accesses are in different iterations)");
       d.hint("add 'syncthreads;' so that every thread has finished with '" + later.array->name +
              "' before the next iteration touches it (for a ring buffer: before the stage is refilled)");
+      if (across->body && !across->body->stmts.empty() && across->body->stmts.back())
+        d.fixit(insertStatementAfter(ctx_.diags(), across->body->stmts.back()->range, "syncthreads;"));
     } else if (&a == &b || a.range.begin.offset == b.range.begin.offset) {
       d.hint("make every thread " + kindLater + " only elements no other thread touches before the next barrier "
              "(index by the thread), or reduce through warp shuffles");
     } else {
       d.note(headOf(earlier.range), "no block barrier between this access and the racing one");
       z3::expr w = tr_.builtinVar(BuiltinValue::Warp), w2 = rename(w, from, to);
-      if (!later.warpWide && !earlier.warpWide && value(m, w) == value(m, w2))
+      bool sameWarp = !later.warpWide && !earlier.warpWide && value(m, w) == value(m, w2);
+      if (sameWarp)
         d.hint("both threads are lanes of warp " + value(m, w) + ": put 'syncwarp;' (or 'syncthreads;') between the " +
                kindEarlier + " and the " + kindLater);
       else
         d.hint("put 'syncthreads;' between the " + kindEarlier + " and the " + kindLater +
                " (a warp-level shuffle or a barrier every thread reaches)");
+      insertBarrierBetween(d, earlier, later, sameWarp ? "syncwarp;" : "syncthreads;");
     }
   }
 };

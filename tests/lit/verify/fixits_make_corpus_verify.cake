@@ -1,18 +1,7 @@
-// The verifier's fix-its, applied as written by utils/verify-fixits.py, leave no verifier error in any corpus
-// kernel whose errors all carry one; and where each fix-it goes.
-// RUN: %python %S/../../../utils/verify-fixits.py %cakec --min-fixed-rate 1.0 \
-// RUN:   %S/cp_async_zero_fill_pending_read.cake %S/init_not_fenced.cake %S/init_order_fence_before_init.cake \
-// RUN:   %S/local_cp_async_missing_wait.cake %S/local_cp_async_wait_too_weak.cake \
-// RUN:   %S/local_named_barrier_count_mismatch.cake %S/local_named_barrier_count_warp_select.cake \
-// RUN:   %S/local_proxy_fence_tma_store.cake %S/local_proxy_fence_wgmma_operand.cake \
-// RUN:   %S/local_wgmma_acc_read_before_wait.cake %S/local_wgmma_fence_after_scale.cake \
-// RUN:   %S/local_wgmma_missing_fence.cake %S/local_wgmma_wait_too_weak.cake %S/rules_tma_store_fence.cake \
-// RUN:   %S/tmem_fence_missing.cake %S/tmem_ld_not_waited.cake %S/../../../bench/faulty/ampere_gemm_weak_wait.cake \
-// RUN:   %S/thread_elect_wait_no_syncwarp.cake %S/thread_lane0_release_wait_all_lanes_write.cake \
-// RUN:   %S/thread_lane0_wait_all_lanes_read.cake %S/thread_read_under_other_lane_guard.cake \
-// RUN:   %S/thread_tma_issued_by_non_waiter.cake %S/thread_wgmma_elect_wait.cake \
-// RUN:   | %FileCheck %s --check-prefix=HARNESS
-// HARNESS: faulty files: 23; with a fix-it on every error: 23, of which verify after applying them: 23 (100%)
+// The verifier's fix-its, applied as written by utils/verify-fixits.py to the whole faulty corpus (tests/lit/verify,
+// bench/faulty), leave no verifier error in any kernel whose errors all carry one; and where each fix-it goes.
+// RUN: cd %S/../../.. && %python utils/verify-fixits.py %cakec --min-fixed-rate 1.0 | %FileCheck %s --check-prefix=HARNESS
+// HARNESS: faulty files: {{[0-9]+}}; with a fix-it on every error: [[N:[0-9]+]], of which verify after applying them: [[N]] (100%)
 //
 // The fence goes above the barrier after the writes (every writer passes it), not above the elected tma.store.
 // RUN: not %cakec --verify-only %S/local_proxy_fence_tma_store.cake 2>&1 | %FileCheck %s --check-prefix=PROXY
@@ -29,6 +18,13 @@
 // syncwarp goes after the statement that holds the lane-0 wait, in the block where the other lanes read.
 // RUN: not %cakec --verify-only %S/thread_lane0_wait_all_lanes_read.cake 2>&1 | %FileCheck %s --check-prefix=SYNCWARP
 // SYNCWARP: thread_lane0_wait_all_lanes_read.cake:43:1: fix-it: insert line 'syncwarp;'
+//
+// A race inside one barrier interval: the barrier goes above the statement holding the later access, in the block
+// holding both (here the lanes of one warp: syncwarp); a race across iterations: at the end of the loop body.
+// RUN: not %cakec --verify-only %S/race_warp_reduction_missing_syncwarp.cake 2>&1 | %FileCheck %s --check-prefix=RACE
+// RUN: not %cakec --verify-only %S/race_war_across_iterations.cake 2>&1 | %FileCheck %s --check-prefix=RACE-LOOP
+// RACE: race_warp_reduction_missing_syncwarp.cake:25:1: fix-it: insert line 'syncwarp;'
+// RACE-LOOP: race_war_across_iterations.cake:17:1: fix-it: insert line 'syncthreads;'
 //
 // fence.mbarrier_init goes right after the initialising thread's mbarrier.init.
 // RUN: not %cakec --verify-only %S/init_not_fenced.cake 2>&1 | %FileCheck %s --check-prefix=INIT
