@@ -49,6 +49,7 @@
 #include "verify/SmallestModel.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
+#include "verify/Z3Terms.h"
 
 #include "frontend/Builtins.h"
 #include "frontend/ConstEval.h"

@@ -12,15 +12,6 @@
 
 namespace cake {
 
-bool mentionsConstant(const z3::expr &e, const z3::expr &c, unsigned depth) {
-  if (depth > 200) return true;
-  if (e.is_const()) return z3::eq(e, c);
-  if (!e.is_app()) return false;
-  for (unsigned i = 0; i < e.num_args(); ++i)
-    if (mentionsConstant(e.arg(i), c, depth + 1)) return true;
-  return false;
-}
-
 RaceWalker::RaceWalker(VerifyContext &ctx, bool roleRangeAsOneTerm)
     : ctx_(ctx), z3_(ctx.z3()), tr_(ctx.z3(), ctx.info()), path_(ctx.z3(), tr_, ctx.info()),
       roleRangeAsOneTerm_(roleRangeAsOneTerm) {}

@@ -41,8 +41,6 @@ struct Region {
   z3::expr start, length;
 };
 
-// Is constant `c` among the sub-terms of `e`?  (Deep terms answer yes: the caller then gives up.)
-bool mentionsConstant(const z3::expr &e, const z3::expr &c, unsigned depth = 0);
 
 class RaceWalker {
 public:

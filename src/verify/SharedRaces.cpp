@@ -49,6 +49,7 @@
 #include "verify/SmallestModel.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
+#include "verify/Z3Terms.h"
 
 #include "frontend/Builtins.h"
 #include "frontend/ConstEval.h"
@@ -529,21 +530,13 @@ private:
   // over the terms' DAG: each node once.)
   bool threadOnlyAccess(const SharedAccess &a) {
     if (a.warpWide || a.inexact || !a.problem.empty()) return false;
-    std::vector<z3::expr> todo = {a.cond, a.epoch, a.warpEpoch};
-    for (const Region &r : a.region) todo.insert(todo.end(), {r.start, r.length});
-    const z3::expr threadVars[] = {tr_.builtinVar(BuiltinValue::TidX), tr_.builtinVar(BuiltinValue::Warp),
-                                   tr_.builtinVar(BuiltinValue::Lane)};
-    std::unordered_set<unsigned> seen;
-    while (!todo.empty()) {
-      z3::expr x = todo.back();
-      todo.pop_back();
-      if (!x.is_app() || !seen.insert(x.id()).second) continue;
-      if (x.num_args() == 0 && x.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
-          std::none_of(std::begin(threadVars), std::end(threadVars), [&](const z3::expr &v) { return z3::eq(v, x); }))
-        return false;
-      for (unsigned i = 0; i < x.num_args(); ++i) todo.push_back(x.arg(i));
-    }
-    return true;
+    std::vector<z3::expr> terms = {a.cond, a.epoch, a.warpEpoch};
+    for (const Region &r : a.region) terms.insert(terms.end(), {r.start, r.length});
+    std::vector<z3::expr> threadVars = {tr_.builtinVar(BuiltinValue::TidX), tr_.builtinVar(BuiltinValue::Warp),
+                                        tr_.builtinVar(BuiltinValue::Lane)};
+    size_t known = threadVars.size();
+    appendNewConstants(threadVars, freeConstants(terms));
+    return threadVars.size() == known;
   }
 
   // Every thread's view of access i (memoised); nullopt when some term does not evaluate to a number.

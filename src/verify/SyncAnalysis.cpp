@@ -39,6 +39,7 @@
 #include "verify/SyncModel.h"
 #include "verify/SyncSimulator.h"
 #include "verify/VerifyContext.h"
+#include "verify/Z3Terms.h"
 
 #include <unordered_map>
 #include <unordered_set>
@@ -1297,8 +1298,7 @@ private:
     for (const auto &[name, var] : ctx_.translator().freeVars())
       if (name == "block.x" || name == "block.y" || name == "block.z" || name == "num_sms") inputs.push_back(var);
     // ... and whatever else a trip count reads (a loop bound loaded from memory, as a free value).
-    for (const std::vector<z3::expr> *terms : {&trips_, &drivenTrips_})
-      for (const z3::expr &t : *terms) freeConstantsOf(t, inputs);
+    for (const std::vector<z3::expr> *terms : {&trips_, &drivenTrips_}) appendNewConstants(inputs, freeConstants(*terms));
     // What a shape must satisfy: requires(...) and the side conditions over the inputs alone (the others
     // constrain loop variables and thread indices, which a feasible shape does not fix).
     z3::expr feasible = z_.bool_val(true);
@@ -1469,25 +1469,10 @@ private:
     return false;
   }
 
-  // Appends the free constants of `e` that are not in `vars` yet.
-  static void freeConstantsOf(const z3::expr &e, std::vector<z3::expr> &vars) {
-    std::vector<z3::expr> todo = {e};
-    std::unordered_set<unsigned> seen;
-    while (!todo.empty()) {
-      z3::expr x = todo.back();
-      todo.pop_back();
-      if (!x.is_app() || !seen.insert(x.id()).second) continue;
-      if (x.num_args() == 0 && x.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
-          std::none_of(vars.begin(), vars.end(), [&](const z3::expr &v) { return z3::eq(v, x); }))
-        vars.push_back(x);
-      for (unsigned i = 0; i < x.num_args(); ++i) todo.push_back(x.arg(i));
-    }
-  }
-
   // Are the free constants of `e` among `vars`?
   static bool onlyMentions(const z3::expr &e, const std::vector<z3::expr> &vars) {
     std::vector<z3::expr> all = vars;
-    freeConstantsOf(e, all);
+    appendNewConstants(all, freeConstants({e}));
     return all.size() == vars.size();
   }
 
