@@ -1274,6 +1274,7 @@ private:
         s.notes.push_back({f.range, trace});
         for (DiagNote &n : f.notes) s.notes.push_back(std::move(n));
         s.hint = std::move(f.hint);
+        s.insertions = std::move(f.insertions);
         s.fixits = std::move(f.fixits);
         result_.findings.push_back(std::move(s));
       }
@@ -1404,7 +1405,8 @@ void reportSyncFamily(VerifyContext &ctx, SyncFamily family) {
                                : ctx.reportFailureArgs(f.kind, f.range, f.args);
     for (const DiagNote &n : f.notes) b.note(n.range, n.message);
     if (!f.hint.empty()) b.hint(f.hint);
-    for (StatementInsertion fix : f.fixits) {
+    for (const FixIt &fix : f.fixits) b.fixit(fix);
+    for (StatementInsertion fix : f.insertions) {
       if (fix.sameBlockAs.valid() && ctx.kernel().body)
         fix.nextTo = statementHoldingIn(*ctx.kernel().body, fix.nextTo, fix.sameBlockAs);
       b.fixit(insertStatement(ctx.diags(), fix));

@@ -28,7 +28,8 @@ struct SyncFinding {
   std::vector<std::string> args;  // the message arguments of `kind` (unproven: obligation, reason)
   std::vector<DiagNote> notes;    // trace and the operations involved
   std::string hint;
-  std::vector<StatementInsertion> fixits;   // mechanical edits that follow the hint
+  std::vector<StatementInsertion> insertions;   // mechanical edits that follow the hint: statements to add
+  std::vector<FixIt> fixits;                    // ... and text to replace
 };
 
 struct SyncAnalysis {

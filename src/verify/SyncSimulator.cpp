@@ -267,8 +267,35 @@ private:
 
   SimFinding &report(SyncFamily family, DiagKind kind, SourceRange range, std::vector<std::string> args) {
     stopped_ = true;
-    outcome.findings.push_back({family, kind, range, std::move(args), {}, {}, {}});
+    outcome.findings.push_back({family, kind, range, std::move(args), {}, {}, {}, {}});
     return outcome.findings.back();
+  }
+
+  // Does a copy into stage s signal barrier b (anywhere in the program)?
+  bool someCopySignals(int s, int b) const {
+    for (size_t x = 0; x < agents_->size(); ++x)
+      for (size_t i = 0; i < program_->size(x); ++i) {
+        const SyncEvent &ev = program_->at(x, i);
+        if (ev.kind != EventKind::TmaLoad) continue;
+        for (size_t k = 0; k < ev.stages.size() && k < ev.barriers.size(); ++k)
+          if (ev.stages[k] == s && ev.barriers[k] == b) return true;
+      }
+    return false;
+  }
+
+  // The fix-it of a wait one phase early: its parity flipped (a literal 0 / 1 swapped, else `(P) ^ 1`).
+  static void flipParity(SimFinding &f, const SyncEvent &wait) {
+    if (!wait.op) return;
+    for (const Clause &c : wait.op->clauses) {
+      if (c.name != "parity" || c.args.size() != 1 || !c.args[0]) continue;
+      const Expr &p = *c.args[0];
+      if (auto *lit = dynCast<IntLitExpr>(&p); lit && lit->value <= 1) {
+        f.fixits.push_back({p.range, lit->value ? "0" : "1"});
+      } else {
+        f.fixits.push_back({SourceRange{p.range.begin, p.range.begin.offset}, "("});
+        f.fixits.push_back({SourceRange{{p.range.begin.file, p.range.end}, p.range.end}, ") ^ 1"});
+      }
+    }
   }
 
   SourceRange declRange(int b) const {
@@ -394,7 +421,7 @@ private:
       SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierInitNotFenced, e.range, {decl->decl->name, use});
       if (s.initEvent) f.notes.push_back({s.initEvent->range, "initialised here by " + agent(s.initAgent).name});
       f.hint = "add 'fence.mbarrier_init;' after 'mbarrier.init' (in the initialising thread), before the syncthreads";
-      if (s.initEvent) f.fixits.push_back({s.initEvent->range, true, "fence.mbarrier_init;", {}});
+      if (s.initEvent) f.insertions.push_back({s.initEvent->range, true, "fence.mbarrier_init;", {}});
       return false;
     }
     return true;
@@ -432,6 +459,10 @@ private:
       f.notes.push_back({e.range, "and reads '" + stageName(s) + "' here" + at(e)});
       f.hint = "the k-th use of a stage of an S-stage ring waits with parity (k / S) & 1 (consumer) and "
                "((k / S) & 1) ^ 1 (producer)";
+      // The flip is offered when the stage is filled through this barrier (not for a producer's wait on its
+      // 'empty' barrier).  For a consumer that joins the ring mid-sequence (its parity is for a later phase and
+      // the bug is the missing order) it is wrong: utils/verify-fixits.py counts that case.
+      if (someCopySignals(s, wb)) flipParity(f, wait);
       return false;
     }
     if (!bad) {
@@ -455,6 +486,7 @@ private:
         if (st.writeEvent) f.notes.push_back({st.writeEvent->range, "the copy is issued here by " + who(st.writer, *st.writeEvent)});
         f.hint = "the k-th use of a stage of an S-stage ring waits with parity (k / S) & 1 (consumer) and "
                  "((k / S) & 1) ^ 1 (producer)";
+        if (st.writePhase == t->second + 1) flipParity(f, wait);
         return false;
       }
     }
@@ -673,7 +705,7 @@ private:
       f.hint = "add 'syncwarp;' after the wait, outside the 'elect' / lane condition, so that the other lanes of "
                "each warp are ordered after it; or let every thread that does the " + access + " wait; or move "
                "the " + access + " under the same condition as the wait";
-      f.fixits.push_back({wait->range, true, "syncwarp;", e.range});
+      f.insertions.push_back({wait->range, true, "syncwarp;", e.range});
     }
     else if (waiters && !waitersCoverThem)
       f.hint = "let every warp that does the " + access + " wait; or, after the wait, pass a named barrier "

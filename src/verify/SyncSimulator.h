@@ -55,7 +55,8 @@ struct SimFinding {
   std::vector<std::string> args;
   std::vector<DiagNote> notes;
   std::string hint;
-  std::vector<StatementInsertion> fixits;   // mechanical edits that follow the hint
+  std::vector<StatementInsertion> insertions;   // mechanical edits that follow the hint: statements to add
+  std::vector<FixIt> fixits;                    // ... and text to replace
 };
 
 struct SimOutcome {
