@@ -1,6 +1,5 @@
 // statementHoldingIn: descends from the kernel body through the statements whose source range holds both ranges
-// (roles, loops, ifs, elects, blocks) and stops at the first one that holds `inner` but not `alsoIn`, or that has
-// no block inside.
+// (roles, loops, ifs, elects, blocks) and stops at the first one that holds `inner` but not `alsoIn`.
 #include "verify/EnclosingStatement.h"
 
 #include <vector>
@@ -44,10 +43,10 @@ const Stmt *holder(const Stmt &s, SourceRange inner, SourceRange alsoIn) {
 
 } // namespace
 
-SourceRange statementHoldingIn(const BlockStmt &body, SourceRange inner, SourceRange alsoIn) {
-  if (!holds(body.range, inner) || !holds(body.range, alsoIn)) return inner;
+std::optional<SourceRange> statementHoldingIn(const BlockStmt &body, SourceRange inner, SourceRange alsoIn) {
+  if (!holds(body.range, inner) || !holds(body.range, alsoIn)) return std::nullopt;
   const Stmt *s = holder(body, inner, alsoIn);
-  return s ? s->range : inner;
+  return s ? std::optional<SourceRange>(s->range) : std::nullopt;
 }
 
 } // namespace cake

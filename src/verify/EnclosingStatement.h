@@ -4,10 +4,12 @@
 #pragma once
 #include "frontend/AST.h"
 
+#include <optional>
+
 namespace cake {
 
-// The statement of the innermost block holding both ranges that holds `inner`; `inner` itself when no statement of
-// `body` holds it.
-SourceRange statementHoldingIn(const BlockStmt &body, SourceRange inner, SourceRange alsoIn);
+// The statement of the innermost block holding both ranges that holds `inner`; nullopt when there is none (one
+// range outside `body`, e.g. in an inlined fn, or both in one statement).
+std::optional<SourceRange> statementHoldingIn(const BlockStmt &body, SourceRange inner, SourceRange alsoIn);
 
 } // namespace cake

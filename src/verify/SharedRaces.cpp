@@ -629,7 +629,8 @@ private:
   void insertBarrierBetween(DiagBuilder &d, const SharedAccess &earlier, const SharedAccess &later,
                             const char *barrier) {
     if (const BlockStmt *body = ctx_.kernel().body.get())
-      d.fixit(insertStatementBefore(ctx_.diags(), statementHoldingIn(*body, later.range, earlier.range), barrier));
+      if (std::optional<SourceRange> at = statementHoldingIn(*body, later.range, earlier.range))
+        d.fixit(insertStatementBefore(ctx_.diags(), *at, barrier));
   }
 
   void reportRace(const SharedAccess &a, const SharedAccess &b, const z3::model &m, const z3::expr_vector &from,

@@ -1407,8 +1407,12 @@ void reportSyncFamily(VerifyContext &ctx, SyncFamily family) {
     if (!f.hint.empty()) b.hint(f.hint);
     for (const FixIt &fix : f.fixits) b.fixit(fix);
     for (StatementInsertion fix : f.insertions) {
-      if (fix.sameBlockAs.valid() && ctx.kernel().body)
-        fix.nextTo = statementHoldingIn(*ctx.kernel().body, fix.nextTo, fix.sameBlockAs);
+      if (fix.sameBlockAs.valid()) {
+        std::optional<SourceRange> holder;
+        if (ctx.kernel().body) holder = statementHoldingIn(*ctx.kernel().body, fix.nextTo, fix.sameBlockAs);
+        if (!holder) continue;
+        fix.nextTo = *holder;
+      }
       b.fixit(insertStatement(ctx.diags(), fix));
     }
   }

@@ -224,6 +224,8 @@ private:
     case OpId::Syncthreads: case OpId::Sync:
       for (auto &[d, w] : s.generic)
         if (!w.barrierAfter) w.barrierAfter = &op;
+      for (auto &e : op.dsts) scanExpr(op, e.get(), "read", s);
+      for (auto &e : op.srcs) scanExpr(op, e.get(), "read", s);
       return;
     case OpId::Wgmma: {
       const Decl *acc = op.dsts.empty() ? nullptr : rootDecl(op.dsts[0].get());
