@@ -3,6 +3,7 @@
 // also feeds cakec's JSON output to Python's json parser.)
 #include "support/Diagnostics.h"
 #include "support/JsonText.h"
+#include "source_ranges.h"
 
 #include <doctest/doctest.h>
 
@@ -12,13 +13,6 @@
 using namespace cake;
 
 namespace {
-
-// Range covering `text` inside the file's buffer (first occurrence).
-SourceRange rangeOf(const SourceManager &sm, uint32_t file, std::string_view text) {
-  size_t at = sm.text(file).find(text);
-  REQUIRE(at != std::string_view::npos);
-  return {SourceLoc{file, static_cast<uint32_t>(at)}, static_cast<uint32_t>(at + text.size())};
-}
 
 std::string renderText(const DiagnosticEngine &d) {
   std::ostringstream os;

@@ -3,6 +3,7 @@
 // tests/lit/verify/fixits_make_corpus_verify.cake checks that the fix-its make the corpus verify.
 #include "verify/EnclosingStatement.h"
 #include "verify/SourceText.h"
+#include "source_ranges.h"
 #include "verify_local_helpers.h"
 
 #include <doctest/doctest.h>
@@ -10,12 +11,6 @@
 using namespace cake;
 
 namespace {
-
-SourceRange rangeOf(const SourceManager &sm, uint32_t file, std::string_view text) {
-  size_t at = sm.text(file).find(text);
-  REQUIRE(at != std::string_view::npos);
-  return {SourceLoc{file, static_cast<uint32_t>(at)}, static_cast<uint32_t>(at + text.size())};
-}
 
 // The file's text with the fix-it applied.
 std::string applied(const SourceManager &sm, uint32_t file, const FixIt &f) {
