@@ -4,7 +4,7 @@
   utils/verify-fixits.py CAKEC [--min-fixed-rate R] [--json OUT] [FILE.cake ...]   (from the repository root)
 
 The corpus (default): tests/lit/verify/*.cake and bench/faulty/*.cake.  For each file that `cakec --verify-only`
-rejects with verifier errors (E06xx), with the -D options of its first RUN line that verifies it, every fix-it of
+rejects with verifier errors (E06xx), with the -D options of its first RUN line that verifies it (%s), every fix-it of
 every error diagnostic (--diagnostics-format json) is applied to a copy of the file; the copy is verified again.
 A file is
   fixed      every error carried a fix-it and the edited copy has no verifier error left (E06xx; a corpus file
@@ -28,10 +28,11 @@ import tempfile
 
 
 def run_options(text):
-    """The -D options of the file's first RUN line that runs --verify-only (none: no such line, or no -D)."""
+    """The -D options of the file's first RUN line that verifies the file itself (%s) (none: no such line, or no
+    -D)."""
     for line in text.splitlines():
         m = re.search(r"RUN:(.*)", line)
-        if not m or "--verify-only" not in m.group(1):
+        if not m or "--verify-only" not in m.group(1) or not re.search(r"%s\b", m.group(1)):
             continue
         words = shlex.split(m.group(1).split("|")[0])
         opts = []
