@@ -106,6 +106,16 @@ def reference(torch, ref, x):
 
 
 # ------------------------------------------------------------------------------------------- implementations
+# the chunked CAKE forwards: bench name -> (kernel 1's entry, the scan's warpgroups per block, title)
+CAKE_CHUNKED = {
+    "cake_chunked_tc3_wg2": ("kda_chunk_prep_tc3", 2, "tf32 L / P prep, 2-wg scan"),
+    "cake_chunked_tc3": ("kda_chunk_prep_tc3", 1, "tf32 L / P prep"),
+    "cake_chunked_tc2_wg2": ("kda_chunk_prep_tc2", 2, "tc2 prep, 2-wg scan"),
+    "cake_chunked_tc2": ("kda_chunk_prep_tc2", 1, "tc2 prep"),
+    "cake_chunked_tc": ("kda_chunk_prep_tc", 1, "tc prep"),
+    "cake_chunked": ("kda_chunk_prep", 1, "SIMT prep"),
+}
+
 def flashkda_impl(torch, flash_kda, x):
     out = torch.full_like(x["v"], float("nan"))
     final = torch.full_like(x["h0"], float("nan"))
@@ -193,8 +203,8 @@ def main():
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--cake", default="", help="folder of the CAKE kda cubins (cakeir.kda.kernels)")
     ap.add_argument("--budget", type=float, default=400.0, help="seconds; later cases are skipped past it")
-    ap.add_argument("--impls", default="cake_chunked_tc2_wg2,cake_chunked_tc2,cake_chunked_tc,cake_chunked,cake,"
-                                       "cake_scan_wg2,cake_scan,flashkda,fla,fla_safe",
+    ap.add_argument("--impls", default=",".join(list(CAKE_CHUNKED) + ["cake", "cake_scan_wg2", "cake_scan", "flashkda",
+                                                                       "fla", "fla_safe"]),
                     help="which implementations to run (fla_safe: chunk_kda with safe_gate=True)")
     ap.add_argument("--only-cake", default=None,
                     help="comma-separated CAKE paths allowed to run (bench/kda_device_run.sh passes those that "
@@ -252,15 +262,9 @@ def main():
                 impls = [n for n in impls if not n.startswith("cake") or n in allowed]
             if cake_kda is not None and "cake" in impls:
                 fns["cake"] = cake_impl(torch, cake_kda, x)
-            if cake_kda is not None and "cake_chunked" in impls:
-                fns["cake_chunked"] = cake_chunked_impl(torch, cake_kda, x)
-            if cake_kda is not None and "cake_chunked_tc" in impls:
-                fns["cake_chunked_tc"] = cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep_tc")
-            if cake_kda is not None and "cake_chunked_tc2" in impls:
-                fns["cake_chunked_tc2"] = cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep_tc2")
-            if cake_kda is not None and "cake_chunked_tc2_wg2" in impls:
-                fns["cake_chunked_tc2_wg2"] = cake_chunked_impl(torch, cake_kda, x, kernel="kda_chunk_prep_tc2",
-                                                                scan_wg=2)
+            for name, (kernel, scan_wg, _title) in CAKE_CHUNKED.items():
+                if cake_kda is not None and name in impls:
+                    fns[name] = cake_chunked_impl(torch, cake_kda, x, kernel=kernel, scan_wg=scan_wg)
             if cake_kda is not None and "cake_scan" in impls:
                 fns["cake_scan"] = cake_scan_impl(torch, cake_kda, x)
             if cake_kda is not None and "cake_scan_wg2" in impls:
@@ -326,8 +330,10 @@ def main():
 
 def markdown(document, common):
     rows, six_ratios = [], {}
-    names = ["cake_chunked_tc2_wg2", "cake_chunked_tc2", "cake_chunked_tc", "cake_chunked", "cake", "cake_scan_wg2",
-             "cake_scan", "flashkda", "fla", "fla_safe"]
+    titles = dict({n: "cake chunked (%s)" % title for n, (_k, _wg, title) in CAKE_CHUNKED.items()},
+                  cake="cake recurrent", cake_scan_wg2="cake 2-wg scan only", cake_scan="cake scan only",
+                  flashkda="FlashKDA", fla="fla", fla_safe="fla safe_gate")
+    names = list(titles)
     for rec in document["cases"]:
         t = rec.get("timing", {})
         ck = rec.get("checks", {})
@@ -348,13 +354,8 @@ def markdown(document, common):
         if rec.get("six"):
             for n in t:
                 six_ratios.setdefault(n, []).append(t[n]["ms"])
-    header = ["case", "B x T", "cake chunked (tc2 prep, 2-wg scan) ms", "cake chunked (tc2 prep) ms",
-              "cake chunked (tc prep) ms", "cake chunked ms", "cake recurrent ms", "cake 2-wg scan only ms",
-              "cake scan only ms", "FlashKDA ms", "fla ms",
-              "fla safe_gate ms", "cake chunked (tc2 prep, 2-wg scan) err o / state",
-              "cake chunked (tc2 prep) err o / state", "cake chunked (tc prep) err o / state", "cake chunked err o / state", "cake recurrent err o / state",
-              "cake 2-wg scan+torch prep err o / state", "cake scan+torch prep err o / state",
-              "FlashKDA err o / state", "fla err o / state", "fla safe err o / state", "fla / FlashKDA"]
+    header = (["case", "B x T"] + ["%s ms" % titles[n] for n in names] +
+              ["%s err o / state" % titles[n] for n in names] + ["fla / FlashKDA"])
     text = ("# KDA forward, H200\n\n`%s`\n\n\"cake scan only\" times kernels/kda/chunk_scan.cake alone (the sequential "
             "half of the chunked form; its inputs come from a torch scaffold that is not timed): it is not a whole "
             "forward and is not compared as one.\n\n" % document["meta"].get("command"))

@@ -17,6 +17,9 @@
 #   kda_chunk_prep_tc2_<gate>                  kernels/kda/chunk_prep_tc2.cake (chunk_prep_tc in 109 KB of shared
 #                                             memory and at most 128 registers: two blocks per SM; the safe
 #                                             gate needs --maxrregcount=128 for that, the unbounded one not)
+#   kda_chunk_prep_tc3_safe                    kernels/kda/chunk_prep_tc3.cake (every entry of L and P as tf32
+#                                             mma.sync products factored through the sub-chunk's middle row; safe
+#                                             gate only: the unbounded gate runs tc2)
 #
 # Usage: bash bench/kda_build.sh [--list]      Env: as bench/build_variants.sh (BUILD_DIR, CAKEC, RUNTIME_LIB)
 set -u -o pipefail
@@ -26,6 +29,7 @@ scan=kernels/kda/chunk_scan.cake
 prep=kernels/kda/chunk_prep.cake
 preptc=kernels/kda/chunk_prep_tc.cake
 preptc2=kernels/kda/chunk_prep_tc2.cake
+preptc3=kernels/kda/chunk_prep_tc3.cake
 
 variants() {
   for gate in safe unbounded; do
@@ -42,6 +46,7 @@ variants() {
   echo "kda_chunk_prep_tc_unbounded|$preptc|SAFE=0"
   echo "kda_chunk_prep_tc2_safe|$preptc2|SAFE=1 --maxrregcount=128"
   echo "kda_chunk_prep_tc2_unbounded|$preptc2|SAFE=0"
+  echo "kda_chunk_prep_tc3_safe|$preptc3|"
   for layout in vfirst kfirst; do
     vf=$([ $layout = vfirst ] && echo 1 || echo 0)
     for vl in 0 1; do

@@ -5,9 +5,9 @@ token recurrence (cakeir.kda.reference, computed on the GPU in float64), on seed
 layouts, with and without initial / final state, a long history (T = 65536: a truncated recurrence fails),
 and chunk-by-chunk state passing (two calls chained through the final state) against one pass.  Each case also
 runs the chunked form (cakeir.kda.kernels.forward_chunked: kernel 1 as kernels/kda/chunk_prep.cake, as
-kernels/kda/chunk_prep_tc.cake and chunk_prep_tc2.cake (tensor cores, workspaces NaN-poisoned first) and as the
-torch scaffold, each +
-kernels/kda/chunk_scan.cake; the tc2 prep and the torch scaffold also with the scan's WG = 2 build).
+kernels/kda/chunk_prep_tc.cake, chunk_prep_tc2.cake and chunk_prep_tc3.cake (tensor cores, workspaces NaN-poisoned
+first) and as the torch scaffold, each + kernels/kda/chunk_scan.cake; the tc2 / tc3 preps and the torch scaffold
+also with the scan's WG = 2 build: CHUNKED_PATHS).
 
     bash bench/kda_build.sh                                          # development machine: the cubins
     python3 bench/kda_check.py --cubins bench/out/kda/cubins --out DIR [--seed S]
@@ -28,6 +28,16 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH_DIR)
 sys.path.insert(0, BENCH_DIR)
 sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
+
+# the chunked paths each case runs: (label, title, forward_chunked's prep, scan warpgroups)
+CHUNKED_PATHS = (("cake", "CAKE prep + scan", "cake", 1),
+                 ("cake_tc", "CAKE tensor-core prep + scan", "cake_tc", 1),
+                 ("cake_tc2", "CAKE tensor-core prep in 109 KB + scan", "cake_tc2", 1),
+                 ("cake_tc2_wg2", "CAKE tensor-core prep in 109 KB + two-warpgroup scan", "cake_tc2", 2),
+                 ("cake_tc3", "CAKE tf32 L / P prep + scan", "cake_tc3", 1),
+                 ("cake_tc3_wg2", "CAKE tf32 L / P prep + two-warpgroup scan", "cake_tc3", 2),
+                 ("torch", "torch prep + scan", "torch", 1),
+                 ("torch_wg2", "torch prep + two-warpgroup scan", "torch", 2))
 
 
 def cases():
@@ -107,15 +117,13 @@ def main():
                   (not want_ht or (rec["state_rel_err"] <= args.tol and rec["state_nan"] == 0)))
             # the chunked form: kernel 1 as kernels/kda/chunk_prep.cake ("cake") and as the torch scaffold
             # ("torch"), each followed by kernels/kda/chunk_scan.cake
-            for label, prep, scan_wg in (("cake", "cake", 1), ("cake_tc", "cake_tc", 1), ("cake_tc2", "cake_tc2", 1),
-                                         ("cake_tc2_wg2", "cake_tc2", 2), ("torch", "torch", 1),
-                                         ("torch_wg2", "torch", 2)):
+            for label, _title, prep, scan_wg in CHUNKED_PATHS:
                 try:
                     oc, sc = kk.forward_chunked(lib, x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"],
                                                 dt_bias=x["dt_bias"], lower_bound=lb,
                                                 initial_state=h0 if use_h0 else None, output_final_state=want_ht,
                                                 cu_seqlens=cu, state_v_first=vfirst, prep=prep,
-                                                poison=prep in ("cake_tc", "cake_tc2"), scan_wg=scan_wg)
+                                                poison=prep.startswith("cake_tc"), scan_wg=scan_wg)
                     torch.cuda.synchronize()
                     rec["chunked_%s_o_rel_err" % label] = ref.rel_error(oc, o_ref)
                     if want_ht:
@@ -152,26 +160,18 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "kda_check.json"), "w") as f:
         json.dump({"command": " ".join(sys.argv), "seed": args.seed, "tol": args.tol, "cases": records}, f, indent=1)
-    lines = ["| case | seed | recurrent: o err | state err | passing o / state | chunked (CAKE prep + scan): o / state "
-             "| chunked (CAKE tensor-core prep + scan): o / state "
-             "| chunked (CAKE tensor-core prep in 109 KB + scan): o / state "
-             "| chunked (CAKE tensor-core prep in 109 KB + two-warpgroup scan): o / state "
-             "| chunked (torch prep + scan): o / state "
-             "| chunked (torch prep + two-warpgroup scan): o / state | ok |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| case | seed | recurrent: o err | state err | passing o / state | " +
+             " | ".join("chunked (%s): o / state" % title for _label, title, _prep, _wg in CHUNKED_PATHS) + " | ok |",
+             "|---|---|---|---|---|" + "---|" * len(CHUNKED_PATHS) + "---|"]
     for r in records:
         g = lambda k: ("%.2e" % r[k]) if k in r else "-"  # noqa: E731
-        lines.append("| %s | %d | %s | %s | %s / %s | %s / %s %s | %s / %s %s | %s / %s %s | %s / %s %s | %s / %s %s "
-                     "| %s / %s %s | %s |" % (
-            r["case"], r["seed"], g("o_rel_err"), g("state_rel_err"), g("passing_o_rel_err"),
-            g("passing_state_rel_err"), g("chunked_cake_o_rel_err"), g("chunked_cake_state_rel_err"),
-            r.get("chunked_cake_error", ""), g("chunked_cake_tc_o_rel_err"), g("chunked_cake_tc_state_rel_err"),
-            r.get("chunked_cake_tc_error", ""), g("chunked_cake_tc2_o_rel_err"), g("chunked_cake_tc2_state_rel_err"),
-            r.get("chunked_cake_tc2_error", ""), g("chunked_cake_tc2_wg2_o_rel_err"),
-            g("chunked_cake_tc2_wg2_state_rel_err"), r.get("chunked_cake_tc2_wg2_error", ""),
-            g("chunked_torch_o_rel_err"), g("chunked_torch_state_rel_err"), r.get("chunked_torch_error", ""),
-            g("chunked_torch_wg2_o_rel_err"), g("chunked_torch_wg2_state_rel_err"), r.get("chunked_torch_wg2_error", ""),
-            "yes" if r["ok"] else "NO " + r.get("error", "")))
+        cells = [r["case"], str(r["seed"]), g("o_rel_err"), g("state_rel_err"),
+                 "%s / %s" % (g("passing_o_rel_err"), g("passing_state_rel_err"))]
+        for label, _title, _prep, _wg in CHUNKED_PATHS:
+            cells.append(("%s / %s %s" % (g("chunked_%s_o_rel_err" % label), g("chunked_%s_state_rel_err" % label),
+                                          r.get("chunked_%s_error" % label, ""))).rstrip())
+        cells.append("yes" if r["ok"] else "NO " + r.get("error", ""))
+        lines.append("| " + " | ".join(cells) + " |")
     with open(os.path.join(args.out, "kda_check.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

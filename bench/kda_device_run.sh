@@ -36,18 +36,12 @@ ok = lambda key: bool(cases) and all(c.get(key, False) for c in cases)
 names = []
 if cases and all("error" not in c and c.get("o_rel_err", 1) <= 1e-2 for c in cases):
     names.append("cake")
-if ok("chunked_cake_ok"):
-    names.append("cake_chunked")
-if ok("chunked_cake_tc_ok"):
-    names.append("cake_chunked_tc")
-if ok("chunked_cake_tc2_ok"):
-    names.append("cake_chunked_tc2")
-if ok("chunked_cake_tc2_wg2_ok"):
-    names.append("cake_chunked_tc2_wg2")
-if ok("chunked_torch_ok"):
-    names.append("cake_scan")
-if ok("chunked_torch_wg2_ok"):
-    names.append("cake_scan_wg2")
+labels = sorted({k[len("chunked_"):-len("_ok")] for c in cases for k in c
+                 if k.startswith("chunked_") and k.endswith("_ok")})
+for label in labels:            # kda_check's chunked paths -> kda_bench's names
+    if ok("chunked_%s_ok" % label):
+        names.append(label.replace("torch", "cake_scan") if label.startswith("torch")
+                     else label.replace("cake", "cake_chunked", 1))
 print(",".join(names))
 PY
 )

@@ -139,7 +139,10 @@ class Kernels:
 CHUNK = 64
 
 # forward_chunked's prep names -> the kernel 1 entry (its builds are <entry>_<gate>.cubin)
-PREP_KERNELS = {"cake": "kda_chunk_prep", "cake_tc": "kda_chunk_prep_tc", "cake_tc2": "kda_chunk_prep_tc2"}
+PREP_KERNELS = {"cake": "kda_chunk_prep", "cake_tc": "kda_chunk_prep_tc", "cake_tc2": "kda_chunk_prep_tc2",
+                "cake_tc3": "kda_chunk_prep_tc3"}
+# kernel 1 entries built for the safe gate only -> the entry that serves the unbounded gate in their place
+SAFE_GATE_ONLY = {"kda_chunk_prep_tc3": "kda_chunk_prep_tc2"}
 
 
 def chunk_layout(cu: torch.Tensor, T_total: int):
@@ -228,7 +231,9 @@ def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_
                         kernel: str = "kda_chunk_prep", poison: bool = False):
     """prepare_chunks with kernels/kda/chunk_prep.cake (kernel 1; kernel = "kda_chunk_prep_tc":
     kernels/kda/chunk_prep_tc.cake, the tensor-core version; "kda_chunk_prep_tc2": kernels/kda/chunk_prep_tc2.cake,
-    the same in 109 KB of shared memory (two blocks per SM); all three have one interface).  layout: chunk_layout(cu, TT) if the
+    the same in 109 KB of shared memory (two blocks per SM); "kda_chunk_prep_tc3": kernels/kda/chunk_prep_tc3.cake, every
+    entry of L and P as tf32 tensor-core products, safe gate only (the unbounded gate runs chunk_prep_tc2's exact
+    form: SAFE_GATE_ONLY); all four have one interface).  layout: chunk_layout(cu, TT) if the
     caller has it (the timed path reuses it; it depends on cu only).  poison: fill the workspaces with NaN first
     (checks: a part the kernel fails to write shows in o)."""
     TT, H, K = q.shape
@@ -249,6 +254,8 @@ def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_
         for name in ("W", "QG", "KG", "U", "P", "GL"):
             out[name].fill_(float("nan"))
     if nct > 0:
+        if lower_bound is None:
+            kernel = SAFE_GATE_ONLY.get(kernel, kernel)
         name = "%s_%s" % (kernel, "unbounded" if lower_bound is None else "safe")
         dtb = dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous()
         if dtb.data_ptr() % 16:                 # the tc2 kernel reads it in 16-byte vectors
@@ -294,7 +301,8 @@ def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_b
                     cu_seqlens=None, state_v_first: bool = False, prep: str = "cake", poison: bool = False,
                     scan_wg: int = 1):
     """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "cake_tc": kernels/kda/
-    chunk_prep_tc.cake; "cake_tc2": kernels/kda/chunk_prep_tc2.cake; "torch": the prepare_chunks scaffold) +
+    chunk_prep_tc.cake; "cake_tc2": kernels/kda/chunk_prep_tc2.cake; "cake_tc3": kernels/kda/chunk_prep_tc3.cake
+    (safe gate; the unbounded gate runs tc2); "torch": the prepare_chunks scaffold) +
     kda_chunk_scan with scan_wg warpgroups per block (scan_chunks' wg).  Same contract as
     Kernels.forward.  poison: NaN-fill kernel 1's workspaces first (CAKE preps)."""
     B, T, H, K = q.shape
