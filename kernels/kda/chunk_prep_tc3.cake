@@ -14,13 +14,14 @@
 // 2 p and 2 p + 1 takes channels 16 p + 4 q .. +4, so that G, q and k are read as 16- and 8-byte vectors.
 // Tiles: sub-chunk I has 2 (I + 1) 8-column tiles (columns 0 .. 16 I + 15), 20 in all; warp w takes three tiles of
 // one sub-chunk (I = 3, 3, 3, 2, 2, 1, 1, 0; first tile 0, 3, 6, 0, 3, 0, 3, 0), so that it builds one A operand;
-// four of the 24 slots are past the sub-chunk's last tile (computed on the last tile's columns, not stored).
+// four of the 24 slots are past the sub-chunk's last tile and do nothing (a warp-uniform branch).
 // The unbounded gate keeps chunk_prep_tc2.cake (exact exponents per pair on the diagonal blocks).
+// v is copied to shared memory with cp.async as the kernel starts (its global latency hidden behind phases 1 - 3).
 // Phases (barriers between them): 1. activations -> xb (raw q | raw k), fbuf (g), norms, beta.  2. G = cumsum; GL.
 // 3. L and P tiles (registers); P -> global (and 0 right of the sub-chunk's tiles).  4. QG, KG -> global and
 // [beta e^G k | beta v] -> xb in place.  5. L -> fbuf columns 0 .. 63 (G is dead).  6. T = (I + L)^-1 by 16 x 16
 // blocks, T -> bf16.  7. [w | u] = T [beta e^G k | beta v], staged in xb.  8. w, u -> global in 16-byte row segments.
-// Shared memory 81 KB (two blocks per SM at up to 128 registers a thread).
+// Shared memory 97 KB, 106 registers: two blocks per SM.
 target sm_90a;
 
 fn sigmoid(x: f32) -> f32 {
@@ -54,6 +55,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
   shared bs: f32[BT];
   shared fbuf: f32[BT, KD + 4];               // g, then G; then L (columns 0 .. BT) and T (BT .. 2 BT)
   shared ms: f32[3][16, 20];                  // the block merges' partial products (rows 16-byte aligned)
+  shared vs: bf16[BT, VD + 8] align(16);      // v, copied asynchronously from the start (read in phase 4)
   shared tb: bf16[BT, BT + 8];                // T, bf16, upper blocks 0
 
   let t = i32(tid.x);
@@ -69,6 +71,10 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     let row = ROWS[p0 + r];
     let ok_row = row >= 0;
     let tok = i32(u32(row) % u32(TT));
+    for j in 0..4 unroll {
+      cp.async vs[r, c0 + 8 * j +: 8] <- v[tok, h, c0 + 8 * j +: 8];
+    }
+    cp.async.commit;
     let a = ex2(A_log[h] * log2e);
     var sqq: f32 = 0.0;
     var skk: f32 = 0.0;
@@ -159,16 +165,18 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
         aq[e / 2][2 * (e % 2) + 1] = q1[e] * x1;
       }
       for m in 0..3 unroll {
-        let s = 8 * min(nt0 + m, 2 * si + 1) + gq;  // the B column of this thread
-        let gs = fbuf[s, c +: 4];
-        let ks = f32x4(xb[s, KD + c +: 4]);
-        var b: frag<mma_b, tf32, 16, 8, 8>[2];
-        for e in 0..4 unroll {
-          b[e / 2][e % 2] = ks[e] * ex2((gm[e] - gs[e]) * log2e);
-        }
-        for st in 0..2 unroll {
-          mma.sync accl[m] += ak[st] * b[st];
-          mma.sync accp[m] += aq[st] * b[st];
+        if nt0 + m <= 2 * si + 1 {                  // warp-uniform: the slots past the last tile do nothing
+          let s = 8 * (nt0 + m) + gq;               // the B column of this thread
+          let gs = fbuf[s, c +: 4];
+          let ks = f32x4(xb[s, KD + c +: 4]);
+          var b: frag<mma_b, tf32, 16, 8, 8>[2];
+          for e in 0..4 unroll {
+            b[e / 2][e % 2] = ks[e] * ex2((gm[e] - gs[e]) * log2e);
+          }
+          for st in 0..2 unroll {
+            mma.sync accl[m] += ak[st] * b[st];
+            mma.sync accp[m] += aq[st] * b[st];
+          }
         }
       }
     }
@@ -188,6 +196,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
       P[p0 + pr, h * BT + 16 * cb + 8 +: 8] = bf16x8(z);
     }
   }
+  cp.async.wait 0;                                  // v (phase 1's copies) -> vs, published by the barrier
   syncthreads;
 
   // ---- 4. QG, KG -> global; [beta e^G k | beta v] into xb in place (row r = e / 16, channels c .. c + 7: each
@@ -196,13 +205,11 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     let e = t + 256 * m;
     let r = e / 16;
     let c = (e % 16) * 8;
-    let row = ROWS[p0 + r];
-    let tok = i32(u32(row) % u32(TT));
     let g8 = fbuf[r, c +: 8];
     let l8 = fbuf[BT - 1, c +: 8];
     let k8 = f32x8(xb[r, KD + c +: 8]);
     let q8 = f32x8(xb[r, c +: 8]);
-    let v8 = f32x8(v[tok, h, c +: 8]);
+    let v8 = f32x8(vs[r, c +: 8]);
     let kr = rk[r];
     let qr = rq[r];
     let br = bs[r];                                 // 0 on padded rows
