@@ -108,6 +108,7 @@ def reference(torch, ref, x):
 # ------------------------------------------------------------------------------------------- implementations
 # the chunked CAKE forwards: bench name -> (kernel 1's entry, the scan's warpgroups per block, title)
 CAKE_CHUNKED = {
+    "cake_chunked_tc3_auto": ("kda_chunk_prep_tc3", "auto", "tf32 L / P prep, scan warpgroups by shape"),
     "cake_chunked_tc3_wg2": ("kda_chunk_prep_tc3", 2, "tf32 L / P prep, 2-wg scan"),
     "cake_chunked_tc3": ("kda_chunk_prep_tc3", 1, "tf32 L / P prep"),
     "cake_chunked_tc2_wg2": ("kda_chunk_prep_tc2", 2, "tc2 prep, 2-wg scan"),

@@ -36,6 +36,7 @@ CHUNKED_PATHS = (("cake", "CAKE prep + scan", "cake", 1),
                  ("cake_tc2_wg2", "CAKE tensor-core prep in 109 KB + two-warpgroup scan", "cake_tc2", 2),
                  ("cake_tc3", "CAKE tf32 L / P prep + scan", "cake_tc3", 1),
                  ("cake_tc3_wg2", "CAKE tf32 L / P prep + two-warpgroup scan", "cake_tc3", 2),
+                 ("cake_tc3_auto", "CAKE tf32 L / P prep + scan warpgroups by shape", "cake_tc3", "auto"),
                  ("torch", "torch prep + scan", "torch", 1),
                  ("torch_wg2", "torch prep + two-warpgroup scan", "torch", 2))
 

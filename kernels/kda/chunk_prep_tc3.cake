@@ -16,6 +16,7 @@
 // one sub-chunk (I = 3, 3, 3, 2, 2, 1, 1, 0; first tile 0, 3, 6, 0, 3, 0, 3, 0), so that it builds one A operand;
 // four of the 24 slots are past the sub-chunk's last tile and do nothing (a warp-uniform branch).
 // The unbounded gate keeps chunk_prep_tc2.cake (exact exponents per pair on the diagonal blocks).
+// G is kept in log2 units (the gate is scaled by log2 e as it is computed), so every e^x is one ex2.
 // v is copied to shared memory with cp.async as the kernel starts (its global latency hidden behind phases 1 - 3).
 // Phases (barriers between them): 1. activations -> xb (raw q | raw k), fbuf (g), norms, beta.  2. G = cumsum; GL.
 // 3. L and P tiles (registers); P -> global (and 0 right of the sub-chunk's tiles).  4. QG, KG -> global and
@@ -53,7 +54,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
   shared rq: f32[BT];                         // 1 / |q_r|, 1 / |k_r| (0 on padded rows)
   shared rk: f32[BT];
   shared bs: f32[BT];
-  shared fbuf: f32[BT, KD + 4];               // g, then G; then L (columns 0 .. BT) and T (BT .. 2 BT)
+  shared fbuf: f32[BT, KD + 4];               // g, then G (both times log2 e); then L (columns 0 .. BT), T (BT ..)
   shared ms: f32[3][16, 20];                  // the block merges' partial products (rows 16-byte aligned)
   shared vs: bf16[BT, VD + 8] align(16);      // v, copied asynchronously from the start (read in phase 4)
   shared tb: bf16[BT, BT + 8];                // T, bf16, upper blocks 0
@@ -76,6 +77,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     }
     cp.async.commit;
     let a = ex2(A_log[h] * log2e);
+    let lb2 = lower_bound * log2e;                  // the gate in log2 units: G below is log2 e^G
     var sqq: f32 = 0.0;
     var skk: f32 = 0.0;
     for j in 0..4 unroll {
@@ -92,7 +94,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
         sqq = fma(q8[e], q8[e], sqq);
         skk = fma(k8[e], k8[e], skk);
         let x = g8[e] + d8[e];
-        gv[e] = select(ok_row, lower_bound * sigmoid(a * x), 0.0);
+        gv[e] = select(ok_row, lb2 * sigmoid(a * x), 0.0);
       }
       fbuf[r, c0 + 8 * j +: 8] = gv;
     }
@@ -131,7 +133,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     for r in 32..BT unroll {
       fbuf[r, c] = fbuf[r, c] + base;
     }
-    GL[ch, h * KD + c] = ex2(fbuf[BT - 1, c] * log2e);    // this thread wrote it just above
+    GL[ch, h * KD + c] = ex2(fbuf[BT - 1, c]);    // this thread wrote it just above
   }
   syncthreads;
 
@@ -157,8 +159,8 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
       var ak: frag<mma_a, tf32, 16, 8, 8>[2];
       var aq: frag<mma_a, tf32, 16, 8, 8>[2];
       for e in 0..4 unroll {                        // element (row g + 8 (e % 2), k q + 4 (e / 2)) of each k-step
-        let x0 = ex2((g0[e] - gm[e]) * log2e);
-        let x1 = ex2((g1[e] - gm[e]) * log2e);
+        let x0 = ex2(g0[e] - gm[e]);
+        let x1 = ex2(g1[e] - gm[e]);
         ak[e / 2][2 * (e % 2)] = k0[e] * x0;
         ak[e / 2][2 * (e % 2) + 1] = k1[e] * x1;
         aq[e / 2][2 * (e % 2)] = q0[e] * x0;
@@ -171,7 +173,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
           let ks = f32x4(xb[s, KD + c +: 4]);
           var b: frag<mma_b, tf32, 16, 8, 8>[2];
           for e in 0..4 unroll {
-            b[e / 2][e % 2] = ks[e] * ex2((gm[e] - gs[e]) * log2e);
+            b[e / 2][e % 2] = ks[e] * ex2(gm[e] - gs[e]);
           }
           for st in 0..2 unroll {
             mma.sync accl[m] += ak[st] * b[st];
@@ -219,9 +221,9 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     var wv: f32x8;
     for j in 0..8 unroll {
       let kn = k8[j] * kr;
-      let eg = ex2(g8[j] * log2e);
+      let eg = ex2(g8[j]);
       qg[j] = scale * q8[j] * qr * eg;
-      kg[j] = kn * ex2((l8[j] - g8[j]) * log2e);
+      kg[j] = kn * ex2(l8[j] - g8[j]);
       wk[j] = br * eg * kn;
       wv[j] = br * v8[j];
     }

@@ -19,7 +19,7 @@ Every call launches on torch's current stream."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Union
 
 import torch
 
@@ -266,16 +266,32 @@ def prepare_chunks_cake(lib: "Kernels", q, k, v, g, beta, A_log, dt_bias, lower_
     return out
 
 
+_SM_COUNT: Dict[Any, int] = {}
+
+
+def scan_warpgroups(N: int, H: int, device) -> int:
+    """The scan build for N sequences of H heads: one warpgroup per block (2 N H blocks, each 64 state columns)
+    when those blocks fit on the GPU's SMs at once, else two (N H blocks, both halves of a (sequence, head) in
+    one block sharing the chunk tiles).  The scan is sequential along each sequence, so a second wave of blocks
+    doubles its time, while two warpgroups per block cost each block ~1.5x (bench/results/2026-12-03-kda)."""
+    key = torch.device(device)
+    if key not in _SM_COUNT:
+        _SM_COUNT[key] = torch.cuda.get_device_properties(key).multi_processor_count
+    return 1 if 2 * N * H <= _SM_COUNT[key] else 2
+
+
 def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_state=None, final_state=None,
-                state_v_first: bool = True, out=None, wg: int = 1):
+                state_v_first: bool = True, out=None, wg: Union[int, str] = 1):
     """Runs kda_chunk_scan on prepare_chunks' output: o [TT, H, V] bf16 (into out) and the final state (into
     final_state, when given).  wg: the build's warpgroups per block (chunk_scan.cake -D WG; 2: both 64-column
-    blocks of a (sequence, head) in one block, builds kda_chunk_scan_wg2_*)."""
-    if wg not in (1, 2):
-        raise ValueError("cakeir.kda: scan wg must be 1 or 2, not %r" % (wg,))
+    blocks of a (sequence, head) in one block, builds kda_chunk_scan_wg2_*); "auto": scan_warpgroups' choice."""
     TT, H, V = v_shape
     dev = prep["W"].device
     N = cu.numel() - 1
+    if wg == "auto":
+        wg = scan_warpgroups(N, H, dev)
+    if wg not in (1, 2):
+        raise ValueError("cakeir.kda: scan wg must be 1, 2 or 'auto', not %r" % (wg,))
     use_state = initial_state is not None or final_state is not None
     state_shape = (N, H, V, V)
     name = "kda_chunk_scan%s_%s%s%s" % ("_wg2" if wg == 2 else "", "vfirst" if state_v_first else "kfirst",
@@ -299,7 +315,7 @@ def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_stat
 def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_bound: Optional[float] = None,
                     scale: Optional[float] = None, initial_state=None, output_final_state: bool = False,
                     cu_seqlens=None, state_v_first: bool = False, prep: str = "cake", poison: bool = False,
-                    scan_wg: int = 1):
+                    scan_wg: Union[int, str] = 1):
     """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "cake_tc": kernels/kda/
     chunk_prep_tc.cake; "cake_tc2": kernels/kda/chunk_prep_tc2.cake; "cake_tc3": kernels/kda/chunk_prep_tc3.cake
     (safe gate; the unbounded gate runs tc2); "torch": the prepare_chunks scaffold) +
