@@ -44,7 +44,8 @@ def test_tc_model_matches_recurrence(lower_bound, T, cu):
 
 
 @pytest.mark.parametrize("lower_bound,name", [(-5.0, "kda_chunk_prep_tc_safe"), (None, "kda_chunk_prep_tc_unbounded"),
-                                              (-5.0, "kda_chunk_prep_tc2_safe"), (None, "kda_chunk_prep_tc2_unbounded")])
+                                              (-5.0, "kda_chunk_prep_tc2_safe"), (None, "kda_chunk_prep_tc2_unbounded"),
+                                              (-5.0, "kda_chunk_prep_tc3_safe")])
 def test_prep_tc_launch_arguments(tmp_path, lower_bound, name):
     """prepare_chunks_cake(kernel="kda_chunk_prep_tc") picks the build by gate and passes chunk_prep_tc.cake's
     signature (q k v g beta A_log dt_bias ROWS W QG KG U P GL scale lower_bound); poison NaN-fills the workspaces."""
@@ -122,3 +123,20 @@ def test_prep_refuses_a_gate_bound_below_minus_5(tmp_path):
         kk.prepare_chunks_cake(lib, flat(x["q"]), flat(x["k"]), flat(x["v"]), flat(x["g"]), x["beta"].reshape(T, H),
                                x["A_log"], x["dt_bias"], -6.0, 128 ** -0.5, torch.tensor([0, T]),
                                kernel="kda_chunk_prep_tc2")
+
+
+def test_tc3_serves_the_unbounded_gate_with_tc2(tmp_path):
+    """chunk_prep_tc3.cake is built for the safe gate only: kernel="kda_chunk_prep_tc3" with lower_bound None
+    launches chunk_prep_tc2's unbounded build (exact exponents per pair) with the same arguments."""
+    launched = []
+    lib = kk.Kernels(str(tmp_path))
+    lib._modules["kda_chunk_prep_tc2_unbounded"] = lambda *a: launched.append("tc2_unbounded")
+    lib._modules["kda_chunk_prep_tc3_safe"] = lambda *a: launched.append("tc3_safe")
+    T, H = 64, 1
+    x = ref.make_inputs(1, T, H, 128, 128, seed=2)
+    flat = lambda t: t.reshape(T, H, *t.shape[3:])  # noqa: E731
+    for lower_bound in (None, -5.0):
+        kk.prepare_chunks_cake(lib, flat(x["q"]), flat(x["k"]), flat(x["v"]), flat(x["g"]), x["beta"].reshape(T, H),
+                               x["A_log"], x["dt_bias"], lower_bound, 128 ** -0.5, torch.tensor([0, T]),
+                               kernel="kda_chunk_prep_tc3")
+    assert launched == ["tc2_unbounded", "tc3_safe"]
