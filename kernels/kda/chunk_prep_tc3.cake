@@ -17,13 +17,12 @@
 // four of the 24 slots are past the sub-chunk's last tile and do nothing (a warp-uniform branch).
 // The unbounded gate keeps chunk_prep_tc2.cake (exact exponents per pair on the diagonal blocks).
 // G is kept in log2 units (the gate is scaled by log2 e as it is computed), so every e^x is one ex2.
+// v is copied to shared memory with cp.async as the kernel starts (its global latency hidden behind phases 1 - 3).
 // Phases (barriers between them): 1. activations -> xb (raw q | raw k), fbuf (g), norms, beta.  2. G = cumsum; GL.
 // 3. L and P tiles (registers); P -> global (and 0 right of the sub-chunk's tiles).  4. QG, KG -> global and
 // [beta e^G k | beta v] -> xb in place.  5. L -> fbuf columns 0 .. 63 (G is dead).  6. T = (I + L)^-1 by 16 x 16
-// blocks, T -> bf16.  7. [w | u] = T [beta e^G k | beta v] in two passes of 64 columns each, staged in fbuf and
-// written to global in 16-byte row segments.
-// Three blocks per SM: 76,800 bytes of shared memory (xb, fbuf, tb; the per-row scalars in fbuf's row padding,
-// the inverse's partial products in L's dead diagonal blocks) and 80 registers (ptxas, no cap, no spills).
+// blocks, T -> bf16.  7. [w | u] = T [beta e^G k | beta v], staged in xb.  8. w, u -> global in 16-byte row segments.
+// Shared memory 97 KB, 106 registers: two blocks per SM.
 target sm_90a;
 
 fn sigmoid(x: f32) -> f32 {
@@ -52,10 +51,12 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
   grid(NCT, H) threads(256)
 {
   shared xb: bf16[BT, KD + VD + 8];           // raw q (columns 0 ..), raw k (KD ..); then [beta e^G k | beta v]
-  // fbuf: g, then G (both times log2 e); then L (columns 0 .. BT) and T (BT ..); the merges' partial products of
-  // the inverse in L's dead diagonal blocks; last the [w | u] stage.  Its row padding holds each row's
-  // 1 / |q_r| (column KD), 1 / |k_r| (KD + 1) and beta_r (KD + 2), 0 on padded rows.
-  shared fbuf: f32[BT, KD + 4];
+  shared rq: f32[BT];                         // 1 / |q_r|, 1 / |k_r| (0 on padded rows)
+  shared rk: f32[BT];
+  shared bs: f32[BT];
+  shared fbuf: f32[BT, KD + 4];               // g, then G (both times log2 e); then L (columns 0 .. BT), T (BT ..)
+  shared ms: f32[3][16, 20];                  // the block merges' partial products (rows 16-byte aligned)
+  shared vs: bf16[BT, VD + 8] align(16);      // v, copied asynchronously from the start (read in phase 4)
   shared tb: bf16[BT, BT + 8];                // T, bf16, upper blocks 0
 
   let t = i32(tid.x);
@@ -71,6 +72,10 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     let row = ROWS[p0 + r];
     let ok_row = row >= 0;
     let tok = i32(u32(row) % u32(TT));
+    for j in 0..4 unroll {
+      cp.async vs[r, c0 + 8 * j +: 8] <- v[tok, h, c0 + 8 * j +: 8];
+    }
+    cp.async.commit;
     let a = ex2(A_log[h] * log2e);
     let lb2 = lower_bound * log2e;                  // the gate in log2 units: G below is log2 e^G
     var sqq: f32 = 0.0;
@@ -98,9 +103,9 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     skk += shfl.xor(skk, 1);
     skk += shfl.xor(skk, 2);
     if t % 4 == 0 {
-      fbuf[r, KD] = select(ok_row, rsqrt(sqq + 1.0e-6), 0.0);
-      fbuf[r, KD + 1] = select(ok_row, rsqrt(skk + 1.0e-6), 0.0);
-      fbuf[r, KD + 2] = select(ok_row, sigmoid(f32(beta[tok, h])), 0.0);
+      rq[r] = select(ok_row, rsqrt(sqq + 1.0e-6), 0.0);
+      rk[r] = select(ok_row, rsqrt(skk + 1.0e-6), 0.0);
+      bs[r] = select(ok_row, sigmoid(f32(beta[tok, h])), 0.0);
     }
   }
   syncthreads;
@@ -182,7 +187,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
       if nt <= 2 * si + 1 {
         let r = 16 * si + accp[m].row;
         let s = 8 * nt + accp[m].col;
-        store P[p0 + 16 * si, h * BT + 8 * nt] <- bf16(select(s <= r, accp[m] * (scale * fbuf[r, KD] * fbuf[s, KD + 1]), 0.0));
+        store P[p0 + 16 * si, h * BT + 8 * nt] <- bf16(select(s <= r, accp[m] * (scale * rq[r] * rk[s]), 0.0));
       }
     }
     let pr = t / 4;                                 // row pr, columns 16 cb +: 16: 0 right of its sub-chunk
@@ -193,6 +198,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
       P[p0 + pr, h * BT + 16 * cb + 8 +: 8] = bf16x8(z);
     }
   }
+  cp.async.wait 0;                                  // v (phase 1's copies) -> vs, published by the barrier
   syncthreads;
 
   // ---- 4. QG, KG -> global; [beta e^G k | beta v] into xb in place (row r = e / 16, channels c .. c + 7: each
@@ -201,16 +207,14 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     let e = t + 256 * m;
     let r = e / 16;
     let c = (e % 16) * 8;
-    let row = ROWS[p0 + r];
-    let tok = i32(u32(row) % u32(TT));
     let g8 = fbuf[r, c +: 8];
     let l8 = fbuf[BT - 1, c +: 8];
     let k8 = f32x8(xb[r, KD + c +: 8]);
     let q8 = f32x8(xb[r, c +: 8]);
-    let v8 = f32x8(v[tok, h, c +: 8]);
-    let qr = fbuf[r, KD];
-    let kr = fbuf[r, KD + 1];
-    let br = fbuf[r, KD + 2];                       // 0 on padded rows
+    let v8 = f32x8(vs[r, c +: 8]);
+    let kr = rk[r];
+    let qr = rq[r];
+    let br = bs[r];                                 // 0 on padded rows
     var qg: f32x8;
     var kg: f32x8;
     var wk: f32x8;
@@ -236,7 +240,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     if nt <= 2 * si + 1 {
       let r = 16 * si + accl[m].row;
       let s = 8 * nt + accl[m].col;
-      store fbuf[16 * si, 8 * nt] <- select(s < r, accl[m] * (fbuf[r, KD + 2] * fbuf[r, KD + 1] * fbuf[s, KD + 1]), 0.0);
+      store fbuf[16 * si, 8 * nt] <- select(s < r, accl[m] * (bs[r] * rk[r] * rk[s]), 0.0);
     }
   }
   syncthreads;
@@ -277,7 +281,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
           }
         }
       }
-      fbuf[16 * jb + rr, 16 * jb + cq +: 4] = a4;      // L's diagonal block jb is dead
+      ms[jb][rr, cq +: 4] = a4;
     }
     syncthreads;
     if jb < 4 - d {
@@ -286,7 +290,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
       for s4 in 0..4 unroll {
         let l4 = fbuf[16 * i + rr, BT + 16 * i + 4 * s4 +: 4];
         for e in 0..4 unroll {
-          let m4 = fbuf[16 * jb + 4 * s4 + e, 16 * jb + cq +: 4];
+          let m4 = ms[jb][4 * s4 + e, cq +: 4];
           for c in 0..4 unroll {
             a4[c] = fma(l4[e], m4[c], a4[c]);
           }
@@ -312,40 +316,38 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
   }
   syncthreads;
 
-  // ---- 7. [w | u] = T [beta e^G k | beta v] in two passes of 64 columns of each: warp: rows 16 mi .. +16, columns
-  // 128 half + 64 ps .. +64; staged as f32 in fbuf (dead by now: columns 64 half ..), then written to global in
-  // 16-byte row segments (row e / 16, segment e % 16: w's columns 64 ps + 8 (e % 16) +: 8 below 8, else u's)
-  let mi = warp % 4;
-  let half = warp / 4;
-  for ps in 0..2 unroll {
-    var wu: frag<mma_c, f32, 16, 8, 16>[8] = 0.0;
+  // ---- 7. [w | u] = T [beta e^G k | beta v]: warp: rows 16 mi .. +16, columns 128 half .. +128
+  {
+    let mi = warp % 4;
+    let half = warp / 4;
+    var wu: frag<mma_c, f32, 16, 8, 16>[16] = 0.0;
     for kk in 0..BT / 16 unroll {
       var af: frag<mma_a, bf16, 16, 8, 16>;
-      var bfr: frag<mma_b, bf16, 16, 8, 16>[8];
+      var bfr: frag<mma_b, bf16, 16, 8, 16>[16];
       ldmatrix af <- tb[16 * mi + lane % 16, 16 * kk + (lane / 16) * 8 +: 8];
-      for j in 0..8 step 2 unroll {
-        ldmatrix.trans bfr[j], bfr[j + 1] <- xb[16 * kk + lane % 16, KD * half + 64 * ps + 8 * j + (lane / 16) * 8 +: 8];
+      for j in 0..16 step 2 unroll {
+        ldmatrix.trans bfr[j], bfr[j + 1] <- xb[16 * kk + lane % 16, KD * half + 8 * j + (lane / 16) * 8 +: 8];
       }
-      for j in 0..8 unroll {
+      for j in 0..16 unroll {
         mma.sync wu[j] += af * bfr[j];
       }
     }
-    for j in 0..8 unroll {
-      store fbuf[16 * mi, 64 * half + 8 * j] <- wu[j];
+    syncthreads;                                    // every warp has read xb: it becomes the [w | u] stage
+    for j in 0..16 unroll {
+      store xb[16 * mi, KD * half + 8 * j] <- bf16(wu[j]);
     }
-    syncthreads;
-    for m in 0..4 unroll {
-      let e = t + 256 * m;
-      let r = e / 16;
-      let sg = e % 16;
-      let x = bf16x8(fbuf[r, 8 * sg +: 8]);
-      let col = 64 * ps + 8 * (sg % 8);
-      if sg < 8 {
-        W[p0 + r, h * KD + col +: 8] = x;
-      } else {
-        U[p0 + r, h * VD + col +: 8] = x;
-      }
+  }
+  syncthreads;
+  // ---- 8. w, u -> global in 16-byte row segments (row e / 32, columns 8 (e % 32) +: 8 of [w | u])
+  for m in 0..8 unroll {
+    let e = t + 256 * m;
+    let r = e / 32;
+    let c = (e % 32) * 8;
+    let x = xb[r, c +: 8];
+    if c < KD {
+      W[p0 + r, h * KD + c +: 8] = x;
+    } else {
+      U[p0 + r, h * VD + c - KD +: 8] = x;
     }
-    syncthreads;                                    // the stage is read before the next pass overwrites it
   }
 }
