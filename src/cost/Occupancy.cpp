@@ -1,9 +1,12 @@
 // Occupancy and the register estimate (see Occupancy.h).
 #include "cost/Occupancy.h"
 
+#include "frontend/NameUses.h"
 #include "frontend/Types.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <vector>
 
 namespace cake::cost {
 
@@ -21,23 +24,47 @@ int64_t registersOf(const Type *t) {
   return 0;
 }
 
-void collect(const Stmt &s, int64_t &regs, unsigned depth) {
-  if (depth > 300) return;
-  switch (s.kind) {
-  case StmtKind::Block:
-    for (const auto &c : cast<BlockStmt>(&s)->stmts) collect(*c, regs, depth + 1);
-    break;
-  case StmtKind::Var: regs += registersOf(static_cast<const Decl *>(cast<VarStmt>(&s))->type); break;
-  case StmtKind::Role: collect(*cast<RoleStmt>(&s)->body, regs, depth + 1); break;
-  case StmtKind::For: collect(*cast<ForStmt>(&s)->body, regs, depth + 1); break;
-  case StmtKind::Elect: collect(*cast<ElectStmt>(&s)->body, regs, depth + 1); break;
-  case StmtKind::If: {
-    auto *i = cast<IfStmt>(&s);
-    collect(*i->thenBody, regs, depth + 1);
-    if (i->elseBody) collect(*i->elseBody, regs, depth + 1);
-    break;
+// The most registers the `var`s hold at once inside s.  A `var` of a block is live from its declaration to the
+// last statement of that block that names it (a block-level interval: a use inside a nested statement keeps
+// it live through that whole statement); the peak of a block is the largest, over its statements, of what is
+// live there plus what the statement itself holds inside.  Branches and loop bodies count their own peak.
+int64_t peakRegisters(const Stmt *s, unsigned depth) {
+  if (!s || depth > 300) return 0;
+  switch (s->kind) {
+  case StmtKind::Block: {
+    const auto &stmts = cast<BlockStmt>(s)->stmts;
+    std::unordered_map<const Decl *, size_t> varIndex;   // a var of this block -> its entry in vars
+    struct Live { int64_t regs; size_t first, last; };
+    std::vector<Live> vars;
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      forEachNameUseIn(stmts[i].get(), [&](const NameExpr &n) {
+        if (auto it = varIndex.find(n.decl); it != varIndex.end()) vars[it->second].last = i;
+      });
+      if (auto *v = dynCast<VarStmt>(stmts[i].get())) {
+        varIndex[v] = vars.size();
+        vars.push_back({registersOf(v->type), i, i});
+      }
+    }
+    std::vector<int64_t> delta(stmts.size() + 1, 0);       // live registers change by delta[i] at statement i
+    for (const Live &v : vars) {
+      delta[v.first] += v.regs;
+      delta[v.last + 1] -= v.regs;
+    }
+    int64_t peak = 0, live = 0;
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      live += delta[i];
+      peak = std::max(peak, live + peakRegisters(stmts[i].get(), depth + 1));
+    }
+    return peak;
   }
-  default: break;
+  case StmtKind::Role: return peakRegisters(cast<RoleStmt>(s)->body.get(), depth + 1);
+  case StmtKind::For: return peakRegisters(cast<ForStmt>(s)->body.get(), depth + 1);
+  case StmtKind::Elect: return peakRegisters(cast<ElectStmt>(s)->body.get(), depth + 1);
+  case StmtKind::If: {
+    auto *i = cast<IfStmt>(s);
+    return std::max(peakRegisters(i->thenBody.get(), depth + 1), peakRegisters(i->elseBody.get(), depth + 1));
+  }
+  default: return 0;
   }
 }
 
@@ -46,9 +73,7 @@ int64_t roundUp(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; 
 } // namespace
 
 int64_t estimateRegisters(const Kernel &kernel) {
-  int64_t regs = 0;
-  if (kernel.body) collect(*kernel.body, regs, 0);
-  return regs + kRegisterOverhead;
+  return peakRegisters(kernel.body.get(), 0) + kRegisterOverhead;
 }
 
 Occupancy computeOccupancy(const Kernel &kernel, const KernelInfo &info, const Machine &machine,

@@ -7,9 +7,10 @@
 // Registers per block: with regs(r) on every role (setmaxnreg), the block allocates the sum over warps of
 // 32 x r (warps outside roles at the estimate); otherwise threads x registers per thread, rounded up to the
 // allocation unit (8 registers per thread, 256 per warp).  Registers per thread come from a ptxas report
-// when the caller has one, else from estimateRegisters(): every register-resident `var` (scalars, vectors,
-// arrays, fragments) counted in 32-bit registers, plus a fixed overhead for addresses, indices and
-// temporaries, at most the machine's per-thread limit.
+// when the caller has one, else from estimateRegisters(): the most 32-bit registers the register-resident `var`s
+// (scalars, vectors, arrays, fragments) hold at once - each live from its declaration to the last statement of
+// its block that names it - plus a fixed overhead for addresses, indices and temporaries, at most the machine's
+// per-thread limit.
 #pragma once
 #include "cost/Machine.h"
 #include "frontend/AST.h"
@@ -34,7 +35,7 @@ struct Occupancy {
   std::string whyNot;              // blocksPerSm == 0: which limit one block already exceeds
 };
 
-// 32-bit registers per thread the kernel's variables need, plus kRegisterOverhead.
+// 32-bit registers per thread the kernel's variables need at their peak, plus kRegisterOverhead.
 int64_t estimateRegisters(const Kernel &kernel);
 
 // ptxasRegisters: a ptxas report's count (used as is); registerCap: --maxrregcount (.maxnreg in every entry),

@@ -18,6 +18,26 @@ std::string kernelWith(const std::string &shared, int threads, const std::string
 }
 } // namespace
 
+TEST_CASE("register estimate: a var counts from its declaration to its block's last statement that names it") {
+  auto estimate = [](const std::string &body) {
+    auto a = analyse("target sm_90a;\nkernel k(X: f32[N]) requires(N >= 1) grid(1) threads(32) {\n" + body + "}\n");
+    return estimateRegisters(*a->kernel()) - kRegisterOverhead;
+  };
+  // two phases in sequence: their arrays are never live together
+  CHECK(estimate("  { var a: f32[100]; a[0] = 1.0; X[0] = a[0]; }\n  { var b: f32[60]; b[0] = 2.0; X[1] = b[0]; }\n")
+        == 100);
+  // a var named after a nested block stays live through it
+  CHECK(estimate("  var c: f32[50];\n  c[0] = 3.0;\n  { var a: f32[100]; a[0] = 1.0; X[0] = a[0]; }\n"
+                 "  X[2] = c[0];\n") == 150);
+  // ... one last named before it does not
+  CHECK(estimate("  var c: f32[50];\n  c[0] = 3.0;\n  X[2] = c[0];\n  { var a: f32[100]; a[0] = 1.0; X[0] = a[0]; }\n")
+        == 100);
+  // a loop body's peak adds to what is live around the loop; branches count the larger side
+  CHECK(estimate("  var s: f32 = 0.0;\n  for i in 0..4 { var t: f32[8]; t[0] = s; s += t[0]; }\n"
+                 "  if s > 0.0 { var u: f32[20]; u[0] = s; X[0] = u[0]; } else { var w: f32[30]; w[0] = s; X[0] = w[0]; }\n")
+        == 31);
+}
+
 TEST_CASE("occupancy: threads, shared memory and register limits") {
   Machine h200 = machine("h200");
   {
