@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/build_variants.sh: compiles a list of kernel variants for the H200 benches, on the development machine
 # (no GPU).  Reads lines "name|source.cake|DEF=V DEF=V" (source relative to the repository root; a word
-# starting with "--" is a cakec option, e.g. --arch=sm_90) on stdin and
+# starting with "--" is a cakec option, e.g. --arch=sm_90; max-spills=N lets ptxas spill up to N bytes, where a
+# variant's register cap is known to cost a few straight-line spills) on stdin and
 # writes into OUT_DIR (emptied first):
 #
 #   OUT_DIR/<name>.cubin + .cubin.json   every variant whose source exists;
@@ -10,7 +11,7 @@
 #
 # Status per variant: ok; ok-unverified (the only errors were the verifier's, E06xx: rebuilt with --no-verify,
 # as bench/build.sh does; detail = the first one); missing (no source: skipped); FAIL (any other error, or
-# ptxas spills: exit 1 at the end, the other variants are still built).
+# ptxas spills beyond max-spills (default 0): exit 1 at the end, the other variants are still built).
 # Usage: ... | bash bench/build_variants.sh OUT_DIR
 # Env: BUILD_DIR (default <repo>/build-bench: its cakec and lib/libcake_runtime.so), CAKEC (a cakec to use
 #      instead), RUNTIME_LIB (a libcake_runtime.so to copy instead), NO_VERIFY=1 (build every variant with
@@ -38,7 +39,10 @@ while IFS='|' read -r name src defs; do
     st=missing detail="$src does not exist"
   else
     args=()
-    for d in $defs; do case $d in --*) args+=("$d") ;; *) args+=(-D "$d") ;; esac; done
+    max_spills=0
+    for d in $defs; do
+      case $d in --*) args+=("$d") ;; max-spills=*) max_spills=${d#max-spills=} ;; *) args+=(-D "$d") ;; esac
+    done
     st=ok
     if [ "${NO_VERIFY:-0}" = 1 ]; then
       args+=(--no-verify)
@@ -60,10 +64,12 @@ while IFS='|' read -r name src defs; do
       st=FAIL detail=$(grep -m1 'error' <<<"$log")
       rm -f "$out/$name.cubin" "$out/$name.cubin.json"
       status=1
-    elif [ "${spills:-0}" != "0" ]; then
+    elif [ "${spills:-0}" -gt "$max_spills" ]; then
       st=FAIL detail="ptxas spills $spills bytes"
       rm -f "$out/$name.cubin" "$out/$name.cubin.json"
       status=1
+    elif [ "${spills:-0}" != "0" ]; then
+      detail="ptxas spills $spills bytes (max-spills=$max_spills)"
     fi
   fi
   printf '%-28s %-14s regs=%s spills=%s %s\n' "$name" "$st" "${regs:-?}" "${spills:-?}" "$detail"

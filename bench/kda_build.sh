@@ -44,7 +44,8 @@ variants() {
   echo "kda_chunk_prep_unbounded|$prep|SAFE=0"
   echo "kda_chunk_prep_tc_safe|$preptc|SAFE=1"
   echo "kda_chunk_prep_tc_unbounded|$preptc|SAFE=0"
-  echo "kda_chunk_prep_tc2_safe|$preptc2|SAFE=1 --maxrregcount=128"
+  # at the 128-register cap ptxas spills 24 bytes of straight-line code (tests/lit/kernels/kda.cake pins <= 32)
+  echo "kda_chunk_prep_tc2_safe|$preptc2|SAFE=1 --maxrregcount=128 max-spills=32"
   echo "kda_chunk_prep_tc2_unbounded|$preptc2|SAFE=0"
   echo "kda_chunk_prep_tc3_safe|$preptc3|"
   for layout in vfirst kfirst; do
