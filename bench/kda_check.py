@@ -29,16 +29,14 @@ REPO = os.path.dirname(BENCH_DIR)
 sys.path.insert(0, BENCH_DIR)
 sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
 
-# the chunked paths each case runs: (label, title, forward_chunked's prep, scan warpgroups)
-CHUNKED_PATHS = (("cake", "CAKE prep + scan", "cake", 1),
-                 ("cake_tc", "CAKE tensor-core prep + scan", "cake_tc", 1),
-                 ("cake_tc2", "CAKE tensor-core prep in 109 KB + scan", "cake_tc2", 1),
-                 ("cake_tc2_wg2", "CAKE tensor-core prep in 109 KB + two-warpgroup scan", "cake_tc2", 2),
-                 ("cake_tc3", "CAKE tf32 L / P prep + scan", "cake_tc3", 1),
-                 ("cake_tc3_wg2", "CAKE tf32 L / P prep + two-warpgroup scan", "cake_tc3", 2),
-                 ("cake_tc3_auto", "CAKE tf32 L / P prep + scan warpgroups by shape", "cake_tc3", "auto"),
-                 ("torch", "torch prep + scan", "torch", 1),
-                 ("torch_wg2", "torch prep + two-warpgroup scan", "torch", 2))
+from kda_bench import CAKE_CHUNKED  # noqa: E402
+
+# the chunked paths each case runs: (label, title, forward_chunked's prep, scan warpgroups): kda_bench's CAKE
+# forwards (the label is the bench name with "cake_chunked" shortened to "cake"; bench/kda_device_run.sh maps it
+# back) and the torch scaffold's prep with either scan
+CHUNKED_PATHS = tuple((name.replace("cake_chunked", "cake", 1), "CAKE " + title, prep, wg)
+                      for name, (prep, wg, title) in CAKE_CHUNKED.items()) + (
+    ("torch", "torch prep + scan", "torch", 1), ("torch_wg2", "torch prep + two-warpgroup scan", "torch", 2))
 
 
 def cases():
