@@ -99,7 +99,7 @@ def _check_contract(q, k, v, g, beta, A_log, dt_bias, lower_bound, use_qk_l2norm
     if allow_neg_eigval:
         raise ValueError("cakeir.kda: allow_neg_eigval is not supported")
     for name, value in unsupported.items():
-        if name in ("safe_gate", "disable_recompute", "cu_seqlens_cpu") or value in (None, False):
+        if name in ("safe_gate", "disable_recompute", "cu_seqlens_cpu") or value is None or value is False:
             continue
         raise ValueError("cakeir.kda: %s=%r is not supported" % (name, value))
     if A_log is None or dt_bias is None:
