@@ -28,7 +28,8 @@
 // the increment after the last iteration, which would otherwise wrap and pass `v < upper` again.  So is every
 // induction counter (InductionCounters.h: `var it: i32 = c0` advanced by `it += c` once per iteration of a loop):
 // its last value c0 + c * (the product of the trip counts of the loops between its declaration and its update,
-// each at its largest over the enclosing loops' variables) stays in its type - the sync analysis takes a counter
+// each at its largest over the enclosing loops' variables; first, cheaper to prove against a requires(...) on
+// the product of the loops' bounds, with the loops whose lower bound is >= 0 counted from 0) stays in its type - the sync analysis takes a counter
 // that only grows to stay at or above c0, and its stage indices and parities to be those of the mathematical
 // count, which the GPU's counter is only while it does not wrap.  Nodes in range
 // by interval arithmetic over their operands' bounds (IntervalBounds) need no query; one query per site for the
@@ -662,6 +663,11 @@ private:
     if (at == loopsAtDeclaration_.end() || !rangeOf(c->decl->type, lo, hi, type)) return;
     z3::context &z = ctx_.z3();
     z3::expr iterations = z.int_val(1);
+    // The iterations with each loop whose lower bound is >= 0 counted from 0 and all loops taken to run
+    // (bounds > 0, assumed below): the product of the loops' upper bounds (divided by constant steps).
+    z3::expr iterationsFromZero = z.int_val(1);
+    std::vector<z3::expr> allRun = path_;
+    bool anyFromZero = false;
     std::string loopNames;
     for (size_t i = at->second; i < loops_.size(); ++i) {
       TranslateFailure why;
@@ -672,6 +678,20 @@ private:
         return;
       }
       iterations = iterations * *trips;
+      std::optional<z3::expr> upper = ctx_.toZ3(*loops_[i]->upper);
+      std::optional<z3::expr> lower = ctx_.toZ3(*loops_[i]->lower);
+      std::optional<z3::expr> step = loops_[i]->step ? ctx_.toZ3(*loops_[i]->step) : z.int_val(1);
+      if (upper && lower && step && !upper->is_bool() && !lower->is_bool() && !step->is_bool() &&
+          ctx_.proveForAllWithin(*lower >= 0, path_, std::max(1u, ctx_.timeoutMs() / kWrapBudgetShare)).proven()) {
+        const z3::expr s = step->simplify();
+        int64_t constantStep = 0;
+        const bool divide = s.is_numeral_i64(constantStep) && constantStep > 1;
+        iterationsFromZero = iterationsFromZero * (divide ? (*upper + s - 1) / s : *upper);
+        allRun.push_back(*upper > 0);
+        anyFromZero = true;
+      } else {
+        iterationsFromZero = iterationsFromZero * *trips;
+      }
       loopNames += (loopNames.empty() ? "'" : " x '") + loops_[i]->name + "'";
     }
     const std::string label = decl->name + " = " +
@@ -681,6 +701,20 @@ private:
     Narrow last{a.target.get(), z.int_val(c->init) + z.int_val(c->step) * iterations, lo, hi, type, label, a.range,
                 "bound the shapes so that the counter's last value stays in " + std::string(type) +
                     " (requires(...) on the product of the loops' trip counts)" + (narrow ? ", or make it an i64" : "")};
+    // The counter moves away from c0 monotonically, so a bound proven for more iterations holds for these.  Loops
+    // counted from 0 first: their product is the form a requires(...) on the product of the loops' bounds states
+    // (a persistent tile loop from block.x: 'p in first..tiles' x 'k in 0..k_tiles' against
+    // requires(tiles * k_tiles <= ...)), which the solver matches at once, where relating hi - lo to hi through
+    // the product took it 200-500 ms.
+    // A loop that does not run leaves the counter at c0, a literal of its type.
+    if (anyFromZero && c->init >= lo && c->init <= hi) {
+      z3::expr value = (z.int_val(c->init) + z.int_val(c->step) * iterationsFromZero).simplify();
+      if (ctx_.proveForAllWithin(value >= z.int_val(lo) && value <= z.int_val(hi), allRun,
+                                 std::max(1u, ctx_.timeoutMs() / kWrapBudgetShare)).proven()) {
+        ctx_.recordProven();
+        return;
+      }
+    }
     // One query per counter (a few per kernel), non-linear in the trip counts: the whole limit.
     checkNarrow({last}, "counter '" + decl->name + "' ('" + label + "' after its last update)", ctx_.timeoutMs());
   }

@@ -874,8 +874,12 @@ private:
   }
 
   // Can each loop trip count occur with each tile count (a shape query per pair, memoised)?  Undecided pairs
-  // count as feasible: the joint query decides (and reports) them.
+  // count as feasible: the joint query decides (and reports) them.  Each tile count alone first (memoised too):
+  // a tile count that never occurs rules out its pair with every trip count in one query (a tile loop that
+  // cannot run, from 0x7fffffff: 268 pair queries -> 19).
   bool pairsFeasible(const std::vector<int64_t> &loopTrips, const std::vector<int64_t> &tiles) {
+    for (size_t j = 0; j < tiles.size(); ++j)
+      if (!tileCountFeasible(j, tiles[j])) return false;
     for (size_t i = 0; i < loopTrips.size(); ++i)
       for (size_t j = 0; j < tiles.size(); ++j) {
         auto key = std::make_tuple(i, loopTrips[i], j, tiles[j]);
@@ -892,8 +896,21 @@ private:
     return true;
   }
 
-  // Has a loop trip count already been found never to occur with this count of the (one) tile loop?
+  bool tileCountFeasible(size_t tileLoop, int64_t count) {
+    auto known = tileFeasible_.find({tileLoop, count});
+    if (known == tileFeasible_.end()) {
+      std::vector<int64_t> trip(trips_.size(), -1), tile(drivenTrips_.size(), -1);
+      tile[tileLoop] = count;
+      std::string unused;
+      known = tileFeasible_.emplace(std::make_pair(tileLoop, count), shapeFor(trip, unused, tile, false).has_value()).first;
+    }
+    return known->second;
+  }
+
+  // Has a loop trip count, or the count alone, already been found never to occur with this count of the (one)
+  // tile loop?
   bool knownInfeasible(const std::vector<int64_t> &loopTrips, int64_t tiles) const {
+    if (auto known = tileFeasible_.find({size_t{0}, tiles}); known != tileFeasible_.end() && !known->second) return true;
     for (size_t i = 0; i < loopTrips.size(); ++i)
       if (auto known = pairFeasible_.find(std::make_tuple(i, loopTrips[i], size_t{0}, tiles));
           known != pairFeasible_.end() && !known->second)
@@ -1139,6 +1156,10 @@ private:
     size_t dims = trips_.size() + drivenTrips_.size();
     std::vector<int64_t> limit(dims);
     for (size_t i = 0; i < dims; ++i) limit[i] = i < trips_.size() ? tripSpan_[i] : maxTiles;
+    // A tile loop that runs for no shape (from 0x7fffffff) is simulated at tile count 0 alone: one shape query
+    // instead of runs of ~2P + 2 tile counts that never occur (an undecided query enumerates them as before).
+    for (size_t j = 0; j < drivenTrips_.size(); ++j)
+      if (checkShape(drivenTrips_[j] >= 1, nullptr, nullptr) == z3::unsat) limit[trips_.size() + j] = 0;
     std::vector<std::vector<int64_t>> combos;
     size_t total = 0;   // combinations needed (beyond the cap: counted, not kept)
     // With one tile loop the tile counts of one loop-trip vector are simulated together, sharing the run of
@@ -1360,6 +1381,7 @@ private:
   std::optional<z3::tactic> shapeTactic_;   // the fresh solvers' preprocessing and search
   size_t shapeQueries_ = 0, simulatedPrograms_ = 0;           // for CAKE_VERIFY_TIMES
   std::map<std::tuple<size_t, int64_t, size_t, int64_t>, bool> pairFeasible_;   // (trip, value, tile loop, count)
+  std::map<std::pair<size_t, int64_t>, bool> tileFeasible_;                      // (tile loop, count)
   SyncAnalysis result_;
   std::vector<z3::expr> trips_;
   std::vector<int64_t> tripBase_;   // each trip count's smallest feasible value: where its window starts
