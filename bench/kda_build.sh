@@ -7,8 +7,7 @@
 #                                             unbounded (SAFE = 0); state layout vfirst ([N, H, V, K]) or kfirst;
 #                                             _nostate: no initial state read, no final state written
 #   kda_chunk_scan_<layout>[_varlen][_nostate] kernels/kda/chunk_scan.cake (the sequential half of the chunked
-#                                             form); _varlen: VARLEN = 1, which the verifier cannot check (its
-#                                             loop bound is read from memory): status ok-unverified
+#                                             form); _varlen: VARLEN = 1 (sequence bounds from cu_seqlens)
 #   kda_chunk_scan_wg2_<layout>[_varlen][_nostate]  the same with WG = 2 (both 64-column blocks of a (sequence,
 #                                             head) as two warpgroups of one block sharing the ring tiles)
 #   kda_chunk_prep_<gate>                      kernels/kda/chunk_prep.cake (the parallel half: activations, gate

@@ -40,11 +40,10 @@
 // The last chunk of a sequence is peeled off the loop (no prefetch; its o rows are masked by the sequence's end),
 // so the loop body's control flow repeats with period 2 as the verifier requires.
 //
-// VARLEN = 0: N sequences of equal length TT / N (cu and CO are not read): verifies.  VARLEN = 1: sequence
-// bounds from cu, chunk offsets from CO, both read modulo TT + 1 and NCT + 1 (bad offsets cannot address out of
-// bounds; the op checks them).  The verifier cannot check this variant's mbarrier protocol: its chunk loop's trip
-// count comes from memory (E0601 'the loop's upper bound cannot be evaluated'); it is built with --no-verify and
-// shares every line but the bounds with the verified variant.
+// VARLEN = 0: N sequences of equal length TT / N (cu and CO are not read).  VARLEN = 1: sequence bounds from
+// cu, chunk offsets from CO, both read modulo TT + 1 and NCT + 1 (bad offsets cannot address out of bounds; the
+// op checks them); the verifier takes these reads as inputs of the launch (the kernel never writes cu or CO).
+// Both verify.
 target sm_90a;
 
 // stage st's ring tiles <- the chunk at padded row r, chunk row cr (one elected thread): w, qg, kg, P, the block's

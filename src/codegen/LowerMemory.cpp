@@ -16,77 +16,13 @@
 #include "codegen/KernelLowering.h"
 
 #include "frontend/ASTPrinter.h"
+#include "frontend/TensorWrites.h"
 
 namespace cake::codegen {
 
 namespace {
 unsigned elemBytes(Scalar s) { return std::max(1u, scalarBits(concreteScalar(s)) / 8); }
 
-const NameExpr *rootName(const Expr &e) {
-  const Expr *cur = &e;
-  while (const auto *ix = dynCast<IndexExpr>(cur)) cur = ix->base.get();
-  return dynCast<NameExpr>(cur);
-}
-
-// True when some statement of `s` writes to `param` (assignment target, an op's destination, or the
-// target of an atom.* call anywhere in an expression).
-bool writes(const Stmt &s, const Decl *param);
-bool writesExpr(const Expr &e, const Decl *param) {
-  const NameExpr *n = rootName(e);
-  return n && n->decl == param;
-}
-bool atomicOn(const Expr *e, const Decl *param) {
-  if (!e) return false;
-  switch (e->kind) {
-  case ExprKind::Unary: return atomicOn(cast<UnaryExpr>(e)->operand.get(), param);
-  case ExprKind::Binary: return atomicOn(cast<BinaryExpr>(e)->lhs.get(), param) || atomicOn(cast<BinaryExpr>(e)->rhs.get(), param);
-  case ExprKind::Member: return atomicOn(cast<MemberExpr>(e)->base.get(), param);
-  case ExprKind::Index: {
-    const auto *ix = cast<IndexExpr>(e);
-    for (const auto &it : ix->items)
-      if (atomicOn(it.start.get(), param) || atomicOn(it.length.get(), param)) return true;
-    return atomicOn(ix->base.get(), param);
-  }
-  case ExprKind::Call: {
-    const auto *c = cast<CallExpr>(e);
-    if (c->callee.rfind("atom.", 0) == 0 && !c->args.empty() && c->args[0] && writesExpr(*c->args[0], param)) return true;
-    for (const auto &a : c->args)
-      if (atomicOn(a.get(), param)) return true;
-    return false;
-  }
-  default: return false;
-  }
-}
-bool writes(const Stmt &s, const Decl *param) {
-  switch (s.kind) {
-  case StmtKind::Block:
-    for (const auto &c : cast<BlockStmt>(&s)->stmts)
-      if (writes(*c, param)) return true;
-    return false;
-  case StmtKind::Role: return writes(*cast<RoleStmt>(&s)->body, param);
-  case StmtKind::For: return writes(*cast<ForStmt>(&s)->body, param);
-  case StmtKind::If: {
-    const auto *i = cast<IfStmt>(&s);
-    return atomicOn(i->cond.get(), param) || writes(*i->thenBody, param) || (i->elseBody && writes(*i->elseBody, param));
-  }
-  case StmtKind::Elect: return writes(*cast<ElectStmt>(&s)->body, param);
-  case StmtKind::Assign: {
-    const auto *a = cast<AssignStmt>(&s);
-    return writesExpr(*a->target, param) || atomicOn(a->value.get(), param) || atomicOn(a->target.get(), param);
-  }
-  case StmtKind::Let: return atomicOn(cast<LetStmt>(&s)->init.get(), param);
-  case StmtKind::Var: return atomicOn(cast<VarStmt>(&s)->init.get(), param);
-  case StmtKind::Op: {
-    const auto *o = cast<OpStmt>(&s);
-    for (const auto &d : o->dsts)
-      if (writesExpr(*d, param) || atomicOn(d.get(), param)) return true;
-    for (const auto &e : o->srcs)
-      if (atomicOn(e.get(), param)) return true;
-    return false;
-  }
-  default: return false;
-  }
-}
 } // namespace
 
 std::string KernelLowering::smemBase() {
@@ -103,7 +39,7 @@ void KernelLowering::setupGlobalTensor(const Param &p, size_t paramIndex) {
     return;
   }
   g.elem = vt->elem;
-  g.readOnly = !kernel_.body || !writes(*kernel_.body, &p);
+  g.readOnly = !kernel_.body || !writesTensor(*kernel_.body, &p);
   std::string raw = out_.newReg(RegClass::B64);
   g.base = out_.newReg(RegClass::B64);
   out_.inst("ld.param.u64 " + raw + ", [cake_param_" + p.name + "]");
@@ -141,7 +77,7 @@ void KernelLowering::setupGlobalTensor(const Param &p, size_t paramIndex) {
 
 bool KernelLowering::isMemoryAccess(const Expr &e) const {
   if (!isa<IndexExpr>(&e)) return false;
-  const NameExpr *n = rootName(e);
+  const NameExpr *n = indexRoot(e);
   if (!n || !n->decl) return false;
   auto it = env_.find(n->decl);
   if (it == env_.end()) return false;

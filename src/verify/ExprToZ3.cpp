@@ -3,9 +3,11 @@
 #include "verify/ExprToZ3.h"
 
 #include "frontend/Builtins.h"
+#include "frontend/TensorWrites.h"
 #include "frontend/Types.h"
 
 #include <algorithm>
+#include <set>
 
 namespace cake {
 
@@ -227,14 +229,21 @@ z3::expr ExprToZ3::declVar(const Decl *decl) {
         }
     v = newVar(decl->name, from, below);
     bound_.insert_or_assign(decl, v);   // bounds may not mention the variable itself, but guard recursion anyway
-    if (loop->lower)
-      if (auto lo = tr(*loop->lower, ignored, 0)) sideConditions_.push_back(v >= *lo);
+    loopVariableIds_.insert(v.id());
+    // Translated first: a bound may create other constants (an enclosing loop's variable) with their own
+    // side conditions.
+    std::vector<z3::expr> bounds;
+    std::optional<z3::expr> lo = loop->lower ? tr(*loop->lower, ignored, 0) : std::nullopt;
+    if (lo) bounds.push_back(v >= *lo);
     if (loop->upper)
-      if (auto hi = tr(*loop->upper, ignored, 0)) sideConditions_.push_back(v < *hi);
-    if (loop->step && loop->lower)
+      if (auto hi = tr(*loop->upper, ignored, 0)) bounds.push_back(v < *hi);
+    if (loop->step && lo)
       if (auto st = tr(*loop->step, ignored, 0))
-        if (auto lo = tr(*loop->lower, ignored, 0))
-          if (auto c = constantOf(*st); c && *c > 0) sideConditions_.push_back(z3::mod(v - *lo, *st) == 0);
+        if (auto c = constantOf(*st); c && *c > 0) bounds.push_back(z3::mod(v - *lo, *st) == 0);
+    for (const z3::expr &b : bounds) {
+      loopBoundOwners_.emplace(sideConditions_.size(), v.id());
+      sideConditions_.push_back(b);
+    }
     return v;
   }
   default: {
@@ -384,13 +393,9 @@ std::optional<z3::expr> ExprToZ3::trBinary(const BinaryExpr &b, TranslateFailure
       TranslateFailure ignored;
       auto r = tr(*b.rhs, ignored, depth + 1);
       std::optional<int64_t> c = r ? constantOf(r->simplify()) : std::nullopt;
-      if (c && (rem ? *c >= 1 : *c >= 0) && *c < (int64_t(1) << 40)) return newVar("masked", 0, rem ? *c : *c + 1);
-      if (rem && r && !c) {
-        // `x % n` with n symbolic (a label modulo the cluster count K): in [0, n) whenever n > 0.
-        z3::expr v = newVar("masked", 0, std::nullopt);
-        sideConditions_.push_back(z3::implies(*r > 0, v < *r));
-        return v;
-      }
+      if (c && (rem ? *c >= 1 : *c >= 0) && *c < (int64_t(1) << 40)) return maskedValue(b, 0, rem ? *c : *c + 1);
+      // `x % n` with n symbolic (a label modulo the cluster count K): in [0, n) whenever n > 0.
+      if (rem && r && !c) return maskedValue(b, 0, std::nullopt, *r);
     }
     if (f.reason.empty()) f = lhsFailure;
     return std::nullopt;
@@ -481,6 +486,85 @@ std::optional<z3::expr> ExprToZ3::trBinary(const BinaryExpr &b, TranslateFailure
     return z3::ite(*r >= 0 && *r <= 31, *shiftCases, general);
   }
   return general;
+}
+
+z3::expr ExprToZ3::maskedValue(const BinaryExpr &b, int64_t lo, std::optional<int64_t> hiExclusive,
+                               const std::optional<z3::expr> &bound) {
+  const bool fixed = launchInvariant(*b.lhs, 0) && (!bound || launchInvariant(*b.rhs, 0));
+  if (fixed)
+    if (auto it = launchReadOf_.find(&b); it != launchReadOf_.end()) return it->second;
+  z3::expr v = newVar("masked", lo, hiExclusive);
+  if (bound) sideConditions_.push_back(z3::implies(*bound > 0, v < *bound));
+  if (fixed) {
+    launchReads_.push_back({&b, v});
+    launchReadOf_.emplace(&b, v);
+  }
+  return v;
+}
+
+bool ExprToZ3::launchInvariant(const Expr &e, unsigned depth) {
+  if (depth > kMaxExprDepth) return false;
+  if (auto bv = builtinValueOf(e)) {
+    switch (*bv) {
+    case BuiltinValue::BlockX: case BuiltinValue::BlockY: case BuiltinValue::BlockZ:
+      // The CTAs of a cluster are simulated with one set of values: their positions differ.
+      return info_.cluster[0] * info_.cluster[1] * info_.cluster[2] == 1;
+    case BuiltinValue::GridDimX: case BuiltinValue::GridDimY: case BuiltinValue::GridDimZ:
+    case BuiltinValue::BlockDimX: case BuiltinValue::BlockDimY: case BuiltinValue::BlockDimZ:
+    case BuiltinValue::NumSms:
+      return true;
+    default: return false;
+    }
+  }
+  switch (e.kind) {
+  case ExprKind::IntLit: case ExprKind::BoolLit: return true;
+  case ExprKind::Name: {
+    const Decl *d = cast<NameExpr>(&e)->decl;
+    if (!d) return false;
+    switch (d->declKind) {
+    case DeclKind::ShapeVar: case DeclKind::CtParam: return true;
+    case DeclKind::Param: return d->type && d->type->isInteger();
+    case DeclKind::Let: {
+      if (auto it = launchInvariantLets_.find(d); it != launchInvariantLets_.end()) return it->second;
+      launchInvariantLets_[d] = false;   // a cycle is not invariant
+      const Expr *init = static_cast<const LetStmt *>(d)->init.get();
+      const bool fixed = init && launchInvariant(*init, depth + 1);
+      launchInvariantLets_[d] = fixed;
+      return fixed;
+    }
+    default: return false;   // loop variables, mutable variables, thread builtins, roles
+    }
+  }
+  case ExprKind::Unary: return launchInvariant(*cast<UnaryExpr>(&e)->operand, depth + 1);
+  case ExprKind::Binary: {
+    auto *b = cast<BinaryExpr>(&e);
+    return launchInvariant(*b->lhs, depth + 1) && launchInvariant(*b->rhs, depth + 1);
+  }
+  case ExprKind::Call: {
+    auto *c = cast<CallExpr>(&e);
+    static const std::set<std::string> kPure = {"i32", "u32", "i64", "u64", "cdiv", "min", "max", "abs", "select"};
+    if (!kPure.count(c->callee)) return false;
+    for (const Ptr<Expr> &a : c->args)
+      if (!a || !launchInvariant(*a, depth + 1)) return false;
+    return true;
+  }
+  case ExprKind::Index: {
+    // An element of a global tensor parameter the kernel never writes, at an index fixed for the launch.
+    auto *ix = cast<IndexExpr>(&e);
+    auto *base = dynCast<NameExpr>(ix->base.get());
+    const Decl *d = base ? base->decl : nullptr;
+    if (!d || d->declKind != DeclKind::Param || !d->type || !d->type->isTensor() || !info_.kernel ||
+        !info_.kernel->body)
+      return false;
+    auto written = tensorWritten_.find(d);
+    if (written == tensorWritten_.end()) written = tensorWritten_.emplace(d, writesTensor(*info_.kernel->body, d)).first;
+    if (written->second) return false;
+    for (const IndexItem &it : ix->items)
+      if (it.kind != IndexItem::Point || !it.start || !launchInvariant(*it.start, depth + 1)) return false;
+    return true;
+  }
+  default: return false;
+  }
 }
 
 std::optional<z3::expr> ExprToZ3::trCall(const CallExpr &c, TranslateFailure &f, unsigned depth) {

@@ -16,6 +16,11 @@
 // Anything else (floats, memory loads, mutable variables) is unsupported: translate() returns nullopt
 // with a reason and the culprit sub-expression - except under `x % C` (x unsigned) and `x & C` (C >= 0),
 // whose result is a fresh constant in [0, C) / [0, C] whatever x is (a histogram bin from a loaded value).
+// Where x is fixed for the launch - it reads only elements of global tensors the kernel never writes, at
+// indices computed from shape variables, parameters and the block's position (`u32(cu[n]) % u32(TT + 1)`, a
+// sequence's start in a batch of variable-length sequences) - the constant is one per expression node,
+// whatever the translation, and listed in launchReads(): an input of the kernel like a shape variable, whose
+// value a shape query's model supplies to the synchronisation model.
 #pragma once
 #include "frontend/AST.h"
 #include "frontend/Builtins.h"
@@ -28,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace cake {
@@ -54,6 +60,11 @@ public:
 
   // Bounds of every free constant created so far (shape vars >= 1, 0 <= tid.x < threads, ...).
   const std::vector<z3::expr> &sideConditions() const { return sideConditions_; }
+  // The side conditions that bound a loop variable by its loop's bounds (lower <= v < upper, the step), by
+  // index into sideConditions(), with the variable's term id: they hold only inside the loop, and say that
+  // the loop runs (VerifyContext::scopedAssumptions).
+  const std::unordered_map<size_t, unsigned> &loopBoundOwners() const { return loopBoundOwners_; }
+  bool isLoopVariable(const z3::expr &c) const { return loopVariableIds_.count(c.id()) > 0; }
   // Every free constant created so far, by the name it has in diagnostics ("K", "tid.x", "k").
   const std::vector<std::pair<std::string, z3::expr>> &freeVars() const { return freeVars_; }
   // The inclusive range of every bounded free constant, by term id.
@@ -64,6 +75,13 @@ public:
   // Target integer division / remainder (truncation toward zero unless both sides are unsigned).
   z3::expr divide(const z3::expr &a, const z3::expr &b, bool isUnsigned);
   z3::expr remainder(const z3::expr &a, const z3::expr &b, bool isUnsigned);
+
+  // The fresh constants standing for `x % C` / `x & C` of an x fixed for the launch (see above), one per node.
+  struct LaunchRead {
+    const Expr *node;   // the `%` / `&` expression
+    z3::expr value;
+  };
+  const std::vector<LaunchRead> &launchReads() const { return launchReads_; }
 
   // A fresh free constant in [lo, hiExclusive) (its bounds join sideConditions()).
   z3::expr newVar(const std::string &name, int64_t lo, std::optional<int64_t> hiExclusive);
@@ -78,6 +96,12 @@ private:
   std::optional<z3::expr> trBinary(const BinaryExpr &b, TranslateFailure &f, unsigned depth);
   std::optional<z3::expr> trCall(const CallExpr &c, TranslateFailure &f, unsigned depth);
   std::optional<int64_t> constantOf(const z3::expr &e) const;
+  // `x % C` / `x & C` of an x the translator cannot express: a fresh constant in [lo, hiExclusive) (and below
+  // `bound` where it is positive), the node's one constant when x and the bound are fixed for the launch.
+  z3::expr maskedValue(const BinaryExpr &b, int64_t lo, std::optional<int64_t> hiExclusive,
+                       const std::optional<z3::expr> &bound = std::nullopt);
+  // Is e the same value for every thread, iteration and CTA of a cluster, for the whole launch?
+  bool launchInvariant(const Expr &e, unsigned depth);
   // a >= 0 and b > 0 by their ranges: signed division and remainder are Euclidean there.
   bool nonNegativeOverPositive(const z3::expr &a, const z3::expr &b);
 
@@ -86,6 +110,8 @@ private:
   std::map<const Decl *, z3::expr> bound_;          // bind(), and memoised lets / shape vars / params
   std::map<std::pair<int, const RoleStmt *>, z3::expr> builtins_;
   std::vector<z3::expr> sideConditions_;
+  std::unordered_map<size_t, unsigned> loopBoundOwners_;
+  std::unordered_set<unsigned> loopVariableIds_;
   std::vector<std::pair<std::string, z3::expr>> freeVars_;
   std::unordered_map<unsigned, IntRange> freeVarRanges_;
   IntervalBounds intervals_{freeVarRanges_};
@@ -95,6 +121,10 @@ private:
     TranslateFailure failure;   // why value is nullopt
   };
   std::map<const Decl *, LetTranslation> lets_;      // memoised lets; cleared by bind() / unbind()
+  std::vector<LaunchRead> launchReads_;
+  std::unordered_map<const Expr *, z3::expr> launchReadOf_;   // node -> its constant in launchReads_
+  std::unordered_map<const Decl *, bool> launchInvariantLets_;
+  std::unordered_map<const Decl *, bool> tensorWritten_;       // global tensor parameter -> written by the kernel
   // constantOf's answers by term id (the term kept alive, so that its id is not reused): whether the term has
   // no free constant, and then its value.  Without it a flat chain of n operators simplified each operand
   // again at every node, O(n^2) per translation and O(n^3) for the wrap-around search of the chain.

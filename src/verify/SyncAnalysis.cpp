@@ -121,7 +121,7 @@ public:
                                              [&](const Expr *e) { return mentionsDecl(e, l.loop); });
       bool joined = false;
       for (size_t i = 0; i < drivenTrips_.size() && mayJoinTiles && !joined; ++i)
-        if (ctx_.proveForAll(drivenTrips_[i] == *t).proven()) {
+        if (ctx_.proveScoped(drivenTrips_[i] == *t, {}, ctx_.timeoutMs()).proven()) {
           drivenLoops_[i].push_back(l.loop);
           joined = true;
         }
@@ -130,7 +130,7 @@ public:
       std::vector<std::vector<const ForStmt *>> &groups = l.driven ? drivenLoops_ : tripLoops_;
       bool merged = false;
       for (size_t i = 0; i < terms.size() && !merged; ++i) {
-        ProofResult same = ctx_.proveForAll(terms[i] == *t);
+        ProofResult same = ctx_.proveScoped(terms[i] == *t, {}, ctx_.timeoutMs());
         if (same.proven()) {
           merged = true;
           groups[i].push_back(l.loop);
@@ -259,8 +259,7 @@ private:
   // A structural fact: under the solver limit, or a share of it in a trip-period trial (a candidate whose
   // fact is false costs the default solver's search for a counterexample, which only says "not this one").
   ProofResult proveFact(const z3::expr &claim, const std::vector<z3::expr> &extra) {
-    if (tripTrial_) return ctx_.proveForAllWithin(claim, extra, std::max(1u, ctx_.options().timeoutMs / 10));
-    return ctx_.proveForAll(claim, extra);
+    return ctx_.proveScoped(claim, extra, tripTrial_ ? std::max(1u, ctx_.options().timeoutMs / 10) : ctx_.timeoutMs());
   }
 
   // Step 3b: the smallest divisor d of P for which the facts that concern the trip counts hold - every
@@ -516,8 +515,13 @@ private:
           from.push_back(var);
           to.push_back(z_.int_const((name + "'").c_str()));
         }
+    // And what the launch reads from memory (a sequence's bounds in a variable-length batch).
+    for (const ExprToZ3::LaunchRead &read : ctx_.translator().launchReads()) {
+      from.push_back(read.value);
+      to.push_back(z_.int_const((read.value.decl().name().str() + "'").c_str()));
+    }
     if (from.empty()) return;
-    z3::expr assumptions = ctx_.assumptions();
+    z3::expr assumptions = ctx_.scopedAssumptions({}, *term);
     std::vector<z3::expr> extra = {assumptions.substitute(from, to)};
     z3::expr sameTrips = z_.bool_val(true), shiftedTrips = z_.bool_val(true);
     for (z3::expr t : trips_) {
@@ -602,9 +606,9 @@ private:
     to2.push_back(base * cx + r2), to2.push_back(r2), to2.push_back(r2);
     z3::expr one = term->substitute(from, to1), two = term->substitute(from, to2);
     if (z3::eq(one, two)) return true;   // mentions no CTA-dependent builtin
-    z3::expr a = ctx_.assumptions();
-    ProofResult r = ctx_.proveForAll(one == two, {a.substitute(from, to1), a.substitute(from, to2), base >= 0,
-                                                  r1 >= 0, r1 < cx, r2 >= 0, r2 < cx});
+    z3::expr a = ctx_.scopedAssumptions({}, *term);
+    ProofResult r = ctx_.proveScoped(one == two, {a.substitute(from, to1), a.substitute(from, to2), base >= 0,
+                                                  r1 >= 0, r1 < cx, r2 >= 0, r2 < cx}, ctx_.timeoutMs());
     if (r.proven()) return true;
     if (r.refuted()) {
       why = "it differs between the CTAs of a cluster (" + r.counterexampleText() + ")";
@@ -750,8 +754,11 @@ private:
     };
     for (; shapeRequirements_ < ctx_.requirements().size(); ++shapeRequirements_)
       take(ctx_.requirements()[shapeRequirements_]);
+    // Not the loop variables' bounds: they hold inside their loops, and would exclude every shape where a loop
+    // does not run (VerifyContext::scopedAssumptions).
+    const std::unordered_map<size_t, unsigned> &loopBounds = ctx_.translator().loopBoundOwners();
     for (; shapeSideConditions_ < ctx_.translator().sideConditions().size(); ++shapeSideConditions_)
-      take(ctx_.translator().sideConditions()[shapeSideConditions_]);
+      if (!loopBounds.count(shapeSideConditions_)) take(ctx_.translator().sideConditions()[shapeSideConditions_]);
     std::optional<z3::solver> fresh;
     if (shapesNonlinear_ || isNonlinear(condition)) {
       if (!shapeTactic_)
@@ -760,7 +767,8 @@ private:
       fresh.emplace(shapeTactic_->mk_solver());
       ctx_.configureSolver(*fresh);
       for (const z3::expr &r : ctx_.requirements()) fresh->add(r);
-      for (const z3::expr &c : ctx_.translator().sideConditions()) fresh->add(c);
+      for (size_t i = 0; i < ctx_.translator().sideConditions().size(); ++i)
+        if (!loopBounds.count(i)) fresh->add(ctx_.translator().sideConditions()[i]);
     } else {
       incrementalShapeSolver().push();
     }
@@ -870,6 +878,13 @@ private:
       else if (name == "block.z") values.builtins[BuiltinValue::BlockZ] = v;
       else if (name == "num_sms") values.builtins[BuiltinValue::NumSms] = v;
     }
+    for (const ExprToZ3::LaunchRead &read : ctx_.translator().launchReads()) {
+      int64_t v = 0;
+      if (!m.eval(read.value, true).is_numeral_i64(v)) continue;
+      values.launchValues[read.node] = v;
+      description += (description.empty() ? "" : ", ") + sourceText(ctx_.diags(), read.node->range) + " = " +
+                     std::to_string(v);
+    }
     return values;
   }
 
@@ -968,6 +983,7 @@ private:
       if (p->type && p->type->isInteger()) inputs.push_back(ctx_.translator().declVar(p.get()));
     for (const auto &[name, var] : ctx_.translator().freeVars())
       if (name == "block.x" || name == "block.y" || name == "block.z" || name == "num_sms") inputs.push_back(var);
+    for (const ExprToZ3::LaunchRead &read : ctx_.translator().launchReads()) inputs.push_back(read.value);
     // ... and whatever else a trip count reads (a loop bound loaded from memory, as a free value).
     for (const std::vector<z3::expr> *terms : {&trips_, &drivenTrips_}) appendNewConstants(inputs, freeConstants(*terms));
     // What a shape must satisfy: requires(...) and the side conditions over the inputs alone (the others

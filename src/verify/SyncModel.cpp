@@ -220,6 +220,7 @@ private:
     }
     case ExprKind::Binary: {
       auto *b = cast<BinaryExpr>(&e);
+      if (auto fixed = values_.launchValues.find(&e); fixed != values_.launchValues.end()) return fixed->second;
       auto l = ev(*b->lhs, at, why, depth + 1);
       if (!l) return std::nullopt;
       if (b->op == BinaryOp::LogAnd && !*l) return 0;

@@ -148,6 +148,9 @@ struct ConcreteValues {
   // Loops run exactly this many times instead of evaluating their bounds (persistent tile loops, whose
   // trip count the analysis enumerates directly); their loop variable has no value inside.
   std::map<const ForStmt *, int64_t, DeclSourceOrder> tripOverrides;
+  // What the launch fixes that the kernel reads from memory (ExprToZ3::launchReads: `u32(cu[n]) % u32(TT + 1)`),
+  // by expression node, from the same shape query's model.
+  std::map<const Expr *, int64_t> launchValues;
   // Induction counters (evaluated concretely as the loops unroll); null: every `var` is unknown.
   const InductionCounters *counters = nullptr;
   // Data guards (isDataGuard) whose condition the analysis could not prove periodic and shape-determinate:

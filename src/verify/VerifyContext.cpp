@@ -1,5 +1,6 @@
 // VerifyContext: the Z3 set-up of one kernel, proof queries and outcome reporting (see VerifyContext.h).
 #include "verify/VerifyContext.h"
+#include "verify/Z3Terms.h"
 
 #include "verify/SyncAnalysis.h"
 
@@ -59,6 +60,36 @@ z3::expr VerifyContext::assumptions(const std::vector<z3::expr> &extra) const {
   z3::expr all = z3_->bool_val(true);
   for (const z3::expr &r : requirements_) all = all && r;
   for (const z3::expr &c : translator_->sideConditions()) all = all && c;
+  for (const z3::expr &c : extra) all = all && c;
+  return all;
+}
+
+z3::expr VerifyContext::scopedAssumptions(const std::vector<z3::expr> &extra, const z3::expr &claim) const {
+  const std::vector<z3::expr> &conditions = translator_->sideConditions();
+  const std::unordered_map<size_t, unsigned> &owners = translator_->loopBoundOwners();
+  std::unordered_set<unsigned> live;   // the loop variables in scope
+  auto addLoopVariables = [&](const std::vector<z3::expr> &terms) {
+    for (const z3::expr &c : freeConstants(terms))
+      if (translator_->isLoopVariable(c)) live.insert(c.id());
+  };
+  std::vector<z3::expr> terms = extra;
+  terms.push_back(claim);
+  addLoopVariables(terms);
+  std::vector<bool> taken(conditions.size(), false);
+  for (bool grew = true; grew;) {   // a bound names the variables of the loops around its loop
+    grew = false;
+    for (const auto &[index, owner] : owners)
+      if (!taken[index] && live.count(owner)) {
+        taken[index] = true;
+        const size_t before = live.size();
+        addLoopVariables({conditions[index]});
+        grew = grew || live.size() != before;
+      }
+  }
+  z3::expr all = z3_->bool_val(true);
+  for (const z3::expr &r : requirements_) all = all && r;
+  for (size_t i = 0; i < conditions.size(); ++i)
+    if (taken[i] || !owners.count(i)) all = all && conditions[i];
   for (const z3::expr &c : extra) all = all && c;
   return all;
 }
@@ -186,6 +217,11 @@ ProofResult VerifyContext::proveForAll(const z3::expr &claim, const std::vector<
 ProofResult VerifyContext::proveForAllWithin(const z3::expr &claim, const std::vector<z3::expr> &extra,
                                              unsigned timeoutMs) {
   return runQuery(*session_, assumptions(extra), !claim, timeoutMs, translator_->freeVars());
+}
+
+ProofResult VerifyContext::proveScoped(const z3::expr &claim, const std::vector<z3::expr> &extra,
+                                       unsigned timeoutMs) {
+  return runQuery(*session_, scopedAssumptions(extra, claim), !claim, timeoutMs, translator_->freeVars());
 }
 
 ProofResult VerifyContext::findModel(const z3::expr &condition, const std::vector<z3::expr> &extra) {

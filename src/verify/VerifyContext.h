@@ -106,6 +106,13 @@ public:
   const std::vector<z3::expr> &requirements() const { return requirements_; }
   // Everything a query assumes: requires + the translator's side conditions (bounds) + `extra`.
   z3::expr assumptions(const std::vector<z3::expr> &extra = {}) const;
+  // The same for a query about `claim` that may hold outside some loops (a fact about the shape): a loop
+  // variable's bounds (ExprToZ3::loopBoundOwners) are taken only for the variables `claim` or `extra` mention
+  // and, through those bounds, the loops around them.  The others would say that their loops run: assumed in
+  // a query about the shape, `for c in 0..n - 1` hides every shape with n = 1.
+  z3::expr scopedAssumptions(const std::vector<z3::expr> &extra, const z3::expr &claim) const;
+  // proveForAllWithin under scopedAssumptions.
+  ProofResult proveScoped(const z3::expr &claim, const std::vector<z3::expr> &extra, unsigned timeoutMs);
 
   // Applies the per-query limit to a solver.  The limit is Z3's deterministic resource limit (rlimit), scaled
   // from VerifyOptions::timeoutMs, not Z3's wall-clock "timeout": the timer thread behind the latter can

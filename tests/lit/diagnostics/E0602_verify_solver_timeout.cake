@@ -18,7 +18,7 @@ kernel k<S = 2>(A: f32[M, K]) requires(K % 4 == 0) grid(M) threads(32) {
   }
 }
 // ---- expected diagnostics (utils/verify-expectations.py) ----
-// expected-error@6 E0602 {{the solver timed out after 1 ms proving the synchronisation protocol for trip count 2}}
+// expected-error@6 E0602 {{the solver timed out after 1 ms proving the synchronisation protocol for trip count 0}}
 // The trip count's products can leave i32 (K * M); within its share of the 1 ms limit the wrap-around proof
 // is undecided, which is a warning (E0672), not a pass:
 // expected-warning@12 E0672 {{could not prove that the loop bound 'n' cannot wrap around: the solver ran out of its share of the limit}}

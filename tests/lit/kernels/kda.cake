@@ -42,9 +42,14 @@
 // SCANWG2PTX-DAG: mbarrier.init.shared.b64 [{{.*}}], 2;
 // SCANWG2PTX-DAG: mbarrier.arrive.shared.b64
 // SCANWG2PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
-// the varlen variant reads its chunk count from cu_seqlens, which the sync verifier cannot model:
-// RUN: %expect-exit 1 %cakec --verify-only -D VARLEN=1 %kernels/kda/chunk_scan.cake 2>&1 | %FileCheck %s --check-prefix=VARLEN
-// VARLEN: error: could not prove the synchronisation protocol: the branch condition around synchronisation cannot be evaluated: it depends on a value loaded from memory
+// the varlen variant reads each sequence's bounds from cu_seqlens and its first chunk from CO (inputs the kernel
+// never writes, read modulo TT + 1 and NCT + 1 at the block's sequence): the verifier takes them as inputs of
+// the launch, like the shape, and simulates the chunk counts they allow, empty and one-chunk sequences included
+// RUN: %cakec --verify-only -D VARLEN=1 %kernels/kda/chunk_scan.cake 2>&1 | %FileCheck %s --check-prefix=VARLEN
+// RUN: %cakec --verify-only -D VARLEN=1 -D WG=2 %kernels/kda/chunk_scan.cake 2>&1 | %FileCheck %s --check-prefix=VARLEN
+// RUN: %cakec --verify-only -D VARLEN=1 -D VFIRST=0 -D USE_H0=0 -D STORE_HT=0 %kernels/kda/chunk_scan.cake 2>&1 | %FileCheck %s --check-prefix=VARLEN
+// VARLEN-NOT: error
+// VARLEN: verified
 target sm_90a;
 // RUN: %cakec --verify-only %kernels/kda/chunk_prep_tc.cake 2>&1 | %FileCheck %s --check-prefix=PREPTC
 // PREPTC: verified

@@ -43,4 +43,4 @@ kernel divtrip<S = 2>(
   }
 }
 // ---- expected diagnostics (utils/verify-expectations.py) ----
-// expected-error@37 E0601 {{could not prove the synchronisation protocol for every shape: this expression depends on the shape or on which CTA runs it beyond the loop trip counts (N = 2147483584, t = 33554430, t#2 = 33554430, block.x = 1)}}
+// expected-error@37 E0601 {{could not prove the synchronisation protocol for every shape: this expression depends on the shape or on which CTA runs it beyond the loop trip counts (N = 575, t = 7, t#2 = 7, block.x = 3)}}

@@ -43,4 +43,4 @@ kernel divtrip<S = 2>(
   }
 }
 // ---- expected diagnostics (utils/verify-expectations.py) ----
-// expected-error@25 E0601 {{could not prove the synchronisation protocol for every trip count of 't': requires(...) allows 100 iterations (N = 6400, t = 99, t#2 = 0) and the verifier simulates up to 10; it could not show that every such count is reached from a smaller feasible one in steps of 4 iterations (no fixed decrease of the inputs does it)}}
+// expected-error@25 E0601 {{could not prove the synchronisation protocol for every trip count of 't': requires(...) allows 100 iterations (N = 6400, t = 0, t#2 = 0) and the verifier simulates up to 10; it could not show that every such count is reached from a smaller feasible one in steps of 4 iterations (no fixed decrease of the inputs does it)}}
