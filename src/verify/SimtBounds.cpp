@@ -169,9 +169,16 @@ private:
           checkWrap(*e, "loop bound");
         }
       checkLoopIncrement(f);
+      // Inside the loop it runs: its variable's bounds join the path (the assumptions of a query take a loop's
+      // bounds only for the loops the query mentions, VerifyContext::scopedAssumptions).
+      const size_t mark = path_.size();
+      const z3::expr v = ctx_.translator().declVar(&f);
+      if (auto lo = f.lower ? ctx_.toZ3(*f.lower) : std::nullopt; lo && !lo->is_bool()) path_.push_back(v >= *lo);
+      if (auto hi = f.upper ? ctx_.toZ3(*f.upper) : std::nullopt; hi && !hi->is_bool()) path_.push_back(v < *hi);
       loops_.push_back(&f);
       if (f.body) runBlock(*f.body);
       loops_.pop_back();
+      path_.resize(mark, ctx_.z3().bool_val(true));
       break;
     }
     case StmtKind::If: {

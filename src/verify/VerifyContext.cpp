@@ -211,21 +211,17 @@ void VerifyContext::configureOptimizer(z3::optimize &optimizer, unsigned timeout
 }
 
 ProofResult VerifyContext::proveForAll(const z3::expr &claim, const std::vector<z3::expr> &extra) {
-  return runQuery(*session_, assumptions(extra), !claim, options_.timeoutMs, translator_->freeVars());
+  return proveForAllWithin(claim, extra, options_.timeoutMs);
 }
 
 ProofResult VerifyContext::proveForAllWithin(const z3::expr &claim, const std::vector<z3::expr> &extra,
                                              unsigned timeoutMs) {
-  return runQuery(*session_, assumptions(extra), !claim, timeoutMs, translator_->freeVars());
-}
-
-ProofResult VerifyContext::proveScoped(const z3::expr &claim, const std::vector<z3::expr> &extra,
-                                       unsigned timeoutMs) {
   return runQuery(*session_, scopedAssumptions(extra, claim), !claim, timeoutMs, translator_->freeVars());
 }
 
 ProofResult VerifyContext::findModel(const z3::expr &condition, const std::vector<z3::expr> &extra) {
-  return runQuery(*session_, assumptions(extra), condition, options_.timeoutMs, translator_->freeVars());
+  return runQuery(*session_, scopedAssumptions(extra, condition), condition, options_.timeoutMs,
+                  translator_->freeVars());
 }
 
 DiagBuilder VerifyContext::reportUnproven(SourceRange range, const std::string &obligation,

@@ -104,15 +104,14 @@ public:
   // requires(...) conditions that could be translated (the others were reported once as unproven
   // assumptions: see requiresProblems()).
   const std::vector<z3::expr> &requirements() const { return requirements_; }
-  // Everything a query assumes: requires + the translator's side conditions (bounds) + `extra`.
+  // requires + the translator's side conditions (bounds) + `extra`, every loop variable's bounds included.
   z3::expr assumptions(const std::vector<z3::expr> &extra = {}) const;
-  // The same for a query about `claim` that may hold outside some loops (a fact about the shape): a loop
-  // variable's bounds (ExprToZ3::loopBoundOwners) are taken only for the variables `claim` or `extra` mention
-  // and, through those bounds, the loops around them.  The others would say that their loops run: assumed in
-  // a query about the shape, `for c in 0..n - 1` hides every shape with n = 1.
+  // What a query about `claim` assumes (proveForAll, findModel): the same, but a loop variable's bounds
+  // (ExprToZ3::loopBoundOwners) only for the variables `claim` or `extra` mention and, through those bounds,
+  // the loops around them.  The others would say that their loops run: `for c in 0..n - 1` would hide every
+  // shape with n = 1 from a query about a statement after the loop, or about the shape.  A query about a
+  // statement inside a loop says so in `extra` (SIMT bounds: the loop variable's bounds join the path).
   z3::expr scopedAssumptions(const std::vector<z3::expr> &extra, const z3::expr &claim) const;
-  // proveForAllWithin under scopedAssumptions.
-  ProofResult proveScoped(const z3::expr &claim, const std::vector<z3::expr> &extra, unsigned timeoutMs);
 
   // Applies the per-query limit to a solver.  The limit is Z3's deterministic resource limit (rlimit), scaled
   // from VerifyOptions::timeoutMs, not Z3's wall-clock "timeout": the timer thread behind the latter can
@@ -123,12 +122,12 @@ public:
   // True when Z3's reason_unknown() says a limit was hit (reported as E0602 rather than E0601).
   static bool isLimitReason(const std::string &reason);
 
-  // Is `claim` true for every value of the free constants satisfying the assumptions (+ extra)?
+  // Is `claim` true for every value of the free constants satisfying scopedAssumptions(extra, claim)?
   ProofResult proveForAll(const z3::expr &claim, const std::vector<z3::expr> &extra = {});
   // The same within a solver limit of `timeoutMs` instead of --verify-timeout's.
   ProofResult proveForAllWithin(const z3::expr &claim, const std::vector<z3::expr> &extra, unsigned timeoutMs);
   unsigned timeoutMs() const { return options_.timeoutMs; }
-  // A model of assumptions + extra + `condition`: Refuted status means "found" (the model is in
+  // A model of scopedAssumptions(extra, condition) + `condition`: Refuted status means "found" (the model is in
   // counterexample), Proven means "no such values exist", Unknown as above.
   ProofResult findModel(const z3::expr &condition, const std::vector<z3::expr> &extra = {});
 

@@ -64,6 +64,6 @@ kernel window(X: f32[R, C], Y: f32[32]) requires(R >= 2, C <= 1000000) grid(1) t
 }
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@18 E0670 {{'it = 3 x (iterations of 'r' x 'c')' can wrap around: as i32 it can reach 2147483649, past 2147483647 (the GPU computes it modulo 2^32)}}
-// expected-note@18 {{counterexample: tid.x = 3, warp = 0, lane = 3, R = 1, r = 0, C = 715827883, c = 0}}
+// expected-note@18 {{counterexample: tid.x = 18, warp = 0, lane = 18, R = 1, r = 0, C = 715827883, c = 0}}
 // expected-error@51 E0670 {{'it = 5 - 1 x (iterations of 'r' x 'h')' can wrap around: as i32 it can reach -2147483649, below -2147483648 (the GPU computes it modulo 2^32)}}
 // expected-note@51 {{counterexample: tid.x = 0, warp = 0, lane = 0, R = 1073741827, r = 0, h = 0}}
