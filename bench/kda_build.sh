@@ -3,9 +3,10 @@
 # the development machine (no GPU), into bench/out/kda/cubins/ (bench/build_variants.sh: cubins, manifests,
 # variants.json with each variant's verification status, registers and spills, the runtime library).
 #
-#   kda_recurrent_<gate>_<layout>[_nostate]   kernels/kda/recurrent.cake; gate safe (SAFE = 1, lower bound) or
-#                                             unbounded (SAFE = 0); state layout vfirst ([N, H, V, K]) or kfirst;
-#                                             _nostate: no initial state read, no final state written
+#   kda_recurrent_<gate>_<layout>[_nostate][_k64]  kernels/kda/recurrent.cake; gate safe (SAFE = 1, lower
+#                                             bound) or unbounded (SAFE = 0); state layout vfirst ([N, H, V, K]) or
+#                                             kfirst; _nostate: no initial state read, no final state written;
+#                                             _k64: K = V = 64 (8 lanes a state column)
 #   kda_chunk_scan_<layout>[_varlen][_nostate] kernels/kda/chunk_scan.cake (the sequential half of the chunked
 #                                             form); _varlen: VARLEN = 1 (sequence bounds from cu_seqlens)
 #   kda_chunk_scan_wg2_<layout>[_varlen][_nostate]  the same with WG = 2 (both 64-column blocks of a (sequence,
@@ -37,6 +38,8 @@ variants() {
       vf=$([ $layout = vfirst ] && echo 1 || echo 0)
       echo "kda_recurrent_${gate}_${layout}|$rec|SAFE=$safe VFIRST=$vf"
       echo "kda_recurrent_${gate}_${layout}_nostate|$rec|SAFE=$safe VFIRST=$vf USE_H0=0 STORE_HT=0"
+      echo "kda_recurrent_${gate}_${layout}_k64|$rec|SAFE=$safe VFIRST=$vf KD=64 VD=64 TPC=8"
+      echo "kda_recurrent_${gate}_${layout}_nostate_k64|$rec|SAFE=$safe VFIRST=$vf USE_H0=0 STORE_HT=0 KD=64 VD=64 TPC=8"
     done
   done
   echo "kda_chunk_prep_safe|$prep|SAFE=1"

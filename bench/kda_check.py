@@ -2,12 +2,13 @@
 """Correctness sweep of the CAKE KDA forward (cakeir.kda.kernels, kernels/kda/) on the GPU against the float64
 token recurrence (cakeir.kda.reference, computed on the GPU in float64), on seeded stress cases: tiny sequences
 (T = 1, 15, 17), varlen batches with empty and one-token sequences, both gates at both bounds, both state
-layouts, with and without initial / final state, a long history (T = 65536: a truncated recurrence fails),
-and chunk-by-chunk state passing (two calls chained through the final state) against one pass.  Each case also
-runs the chunked form (cakeir.kda.kernels.forward_chunked: kernel 1 as kernels/kda/chunk_prep.cake, as
-kernels/kda/chunk_prep_tc.cake, chunk_prep_tc2.cake and chunk_prep_tc3.cake (tensor cores, workspaces NaN-poisoned
-first) and as the torch scaffold, each + kernels/kda/chunk_scan.cake; the tc2 / tc3 preps and the torch scaffold
-also with the scan's WG = 2 build: CHUNKED_PATHS).
+layouts, K = V = 128 and 64 (64: the recurrent kernel), with and without initial / final state, a long history
+(T = 65536: a truncated recurrence fails), and chunk-by-chunk state passing (two calls chained through the final
+state) against one pass.  Each K = 128 case also runs the chunked form (cakeir.kda.kernels.forward_chunked:
+kernel 1 as kernels/kda/chunk_prep.cake, as kernels/kda/chunk_prep_tc.cake, chunk_prep_tc2.cake and
+chunk_prep_tc3.cake (tensor cores, workspaces NaN-poisoned first) and as the torch scaffold, each +
+kernels/kda/chunk_scan.cake; the tc2 / tc3 preps and the torch scaffold also with the scan's WG = 2 build:
+CHUNKED_PATHS).
 
     bash bench/kda_build.sh                                          # development machine: the cubins
     python3 bench/kda_check.py --cubins bench/out/kda/cubins --out DIR [--seed S]
@@ -40,7 +41,7 @@ CHUNKED_PATHS = tuple((name.replace("cake_chunked", "cake", 1), "CAKE " + title,
 
 
 def cases():
-    # (name, B, T, H, seq_lens or None, lower_bound, state_v_first, use_h0, want_ht, gate_shift)
+    # (name, B, T, H, seq_lens or None, lower_bound, state_v_first, use_h0, want_ht, gate_shift, K = V)
     out = []
     for T in (1, 15, 17, 130):
         out.append(("T=%d" % T, 2, T, 4, None, -5.0, True, True, True, 0.0))
@@ -57,6 +58,12 @@ def cases():
     out.append(("lower_bound -1", 1, 300, 4, None, -1.0, True, True, True, 0.0))
     out.append(("long history T=65536", 1, 65536, 2, None, -5.0, True, True, True, -3.0))
     out.append(("varlen 1024x8 H=16", 1, None, 16, [1024] * 8, -5.0, True, True, True, 0.0))
+    out = [c + (128,) for c in out]
+    # K = V = 64: the recurrent kernel only (the chunked kernels take 128)
+    out.append(("K=64 T=17", 2, 17, 4, None, -5.0, True, True, True, 0.0, 64))
+    out.append(("K=64 varlen empty/one-token, unbounded, K-first", 1, None, 4, [0, 1, 17, 0, 64, 65, 3, 0], None,
+                False, True, True, 0.0, 64))
+    out.append(("K=64 no state T=300", 2, 300, 4, None, -5.0, True, False, False, 0.0, 64))
     return out
 
 
@@ -76,7 +83,7 @@ def main():
 
     lib = Kernels(args.cubins)
     records, all_ok = [], True
-    for i, (name, B, T, H, lens, lb, vfirst, use_h0, want_ht, shift) in enumerate(cases()):
+    for i, (name, B, T, H, lens, lb, vfirst, use_h0, want_ht, shift, K) in enumerate(cases()):
         seed = args.seed + i
         rec = {"case": name, "seed": seed}
         try:
@@ -86,13 +93,13 @@ def main():
                 N = len(lens)
             else:
                 cu, N = None, B
-            x = ref.make_inputs(B, T, H, 128, 128, seed=seed, device="cuda", gate_shift=shift,
+            x = ref.make_inputs(B, T, H, K, K, seed=seed, device="cuda", gate_shift=shift,
                                 with_initial_state=True, num_states=N)
             h0 = x["initial_state"]
             if vfirst:
                 h0 = h0.transpose(-1, -2).contiguous()
             guard = common.InputGuard({k: v for k, v in x.items()})
-            o = torch.full((B, T, H, 128), float("nan"), dtype=torch.bfloat16, device="cuda")
+            o = torch.full((B, T, H, K), float("nan"), dtype=torch.bfloat16, device="cuda")
             ht = torch.full_like(h0, float("nan")) if want_ht else None
             t0 = time.time()
             o, ht = lib.forward(x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"], dt_bias=x["dt_bias"],
@@ -116,7 +123,7 @@ def main():
                   (not want_ht or (rec["state_rel_err"] <= args.tol and rec["state_nan"] == 0)))
             # the chunked form: kernel 1 as kernels/kda/chunk_prep.cake ("cake") and as the torch scaffold
             # ("torch"), each followed by kernels/kda/chunk_scan.cake
-            for label, _title, prep, scan_wg in CHUNKED_PATHS:
+            for label, _title, prep, scan_wg in (CHUNKED_PATHS if K == kk.HEAD_DIM else ()):
                 try:
                     oc, sc = kk.forward_chunked(lib, x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"],
                                                 dt_bias=x["dt_bias"], lower_bound=lb,

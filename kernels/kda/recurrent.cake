@@ -15,9 +15,10 @@
 // address out of bounds; the Python op checks them.
 //
 // Schedule: grid N * H * (VD / COLS) blocks of COLS * TPC threads; block (n, h, slice) owns the state columns
-// v = slice * COLS + c, c < COLS.  The TPC = 16 consecutive lanes of column v hold its KS = KD / TPC rows
-// j * KS +: KS in registers (f32x8), so S^T k and S^T q are an 8-element dot product and a 4-step butterfly over
-// the 16 lanes; the two norms reduce in the same butterfly as S^T k.  The next token's q / k / g / beta / v are
+// v = slice * COLS + c, c < COLS.  The TPC = KD / 8 consecutive lanes of column v (16 for K = V = 128, the
+// default; -D KD=64 -D VD=64 -D TPC=8 for K = V = 64) hold its rows j * 8 +: 8 in registers (f32x8), so S^T k
+// and S^T q are an 8-element dot product and a 4- (3-) step butterfly over the TPC lanes; the two norms reduce in
+// the same butterfly as S^T k.  The next token's q / k / g / beta / v are
 // loaded while the current one is computed (16-byte loads; the COLS columns of a block read the same rows).
 target sm_90a;
 
@@ -25,10 +26,12 @@ fn sigmoid(x: f32) -> f32 {
   return rcp(1.0 + ex2(-1.4426950408889634 * x));
 }
 
-// the sum over the TPC (16) lanes of a column group: lanes j ^ 8, 4, 2, 1 stay inside the group
+// the sum over the TPC (16 or 8) lanes of a column group: lanes j ^ 8 (TPC = 16), 4, 2, 1 stay inside the group
 fn group_sum(x: f32) -> f32 {
   var s: f32 = x;
-  s += shfl.xor(s, 8);
+  if TPC == 16 {
+    s += shfl.xor(s, 8);
+  }
   s += shfl.xor(s, 4);
   s += shfl.xor(s, 2);
   s += shfl.xor(s, 1);
@@ -49,7 +52,7 @@ kernel kda_recurrent<KD = 128, VD = 128, TPC = 16, COLS = 8, SAFE = 1, VFIRST = 
     cu: i64[NP1],
     scale: f32,
     lower_bound: f32)
-  requires(KD == VD, KD == TPC * 8, TPC == 16, VD % COLS == 0, COLS * TPC <= 1024, TT >= 1, NP1 >= 2,
+  requires(KD == VD, KD == TPC * 8, TPC == 8 || TPC == 16, VD % COLS == 0, COLS * TPC <= 1024, TT >= 1, NP1 >= 2,
            TT < 1073741824, H <= 65536, NP1 <= 16777216, (NP1 - 1) * H <= 16777216,
            USE_H0 == 0 || NS == NP1 - 1, STORE_HT == 0 || NT == NP1 - 1,
            SAFE >= 0, SAFE <= 1, VFIRST >= 0, VFIRST <= 1)

@@ -1,6 +1,6 @@
 """cakeir.kda.kernels: the op's argument handling on CPU tensors, with the cubin launch replaced by a recorder that
 checks every argument against kernels/kda/recurrent.cake's signature (dtype, shape, shared shape variables,
-requires), and the choice of build (gate, state layout, state or not).  The kernel's numbers are checked on the
+requires), and the choice of build (gate, state layout, state or not, K = V = 128 or 64).  The kernel's numbers are checked on the
 GPU by bench/kda_check.py.  Needs torch (CPU); skipped without it."""
 
 import pytest
@@ -20,16 +20,17 @@ class Recorder:
 
     def __call__(self, q, k, v, g, beta, A_log, dt_bias, h0, ht, o, cu, scale, lower_bound):
         TT, H, KD = q.shape
-        assert KD == 128 and k.shape == g.shape == q.shape and v.shape == (TT, H, 128) and o.shape == (TT, H, 128)
-        assert beta.shape == (TT, H) and A_log.shape == (H,) and dt_bias.shape == (H, 128)
+        assert KD == (64 if self.name.endswith("_k64") else 128)
+        assert k.shape == g.shape == q.shape and v.shape == (TT, H, KD) and o.shape == (TT, H, KD)
+        assert beta.shape == (TT, H) and A_log.shape == (H,) and dt_bias.shape == (H, KD)
         for t in (q, k, v, g, beta, o):
             assert t.dtype == torch.bfloat16 and t.is_contiguous()
         for t in (A_log, dt_bias, h0, ht):
             assert t.dtype == torch.float32 and t.is_contiguous()
         assert cu.dtype == torch.int64 and cu.dim() == 1 and cu.numel() >= 2 and TT >= 1
         N = cu.numel() - 1
-        state = not self.name.endswith("_nostate")
-        assert h0.shape[1:] == ht.shape[1:] == (H, 128, 128)
+        state = "_nostate" not in self.name
+        assert h0.shape[1:] == ht.shape[1:] == (H, KD, KD)
         if state:
             assert h0.shape[0] == N and ht.shape[0] == N
         assert isinstance(scale, float) and isinstance(lower_bound, float)
@@ -47,28 +48,30 @@ def lib(tmp_path, monkeypatch):
     return lib
 
 
-def args(B, T, H, seed=0, N=None):
-    x = ref.make_inputs(B, T, H, 128, 128, seed=seed, with_initial_state=True, num_states=N)
+def args(B, T, H, seed=0, N=None, K=128):
+    x = ref.make_inputs(B, T, H, K, K, seed=seed, with_initial_state=True, num_states=N)
     return x
 
 
-@pytest.mark.parametrize("lower_bound,v_first,h0,ht,name", [
-    (-5.0, True, True, True, "kda_recurrent_safe_vfirst"),
-    (None, False, True, True, "kda_recurrent_unbounded_kfirst"),
-    (-5.0, True, False, False, "kda_recurrent_safe_vfirst_nostate"),
-    (-5.0, False, False, True, "kda_recurrent_safe_kfirst"),
-    (None, True, True, False, "kda_recurrent_unbounded_vfirst"),
+@pytest.mark.parametrize("lower_bound,v_first,h0,ht,K,name", [
+    (-5.0, True, True, True, 128, "kda_recurrent_safe_vfirst"),
+    (None, False, True, True, 128, "kda_recurrent_unbounded_kfirst"),
+    (-5.0, True, False, False, 128, "kda_recurrent_safe_vfirst_nostate"),
+    (-5.0, False, False, True, 128, "kda_recurrent_safe_kfirst"),
+    (None, True, True, False, 128, "kda_recurrent_unbounded_vfirst"),
+    (-5.0, True, True, True, 64, "kda_recurrent_safe_vfirst_k64"),
+    (None, False, False, False, 64, "kda_recurrent_unbounded_kfirst_nostate_k64"),
 ])
-def test_build_choice_and_arguments(lib, lower_bound, v_first, h0, ht, name):
-    x = args(2, 9, 3)
+def test_build_choice_and_arguments(lib, lower_bound, v_first, h0, ht, K, name):
+    x = args(2, 9, 3, K=K)
     o, s = lib.forward(x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"], dt_bias=x["dt_bias"],
                        lower_bound=lower_bound, initial_state=x["initial_state"] if h0 else None,
                        output_final_state=ht, state_v_first=v_first)
     assert lib.calls == [(name, 2, 18, 3)]
-    assert o.shape == (2, 9, 3, 128) and o.dtype == torch.bfloat16
+    assert o.shape == (2, 9, 3, K) and o.dtype == torch.bfloat16
     assert (s is None) == (not ht)
     if ht:
-        assert s.shape == (2, 3, 128, 128) and bool((s == 1.0).all())
+        assert s.shape == (2, 3, K, K) and bool((s == 1.0).all())
 
 
 def test_varlen_offsets_are_checked(lib):
@@ -93,6 +96,9 @@ def test_refusals_and_empty_input(lib):
                     lower_bound=-5.0, initial_state=x["initial_state"][:, :1])
     with pytest.raises(TypeError):
         lib.forward(x["q"].float(), x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"], dt_bias=x["dt_bias"])
+    w = args(1, 4, 2, K=96)               # K = V = 128 or 64 only
+    with pytest.raises(ValueError, match="128 or 64"):
+        lib.forward(w["q"], w["k"], w["v"], w["g"], w["beta"], A_log=w["A_log"], dt_bias=w["dt_bias"])
     # no tokens: no launch, the state passes through
     e = args(1, 0, 2)
     o, s = lib.forward(e["q"], e["k"], e["v"], e["g"], e["beta"], A_log=e["A_log"], dt_bias=e["dt_bias"],

@@ -14,15 +14,15 @@ from cakeir.kda import reference as ref  # noqa: E402
 FLAGS = dict(use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True)
 
 
-def inputs(T=20, H=2, seed=3, B=1):
-    x = ref.make_inputs(B, T, H, 128, 128, seed=seed, with_initial_state=True)
+def inputs(T=20, H=2, seed=3, B=1, K=128):
+    x = ref.make_inputs(B, T, H, K, K, seed=seed, with_initial_state=True)
     x["initial_state"] = x["initial_state"].transpose(-1, -2).contiguous()     # V-first
     return x
 
 
-@pytest.mark.parametrize("lower_bound", [-5.0, None])
-def test_cpu_operator_is_the_recurrence(lower_bound):
-    x = inputs()
+@pytest.mark.parametrize("lower_bound,K", [(-5.0, 128), (None, 128), (-5.0, 64)])
+def test_cpu_operator_is_the_recurrence(lower_bound, K):
+    x = inputs(K=K)
     o, ht = ops.chunk_kda(x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"], dt_bias=x["dt_bias"],
                           lower_bound=lower_bound, initial_state=x["initial_state"], output_final_state=True,
                           state_v_first=True, **FLAGS)
@@ -30,7 +30,7 @@ def test_cpu_operator_is_the_recurrence(lower_bound):
                                    dt_bias=x["dt_bias"], lower_bound=lower_bound,
                                    initial_state=x["initial_state"], state_v_first=True)
     assert o.dtype == torch.bfloat16 and o.shape == x["v"].shape
-    assert ht.dtype == torch.float32 and ht.shape == (1, 2, 128, 128)
+    assert ht.dtype == torch.float32 and ht.shape == (1, 2, K, K)
     assert ref.rel_error(o, o_ref) < 4e-3                       # o rounded to bf16 once
     assert ref.rel_error(ht, s_ref) < 1e-6
     o2, none = ops.fused_recurrent_kda(x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"],
@@ -63,8 +63,8 @@ def test_what_the_kernels_do_not_compute_is_refused(change, match):
 
 
 def test_shapes_outside_the_kernels_are_refused():
-    x = ref.make_inputs(1, 4, 2, 64, 64, seed=1)
-    with pytest.raises(ValueError, match="128"):
+    x = ref.make_inputs(1, 4, 2, 96, 96, seed=1)
+    with pytest.raises(ValueError, match="128 or 64"):
         ops.chunk_kda(x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"], dt_bias=x["dt_bias"], **FLAGS)
     y = ref.make_inputs(1, 4, 2, 128, 128, HV=4, seed=1)
     with pytest.raises(ValueError, match="grouped"):

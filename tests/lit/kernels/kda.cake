@@ -3,6 +3,12 @@
 // REC: verified
 // REC-NOT: warning
 // RUN: %cakec --verify-only -D SAFE=0 -D VFIRST=0 %kernels/kda/recurrent.cake 2>&1 | %FileCheck %s --check-prefix=REC
+// K = V = 64: 8 lanes a state column, a 3-step butterfly (tests/python/test_kda_recurrent_interpreted.py compares it
+// with the K = 128 build on zero-padded inputs in the interpreter):
+// RUN: %cakec --verify-only -D KD=64 -D VD=64 -D TPC=8 %kernels/kda/recurrent.cake 2>&1 | %FileCheck %s --check-prefix=REC
+// RUN: %cakec --verify-only -D KD=64 -D VD=64 -D TPC=8 -D SAFE=0 -D VFIRST=0 -D USE_H0=0 -D STORE_HT=0 %kernels/kda/recurrent.cake 2>&1 | %FileCheck %s --check-prefix=REC
+// RUN: %cakec -v --no-verify -D KD=64 -D VD=64 -D TPC=8 %kernels/kda/recurrent.cake -o %t.k64.cubin 2>&1 | %FileCheck %s --check-prefix=REC64
+// REC64: kda_recurrent (sm_90a): {{.*}} 0 bytes spill stores, 0 bytes spill loads
 // RUN: %cakec --no-verify --emit=ptx %kernels/kda/recurrent.cake -o - | %FileCheck %s --check-prefix=RECPTX
 // the column group's sums are 16-lane butterflies; q / k / g arrive as 16-byte loads:
 // RECPTX: .entry kda_recurrent

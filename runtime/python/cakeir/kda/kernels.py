@@ -7,13 +7,14 @@
                                  cu_seqlens=cu, state_v_first=True)
 
 Inputs as fla's chunk_kda with use_qk_l2norm_in_kernel, use_gate_in_kernel and use_beta_sigmoid_in_kernel all
-set: q, k, v, g (raw gate) bf16 [B, T, H, 128]; beta (raw) bf16 [B, T, H]; A_log f32 [H]; dt_bias f32 [H * 128]
-(or [H, 128]); lower_bound None (the unbounded gate) or in [-5, 0) (the safe gate); initial_state f32
+set: q, k, v, g (raw gate) bf16 [B, T, H, K] with K = V = 128 (the recurrent kernel: 64 too); beta (raw) bf16
+[B, T, H]; A_log f32 [H]; dt_bias f32 [H * K] (or [H, K]); lower_bound None (the unbounded gate) or in [-5, 0) (the safe gate); initial_state f32
 [N, H, K, V] ([N, H, V, K] when state_v_first); cu_seqlens int64 [N + 1] with B == 1.  Returns o bf16
 [B, T, H, V] and the final state (f32, the initial state's layout) or None.
 
-The kernel now is kernels/kda/recurrent.cake (the token recurrence, the correctness baseline); its builds are
-named kda_recurrent_<gate>_<layout>[_nostate].cubin: gate "safe" / "unbounded", layout "vfirst" / "kfirst".
+Kernels.forward runs kernels/kda/recurrent.cake (the token recurrence, the correctness baseline); its builds are
+named kda_recurrent_<gate>_<layout>[_nostate][_k64].cubin: gate "safe" / "unbounded", layout "vfirst" / "kfirst",
+_k64 for K = V = 64.  forward_chunked (below) runs the chunked kernels, K = V = 128.
 Every call launches on torch's current stream."""
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import torch
 
 from .. import load
 
-HEAD_DIM = 128
+HEAD_DIM = 128                      # the chunked kernels' K = V
+RECURRENT_HEAD_DIMS = (64, 128)     # the recurrent kernel's
 
 
 class Kernels:
@@ -56,8 +58,9 @@ class Kernels:
         reads offsets modulo T + 1, so unchecked bad offsets give wrong results, never wild accesses."""
         B, T, H, K = q.shape
         V = v.shape[-1]
-        if K != HEAD_DIM or V != HEAD_DIM:
-            raise ValueError("cakeir.kda: K = V = %d only (got K = %d, V = %d)" % (HEAD_DIM, K, V))
+        if K != V or K not in RECURRENT_HEAD_DIMS:
+            raise ValueError("cakeir.kda: K = V = %s only (got K = %d, V = %d)"
+                             % (" or ".join(map(str, RECURRENT_HEAD_DIMS)), K, V))
         if v.shape[2] != H:
             raise ValueError("cakeir.kda: grouped value heads (HV != H) are not supported yet")
         for name, t in (("q", q), ("k", k), ("v", v), ("g", g), ("beta", beta)):
@@ -99,8 +102,9 @@ class Kernels:
         else:
             variant = "_nostate"
             h0 = ht_arg = torch.empty(1, H, K, V, dtype=torch.float32, device=dev)   # not read / written
-        name = "kda_recurrent_%s_%s%s" % ("unbounded" if lower_bound is None else "safe",
-                                          "vfirst" if state_v_first else "kfirst", variant)
+        name = "kda_recurrent_%s_%s%s%s" % ("unbounded" if lower_bound is None else "safe",
+                                            "vfirst" if state_v_first else "kfirst", variant,
+                                            "" if K == HEAD_DIM else "_k%d" % K)
         kernel = self._kernel(name)
         a_log = A_log.to(device=dev, dtype=torch.float32).contiguous()
         dtb = dt_bias.to(device=dev, dtype=torch.float32).reshape(H, K).contiguous()

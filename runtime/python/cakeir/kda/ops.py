@@ -12,10 +12,10 @@ KimiDeltaAttention layer.
 on CUDA tensors the kernels of default_kernels() ($CAKE_KDA_CUBINS, bench/kda_build.sh's builds): method
 "chunked" = kernels/kda/chunk_prep_tc3.cake (safe gate; chunk_prep_tc2.cake for the unbounded gate) +
 chunk_scan.cake with its warpgroups chosen by shape; "recurrent" = kernels/kda/recurrent.cake (the token
-recurrence, for decoding a few tokens).  On CPU tensors it runs the float64 token recurrence of
+recurrence, for decoding a few tokens, and for K = V = 64, which the chunked kernels do not take).  On CPU tensors it runs the float64 token recurrence of
 cakeir.kda.reference (the oracle), returning the same dtypes.
 
-The subset of fla's chunk_kda contract served: K = V = 128, as many value heads as query / key heads, the gate,
+The subset of fla's chunk_kda contract served: K = V = 128 or 64, as many value heads as query / key heads, the gate,
 the q / k L2 norm and the beta sigmoid computed in the kernel (use_*_in_kernel = True), lower_bound in [-5, 0)
 (the safe gate of Kimi-K3 / FlashKDA; fla's safe_gate flag changes nothing else here) or None (the unbounded gate
 of Kimi-Linear), no negative eigenvalues; anything else raises ValueError rather than computing something else.
@@ -57,9 +57,10 @@ def kda_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, g: torch.Tens
                 cu_seqlens: Optional[torch.Tensor], scale: float, lower_bound: Optional[float],
                 output_final_state: bool, state_v_first: bool, method: str) -> Tuple[torch.Tensor, torch.Tensor]:
     """(o bf16 [B, T, H, V], final state f32 [N, H, V, K] / [N, H, K, V] or an empty tensor when not asked).
-    q, k, g [B, T, H, 128], v [B, T, H, 128], beta [B, T, H] bf16 contiguous; method "chunked" or "recurrent"."""
+    q, k, g [B, T, H, K], v [B, T, H, V], beta [B, T, H] bf16 contiguous with K = V = 128 or 64; method "chunked"
+    or "recurrent" (K = V = 64: always the recurrent kernel)."""
     lib = default_kernels()
-    if method == "recurrent":
+    if method == "recurrent" or q.shape[-1] != kk.HEAD_DIM:
         o, ht = lib.forward(q, k, v, g, beta, A_log=A_log, dt_bias=dt_bias, lower_bound=lower_bound, scale=scale,
                             initial_state=initial_state, output_final_state=output_final_state,
                             cu_seqlens=cu_seqlens, state_v_first=state_v_first)
@@ -104,11 +105,11 @@ def _check_contract(q, k, v, g, beta, A_log, dt_bias, lower_bound, use_qk_l2norm
         raise ValueError("cakeir.kda: %s=%r is not supported" % (name, value))
     if A_log is None or dt_bias is None:
         raise ValueError("cakeir.kda: the in-kernel gate needs A_log and dt_bias")
-    if q.dim() != 4 or q.shape[-1] != kk.HEAD_DIM or v.shape[-1] != kk.HEAD_DIM:
-        raise ValueError("cakeir.kda: q, k, g [B, T, H, 128] and v [B, T, H, 128] only (got q %s, v %s)"
-                         % (tuple(q.shape), tuple(v.shape)))
+    if q.dim() != 4 or v.dim() != 4 or q.shape[-1] != v.shape[-1] or q.shape[-1] not in kk.RECURRENT_HEAD_DIMS:
+        raise ValueError("cakeir.kda: q, k, g [B, T, H, K] and v [B, T, H, V] with K = V = 128 or 64 only "
+                         "(got q %s, v %s)" % (tuple(q.shape), tuple(v.shape)))
     if v.shape[2] != q.shape[2] or g.shape != q.shape or k.shape != q.shape or beta.shape != q.shape[:3]:
-        raise ValueError("cakeir.kda: q, k, g must share [B, T, H, 128], v [B, T, H, 128] and beta [B, T, H] "
+        raise ValueError("cakeir.kda: q, k, g must share [B, T, H, K], v [B, T, H, V] and beta [B, T, H] "
                          "(grouped value heads are not supported)")
     if lower_bound is not None and not (-5.0 <= lower_bound < 0.0):
         raise ValueError("cakeir.kda: lower_bound must lie in [-5, 0) or be None, got %r" % (lower_bound,))
