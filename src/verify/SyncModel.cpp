@@ -567,6 +567,17 @@ public:
         problem(f->range, "the loop's step", "it is not positive");
         return active;
       }
+      // More iterations than events a role may have: each iteration that synchronises emits one at least, so
+      // the walk would end at the cap after expanding up to 200000 events (seconds for a large shape's
+      // loop); the same verdict at once.
+      if (*hi > *lo && (*hi - *lo + *step - 1) / *step > static_cast<int64_t>(kMaxEventsPerAgent)) {
+        if (!overflow_)
+          problem(f->range, "the synchronisation program",
+                  "its loop '" + f->name + "' runs " + std::to_string((*hi - *lo + *step - 1) / *step) +
+                      " times, more than the 200000 events per role the simulation expands");
+        overflow_ = true;
+        return active;
+      }
       context_.emplace_back(f->name, 0);
       for (int64_t k = *lo; k < *hi && !active.empty() && !overflow_; k += *step) {
         loops_[f] = k;

@@ -41,6 +41,11 @@ FIRST_HUGE_LIMIT_OVERRIDES_S = {"persistent_counter_step_tile_period": 2.5}
 # expansion re-evaluated each 24-let chain at every use, and the epilogue's tile loop was enumerated as an
 # independent trip count: ~6,000 shape queries for combinations that never occur); now 0.2-0.3 s.
 CHAIN_BLACKWELL_LIMIT_S = 1.0
+# CPU seconds per mode for the other chain_* bombs: the minmax chains of the persistent and TMA-epilogue GEMMs
+# took 2.7-3.7 s of the common 5 s (the sync expansion of a determinacy counterexample's shape, M near 2^31,
+# walked a tile loop of 8,388,608 iterations up to the 200,000-event cap, 470 MB); a loop that runs more often
+# than the cap now gives the same verdict before its walk, and every chain bomb takes at most ~0.75 s.
+CHAIN_LIMIT_S = 2.0
 # Item 9: the verifier's cost per trivial kernel (once 14-20 ms: a Z3 context per kernel).  3,000 distinct kernels
 # in one file take ~2.6 s of CPU for every stage together (~0.7 ms each in the verifier: ~2.4 plain-solver
 # queries of ~0.15 ms each), held to the common 5 s; a sweep of 256 variants is held to 1 s (0.3 s measured; 2.9 s
@@ -245,7 +250,7 @@ def main():
         for form in ("arith", "minmax"):
             write(f"chain_{name[:-5]}_{form}", chain_lets(text, form), shape_of(text),
                   f"every let of samples/{name} as a chain of {CHAIN} lets ({form})",
-                  CHAIN_BLACKWELL_LIMIT_S if name == "blackwell_gemm.cake" else None)
+                  CHAIN_BLACKWELL_LIMIT_S if name == "blackwell_gemm.cake" else CHAIN_LIMIT_S)
     for name, bomb in hand_written().items():
         write(name, *bomb)
     lit_verify = os.path.join(os.path.dirname(samples), "tests", "lit", "verify")
