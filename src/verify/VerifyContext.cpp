@@ -56,14 +56,6 @@ std::optional<z3::expr> VerifyContext::tripCount(const ForStmt &loop, TranslateF
   return z3::ite(span > 0, (span + *step - 1) / *step, z3().int_val(0));
 }
 
-z3::expr VerifyContext::assumptions(const std::vector<z3::expr> &extra) const {
-  z3::expr all = z3_->bool_val(true);
-  for (const z3::expr &r : requirements_) all = all && r;
-  for (const z3::expr &c : translator_->sideConditions()) all = all && c;
-  for (const z3::expr &c : extra) all = all && c;
-  return all;
-}
-
 z3::expr VerifyContext::scopedAssumptions(const std::vector<z3::expr> &extra, const z3::expr &claim) const {
   const std::vector<z3::expr> &conditions = translator_->sideConditions();
   const std::unordered_map<size_t, unsigned> &owners = translator_->loopBoundOwners();

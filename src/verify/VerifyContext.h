@@ -1,7 +1,8 @@
 // VerifyContext: everything one kernel's obligation families share.
 //
 //   - the Z3 context and the assumptions every query starts from: requires(...) (translated), shape
-//     variables >= 1, and the bounds of the builtins / loop variables the translator introduced;
+//     variables >= 1, and the bounds of the builtins / loop variables the translator introduced (a loop
+//     variable's only where the query mentions it: scopedAssumptions);
 //   - the kernel's facts (KernelInfo: ct values, roles, barriers, shared layout), the target arch;
 //   - proveForAll(claim): Proven, Refuted (with the counterexample as a name -> value map) or Unknown
 //     (with the reason: solver timeout, non-linear arithmetic, ...), each query limited to
@@ -104,11 +105,9 @@ public:
   // requires(...) conditions that could be translated (the others were reported once as unproven
   // assumptions: see requiresProblems()).
   const std::vector<z3::expr> &requirements() const { return requirements_; }
-  // requires + the translator's side conditions (bounds) + `extra`, every loop variable's bounds included.
-  z3::expr assumptions(const std::vector<z3::expr> &extra = {}) const;
-  // What a query about `claim` assumes (proveForAll, findModel): the same, but a loop variable's bounds
-  // (ExprToZ3::loopBoundOwners) only for the variables `claim` or `extra` mention and, through those bounds,
-  // the loops around them.  The others would say that their loops run: `for c in 0..n - 1` would hide every
+  // What a query about `claim` assumes (proveForAll, findModel): requires + the translator's side conditions
+  // (bounds) + `extra`, but a loop variable's bounds (ExprToZ3::loopBoundOwners) only for the variables `claim` or
+  // `extra` mention and, through those bounds, the loops around them.  The others would say that their loops run: `for c in 0..n - 1` would hide every
   // shape with n = 1 from a query about a statement after the loop, or about the shape.  A query about a
   // statement inside a loop says so in `extra` (SIMT bounds: the loop variable's bounds join the path).
   z3::expr scopedAssumptions(const std::vector<z3::expr> &extra, const z3::expr &claim) const;

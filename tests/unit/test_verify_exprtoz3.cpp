@@ -65,7 +65,7 @@ struct VerifyFixture {
         if (n == var) extra.push_back(v == ctx->z3().int_val(value));
     z3::expr result = ctx->z3().int_const("__result");
     z3::solver s(ctx->z3());
-    s.add(ctx->assumptions(extra) && result == t);
+    s.add(ctx->scopedAssumptions(extra, result == t) && result == t);
     REQUIRE(s.check() == z3::sat);
     int64_t out = 0;
     REQUIRE(s.get_model().eval(result, true).is_numeral_i64(out));
@@ -189,7 +189,7 @@ TEST_CASE("IntervalBounds: constant bounds in requires(...) narrow shape variabl
 TEST_CASE("SmallestModel: lexicographically least values of the objectives, in order") {
   VerifyFixture f("let kt = K / BK; let t = i32(tid.x);");
   z3::expr kt = f.term("kt"), t = f.term("t");
-  z3::expr query = f.ctx->assumptions() && kt >= 3 && t % 7 == 5;
+  z3::expr query = f.ctx->scopedAssumptions({}, kt >= 3 && t % 7 == 5) && kt >= 3 && t % 7 == 5;
   auto m = smallestModel(*f.ctx, query, {kt, t});
   REQUIRE(m);
   int64_t v = 0;
@@ -198,13 +198,26 @@ TEST_CASE("SmallestModel: lexicographically least values of the objectives, in o
   REQUIRE(m->eval(t, true).is_numeral_i64(v));
   CHECK(v == 5);
   // The order of the objectives decides: t first, then kt.
-  auto m2 = smallestModel(*f.ctx, f.ctx->assumptions() && kt + t >= 10, {t, kt});
+  auto m2 = smallestModel(*f.ctx, f.ctx->scopedAssumptions({}, kt + t >= 10) && kt + t >= 10, {t, kt});
   REQUIRE(m2);
   REQUIRE(m2->eval(t, true).is_numeral_i64(v));
   CHECK(v == 0);
   REQUIRE(m2->eval(kt, true).is_numeral_i64(v));
   CHECK(v == 10);
-  CHECK_FALSE(smallestModel(*f.ctx, f.ctx->assumptions() && kt < 0, {kt}));
+  CHECK_FALSE(smallestModel(*f.ctx, f.ctx->scopedAssumptions({}, kt < 0) && kt < 0, {kt}));
+}
+
+TEST_CASE("VerifyContext: a loop variable's bounds are assumed only where the query mentions it or an inner loop") {
+  // 'for c in 0..n - 1' runs only for n >= 2: a query about n alone must not assume that (c < n - 1), a query
+  // about c must, and one about d (a loop inside c's) takes c's bounds through d's.
+  VerifyFixture f("for c in 0..n - 1 { for d in c..c + 4 { let x = d; let y = c; } } let m = n;");
+  z3::expr n = f.term("m"), c = f.term("y"), d = f.term("x");
+  CHECK(f.ctx->findModel(n == 1).refuted());                  // a shape where the loop does not run
+  CHECK(f.ctx->proveForAll(c < n - 1).proven());              // inside the loop
+  CHECK(f.ctx->proveForAll(n >= 2, {c >= 0}).proven());        // the query mentions c: its loop runs
+  CHECK(f.ctx->proveForAll(n >= 2, {d >= 0}).proven());        // d's loop is inside c's
+  CHECK(f.ctx->proveForAll(d < n + 3).proven());
+  CHECK(f.ctx->proveForAll(n >= 2).refuted());
 }
 
 TEST_CASE("ExprToZ3: refutations carry a counterexample") {
