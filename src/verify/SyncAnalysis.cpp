@@ -121,7 +121,7 @@ public:
                                              [&](const Expr *e) { return mentionsDecl(e, l.loop); });
       bool joined = false;
       for (size_t i = 0; i < drivenTrips_.size() && mayJoinTiles && !joined; ++i)
-        if (ctx_.proveForAllWithin(drivenTrips_[i] == *t, {}, ctx_.timeoutMs()).proven()) {
+        if (ctx_.proveForAll(drivenTrips_[i] == *t).proven()) {
           drivenLoops_[i].push_back(l.loop);
           joined = true;
         }
@@ -130,7 +130,7 @@ public:
       std::vector<std::vector<const ForStmt *>> &groups = l.driven ? drivenLoops_ : tripLoops_;
       bool merged = false;
       for (size_t i = 0; i < terms.size() && !merged; ++i) {
-        ProofResult same = ctx_.proveForAllWithin(terms[i] == *t, {}, ctx_.timeoutMs());
+        ProofResult same = ctx_.proveForAll(terms[i] == *t);
         if (same.proven()) {
           merged = true;
           groups[i].push_back(l.loop);
@@ -259,7 +259,8 @@ private:
   // A structural fact: under the solver limit, or a share of it in a trip-period trial (a candidate whose
   // fact is false costs the default solver's search for a counterexample, which only says "not this one").
   ProofResult proveFact(const z3::expr &claim, const std::vector<z3::expr> &extra) {
-    return ctx_.proveForAllWithin(claim, extra, tripTrial_ ? std::max(1u, ctx_.options().timeoutMs / 10) : ctx_.timeoutMs());
+    if (tripTrial_) return ctx_.proveForAllWithin(claim, extra, std::max(1u, ctx_.options().timeoutMs / 10));
+    return ctx_.proveForAll(claim, extra);
   }
 
   // Step 3b: the smallest divisor d of P for which the facts that concern the trip counts hold - every
@@ -607,8 +608,8 @@ private:
     z3::expr one = term->substitute(from, to1), two = term->substitute(from, to2);
     if (z3::eq(one, two)) return true;   // mentions no CTA-dependent builtin
     z3::expr a = ctx_.scopedAssumptions({}, *term);
-    ProofResult r = ctx_.proveForAllWithin(one == two, {a.substitute(from, to1), a.substitute(from, to2), base >= 0,
-                                                  r1 >= 0, r1 < cx, r2 >= 0, r2 < cx}, ctx_.timeoutMs());
+    ProofResult r = ctx_.proveForAll(one == two, {a.substitute(from, to1), a.substitute(from, to2), base >= 0,
+                                                  r1 >= 0, r1 < cx, r2 >= 0, r2 < cx});
     if (r.proven()) return true;
     if (r.refuted()) {
       why = "it differs between the CTAs of a cluster (" + r.counterexampleText() + ")";
