@@ -557,7 +557,8 @@ bool ExprToZ3::launchInvariant(const Expr &e, unsigned depth) {
         !info_.kernel->body)
       return false;
     auto written = tensorWritten_.find(d);
-    if (written == tensorWritten_.end()) written = tensorWritten_.emplace(d, writesTensor(*info_.kernel->body, d)).first;
+    if (written == tensorWritten_.end())
+      written = tensorWritten_.emplace(d, writesTensor(*info_.kernel->body, d)).first;
     if (written->second) return false;
     for (const IndexItem &it : ix->items)
       if (it.kind != IndexItem::Point || !it.start || !launchInvariant(*it.start, depth + 1)) return false;
