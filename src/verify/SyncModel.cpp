@@ -567,9 +567,10 @@ public:
         problem(f->range, "the loop's step", "it is not positive");
         return active;
       }
-      // More iterations than events a role may have: each iteration that synchronises emits one at least, so
-      // the walk would end at the cap after expanding up to 200000 events (seconds for a large shape's
-      // loop); the same verdict at once.
+      // More iterations than events a role may have: an iteration of a loop holding synchronisation emits an
+      // event unless a branch skips them all, so the walk would end at the cap after expanding up to 200000
+      // events (seconds for a large shape's loop).  The cap's verdict at once (a loop whose iterations mostly
+      // skip every event is unproven too, rather than walked).
       if (*hi > *lo && (*hi - *lo + *step - 1) / *step > static_cast<int64_t>(kMaxEventsPerAgent)) {
         if (!overflow_)
           problem(f->range, "the synchronisation program",
