@@ -30,8 +30,8 @@
 // its last value c0 + c * (the product of the trip counts of the loops between its declaration and its update,
 // each at its largest over the enclosing loops' variables; asked first with the loops whose lower bound is >= 0
 // counted from 0, which a requires(...) on the product of the loops' bounds settles at once) stays in its type -
-// the sync analysis takes a counter that only grows to stay at or above c0, and its stage indices and parities to be those of the mathematical
-// count, which the GPU's counter is only while it does not wrap.  Nodes in range
+// the sync analysis takes a counter that only grows to stay at or above c0, and its stage indices and parities
+// to be those of the mathematical count, which the GPU's counter is only while it does not wrap.  Nodes in range
 // by interval arithmetic over their operands' bounds (IntervalBounds) need no query; one query per site for the
 // rest (the conjunction); on a refutation the first node out of range in the counterexample is reported, once
 // per node.
