@@ -1,7 +1,7 @@
 """cakeir.kda.kernels: the op's argument handling on CPU tensors, with the cubin launch replaced by a recorder that
 checks every argument against kernels/kda/recurrent.cake's signature (dtype, shape, shared shape variables,
-requires), and the choice of build (gate, state layout, state or not, K = V = 128 or 64).  The kernel's numbers are checked on the
-GPU by bench/kda_check.py.  Needs torch (CPU); skipped without it."""
+requires), and the choice of build (gate, state layout, state or not, K = V = 128 or 64).  The kernel's numbers
+are checked on the GPU by bench/kda_check.py.  Needs torch (CPU); skipped without it."""
 
 import pytest
 

@@ -8,9 +8,9 @@
 
 Inputs as fla's chunk_kda with use_qk_l2norm_in_kernel, use_gate_in_kernel and use_beta_sigmoid_in_kernel all
 set: q, k, v, g (raw gate) bf16 [B, T, H, K] with K = V = 128 (the recurrent kernel: 64 too); beta (raw) bf16
-[B, T, H]; A_log f32 [H]; dt_bias f32 [H * K] (or [H, K]); lower_bound None (the unbounded gate) or in [-5, 0) (the safe gate); initial_state f32
-[N, H, K, V] ([N, H, V, K] when state_v_first); cu_seqlens int64 [N + 1] with B == 1.  Returns o bf16
-[B, T, H, V] and the final state (f32, the initial state's layout) or None.
+[B, T, H]; A_log f32 [H]; dt_bias f32 [H * K] (or [H, K]); lower_bound None (the unbounded gate) or in [-5, 0)
+(the safe gate); initial_state f32 [N, H, K, V] ([N, H, V, K] when state_v_first); cu_seqlens int64 [N + 1]
+with B == 1.  Returns o bf16 [B, T, H, V] and the final state (f32, the initial state's layout) or None.
 
 Kernels.forward runs kernels/kda/recurrent.cake (the token recurrence, the correctness baseline); its builds are
 named kda_recurrent_<gate>_<layout>[_nostate][_k64].cubin: gate "safe" / "unbounded", layout "vfirst" / "kfirst",

@@ -12,11 +12,11 @@ KimiDeltaAttention layer.
 on CUDA tensors the kernels of default_kernels() ($CAKE_KDA_CUBINS, bench/kda_build.sh's builds): method
 "chunked" = kernels/kda/chunk_prep_tc3.cake (safe gate; chunk_prep_tc2.cake for the unbounded gate) +
 chunk_scan.cake with its warpgroups chosen by shape; "recurrent" = kernels/kda/recurrent.cake (the token
-recurrence, for decoding a few tokens, and for K = V = 64, which the chunked kernels do not take).  On CPU tensors it runs the float64 token recurrence of
-cakeir.kda.reference (the oracle), returning the same dtypes.
+recurrence, for decoding a few tokens, and for K = V = 64, which the chunked kernels do not take).  On CPU tensors
+it runs the float64 token recurrence of cakeir.kda.reference (the oracle), returning the same dtypes.
 
-The subset of fla's chunk_kda contract served: K = V = 128 or 64, as many value heads as query / key heads, the gate,
-the q / k L2 norm and the beta sigmoid computed in the kernel (use_*_in_kernel = True), lower_bound in [-5, 0)
+The subset of fla's chunk_kda contract served: K = V = 128 or 64, as many value heads as query / key heads, the
+gate, the q / k L2 norm and the beta sigmoid computed in the kernel (use_*_in_kernel = True), lower_bound in [-5, 0)
 (the safe gate of Kimi-K3 / FlashKDA; fla's safe_gate flag changes nothing else here) or None (the unbounded gate
 of Kimi-Linear), no negative eigenvalues; anything else raises ValueError rather than computing something else.
 Inputs of another float dtype are converted to bf16, o comes back in v's dtype."""
