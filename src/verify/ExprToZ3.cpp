@@ -5,6 +5,7 @@
 #include "frontend/Builtins.h"
 #include "frontend/TensorWrites.h"
 #include "frontend/Types.h"
+#include "verify/Z3Terms.h"
 
 #include <algorithm>
 #include <set>
@@ -241,7 +242,10 @@ z3::expr ExprToZ3::declVar(const Decl *decl) {
       if (auto st = tr(*loop->step, ignored, 0))
         if (auto c = constantOf(*st); c && *c > 0) bounds.push_back(z3::mod(v - *lo, *st) == 0);
     for (const z3::expr &b : bounds) {
-      loopBoundOwners_.emplace(sideConditions_.size(), v.id());
+      LoopBound entry{v.id(), {}};
+      for (const z3::expr &c : freeConstants({b}))
+        if (isLoopVariable(c)) entry.loopVariables.push_back(c.id());
+      loopBounds_.emplace(sideConditions_.size(), std::move(entry));
       sideConditions_.push_back(b);
     }
     return v;

@@ -61,9 +61,14 @@ public:
   // Bounds of every free constant created so far (shape vars >= 1, 0 <= tid.x < threads, ...).
   const std::vector<z3::expr> &sideConditions() const { return sideConditions_; }
   // The side conditions that bound a loop variable by its loop's bounds (lower <= v < upper, the step), by
-  // index into sideConditions(), with the variable's term id: they hold only inside the loop, and say that
-  // the loop runs (VerifyContext::scopedAssumptions).
-  const std::unordered_map<size_t, unsigned> &loopBoundOwners() const { return loopBoundOwners_; }
+  // index into sideConditions(): the variable's term id, and the loop variables the bound mentions (the
+  // variable and those of the loops around it).  They hold only inside the loop, and say that the loop runs
+  // (VerifyContext::scopedAssumptions).
+  struct LoopBound {
+    unsigned owner;
+    std::vector<unsigned> loopVariables;
+  };
+  const std::unordered_map<size_t, LoopBound> &loopBounds() const { return loopBounds_; }
   bool isLoopVariable(const z3::expr &c) const { return loopVariableIds_.count(c.id()) > 0; }
   // Every free constant created so far, by the name it has in diagnostics ("K", "tid.x", "k").
   const std::vector<std::pair<std::string, z3::expr>> &freeVars() const { return freeVars_; }
@@ -110,7 +115,7 @@ private:
   std::map<const Decl *, z3::expr> bound_;          // bind(), and memoised lets / shape vars / params
   std::map<std::pair<int, const RoleStmt *>, z3::expr> builtins_;
   std::vector<z3::expr> sideConditions_;
-  std::unordered_map<size_t, unsigned> loopBoundOwners_;
+  std::unordered_map<size_t, LoopBound> loopBounds_;
   std::unordered_set<unsigned> loopVariableIds_;
   std::vector<std::pair<std::string, z3::expr>> freeVars_;
   std::unordered_map<unsigned, IntRange> freeVarRanges_;

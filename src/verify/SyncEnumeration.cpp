@@ -40,7 +40,7 @@ z3::check_result Analyzer::checkShape(const z3::expr &condition, std::optional<z
     take(ctx_.requirements()[shapeRequirements_]);
   // Not the loop variables' bounds: they hold inside their loops, and would exclude every shape where a loop
   // does not run (VerifyContext::scopedAssumptions).
-  const std::unordered_map<size_t, unsigned> &loopBounds = ctx_.translator().loopBoundOwners();
+  const std::unordered_map<size_t, ExprToZ3::LoopBound> &loopBounds = ctx_.translator().loopBounds();
   for (; shapeSideConditions_ < ctx_.translator().sideConditions().size(); ++shapeSideConditions_)
     if (!loopBounds.count(shapeSideConditions_)) take(ctx_.translator().sideConditions()[shapeSideConditions_]);
   std::optional<z3::solver> fresh;

@@ -571,10 +571,11 @@ public:
       // event unless a branch skips them all, so the walk would end at the cap after expanding up to 200000
       // events (seconds for a large shape's loop).  The cap's verdict at once (a loop whose iterations mostly
       // skip every event is unproven too, rather than walked).
-      if (*hi > *lo && (*hi - *lo + *step - 1) / *step > static_cast<int64_t>(kMaxEventsPerAgent)) {
+      if (const int64_t trips = *hi > *lo ? (*hi - *lo + *step - 1) / *step : 0;
+          trips > static_cast<int64_t>(kMaxEventsPerAgent)) {
         if (!overflow_)
           problem(f->range, "the synchronisation program",
-                  "its loop '" + f->name + "' runs " + std::to_string((*hi - *lo + *step - 1) / *step) +
+                  "its loop '" + f->name + "' runs " + std::to_string(trips) +
                       " times, more than the 200000 events per role the simulation expands");
         overflow_ = true;
         return active;

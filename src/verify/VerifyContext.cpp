@@ -58,30 +58,25 @@ std::optional<z3::expr> VerifyContext::tripCount(const ForStmt &loop, TranslateF
 
 z3::expr VerifyContext::scopedAssumptions(const std::vector<z3::expr> &extra, const z3::expr &claim) const {
   const std::vector<z3::expr> &conditions = translator_->sideConditions();
-  const std::unordered_map<size_t, unsigned> &owners = translator_->loopBoundOwners();
+  const std::unordered_map<size_t, ExprToZ3::LoopBound> &bounds = translator_->loopBounds();
   std::unordered_set<unsigned> live;   // the loop variables in scope
-  auto addLoopVariables = [&](const std::vector<z3::expr> &terms) {
-    for (const z3::expr &c : freeConstants(terms))
-      if (translator_->isLoopVariable(c)) live.insert(c.id());
-  };
   std::vector<z3::expr> terms = extra;
   terms.push_back(claim);
-  addLoopVariables(terms);
+  for (const z3::expr &c : freeConstants(terms))
+    if (translator_->isLoopVariable(c)) live.insert(c.id());
   std::vector<bool> taken(conditions.size(), false);
   for (bool grew = true; grew;) {   // a bound names the variables of the loops around its loop
     grew = false;
-    for (const auto &[index, owner] : owners)
-      if (!taken[index] && live.count(owner)) {
+    for (const auto &[index, bound] : bounds)
+      if (!taken[index] && live.count(bound.owner)) {
         taken[index] = true;
-        const size_t before = live.size();
-        addLoopVariables({conditions[index]});
-        grew = grew || live.size() != before;
+        for (unsigned v : bound.loopVariables) grew = live.insert(v).second || grew;
       }
   }
   z3::expr all = z3_->bool_val(true);
   for (const z3::expr &r : requirements_) all = all && r;
   for (size_t i = 0; i < conditions.size(); ++i)
-    if (taken[i] || !owners.count(i)) all = all && conditions[i];
+    if (taken[i] || !bounds.count(i)) all = all && conditions[i];
   for (const z3::expr &c : extra) all = all && c;
   return all;
 }

@@ -106,7 +106,7 @@ public:
   // assumptions: see requiresProblems()).
   const std::vector<z3::expr> &requirements() const { return requirements_; }
   // What a query about `claim` assumes (proveForAll, findModel): requires + the translator's side conditions
-  // (bounds) + `extra`, but a loop variable's bounds (ExprToZ3::loopBoundOwners) only for the variables `claim`
+  // (bounds) + `extra`, but a loop variable's bounds (ExprToZ3::loopBounds) only for the variables `claim`
   // or `extra` mention and, through those bounds, the loops around them.  The others would say that their loops
   // run: `for c in 0..n - 1` would hide every shape with n = 1 from a query about a statement after the loop, or
   // about the shape.  A query about a statement inside a loop says so in `extra` (SIMT bounds: the loop
