@@ -32,7 +32,9 @@ try:
     cases = json.load(open(sys.argv[1]))["cases"]
 except Exception:
     cases = []
-ok = lambda key: bool(cases) and all(c.get(key, False) for c in cases)
+# a path counts when some case ran it and every case either passed it or does not serve it (K = 64 cases run the
+# recurrent kernel only); a case that failed before its paths ran ("error") fails them all
+ok = lambda key: any(key in c for c in cases) and all("error" not in c and c.get(key, True) for c in cases)
 names = []
 if cases and all("error" not in c and c.get("o_rel_err", 1) <= 1e-2 for c in cases):
     names.append("cake")

@@ -24,7 +24,7 @@
 target sm_90a;
 
 fn sigmoid(x: f32) -> f32 {
-  return rcp(1.0 + ex2(-1.4426950408889634 * x));
+  return rcp.ftz(1.0 + ex2.ftz(-1.4426950408889634 * x));
 }
 
 // sub-chunk i (1..3) of off-diagonal tile rest (0..11): rest < 2: 1, < 6: 2, else 3
@@ -64,7 +64,7 @@ fn build_operands(hf: i32, t: i32) {
       var a8: f32x8;
       var b8: f32x8;
       for j in 0..8 unroll {
-        let f = ex2((g8[j] - n8[j]) * log2e);
+        let f = ex2.ftz((g8[j] - n8[j]) * log2e);
         a8[j] = k8[j] * kr * f;
         b8[j] = q8[j] * qr * f;
       }
@@ -86,7 +86,7 @@ fn build_operands(hf: i32, t: i32) {
     let kr = rk[sr];
     var b8: f32x8;
     for j in 0..8 unroll {
-      b8[j] = k8[j] * kr * ex2((n8[j] - g8[j]) * log2e);
+      b8[j] = k8[j] * kr * ex2.ftz((n8[j] - g8[j]) * log2e);
     }
     fb[row, dl +: 8] = f16x8(b8);
   }
@@ -155,7 +155,7 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
     let row = ROWS[p0 + r];
     let ok_row = row >= 0;
     let tok = i32(u32(row) % u32(TT));
-    let a = ex2(A_log[h] * log2e);
+    let a = ex2.ftz(A_log[h] * log2e);
     var sqq: f32 = 0.0;
     var skk: f32 = 0.0;
     for j in 0..4 unroll {
@@ -176,7 +176,7 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
         if SAFE == 1 {
           gate = lower_bound * sigmoid(a * x);
         } else {
-          gate = -a * select(x > 20.0, x, 0.6931471805599453 * lg2(1.0 + ex2(x * log2e)));
+          gate = -a * select(x > 20.0, x, 0.6931471805599453 * lg2.ftz(1.0 + ex2.ftz(x * log2e)));
         }
         gv[e] = select(ok_row, gate, 0.0);
       }
@@ -187,8 +187,8 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
     skk += shfl.xor(skk, 1);
     skk += shfl.xor(skk, 2);
     if t % 4 == 0 {
-      rq[r] = select(ok_row, rsqrt(sqq + 1.0e-6), 0.0);
-      rk[r] = select(ok_row, rsqrt(skk + 1.0e-6), 0.0);
+      rq[r] = select(ok_row, rsqrt.ftz(sqq + 1.0e-6), 0.0);
+      rk[r] = select(ok_row, rsqrt.ftz(skk + 1.0e-6), 0.0);
       bs[r] = select(ok_row, sigmoid(f32(beta[tok, h])), 0.0);
     }
   }
@@ -217,7 +217,7 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
     for r in 32..BT unroll {
       fbuf[r, c] = fbuf[r, c] + base;
     }
-    GL[ch, h * KD + c] = ex2(fbuf[BT - 1, c] * log2e);    // this thread wrote it just above
+    GL[ch, h * KD + c] = ex2.ftz(fbuf[BT - 1, c] * log2e);    // this thread wrote it just above
   }
   syncthreads;
 
@@ -237,8 +237,8 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
     var kg: f32x8;
     for j in 0..8 unroll {
       let kn = k8[j] * kr;
-      qg[j] = scale * q8[j] * qr * ex2(g8[j] * log2e);
-      kg[j] = kn * ex2((l8[j] - g8[j]) * log2e);
+      qg[j] = scale * q8[j] * qr * ex2.ftz(g8[j] * log2e);
+      kg[j] = kn * ex2.ftz((l8[j] - g8[j]) * log2e);
     }
     QG[p0 + r, h * KD + c +: 8] = bf16x8(qg);
     KG[p0 + r, h * KD + c +: 8] = bf16x8(kg);
@@ -308,10 +308,10 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
           var xk: f32[4];
           var xq: f32[4];
           var y: f32[4];
-          let x0 = ex2((g0[e] - gm[e]) * log2e);
-          let x1 = ex2((g1[e] - gm[e]) * log2e);
-          let x2 = ex2((g2[e] - gm[e]) * log2e);
-          let x3 = ex2((g3[e] - gm[e]) * log2e);
+          let x0 = ex2.ftz((g0[e] - gm[e]) * log2e);
+          let x1 = ex2.ftz((g1[e] - gm[e]) * log2e);
+          let x2 = ex2.ftz((g2[e] - gm[e]) * log2e);
+          let x3 = ex2.ftz((g3[e] - gm[e]) * log2e);
           xk[0] = k0[e] * x0;
           xk[1] = k1[e] * x1;
           xk[2] = k2[e] * x2;
@@ -320,10 +320,10 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
           xq[1] = q1[e] * x1;
           xq[2] = q2[e] * x2;
           xq[3] = q3[e] * x3;
-          y[0] = c0[e] * ex2((gm[e] - h0[e]) * log2e);
-          y[1] = c1[e] * ex2((gm[e] - h1[e]) * log2e);
-          y[2] = c2[e] * ex2((gm[e] - h2[e]) * log2e);
-          y[3] = c3[e] * ex2((gm[e] - h3[e]) * log2e);
+          y[0] = c0[e] * ex2.ftz((gm[e] - h0[e]) * log2e);
+          y[1] = c1[e] * ex2.ftz((gm[e] - h1[e]) * log2e);
+          y[2] = c2[e] * ex2.ftz((gm[e] - h2[e]) * log2e);
+          y[3] = c3[e] * ex2.ftz((gm[e] - h3[e]) * log2e);
           for i in 0..4 unroll {
             for j in 0..4 unroll {
               al[i, j] = fma(xk[i], y[j], al[i, j]);
@@ -387,9 +387,9 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
       let qr0 = f32x4(xb[r0, d +: 4]);
       let qr1 = f32x4(xb[r1, d +: 4]);
       for e in 0..4 unroll {
-        let xa = ex2(min(gr0[e] - gs0[e], 0.0) * log2e) * ks0[e];   // min: the masked pairs never overflow
-        let xbb = ex2((gr1[e] - gs0[e]) * log2e) * ks0[e];
-        let xc = ex2(min(gr1[e] - gs1[e], 0.0) * log2e) * ks1[e];
+        let xa = ex2.ftz(min(gr0[e] - gs0[e], 0.0) * log2e) * ks0[e];   // min: the masked pairs never overflow
+        let xbb = ex2.ftz((gr1[e] - gs0[e]) * log2e) * ks0[e];
+        let xc = ex2.ftz(min(gr1[e] - gs1[e], 0.0) * log2e) * ks1[e];
         la = fma(kr0[e], xa, la);
         pa = fma(qr0[e], xa, pa);
         lb = fma(kr1[e], xbb, lb);
@@ -438,7 +438,7 @@ kernel kda_chunk_prep_tc2<BT = 64, KD = 128, VD = 128, SAFE = 1>(
     var wk: f32x8;
     var wv: f32x8;
     for j in 0..8 unroll {
-      wk[j] = br * ex2(g8[j] * log2e) * (k8[j] * kr);
+      wk[j] = br * ex2.ftz(g8[j] * log2e) * (k8[j] * kr);
       wv[j] = br * v8[j];
     }
     xb[r, c +: 8] = bf16x8(wk);

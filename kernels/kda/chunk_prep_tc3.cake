@@ -26,7 +26,7 @@
 target sm_90a;
 
 fn sigmoid(x: f32) -> f32 {
-  return rcp(1.0 + ex2(-1.4426950408889634 * x));
+  return rcp.ftz(1.0 + ex2.ftz(-1.4426950408889634 * x));
 }
 
 kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
@@ -76,7 +76,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
       cp.async vs[r, c0 + 8 * j +: 8] <- v[tok, h, c0 + 8 * j +: 8];
     }
     cp.async.commit;
-    let a = ex2(A_log[h] * log2e);
+    let a = ex2.ftz(A_log[h] * log2e);
     let lb2 = lower_bound * log2e;                  // the gate in log2 units: G below is log2 e^G
     var sqq: f32 = 0.0;
     var skk: f32 = 0.0;
@@ -103,8 +103,8 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     skk += shfl.xor(skk, 1);
     skk += shfl.xor(skk, 2);
     if t % 4 == 0 {
-      rq[r] = select(ok_row, rsqrt(sqq + 1.0e-6), 0.0);
-      rk[r] = select(ok_row, rsqrt(skk + 1.0e-6), 0.0);
+      rq[r] = select(ok_row, rsqrt.ftz(sqq + 1.0e-6), 0.0);
+      rk[r] = select(ok_row, rsqrt.ftz(skk + 1.0e-6), 0.0);
       bs[r] = select(ok_row, sigmoid(f32(beta[tok, h])), 0.0);
     }
   }
@@ -133,7 +133,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     for r in 32..BT unroll {
       fbuf[r, c] = fbuf[r, c] + base;
     }
-    GL[ch, h * KD + c] = ex2(fbuf[BT - 1, c]);    // this thread wrote it just above
+    GL[ch, h * KD + c] = ex2.ftz(fbuf[BT - 1, c]);    // this thread wrote it just above
   }
   syncthreads;
 
@@ -147,7 +147,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
   {
     let ra = 16 * si + gq;                          // the A rows of this thread: ra, ra + 8
     let mr = 16 * si + 8;
-    for pc in 0..KD / 16 {
+    for pc in 0..KD / 16 unroll {
       let c = 16 * pc + 4 * qq;                     // channels c .. c + 3: k-step 2 pc (k q, q + 4), 2 pc + 1 (same)
       let gm = fbuf[mr, c +: 4];
       let g0 = fbuf[ra, c +: 4];
@@ -159,8 +159,8 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
       var ak: frag<mma_a, tf32, 16, 8, 8>[2];
       var aq: frag<mma_a, tf32, 16, 8, 8>[2];
       for e in 0..4 unroll {                        // element (row g + 8 (e % 2), k q + 4 (e / 2)) of each k-step
-        let x0 = ex2(g0[e] - gm[e]);
-        let x1 = ex2(g1[e] - gm[e]);
+        let x0 = ex2.ftz(g0[e] - gm[e]);
+        let x1 = ex2.ftz(g1[e] - gm[e]);
         ak[e / 2][2 * (e % 2)] = k0[e] * x0;
         ak[e / 2][2 * (e % 2) + 1] = k1[e] * x1;
         aq[e / 2][2 * (e % 2)] = q0[e] * x0;
@@ -173,7 +173,7 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
           let ks = f32x4(xb[s, KD + c +: 4]);
           var b: frag<mma_b, tf32, 16, 8, 8>[2];
           for e in 0..4 unroll {
-            b[e / 2][e % 2] = ks[e] * ex2(gm[e] - gs[e]);
+            b[e / 2][e % 2] = ks[e] * ex2.ftz(gm[e] - gs[e]);
           }
           for st in 0..2 unroll {
             mma.sync accl[m] += ak[st] * b[st];
@@ -221,9 +221,9 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     var wv: f32x8;
     for j in 0..8 unroll {
       let kn = k8[j] * kr;
-      let eg = ex2(g8[j]);
+      let eg = ex2.ftz(g8[j]);
       qg[j] = scale * q8[j] * qr * eg;
-      kg[j] = kn * ex2(l8[j] - g8[j]);
+      kg[j] = kn * ex2.ftz(l8[j] - g8[j]);
       wk[j] = br * eg * kn;
       wv[j] = br * v8[j];
     }

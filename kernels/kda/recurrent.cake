@@ -23,7 +23,7 @@
 target sm_90a;
 
 fn sigmoid(x: f32) -> f32 {
-  return rcp(1.0 + ex2(-1.4426950408889634 * x));
+  return rcp.ftz(1.0 + ex2.ftz(-1.4426950408889634 * x));
 }
 
 // the sum over the TPC (16 or 8) lanes of a column group: lanes j ^ 8 (TPC = 16), 4, 2, 1 stay inside the group
@@ -74,7 +74,7 @@ kernel kda_recurrent<KD = 128, VD = 128, TPC = 16, COLS = 8, SAFE = 1, VFIRST = 
   let eos = i32(u32(cu[n + 1]) % u32(TT + 1));
 
   let log2e: f32 = 1.4426950408889634;
-  let a = ex2(A_log[hh] * log2e);                   // exp(A_log[h])
+  let a = ex2.ftz(A_log[hh] * log2e);                   // exp(A_log[h])
   let dtb = dt_bias[hh, d0 +: 8];
 
   var s: f32x8 = 0.0;
@@ -116,10 +116,10 @@ kernel kda_recurrent<KD = 128, VD = 128, TPC = 16, COLS = 8, SAFE = 1, VFIRST = 
       if SAFE == 1 {
         gate = lower_bound * sigmoid(a * x);
       } else {
-        let sp = select(x > 20.0, x, 0.6931471805599453 * lg2(1.0 + ex2(x * log2e)));   // softplus
+        let sp = select(x > 20.0, x, 0.6931471805599453 * lg2.ftz(1.0 + ex2.ftz(x * log2e)));   // softplus
         gate = -a * sp;
       }
-      s[i] = s[i] * ex2(gate * log2e);
+      s[i] = s[i] * ex2.ftz(gate * log2e);
     }
     var pq: f32 = 0.0;
     var pk: f32 = 0.0;
@@ -129,8 +129,8 @@ kernel kda_recurrent<KD = 128, VD = 128, TPC = 16, COLS = 8, SAFE = 1, VFIRST = 
       pk = fma(kv[i], kv[i], pk);
       pks = fma(kv[i], s[i], pks);
     }
-    let rq = rsqrt(group_sum(pq) + 1.0e-6);
-    let rk = rsqrt(group_sum(pk) + 1.0e-6);
+    let rq = rsqrt.ftz(group_sum(pq) + 1.0e-6);
+    let rk = rsqrt.ftz(group_sum(pk) + 1.0e-6);
     let ks = group_sum(pks) * rk;                   // (S^T k_t)[col] with k_t normalised
     let coef = b * (vt - ks) * rk;                  // beta (v - S^T k), times the norm of k
     var po: f32 = 0.0;

@@ -198,6 +198,7 @@ public:
   Value lowerConversionCall(const CallExpr &e, const ValueType &to);
   Value vectorElement(const Value &v, unsigned index);
   void setVectorElement(Value &vec, unsigned index, const Value &element);
+  void roundToTf32(const std::string &dst, const std::string &f);   // tf32 element write: nearest, ties even
   Value packVector(const ValueType &t, const std::vector<Value> &elements);
   std::vector<Value> unpackVector(const Value &v);
   Value selectValue(const Value &p, const Value &a, const Value &b);

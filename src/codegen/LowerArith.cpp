@@ -570,10 +570,31 @@ Value KernelLowering::vectorElement(const Value &v, unsigned index) {
   return Value::ofRegs(et, {index % 2 ? hi : lo});
 }
 
+// dst = f rounded to tf32, to nearest with ties to even.  sm_90 and newer have cvt.rn.tf32.f32 (one
+// instruction); before, cvt.tf32.f32 rounds only with ties away (.rna), so the rounding is done on the bits:
+// add 0xfff plus the lowest kept bit, clear the 13 dropped bits; NaN and infinity pass unchanged.
+void KernelLowering::roundToTf32(const std::string &dst, const std::string &f) {
+  if (archIn(arch_, archsFrom(Arch::SM90))) {
+    out_.inst("cvt.rn.tf32.f32 " + dst + ", " + f);
+    return;
+  }
+  std::string bits = out_.newReg(RegClass::B32), odd = out_.newReg(RegClass::B32), exp = out_.newReg(RegClass::B32);
+  std::string special = out_.newReg(RegClass::Pred);
+  out_.inst("mov.b32 " + bits + ", " + f);
+  out_.inst("shr.u32 " + odd + ", " + bits + ", 13");
+  out_.inst("and.b32 " + odd + ", " + odd + ", 1");
+  out_.inst("add.u32 " + odd + ", " + odd + ", 4095");
+  out_.inst("add.u32 " + odd + ", " + bits + ", " + odd);
+  out_.inst("and.b32 " + odd + ", " + odd + ", -8192");
+  out_.inst("and.b32 " + exp + ", " + bits + ", 2139095040");
+  out_.inst("setp.eq.u32 " + special + ", " + exp + ", 2139095040");
+  out_.inst("selp.b32 " + dst + ", " + bits + ", " + odd + ", " + special);
+}
+
 void KernelLowering::setVectorElement(Value &vec, unsigned index, const Value &element) {
   auto st = storageOf(vec.type);
   if (!st || index >= elementCount(vec.type)) return;
-  if (vec.type.elem == Scalar::TF32) {   // a tf32 fragment element: the f32 value rounded by cvt.rna.tf32.f32
+  if (vec.type.elem == Scalar::TF32) {   // a tf32 fragment element: the f32 value rounded to nearest, ties even
     const ValueType f32 = ValueType::scalar(Scalar::F32);
     Value f = element.isConst() ? adapt(element, f32) : element;
     if (f.isConst()) {
@@ -581,7 +602,7 @@ void KernelLowering::setVectorElement(Value &vec, unsigned index, const Value &e
       return;
     }
     if (!(f.type == f32)) f = convert(f, f32, out_.location());
-    out_.inst("cvt.rna.tf32.f32 " + vec.regs[index] + ", " + reg(f));
+    roundToTf32(vec.regs[index], reg(f));
     return;
   }
   Value e = element;

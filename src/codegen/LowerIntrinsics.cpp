@@ -1,15 +1,32 @@
-// Intrinsic calls: conversions named by a type, math (ex2 rcp rsqrt sqrt lg2 tanh abs max min fma), select,
-// cdiv, shuffles and warp reductions (the latter two delegate to LowerShuffle.cpp); atomics and
+// Intrinsic calls: conversions named by a type, math (ex2 rcp rsqrt sqrt lg2 tanh abs max min fma and the .ftz
+// forms), select, cdiv, shuffles and warp reductions (the latter two delegate to LowerShuffle.cpp); atomics and
 // ordered / unordered delegate to LowerAtomics.cpp.
 //
 // Math maps to the single PTX instruction of the same name on f32: ex2.approx.f32, rcp.approx.f32,
-// rsqrt.approx.f32, lg2.approx.f32 (MUFU), sqrt.rn.f32, abs/max/min/fma.rn.  f16/bf16 arguments are widened to
-// f32 and the result rounded back once.  Constant arguments of max/min/abs/cdiv fold.  Calls with fragment
-// arguments apply element-wise (LowerFragments.cpp); rowmax/rowmin/rowsum reduce a fragment's rows,
-// colmax/colmin/colsum its columns.
+// rsqrt.approx.f32, lg2.approx.f32 (MUFU; ex2.ftz etc. to the .ftz forms), sqrt.rn.f32, abs/max/min/fma.rn.
+// f16/bf16 arguments are widened to f32 and the result rounded back once.  Constant arguments of max/min/abs/cdiv
+// fold.  Calls with fragment arguments apply element-wise (LowerFragments.cpp); rowmax/rowmin/rowsum reduce a
+// fragment's rows, colmax/colmin/colsum its columns.
 #include "codegen/KernelLowering.h"
 
 namespace cake::codegen {
+
+namespace {
+
+// The PTX instruction of a float math intrinsic on f32.  The .ftz forms are one MUFU instruction; the others
+// add the subnormal handling ptxas expands them to (docs/codegen.md).
+std::string_view floatUnaryInstruction(std::string_view name) {
+  static constexpr std::pair<std::string_view, std::string_view> kInstructions[] = {
+      {"ex2", "ex2.approx.f32"},          {"ex2.ftz", "ex2.approx.ftz.f32"},   {"rcp", "rcp.approx.f32"},
+      {"rcp.ftz", "rcp.approx.ftz.f32"},  {"rsqrt", "rsqrt.approx.f32"},       {"rsqrt.ftz", "rsqrt.approx.ftz.f32"},
+      {"lg2", "lg2.approx.f32"},          {"lg2.ftz", "lg2.approx.ftz.f32"},   {"sqrt", "sqrt.rn.f32"},
+      {"tanh", "tanh.approx.f32"}};
+  for (const auto &[intrinsic, instruction] : kInstructions)
+    if (intrinsic == name) return instruction;
+  return "abs.f32";
+}
+
+} // namespace
 
 Value KernelLowering::floatUnaryIntrinsic(std::string_view name, const Value &x0, SourceRange where) {
   Scalar s = concreteScalar(x0.type.elem);
@@ -23,16 +40,8 @@ Value KernelLowering::floatUnaryIntrinsic(std::string_view name, const Value &x0
     return convert(r, ValueType::scalar(s), where);
   }
   Value x = adapt(x0, ValueType::scalar(Scalar::F32));
-  std::string op;
-  if (name == "ex2") op = "ex2.approx.f32";
-  else if (name == "rcp") op = "rcp.approx.f32";
-  else if (name == "rsqrt") op = "rsqrt.approx.f32";
-  else if (name == "sqrt") op = "sqrt.rn.f32";
-  else if (name == "lg2") op = "lg2.approx.f32";
-  else if (name == "tanh") op = "tanh.approx.f32";
-  else op = "abs.f32";
   Value d = freshValue(ValueType::scalar(Scalar::F32));
-  out_.inst(op + " " + d.regs[0] + ", " + reg(x));
+  out_.inst(std::string(floatUnaryInstruction(name)) + " " + d.regs[0] + ", " + reg(x));
   return d;
 }
 
@@ -71,7 +80,7 @@ Value KernelLowering::intrinsicOnValues(const std::string &c, const std::vector<
     if (!need(1)) return placeholder(ValueType::scalar(c == "ordered" ? Scalar::U32 : Scalar::F32));
     return lowerOrderedEncoding(args[0], c == "ordered");
   }
-  if (c == "ex2" || c == "rcp" || c == "rsqrt" || c == "sqrt" || c == "lg2" || c == "tanh") {
+  if (lookupIntrinsic(c) && lookupIntrinsic(c)->rule == IntrinsicRule::FloatUnary) {
     if (!need(1)) return placeholder(ValueType::scalar(Scalar::F32));
     return floatUnaryIntrinsic(c, args[0], where);
   }

@@ -1,5 +1,6 @@
 // Constant folding of CAKE scalars with the GPU's semantics (see Value.h).
 #include "codegen/Value.h"
+#include "support/Tf32.h"
 
 #include <bit>
 #include <cmath>
@@ -20,11 +21,7 @@ int64_t normaliseInt(Scalar s, int64_t v) {
 }
 
 uint32_t f32Bits(double v) { return std::bit_cast<uint32_t>(static_cast<float>(v)); }
-uint32_t tf32Bits(double v) {
-  uint32_t u = f32Bits(v);
-  if ((u & 0x7f800000u) == 0x7f800000u) return u;   // NaN, infinity
-  return (u + 0x1000u) & 0xffffe000u;                // half of the dropped 13 bits' weight, then truncate
-}
+uint32_t tf32Bits(double v) { return tf32RoundBits(f32Bits(v)); }
 
 namespace {
 // Rounds the f32 pattern to a 16-bit format with `mant` mantissa bits and `expBits` exponent bits, nearest

@@ -69,7 +69,7 @@ int64_t normaliseInt(Scalar s, int64_t v);
 // Rounds a double to the precision of float type `s`.
 double roundFloat(Scalar s, double v);
 uint32_t f32Bits(double v);
-// cvt.rna.tf32.f32 of the f32 nearest v: 10 mantissa bits, round to nearest with ties away from zero, the 13
+// The f32 nearest v rounded to tf32 (support/Tf32.h): 10 mantissa bits, to nearest with ties to even, the 13
 // low bits zero (NaN and infinity unchanged).
 uint32_t tf32Bits(double v);
 uint16_t f16Bits(double v);    // round to nearest even

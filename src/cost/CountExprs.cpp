@@ -182,7 +182,8 @@ enum class CallKind : uint8_t { Sfu, Fma, MinMaxAbsSelect, Cdiv, Shuffle, WarpRe
 CallKind callKindOf(const std::string &callee) {
   static const std::unordered_map<std::string, CallKind> kinds = {
       {"ex2", CallKind::Sfu},  {"rcp", CallKind::Sfu},  {"rsqrt", CallKind::Sfu}, {"sqrt", CallKind::Sfu},
-      {"lg2", CallKind::Sfu},  {"tanh", CallKind::Sfu}, {"fma", CallKind::Fma},  {"max", CallKind::MinMaxAbsSelect},
+      {"lg2", CallKind::Sfu},  {"tanh", CallKind::Sfu}, {"ex2.ftz", CallKind::Sfu}, {"rcp.ftz", CallKind::Sfu},
+      {"rsqrt.ftz", CallKind::Sfu}, {"lg2.ftz", CallKind::Sfu}, {"fma", CallKind::Fma},  {"max", CallKind::MinMaxAbsSelect},
       {"rowmax", CallKind::RowReduce}, {"rowmin", CallKind::RowReduce}, {"rowsum", CallKind::RowReduce},
       {"colmax", CallKind::ColReduce}, {"colmin", CallKind::ColReduce}, {"colsum", CallKind::ColReduce},
       {"min", CallKind::MinMaxAbsSelect}, {"abs", CallKind::MinMaxAbsSelect},
@@ -192,6 +193,17 @@ CallKind callKindOf(const std::string &callee) {
   if (callee.rfind("shfl.", 0) == 0) return CallKind::Shuffle;
   if (callee.rfind("warp.", 0) == 0) return CallKind::WarpReduce;
   return CallKind::Other;
+}
+
+// SASS instructions ptxas makes of one element of an SFU intrinsic (sm_90, ptxas 13.0): the .approx forms
+// without .ftz scale subnormal arguments and results around the MUFU instruction (a compare and two
+// predicated multiplies; rcp six instructions besides MUFU.RCP), sqrt.rn is MUFU.RSQ plus a Newton step and
+// its range check; the .ftz forms and tanh are the MUFU instruction alone.
+double sfuInstructionsOf(const std::string &callee) {
+  if (callee == "rcp") return 7;
+  if (callee == "sqrt") return 8;
+  if (callee == "ex2" || callee == "rsqrt" || callee == "lg2") return 4;
+  return 1;
 }
 
 } // namespace
@@ -213,7 +225,7 @@ LaneValue Counter::evalCall(const CallExpr &c) {
   const std::string &f = c.callee;
   const CallKind kind = callKindOf(f);
   if (kind == CallKind::Sfu) {
-    issue(n);
+    issue(n * sfuInstructionsOf(f));
     add(Count::SfuLaneOps, n * active);
     return LaneValue::unknown(deps);
   }

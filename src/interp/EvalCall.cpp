@@ -2,7 +2,8 @@
 // (see WarpExecutor.h; the precision of each intrinsic is listed in docs/interpreter.md).
 //
 // Math is computed in f32 (f16/bf16 operands are widened, the result rounded back once): ex2 is exp2f,
-// lg2 log2f, rcp 1/x, rsqrt 1/sqrtf, tanh tanhf.  The GPU's .approx instructions differ from these by a
+// lg2 log2f, rcp 1/x, rsqrt 1/sqrtf, tanh tanhf; the .ftz forms first read a subnormal argument as zero of its sign
+// and ex2.ftz / rcp.ftz write a subnormal result as zero (lg2 and rsqrt have no subnormal results).  The GPU's .approx instructions differ from these by a
 // few ulp (ex2.approx.f32: max relative error 2^-22; rcp/rsqrt.approx: 1 ulp), so tests compare them with
 // a tolerance.  warp.sum/max/min use the same 5-step xor butterfly (distances 16 8 4 2 1) as the generated
 // code, so f32 sums round exactly as on the GPU.
@@ -56,6 +57,9 @@ WarpValue WarpExecutor::evalConversion(const CallExpr &c, LaneMask mask) {
 
 namespace {
 
+// A subnormal f32 as the .ftz instructions read and write it: zero of the same sign.
+float flushSubnormal(float f) { return std::fpclassify(f) == FP_SUBNORMAL ? std::copysign(0.0f, f) : f; }
+
 double mathOf(IntrinsicId id, double x) {
   float f = static_cast<float>(x);
   switch (id) {
@@ -63,6 +67,10 @@ double mathOf(IntrinsicId id, double x) {
   case IntrinsicId::Lg2: return std::log2(f);
   case IntrinsicId::Rcp: return 1.0f / f;
   case IntrinsicId::Rsqrt: return 1.0f / std::sqrt(f);
+  case IntrinsicId::Ex2Ftz: return flushSubnormal(std::exp2(flushSubnormal(f)));
+  case IntrinsicId::Lg2Ftz: return std::log2(flushSubnormal(f));
+  case IntrinsicId::RcpFtz: return flushSubnormal(1.0f / flushSubnormal(f));
+  case IntrinsicId::RsqrtFtz: return 1.0f / std::sqrt(flushSubnormal(f));
   case IntrinsicId::Sqrt: return std::sqrt(f);
   case IntrinsicId::Tanh: return std::tanh(f);
   default: return std::fabs(x);
@@ -101,7 +109,8 @@ WarpValue WarpExecutor::evalMath(const CallExpr &c, LaneMask mask) {
     Scalar &out = r.at(l, e);
     switch (info->id) {
     case IntrinsicId::Ex2: case IntrinsicId::Lg2: case IntrinsicId::Rcp: case IntrinsicId::Rsqrt:
-    case IntrinsicId::Sqrt: case IntrinsicId::Tanh:
+    case IntrinsicId::Sqrt: case IntrinsicId::Tanh: case IntrinsicId::Ex2Ftz: case IntrinsicId::Lg2Ftz:
+    case IntrinsicId::RcpFtz: case IntrinsicId::RsqrtFtz:
       out.f = round(mathOf(info->id, arg(0).f));
       break;
     case IntrinsicId::Abs:

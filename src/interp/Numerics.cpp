@@ -1,5 +1,6 @@
 // Numerics: bit-exact conversions and memory images of scalars (see Numerics.h).
 #include "interp/Numerics.h"
+#include "support/Tf32.h"
 
 #include <cmath>
 #include <cstring>
@@ -59,12 +60,10 @@ float f16BitsToFloat(uint16_t b) {
   return mag;
 }
 
-// cvt.rna.tf32.f32: keep 10 mantissa bits, round to nearest with ties away from zero (add half of the
-// dropped 13 bits' weight to the magnitude, then truncate); NaN and infinity pass unchanged.
 float tf32Round(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
-  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  u = tf32RoundBits(u);
   std::memcpy(&f, &u, 4);
   return f;
 }

@@ -27,7 +27,7 @@ float bf16BitsToFloat(uint16_t b);
 uint16_t floatToF16Bits(float x);    // round to nearest even, subnormals included
 float f16BitsToFloat(uint16_t b);
 
-float tf32Round(float f);            // cvt.rna.tf32.f32: 10 mantissa bits, nearest, ties away from zero
+float tf32Round(float f);            // cvt.rn.tf32.f32: 10 mantissa bits, nearest, ties to even
 
 // Rounds a double to the nearest value of float kind k (f32, f16, bf16; tf32: to f32, then tf32Round).
 double roundToFloat(double x, ScalarKind k);

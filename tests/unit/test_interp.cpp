@@ -346,3 +346,43 @@ TEST_CASE("interp: a constant let of vector type is broadcast; vector element ac
   REQUIRE_MESSAGE(r.ok, p->messages());
   for (int l = 0; l < 32; ++l) CHECK(r.tensors.at("Y").at(l) == 1.5 + 2.5 + l);
 }
+
+TEST_CASE("interp: the .ftz math forms read subnormal arguments and write subnormal results as zero") {
+  auto p = compile(R"(target sm_90;
+kernel k(X: f32[N], Y: f32[N, 8]) grid(1) threads(32) {
+  let t = i32(tid.x);
+  if t < N {
+    let x = X[t];
+    Y[t, 0] = ex2(x);
+    Y[t, 1] = ex2.ftz(x);
+    Y[t, 2] = rcp(x);
+    Y[t, 3] = rcp.ftz(x);
+    Y[t, 4] = rsqrt(x);
+    Y[t, 5] = rsqrt.ftz(x);
+    Y[t, 6] = lg2(x);
+    Y[t, 7] = lg2.ftz(x);
+  }
+}
+)");
+  const double sub = std::ldexp(1.0, -140);                       // an f32 subnormal
+  std::vector<double> x = {-130.0, sub, std::ldexp(1.0, 127), 2.0};
+  RunRequest req;
+  req.tensors["X"] = HostTensor::fromDoubles(ScalarKind::F32, {4}, x);
+  RunResult r = runKernel(p->kernel(), p->sema, req, p->diags);
+  REQUIRE_MESSAGE(r.ok, p->messages());
+  const HostTensor &y = r.tensors.at("Y");
+  auto at = [&](int64_t i, int64_t j) { return y.at(i * 8 + j); };
+  CHECK(at(0, 0) == std::ldexp(1.0, -130));                       // 2^-130: a subnormal result ...
+  CHECK(at(0, 1) == 0.0);                                          // ... flushed by ex2.ftz
+  CHECK(at(1, 0) == 1.0);                                          // 2^sub rounds to 1 either way
+  CHECK(at(1, 1) == 1.0);
+  CHECK(std::isinf(at(1, 2)));                                     // 1 / 2^-140 overflows f32 either way
+  CHECK(std::isinf(at(1, 3)));
+  CHECK(at(1, 4) == std::ldexp(1.0, 70));                          // rsqrt of the subnormal ...
+  CHECK(std::isinf(at(1, 5)));                                     // ... of zero under .ftz
+  CHECK(at(1, 6) == -140.0);
+  CHECK(at(1, 7) == -INFINITY);
+  CHECK(at(2, 2) == std::ldexp(1.0, -127));                        // 1 / 2^127: a subnormal result ...
+  CHECK(at(2, 3) == 0.0);                                          // ... flushed by rcp.ftz
+  for (int j = 0; j < 8; j += 2) CHECK(at(3, j) == at(3, j + 1));  // normal values: the same either way
+}

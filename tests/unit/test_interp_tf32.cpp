@@ -1,4 +1,4 @@
-// tf32 mma.sync on the interpreter: the cvt.rna.tf32.f32 rounding (ties away from zero) and the tf32_gemm
+// tf32 mma.sync on the interpreter: the tf32 rounding of an element write (to nearest, ties to even) and the tf32_gemm
 // sample (element writes into m16n8k8 tf32 fragments from shared f32 tiles) against a double-precision
 // reference of the tf32-rounded inputs.
 #include "InterpTest.h"
@@ -23,10 +23,13 @@ std::vector<double> transposed(const std::vector<double> &b, int64_t k, int64_t 
 
 } // namespace
 
-TEST_CASE("interp tf32 rounding: 10 mantissa bits, nearest, ties away from zero (cvt.rna)") {
+TEST_CASE("interp tf32 rounding: 10 mantissa bits, nearest, ties to even (cvt.rn)") {
   CHECK(tf32(1.0) == 1.0);
-  CHECK(tf32(1.0 + std::ldexp(1.0, -11)) == 1.0 + std::ldexp(1.0, -10));      // a tie rounds away from zero
-  CHECK(tf32(-(1.0 + std::ldexp(1.0, -11))) == -(1.0 + std::ldexp(1.0, -10)));
+  CHECK(tf32(1.0 + std::ldexp(1.0, -11)) == 1.0);                             // a tie rounds to the even 1.0
+  CHECK(tf32(-(1.0 + std::ldexp(1.0, -11))) == -1.0);
+  const double odd = 1.0 + std::ldexp(1.0, -10);                              // last kept bit set
+  CHECK(tf32(odd + std::ldexp(1.0, -11)) == 1.0 + std::ldexp(1.0, -9));       // a tie above an odd value: up
+  CHECK(tf32(-(odd + std::ldexp(1.0, -11))) == -(1.0 + std::ldexp(1.0, -9)));
   CHECK(tf32(1.0 + std::ldexp(1.0, -12)) == 1.0);                             // below the tie: down
   CHECK(tf32(1.0 + 3 * std::ldexp(1.0, -12)) == 1.0 + std::ldexp(1.0, -10));  // above: up
   CHECK(tf32(std::exp(40.0)) == doctest::Approx(std::exp(40.0)).epsilon(1e-3)); // f32 range (f16 overflows)

@@ -12,6 +12,12 @@ kernel math(X: f32[N], H: f16[N], I: i32[N]) grid(1) threads(32) {
   // CHECK: lg2.approx.f32
   // CHECK: abs.f32
   X[t] = ex2(x) + rcp(x) + rsqrt(x) + sqrt(x) + lg2(x) + abs(x);
+  // The .ftz forms: the MUFU instruction alone, no subnormal scaling around it.
+  // CHECK: ex2.approx.ftz.f32
+  // CHECK: rcp.approx.ftz.f32
+  // CHECK: rsqrt.approx.ftz.f32
+  // CHECK: lg2.approx.ftz.f32
+  X[t] = ex2.ftz(x) + rcp.ftz(x) + rsqrt.ftz(x) + lg2.ftz(x);
   // CHECK: max.f32 {{%f[0-9]+}}, {{%f[0-9]+}}, 0f00000000;
   // CHECK: min.f32
   // CHECK: fma.rn.f32
