@@ -95,7 +95,7 @@ target sm_90a;
 // PREPTC2PTX-DAG: st.global.v2.b32
 // PREPTC2PTX-NOT: .local
 // the tf32 prep (safe gate only): every L / P tile as mma.sync m16n8k8 tf32 (the fragment elements rounded with
-// cvt.rna.tf32.f32), v copied to shared memory with cp.async, bf16 mma for w / u; two blocks per SM (at most
+// cvt.rn.tf32.f32, the exponentials one ex2.approx.ftz each), v copied to shared memory with cp.async, bf16 mma for w / u; two blocks per SM (at most
 // 128 registers and 113 KB of shared memory each) without a register cap and without spills:
 // RUN: %cakec --verify-only %kernels/kda/chunk_prep_tc3.cake 2>&1 | %FileCheck %s --check-prefix=PREPTC3
 // PREPTC3: verified
@@ -106,7 +106,8 @@ target sm_90a;
 // RUN: %cakec --no-verify --emit=ptx %kernels/kda/chunk_prep_tc3.cake -o - | %FileCheck %s --check-prefix=PREPTC3PTX
 // PREPTC3PTX: .entry kda_chunk_prep_tc3
 // PREPTC3PTX-DAG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
-// PREPTC3PTX-DAG: cvt.rna.tf32.f32
+// PREPTC3PTX-DAG: cvt.rn.tf32.f32
+// PREPTC3PTX-DAG: ex2.approx.ftz.f32
 // PREPTC3PTX-DAG: cp.async.{{c[ag]}}.shared.global
 // PREPTC3PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PREPTC3PTX-NOT: .local
