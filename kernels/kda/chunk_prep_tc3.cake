@@ -22,7 +22,9 @@
 // 3. L and P tiles (registers); P -> global (and 0 right of the sub-chunk's tiles).  4. QG, KG -> global and
 // [beta e^G k | beta v] -> xb in place.  5. L -> fbuf columns 0 .. 63 (G is dead).  6. T = (I + L)^-1 by 16 x 16
 // blocks, T -> bf16.  7. [w | u] = T [beta e^G k | beta v], staged in xb.  8. w, u -> global in 16-byte row segments.
-// Shared memory 97 KB, 106 registers: two blocks per SM.
+// Row pitches: fbuf 144 words (rows 16 banks apart: the (g, q) fragment-order loads of phase 3 and the 16-byte
+// stores of phase 1 are conflict-free), vs 320 bytes (the 64-byte row pieces of two rows in distinct banks).
+// Shared memory 102.5 KB, 107 registers: two blocks per SM.
 target sm_90a;
 
 fn sigmoid(x: f32) -> f32 {
@@ -54,9 +56,9 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
   shared rq: f32[BT];                         // 1 / |q_r|, 1 / |k_r| (0 on padded rows)
   shared rk: f32[BT];
   shared bs: f32[BT];
-  shared fbuf: f32[BT, KD + 4];               // g, then G (both times log2 e); then L (columns 0 .. BT), T (BT ..)
+  shared fbuf: f32[BT, KD + 16];              // g, then G (both times log2 e); then L (columns 0 .. BT), T (BT ..)
   shared ms: f32[3][16, 20];                  // the block merges' partial products (rows 16-byte aligned)
-  shared vs: bf16[BT, VD + 8] align(16);      // v, copied asynchronously from the start (read in phase 4)
+  shared vs: bf16[BT, VD + 32] align(16);     // v, copied asynchronously from the start (read in phase 4)
   shared tb: bf16[BT, BT + 8];                // T, bf16, upper blocks 0
 
   let t = i32(tid.x);
@@ -65,15 +67,18 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
   let p0 = ch * BT;
   let log2e: f32 = 1.4426950408889634;
 
-  // ---- 1. activations of token r, channels c0 .. c0 + 31
+  // ---- 1. activations of token r: thread d = t % 4 of the row takes the 16-byte pieces 8 d + 32 j of q, k, v and
+  // the 8-byte pieces 4 d + 16 j of g, so that the four threads of a row read whole 32-byte sectors and the
+  // shared stores of two rows fall in distinct banks
   {
     let r = t / 4;
-    let c0 = (t % 4) * 32;
+    let d = t % 4;
     let row = ROWS[p0 + r];
     let ok_row = row >= 0;
     let tok = i32(u32(row) % u32(TT));
+    let braw = beta[tok, h];                        // loaded with q, k, g: its latency is not exposed at the end
     for j in 0..4 unroll {
-      cp.async vs[r, c0 + 8 * j +: 8] <- v[tok, h, c0 + 8 * j +: 8];
+      cp.async vs[r, 8 * d + 32 * j +: 8] <- v[tok, h, 8 * d + 32 * j +: 8];
     }
     cp.async.commit;
     let a = ex2.ftz(A_log[h] * log2e);
@@ -81,31 +86,37 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     var sqq: f32 = 0.0;
     var skk: f32 = 0.0;
     for j in 0..4 unroll {
-      let qraw = q[tok, h, c0 + 8 * j +: 8];
-      let kraw = k[tok, h, c0 + 8 * j +: 8];
-      xb[r, c0 + 8 * j +: 8] = qraw;
-      xb[r, KD + c0 + 8 * j +: 8] = kraw;
+      let c = 8 * d + 32 * j;
+      let qraw = q[tok, h, c +: 8];
+      let kraw = k[tok, h, c +: 8];
+      xb[r, c +: 8] = qraw;
+      xb[r, KD + c +: 8] = kraw;
       let q8 = f32x8(qraw);
       let k8 = f32x8(kraw);
-      let g8 = f32x8(g[tok, h, c0 + 8 * j +: 8]);
-      let d8 = dt_bias[h, c0 + 8 * j +: 8];
-      var gv: f32x8;
       for e in 0..8 unroll {
         sqq = fma(q8[e], q8[e], sqq);
         skk = fma(k8[e], k8[e], skk);
-        let x = g8[e] + d8[e];
+      }
+    }
+    for j in 0..8 unroll {
+      let c = 4 * d + 16 * j;
+      let g4 = f32x4(g[tok, h, c +: 4]);
+      let d4 = dt_bias[h, c +: 4];
+      var gv: f32x4;
+      for e in 0..4 unroll {
+        let x = g4[e] + d4[e];
         gv[e] = select(ok_row, lb2 * sigmoid(a * x), 0.0);
       }
-      fbuf[r, c0 + 8 * j +: 8] = gv;
+      fbuf[r, c +: 4] = gv;
     }
     sqq += shfl.xor(sqq, 1);
     sqq += shfl.xor(sqq, 2);
     skk += shfl.xor(skk, 1);
     skk += shfl.xor(skk, 2);
-    if t % 4 == 0 {
+    if d == 0 {
       rq[r] = select(ok_row, rsqrt.ftz(sqq + 1.0e-6), 0.0);
       rk[r] = select(ok_row, rsqrt.ftz(skk + 1.0e-6), 0.0);
-      bs[r] = select(ok_row, sigmoid(f32(beta[tok, h])), 0.0);
+      bs[r] = select(ok_row, sigmoid(f32(braw)), 0.0);
     }
   }
   syncthreads;
@@ -201,36 +212,39 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
   cp.async.wait 0;                                  // v (phase 1's copies) -> vs, published by the barrier
   syncthreads;
 
-  // ---- 4. QG, KG -> global; [beta e^G k | beta v] into xb in place (row r = e / 16, channels c .. c + 7: each
-  // thread reads its own q, k slices, which nobody else reads any more, and writes its two slices)
+  // ---- 4. QG, KG -> global; [beta e^G k | beta v] into xb in place (row r = e / 16, channels c and c + 64, c = 4 (e %
+  // 16): a quarter warp reads 128 contiguous bytes of a row; each thread reads its own q, k slices, which nobody
+  // else reads any more, and writes its two slices)
   for m in 0..4 unroll {
     let e = t + 256 * m;
     let r = e / 16;
-    let c = (e % 16) * 8;
-    let g8 = fbuf[r, c +: 8];
-    let l8 = fbuf[BT - 1, c +: 8];
-    let k8 = f32x8(xb[r, KD + c +: 8]);
-    let q8 = f32x8(xb[r, c +: 8]);
-    let v8 = f32x8(vs[r, c +: 8]);
     let kr = rk[r];
     let qr = rq[r];
     let br = bs[r];                                 // 0 on padded rows
-    var qg: f32x8;
-    var kg: f32x8;
-    var wk: f32x8;
-    var wv: f32x8;
-    for j in 0..8 unroll {
-      let kn = k8[j] * kr;
-      let eg = ex2.ftz(g8[j]);
-      qg[j] = scale * q8[j] * qr * eg;
-      kg[j] = kn * ex2.ftz(l8[j] - g8[j]);
-      wk[j] = br * eg * kn;
-      wv[j] = br * v8[j];
+    for half in 0..2 unroll {
+      let c = (e % 16) * 4 + 64 * half;
+      let g4 = fbuf[r, c +: 4];
+      let l4 = fbuf[BT - 1, c +: 4];
+      let k4 = f32x4(xb[r, KD + c +: 4]);
+      let q4 = f32x4(xb[r, c +: 4]);
+      let v4 = f32x4(vs[r, c +: 4]);
+      var qg: f32x4;
+      var kg: f32x4;
+      var wk: f32x4;
+      var wv: f32x4;
+      for j in 0..4 unroll {
+        let kn = k4[j] * kr;
+        let eg = ex2.ftz(g4[j]);
+        qg[j] = scale * q4[j] * qr * eg;
+        kg[j] = kn * ex2.ftz(l4[j] - g4[j]);
+        wk[j] = br * eg * kn;
+        wv[j] = br * v4[j];
+      }
+      QG[p0 + r, h * KD + c +: 4] = bf16x4(qg);
+      KG[p0 + r, h * KD + c +: 4] = bf16x4(kg);
+      xb[r, c +: 4] = bf16x4(wk);
+      xb[r, KD + c +: 4] = bf16x4(wv);
     }
-    QG[p0 + r, h * KD + c +: 8] = bf16x8(qg);
-    KG[p0 + r, h * KD + c +: 8] = bf16x8(kg);
-    xb[r, c +: 8] = bf16x8(wk);
-    xb[r, KD + c +: 8] = bf16x8(wv);
   }
   syncthreads;
 
@@ -251,13 +265,21 @@ kernel kda_chunk_prep_tc3<BT = 64, KD = 128, VD = 128>(
     let b = t / 16;
     let c = t % 16;
     var x: f32[16];
-    for r in 0..16 unroll {
-      var a: f32 = select(r == c, 1.0, 0.0);
-      for s in 0..r unroll {
-        a = fma(-fbuf[16 * b + r, 16 * b + s], x[s], a);
+    for r in 0..16 unroll {                         // row r: 16-byte loads of L, two partial sums (half the chain)
+      var a0: f32 = select(r == c, 1.0, 0.0);
+      var a1: f32 = 0.0;
+      for s4 in 0..r / 4 unroll {
+        let l4 = fbuf[16 * b + r, 16 * b + 4 * s4 +: 4];
+        a0 = fma(-l4[0], x[4 * s4], a0);
+        a1 = fma(-l4[1], x[4 * s4 + 1], a1);
+        a0 = fma(-l4[2], x[4 * s4 + 2], a0);
+        a1 = fma(-l4[3], x[4 * s4 + 3], a1);
       }
-      x[r] = a;
-      fbuf[16 * b + r, BT + 16 * b + c] = a;
+      for s in 4 * (r / 4)..r unroll {
+        a0 = fma(-fbuf[16 * b + r, 16 * b + s], x[s], a0);
+      }
+      x[r] = a0 + a1;
+      fbuf[16 * b + r, BT + 16 * b + c] = x[r];
     }
   }
   syncthreads;

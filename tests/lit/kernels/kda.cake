@@ -102,7 +102,7 @@ target sm_90a;
 // PREPTC3-NOT: warning
 // RUN: %cakec -v --no-verify %kernels/kda/chunk_prep_tc3.cake -o %t.cubin 2>&1 | %FileCheck %s --check-prefix=PREPTC3RES
 // PREPTC3RES: kda_chunk_prep_tc3 (sm_90a): {{([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8])}} registers, {{.*}} 0 bytes spill stores, 0 bytes spill loads
-// PREPTC3RES: kda_chunk_prep_tc3: 98816 bytes dynamic shared memory
+// PREPTC3RES: kda_chunk_prep_tc3: 104960 bytes dynamic shared memory
 // RUN: %cakec --no-verify --emit=ptx %kernels/kda/chunk_prep_tc3.cake -o - | %FileCheck %s --check-prefix=PREPTC3PTX
 // PREPTC3PTX: .entry kda_chunk_prep_tc3
 // PREPTC3PTX-DAG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
