@@ -6,6 +6,7 @@
 #   cubins/    bench/kda_build.sh's cubins and libcake_runtime.so
 #   cache/     optional: flash_kda_C.so.gz and triton-cache.tgz from an earlier call (skip the 93 s FlashKDA
 #              build and fla's Triton compilation / autotuning)
+# KDA_BENCH_TIMEOUT (seconds, default 300) bounds the bench step (fla's Triton compilation takes ~80 s a shape).
 # Steps: FlashKDA (unpack or build) -> kda_check.py (the CAKE kernel's correctness sweep) -> kda_bench.py (all
 # implementations, same process) -> pack the FlashKDA module and the Triton cache for the next call.
 set -u
@@ -49,7 +50,7 @@ PY
 )
 echo "CAKE paths correct on every case: ${cake_ok:-none}" | tee -a "$OUT/log.txt"
 echo "== $(( $(date +%s) - start )) s: kda_bench" | tee -a "$OUT/log.txt"
-timeout 300 python3 bench/kda_bench.py --peers "$kda/peers" --cake "$kda/cubins" --out "$OUT" \
+timeout "${KDA_BENCH_TIMEOUT:-300}" python3 bench/kda_bench.py --peers "$kda/peers" --cake "$kda/cubins" --out "$OUT" \
   --only-cake "${cake_ok:-none}" "$@" 2>&1 | grep -v -i warning | tee -a "$OUT/log.txt"
 echo "== $(( $(date +%s) - start )) s: packing" | tee -a "$OUT/log.txt"
 so=$(ls "$kda"/peers/FlashKDA/flash_kda_C*.so 2>/dev/null | head -n 1)
