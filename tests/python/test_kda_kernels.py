@@ -97,7 +97,7 @@ def test_refusals_and_empty_input(lib):
     with pytest.raises(TypeError):
         lib.forward(x["q"].float(), x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"], dt_bias=x["dt_bias"])
     w = args(1, 4, 2, K=96)               # K = V = 128 or 64 only
-    with pytest.raises(ValueError, match="128 or 64"):
+    with pytest.raises(ValueError, match="64 or 128"):
         lib.forward(w["q"], w["k"], w["v"], w["g"], w["beta"], A_log=w["A_log"], dt_bias=w["dt_bias"])
     # no tokens: no launch, the state passes through
     e = args(1, 0, 2)
