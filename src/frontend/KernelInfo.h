@@ -76,6 +76,7 @@ struct KernelInfo {
   int64_t threads = 0;                            // threads(n)
   int64_t warps() const { return threads / 32; }
   std::array<int64_t, 3> cluster = {1, 1, 1};     // cluster(x[, y[, z]])
+  int64_t clusterCtas() const { return cluster[0] * cluster[1] * cluster[2]; }   // CTAs a cluster has
   bool hasCluster = false;
   std::vector<const Expr *> requirements;         // requires(..) conditions
   std::vector<RoleInfo> roles;

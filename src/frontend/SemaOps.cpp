@@ -284,7 +284,7 @@ void OpChecker::tmaLoad() {
   if (auto it = cl.find("signal"); it != cl.end()) singleMBarrier(*it->second->args[0]);
   if (auto it = cl.find("multicast"); it != cl.end()) {
     Expr &mask = *it->second->args[0];
-    if (integer(mask, "a multicast mask") && !(S.info_->hasCluster && S.info_->cluster[0] * S.info_->cluster[1] * S.info_->cluster[2] > 1))
+    if (integer(mask, "a multicast mask") && !(S.info_->hasCluster && S.info_->clusterCtas() > 1))
       S.diags_.report(DiagKind::BadOperand, it->second->nameRange, name(), "multicast(...) needs a cluster(...) launch of more than one CTA");
   }
   if (!form(OpArrow::Move) || !count(s.dsts, 1, 1, "destination") || !count(s.srcs, 1, 1, "source")) return;

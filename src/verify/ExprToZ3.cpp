@@ -150,7 +150,7 @@ z3::expr ExprToZ3::builtinVar(BuiltinValue value, const RoleStmt *role) {
   if (auto it = builtins_.find(key); it != builtins_.end()) return it->second;
   const RoleInfo *ri = role ? info_.roleOf(role) : nullptr;
   int64_t threads = info_.threads > 0 ? info_.threads : 1024;
-  int64_t clusterSize = info_.cluster[0] * info_.cluster[1] * info_.cluster[2];
+  int64_t clusterSize = info_.clusterCtas();
   std::string name(builtinValueName(value));
   if (ri && name.rfind("ROLE", 0) == 0) name = ri->name + name.substr(4);
   auto gridVar = [&](size_t dim) {
@@ -512,7 +512,7 @@ bool ExprToZ3::launchInvariant(const Expr &e, unsigned depth) {
     switch (*bv) {
     case BuiltinValue::BlockX: case BuiltinValue::BlockY: case BuiltinValue::BlockZ:
       // The CTAs of a cluster are simulated with one set of values: their positions differ.
-      return info_.cluster[0] * info_.cluster[1] * info_.cluster[2] == 1;
+      return info_.clusterCtas() == 1;
     case BuiltinValue::GridDimX: case BuiltinValue::GridDimY: case BuiltinValue::GridDimZ:
     case BuiltinValue::BlockDimX: case BuiltinValue::BlockDimY: case BuiltinValue::BlockDimZ:
     case BuiltinValue::NumSms:

@@ -554,7 +554,7 @@ void Analyzer::proveDeterminacy(const Expr &e) {
 // all agents): each bound of the loop is equal for block.x = B*cx + r1 (rank r1) and B*cx + r2 (rank r2).
 bool Analyzer::proveSameTripAcrossCluster(const ForStmt &loop) {
   const KernelInfo &info = ctx_.info();
-  int64_t ctas = info.cluster[0] * info.cluster[1] * info.cluster[2];
+  int64_t ctas = info.clusterCtas();
   if (ctas <= 1) return true;
   const std::string obligation = "that every CTA of the cluster runs this loop equally often";
   if (info.cluster[1] != 1 || info.cluster[2] != 1) {
