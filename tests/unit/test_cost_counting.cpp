@@ -102,6 +102,25 @@ TEST_CASE("cost counting: row_softmax reads and writes the matrix once, one ex2 
   }
 }
 
+TEST_CASE("cost counting: an SFU intrinsic issues as many instructions as ptxas makes of it") {
+  // One call per thread of 32 threads: the SFU lane operations are the same, the issue slots are what ptxas
+  // makes of each form on sm_90 (ex2 / rsqrt / lg2 4, rcp 7, sqrt.rn 8, the .ftz forms and tanh 1).
+  auto issued = [](const std::string &call) {
+    auto a = analyse("target sm_90;\nkernel k(X: f32[32], Y: f32[32]) grid(1) threads(32) {\n  let t = i32(tid.x);\n"
+                     "  Y[t] = " + call + "(X[t]);\n}\n");
+    WorkProfile p = count(*a, {}).profile;
+    CHECK(p.count(Count::SfuLaneOps) == doctest::Approx(32.0));
+    return p.count(Count::WarpInstructions);
+  };
+  const double ftz = issued("ex2.ftz");
+  CHECK(issued("ex2") == doctest::Approx(ftz + 3));
+  CHECK(issued("rsqrt") == doctest::Approx(ftz + 3));
+  CHECK(issued("lg2") == doctest::Approx(ftz + 3));
+  CHECK(issued("rcp") == doctest::Approx(ftz + 6));
+  CHECK(issued("sqrt") == doctest::Approx(ftz + 7));
+  for (const char *one : {"rcp.ftz", "rsqrt.ftz", "lg2.ftz", "tanh"}) CHECK(issued(one) == doctest::Approx(ftz));
+}
+
 TEST_CASE("cost counting: a shape variable pinned by requires(G == ...) follows from the others") {
   auto a = analyse(readSample("block_reduce_sum.cake"));
   WorkProfile p = count(*a, {{"N", 10000}}).profile;
