@@ -2,9 +2,8 @@
 // into their .b32 registers (constants are rounded at compile time), read back as f32 with a mov, and the mma is
 // mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 with 4 A, 2 B and 4 + 4 f32 C/D registers.  sm_90 and newer
 // round with one cvt.rn.tf32.f32; sm_8x has only cvt.rna (ties away), so the rounding is done on the bits there.
-// RUN: %cakec --no-verify %s --emit=ptx -o - | %FileCheck %s --check-prefixes=CHECK,SM80
-// RUN: %cakec --no-verify %s --arch=sm_90 --emit=ptx -o - | %FileCheck %s --check-prefixes=CHECK,SM90
-// CHECK-NOT: cvt.rna
+// RUN: %cakec --no-verify %s --emit=ptx -o - | %FileCheck %s --check-prefixes=CHECK,SM80 --implicit-check-not=cvt.rna
+// RUN: %cakec --no-verify %s --arch=sm_90 --emit=ptx -o - | %FileCheck %s --check-prefixes=CHECK,SM90 --implicit-check-not=cvt.rna
 target sm_80;
 
 kernel mm(A: f32[16, 8] align(16), B: f32[8, 8] align(16), D: f32[16, 8] align(16)) grid(1) threads(32) {
