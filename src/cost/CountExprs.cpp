@@ -183,7 +183,8 @@ CallKind callKindOf(const std::string &callee) {
   static const std::unordered_map<std::string, CallKind> kinds = {
       {"ex2", CallKind::Sfu},  {"rcp", CallKind::Sfu},  {"rsqrt", CallKind::Sfu}, {"sqrt", CallKind::Sfu},
       {"lg2", CallKind::Sfu},  {"tanh", CallKind::Sfu}, {"ex2.ftz", CallKind::Sfu}, {"rcp.ftz", CallKind::Sfu},
-      {"rsqrt.ftz", CallKind::Sfu}, {"lg2.ftz", CallKind::Sfu}, {"fma", CallKind::Fma},  {"max", CallKind::MinMaxAbsSelect},
+      {"rsqrt.ftz", CallKind::Sfu}, {"lg2.ftz", CallKind::Sfu}, {"fma", CallKind::Fma},
+      {"max", CallKind::MinMaxAbsSelect},
       {"rowmax", CallKind::RowReduce}, {"rowmin", CallKind::RowReduce}, {"rowsum", CallKind::RowReduce},
       {"colmax", CallKind::ColReduce}, {"colmin", CallKind::ColReduce}, {"colsum", CallKind::ColReduce},
       {"min", CallKind::MinMaxAbsSelect}, {"abs", CallKind::MinMaxAbsSelect},

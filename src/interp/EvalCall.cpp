@@ -2,11 +2,11 @@
 // (see WarpExecutor.h; the precision of each intrinsic is listed in docs/interpreter.md).
 //
 // Math is computed in f32 (f16/bf16 operands are widened, the result rounded back once): ex2 is exp2f,
-// lg2 log2f, rcp 1/x, rsqrt 1/sqrtf, tanh tanhf; the .ftz forms first read a subnormal argument as zero of its sign
-// and ex2.ftz / rcp.ftz write a subnormal result as zero (lg2 and rsqrt have no subnormal results).  The GPU's .approx instructions differ from these by a
-// few ulp (ex2.approx.f32: max relative error 2^-22; rcp/rsqrt.approx: 1 ulp), so tests compare them with
-// a tolerance.  warp.sum/max/min use the same 5-step xor butterfly (distances 16 8 4 2 1) as the generated
-// code, so f32 sums round exactly as on the GPU.
+// lg2 log2f, rcp 1/x, rsqrt 1/sqrtf, tanh tanhf; the .ftz forms first read a subnormal argument as zero of its
+// sign, and ex2.ftz / rcp.ftz write a subnormal result as zero (lg2 and rsqrt have none).  The GPU's .approx
+// instructions differ from these by a few ulp (ex2.approx.f32: max relative error 2^-22; rcp/rsqrt.approx:
+// 1 ulp), so tests compare them with a tolerance.  warp.sum/max/min use the same 5-step xor butterfly
+// (distances 16 8 4 2 1) as the generated code, so f32 sums round exactly as on the GPU.
 #include "frontend/Intrinsics.h"
 #include "interp/WarpExecutor.h"
 
