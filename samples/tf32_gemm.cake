@@ -1,6 +1,6 @@
 // tf32_gemm: C = A * B with f32 inputs and output, computed on sm_80+ tensor cores as tf32
-// (mma.sync.m16n8k8 .tf32 inputs, f32 accumulation).  Each input is rounded to tf32 (10 mantissa bits,
-// cvt.rna.tf32.f32) as it is written into a fragment; the range stays f32's (8 exponent bits).
+// (mma.sync.m16n8k8 .tf32 inputs, f32 accumulation).  Each input is rounded to tf32 (10 mantissa bits, to
+// nearest, ties to even) as it is written into a fragment; the range stays f32's (8 exponent bits).
 // A[M, K] row-major (K contiguous), B[K, N] row-major (N contiguous), C[M, N] row-major.
 //
 // Schedule
@@ -51,7 +51,7 @@ kernel tf32_gemm<BM = 32, BN = 16, BK = 32>(A: f32[M, K] align(16), B: f32[K, N]
     syncthreads;
     for kk in 0..BK / 8 unroll {
       for e in 0..4 unroll {
-        a[e] = sa[wr + g + 8 * (e % 2), 8 * kk + q + 4 * (e / 2)];   // rounds to tf32 (cvt.rna.tf32.f32)
+        a[e] = sa[wr + g + 8 * (e % 2), 8 * kk + q + 4 * (e / 2)];   // rounds to tf32
       }
       for e in 0..2 unroll {
         b[e] = sb[8 * kk + q + 4 * e, wc + g];
