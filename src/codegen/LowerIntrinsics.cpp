@@ -80,7 +80,7 @@ Value KernelLowering::intrinsicOnValues(const std::string &c, const std::vector<
     if (!need(1)) return placeholder(ValueType::scalar(c == "ordered" ? Scalar::U32 : Scalar::F32));
     return lowerOrderedEncoding(args[0], c == "ordered");
   }
-  if (lookupIntrinsic(c) && lookupIntrinsic(c)->rule == IntrinsicRule::FloatUnary) {
+  if (const IntrinsicInfo *info = lookupIntrinsic(c); info && info->rule == IntrinsicRule::FloatUnary) {
     if (!need(1)) return placeholder(ValueType::scalar(Scalar::F32));
     return floatUnaryIntrinsic(c, args[0], where);
   }

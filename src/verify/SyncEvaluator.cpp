@@ -1,8 +1,6 @@
 // SyncEvaluator: see SyncEvaluator.h.
 #include "verify/SyncEvaluator.h"
 
-#include "frontend/ConstEval.h"
-#include "frontend/Ops.h"
 #include "frontend/Types.h"
 
 namespace cake::sync_detail {

@@ -1,7 +1,6 @@
 // SyncModel: the expansion of the typed AST into per-agent event lists (SyncModel.h): the walker runs each agent's
 // statements with concrete values (SyncEvaluator.h), unrolling loops and resolving barriers and stages to slots
 // (SyncSlots.cpp); expandSync / expandSyncTail drive it.
-#include "frontend/Limits.h"
 #include "verify/SyncModel.h"
 
 #include "verify/NamedBarrierOperand.h"
@@ -13,9 +12,8 @@
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
 
-#include <unordered_map>
 #include <algorithm>
-#include <set>
+#include <unordered_map>
 
 namespace cake {
 

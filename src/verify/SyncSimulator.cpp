@@ -12,7 +12,7 @@
 namespace cake::sync_detail {
 
 Simulator::Simulator(const KernelInfo &info, Arch arch, const SlotTable &slots, const std::vector<SyncAgent> &agents,
-                   const SyncProgram &program)
+                     const SyncProgram &program)
     : info_(&info), arch_(arch), slots_(&slots), agents_(&agents), program_(&program) {
   // Components: one per agent (its progress), per stage (its version), per mbarrier (phases known complete).
   size_t width = agents.size() + slots.stages.size() + slots.barriers.size();
