@@ -492,17 +492,37 @@ std::optional<z3::expr> ExprToZ3::trBinary(const BinaryExpr &b, TranslateFailure
   return general;
 }
 
+z3::expr ExprToZ3::launchReadOrFresh(const Expr &node, const char *name, bool fixed, int64_t lo,
+                                     std::optional<int64_t> hiExclusive) {
+  if (fixed)
+    if (auto it = launchReadOf_.find(&node); it != launchReadOf_.end()) return it->second;
+  z3::expr v = newVar(name, lo, hiExclusive);
+  if (fixed) {
+    launchReads_.push_back({&node, v});
+    launchReadOf_.emplace(&node, v);
+  }
+  return v;
+}
+
 z3::expr ExprToZ3::maskedValue(const BinaryExpr &b, int64_t lo, std::optional<int64_t> hiExclusive,
                                const std::optional<z3::expr> &bound) {
   const bool fixed = launchInvariant(*b.lhs, 0) && (!bound || launchInvariant(*b.rhs, 0));
-  if (fixed)
-    if (auto it = launchReadOf_.find(&b); it != launchReadOf_.end()) return it->second;
-  z3::expr v = newVar("masked", lo, hiExclusive);
-  if (bound) sideConditions_.push_back(z3::implies(*bound > 0, v < *bound));
-  if (fixed) {
-    launchReads_.push_back({&b, v});
-    launchReadOf_.emplace(&b, v);
-  }
+  const size_t conditionsBefore = sideConditions_.size();
+  z3::expr v = launchReadOrFresh(b, "masked", fixed, lo, hiExclusive);
+  if (bound && sideConditions_.size() > conditionsBefore) sideConditions_.push_back(z3::implies(*bound > 0, v < *bound));
+  return v;
+}
+
+z3::expr ExprToZ3::clampedValue(const CallExpr &c, const z3::expr &known, bool isMin) {
+  const bool isUnsigned = isUnsignedType(c.type);
+  const bool is64 = c.type && c.type->kind == TypeKind::Scalar && c.type->scalar == ScalarKind::I64;
+  const int64_t lo = isUnsigned ? 0 : is64 ? -kRangeUnbounded : INT32_MIN;
+  const std::optional<int64_t> hi = isUnsigned ? std::optional<int64_t>(int64_t(1) << 32)
+                                    : is64     ? std::nullopt
+                                               : std::optional<int64_t>(kI32Max + 1);
+  const size_t conditionsBefore = sideConditions_.size();
+  z3::expr v = launchReadOrFresh(c, "clamped", launchInvariant(c, 0), lo, hi);
+  if (sideConditions_.size() > conditionsBefore) sideConditions_.push_back(isMin ? v <= known : v >= known);
   return v;
 }
 
@@ -580,13 +600,24 @@ std::optional<z3::expr> ExprToZ3::trCall(const CallExpr &c, TranslateFailure &f,
     }
     return std::nullopt;
   };
+  const std::string &n = c.callee;
+  if ((n == "min" || n == "max") && c.args.size() == 2) {
+    // min(x, b) <= b and max(x, b) >= b whatever x is: where one argument cannot be expressed (an index read
+    // from memory, clamped), the call is a fresh constant on the known side of the other.
+    TranslateFailure firstFailure, secondFailure;
+    auto a = tr(*c.args[0], firstFailure, depth + 1);
+    auto b = tr(*c.args[1], secondFailure, depth + 1);
+    if (a && b) return n == "min" ? z3::ite(*a <= *b, *a, *b) : z3::ite(*a >= *b, *a, *b);
+    if (a || b) return clampedValue(c, a ? *a : *b, n == "min");
+    if (f.reason.empty()) f = firstFailure;
+    return std::nullopt;
+  }
   std::vector<z3::expr> args;
   for (const Ptr<Expr> &a : c.args) {
     auto v = tr(*a, f, depth + 1);
     if (!v) return std::nullopt;
     args.push_back(*v);
   }
-  const std::string &n = c.callee;
   if ((n == "i32" || n == "u32" || n == "i64") && args.size() == 1) return args[0];
   if (n == "cdiv" && args.size() == 2) {   // a / b + (a % b > 0): codegen's rounded-up quotient (b > 0)
     // That is ceil(a / b) for every a when b > 0, which for a constant b is one floor division
@@ -595,8 +626,6 @@ std::optional<z3::expr> ExprToZ3::trCall(const CallExpr &c, TranslateFailure &f,
     bool u = isUnsignedType(c.type);
     return divide(args[0], args[1], u) + z3::ite(remainder(args[0], args[1], u) > 0, ctx_.int_val(1), ctx_.int_val(0));
   }
-  if (n == "min" && args.size() == 2) return z3::ite(args[0] <= args[1], args[0], args[1]);
-  if (n == "max" && args.size() == 2) return z3::ite(args[0] >= args[1], args[0], args[1]);
   if (n == "abs" && args.size() == 1) return z3::ite(args[0] >= 0, args[0], -args[0]);
   if (n == "select" && args.size() == 3 && args[0].is_bool()) return z3::ite(args[0], args[1], args[2]);
   return fail("call to '" + n + "' is not modelled by the verifier");

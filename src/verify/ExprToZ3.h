@@ -15,7 +15,9 @@
 // Every bound of a free constant is collected in sideConditions(); a proof must assume them.
 // Anything else (floats, memory loads, mutable variables) is unsupported: translate() returns nullopt
 // with a reason and the culprit sub-expression - except under `x % C` (x unsigned) and `x & C` (C >= 0),
-// whose result is a fresh constant in [0, C) / [0, C] whatever x is (a histogram bin from a loaded value).
+// whose result is a fresh constant in [0, C) / [0, C] whatever x is (a histogram bin from a loaded value), and
+// under `min(x, b)` / `max(x, b)` (either way round), a fresh constant of the call's type at most (least) b: a
+// clamped index read from memory, `min(max(i, 0), N - 1)`, lies in [0, N - 1].
 // Where x is fixed for the launch - it reads only elements of global tensors the kernel never writes, at
 // indices computed from shape variables, parameters and the block's position (`u32(cu[n]) % u32(TT + 1)`, a
 // sequence's start in a batch of variable-length sequences) - the constant is one per expression node,
@@ -83,7 +85,7 @@ public:
 
   // The fresh constants standing for `x % C` / `x & C` of an x fixed for the launch (see above), one per node.
   struct LaunchRead {
-    const Expr *node;   // the `%` / `&` expression
+    const Expr *node;   // the `%` / `&` / `min` / `max` expression
     z3::expr value;
   };
   const std::vector<LaunchRead> &launchReads() const { return launchReads_; }
@@ -105,6 +107,13 @@ private:
   // `bound` where it is positive), the node's one constant when x and the bound are fixed for the launch.
   z3::expr maskedValue(const BinaryExpr &b, int64_t lo, std::optional<int64_t> hiExclusive,
                        const std::optional<z3::expr> &bound = std::nullopt);
+  // `min(x, b)` / `max(x, b)` of an x the translator cannot express: a fresh constant in the range of the call's
+  // type, <= b (min) or >= b (max); the node's one constant when the call is fixed for the launch.
+  z3::expr clampedValue(const CallExpr &c, const z3::expr &known, bool isMin);
+  // A fresh constant `name` for `node` (a `%`, `&`, `min`, `max` of a value read from memory) in [lo, hiExclusive), the
+  // same constant wherever node is translated when it is fixed for the launch (then listed in launchReads_).
+  z3::expr launchReadOrFresh(const Expr &node, const char *name, bool fixed, int64_t lo,
+                             std::optional<int64_t> hiExclusive);
   // Is e the same value for every thread, iteration and CTA of a cluster, for the whole launch?
   bool launchInvariant(const Expr &e, unsigned depth);
   // a >= 0 and b > 0 by their ranges: signed division and remainder are Euclidean there.
