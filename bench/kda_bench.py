@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Kimi Delta Attention forward on the H200: FlashKDA (MoonshotAI, CUTLASS), fla's chunk_kda (Triton) and the
+"""Kimi Delta Attention forward on the GPU (the H200 the issue names, or whatever card the run gets: the
+report's title names it): FlashKDA (MoonshotAI, CUTLASS), fla's chunk_kda (Triton) and the
 CAKE kernels (kernels/kda/, when built) in one process, each checked against the float64 token recurrence
 (runtime/python/cakeir/kda/reference.py, run on the GPU in float64).
 
@@ -358,9 +359,10 @@ def markdown(document, common):
                 six_ratios.setdefault(n, []).append(t[n]["ms"])
     header = (["case", "B x T"] + ["%s ms" % titles[n] for n in names] +
               ["%s err o / state" % titles[n] for n in names] + ["fla / FlashKDA"])
-    text = ("# KDA forward, H200\n\n`%s`\n\n\"cake scan only\" times kernels/kda/chunk_scan.cake alone (the sequential "
+    device = (document["meta"].get("device") or {}).get("name", "no GPU")
+    text = ("# KDA forward, %s\n\n`%s`\n\n\"cake scan only\" times kernels/kda/chunk_scan.cake alone (the sequential "
             "half of the chunked form; its inputs come from a torch scaffold that is not timed): it is not a whole "
-            "forward and is not compared as one.\n\n" % document["meta"].get("command"))
+            "forward and is not compared as one.\n\n" % (device, document["meta"].get("command")))
     text += common.table(header, rows) + "\n"
     if "flashkda" in six_ratios:
         base = six_ratios["flashkda"]
