@@ -107,18 +107,16 @@ def reference(torch, ref, x):
 
 
 # ------------------------------------------------------------------------------------------- implementations
-# the chunked CAKE forwards: bench name -> (forward_chunked's prep, the scan's warpgroups per block, title, the scan
-# kernel);
+# the chunked CAKE forwards: bench name -> (forward_chunked's prep, the scan's warpgroups per block, title);
 # bench/kda_check.py runs the same paths (its labels: the names with "cake_chunked" shortened to "cake")
 CAKE_CHUNKED = {
-    "cake_chunked_tc3_t_auto": ("cake_tc3", "auto", "tf32 L / P prep, transposed-state scan", "kda_chunk_scan_t"),
-    "cake_chunked_tc3_auto": ("cake_tc3", "auto", "tf32 L / P prep, scan warpgroups by shape", "kda_chunk_scan"),
-    "cake_chunked_tc3_wg2": ("cake_tc3", 2, "tf32 L / P prep, 2-wg scan", "kda_chunk_scan"),
-    "cake_chunked_tc3": ("cake_tc3", 1, "tf32 L / P prep", "kda_chunk_scan"),
-    "cake_chunked_tc2_wg2": ("cake_tc2", 2, "tc2 prep, 2-wg scan", "kda_chunk_scan"),
-    "cake_chunked_tc2": ("cake_tc2", 1, "tc2 prep", "kda_chunk_scan"),
-    "cake_chunked_tc": ("cake_tc", 1, "tc prep", "kda_chunk_scan"),
-    "cake_chunked": ("cake", 1, "SIMT prep", "kda_chunk_scan"),
+    "cake_chunked_tc3_auto": ("cake_tc3", "auto", "tf32 L / P prep, scan warpgroups by shape"),
+    "cake_chunked_tc3_wg2": ("cake_tc3", 2, "tf32 L / P prep, 2-wg scan"),
+    "cake_chunked_tc3": ("cake_tc3", 1, "tf32 L / P prep"),
+    "cake_chunked_tc2_wg2": ("cake_tc2", 2, "tc2 prep, 2-wg scan"),
+    "cake_chunked_tc2": ("cake_tc2", 1, "tc2 prep"),
+    "cake_chunked_tc": ("cake_tc", 1, "tc prep"),
+    "cake_chunked": ("cake", 1, "SIMT prep"),
 }
 
 def flashkda_impl(torch, flash_kda, x):
@@ -151,7 +149,7 @@ def cake_impl(torch, cake_kda, x):
     return cake_kda.make_forward(x, lower_bound=LOWER_BOUND, scale=D ** -0.5)
 
 
-def cake_chunked_impl(torch, cake_kda, x, prep="cake", scan_wg=1, scan="kda_chunk_scan"):
+def cake_chunked_impl(torch, cake_kda, x, prep="cake", scan_wg=1):
     """The chunked CAKE forward: kernel 1 as forward_chunked's prep names it + kernels/kda/chunk_scan.cake (its
     build with scan_wg warpgroups per block).  The chunk layout
     (chunk offsets and the padded-row map, a function of cu_seqlens only) is computed once, as fla caches its
@@ -170,7 +168,7 @@ def cake_chunked_impl(torch, cake_kda, x, prep="cake", scan_wg=1, scan="kda_chun
     def fn():
         work = kk.prepare_chunks_cake(cake_kda, *args, layout=layout, kernel=kk.PREP_KERNELS[prep])
         kk.scan_chunks(cake_kda, work, (TT, H, D), cu, varlen=varlen, initial_state=x["h0"], final_state=ht,
-                       state_v_first=True, out=o, wg=scan_wg, scan=scan)
+                       state_v_first=True, out=o, wg=scan_wg)
         return o.view(B, T, H, D), ht
     return fn
 
@@ -267,9 +265,9 @@ def main():
                 impls = [n for n in impls if not n.startswith("cake") or n in allowed]
             if cake_kda is not None and "cake" in impls:
                 fns["cake"] = cake_impl(torch, cake_kda, x)
-            for name, (prep, scan_wg, _title, scan) in CAKE_CHUNKED.items():
+            for name, (prep, scan_wg, _title) in CAKE_CHUNKED.items():
                 if cake_kda is not None and name in impls:
-                    fns[name] = cake_chunked_impl(torch, cake_kda, x, prep=prep, scan_wg=scan_wg, scan=scan)
+                    fns[name] = cake_chunked_impl(torch, cake_kda, x, prep=prep, scan_wg=scan_wg)
             if cake_kda is not None and "cake_scan" in impls:
                 fns["cake_scan"] = cake_scan_impl(torch, cake_kda, x)
             if cake_kda is not None and "cake_scan_wg2" in impls:
@@ -335,7 +333,7 @@ def main():
 
 def markdown(document, common):
     rows, six_ratios = [], {}
-    titles = dict({n: "cake chunked (%s)" % title for n, (_prep, _wg, title, _scan) in CAKE_CHUNKED.items()},
+    titles = dict({n: "cake chunked (%s)" % title for n, (_prep, _wg, title) in CAKE_CHUNKED.items()},
                   cake="cake recurrent", cake_scan_wg2="cake 2-wg scan only", cake_scan="cake scan only",
                   flashkda="FlashKDA", fla="fla", fla_safe="fla safe_gate")
     names = list(titles)

@@ -11,8 +11,6 @@
 #                                             form); _varlen: VARLEN = 1 (sequence bounds from cu_seqlens)
 #   kda_chunk_scan_wg2_<layout>[_varlen][_nostate]  the same with WG = 2 (both 64-column blocks of a (sequence,
 #                                             head) as two warpgroups of one block sharing the ring tiles)
-#   kda_chunk_scan_t[_wg2]_<layout>[_varlen][_nostate]  kernels/kda/chunk_scan_t.cake (the state held transposed:
-#                                             no shared-memory round trip between one chunk's state and the next)
 #   kda_chunk_prep_<gate>                      kernels/kda/chunk_prep.cake (the parallel half: activations, gate
 #                                             cumsum, L, P, the UT inverse, w, u, qg, kg, e^G_last)
 #   kda_chunk_prep_tc_<gate>                   kernels/kda/chunk_prep_tc.cake (the same on the tensor cores)
@@ -28,7 +26,6 @@ set -u -o pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rec=kernels/kda/recurrent.cake
 scan=kernels/kda/chunk_scan.cake
-scant=kernels/kda/chunk_scan_t.cake
 prep=kernels/kda/chunk_prep.cake
 preptc=kernels/kda/chunk_prep_tc.cake
 preptc2=kernels/kda/chunk_prep_tc2.cake
@@ -53,17 +50,14 @@ variants() {
   echo "kda_chunk_prep_tc2_safe|$preptc2|SAFE=1 --maxrregcount=128 max-spills=32"
   echo "kda_chunk_prep_tc2_unbounded|$preptc2|SAFE=0"
   echo "kda_chunk_prep_tc3_safe|$preptc3|"
-  for entry in kda_chunk_scan kda_chunk_scan_t; do
-    file=$([ $entry = kda_chunk_scan ] && echo $scan || echo $scant)
-    for layout in vfirst kfirst; do
-      vf=$([ $layout = vfirst ] && echo 1 || echo 0)
-      for vl in 0 1; do
-        sfx=$([ $vl = 1 ] && echo _varlen || true)
-        echo "${entry}_${layout}${sfx}|$file|VFIRST=$vf VARLEN=$vl"
-        echo "${entry}_${layout}${sfx}_nostate|$file|VFIRST=$vf VARLEN=$vl USE_H0=0 STORE_HT=0"
-        echo "${entry}_wg2_${layout}${sfx}|$file|VFIRST=$vf VARLEN=$vl WG=2"
-        echo "${entry}_wg2_${layout}${sfx}_nostate|$file|VFIRST=$vf VARLEN=$vl USE_H0=0 STORE_HT=0 WG=2"
-      done
+  for layout in vfirst kfirst; do
+    vf=$([ $layout = vfirst ] && echo 1 || echo 0)
+    for vl in 0 1; do
+      sfx=$([ $vl = 1 ] && echo _varlen || true)
+      echo "kda_chunk_scan_${layout}${sfx}|$scan|VFIRST=$vf VARLEN=$vl"
+      echo "kda_chunk_scan_${layout}${sfx}_nostate|$scan|VFIRST=$vf VARLEN=$vl USE_H0=0 STORE_HT=0"
+      echo "kda_chunk_scan_wg2_${layout}${sfx}|$scan|VFIRST=$vf VARLEN=$vl WG=2"
+      echo "kda_chunk_scan_wg2_${layout}${sfx}_nostate|$scan|VFIRST=$vf VARLEN=$vl USE_H0=0 STORE_HT=0 WG=2"
     done
   done
 }

@@ -32,13 +32,12 @@ sys.path.insert(0, os.path.join(REPO, "runtime", "python"))
 
 from kda_bench import CAKE_CHUNKED  # noqa: E402
 
-# the chunked paths each case runs: (label, title, forward_chunked's prep, scan warpgroups, scan kernel): kda_bench's CAKE
+# the chunked paths each case runs: (label, title, forward_chunked's prep, scan warpgroups): kda_bench's CAKE
 # forwards (the label is the bench name with "cake_chunked" shortened to "cake"; bench/kda_device_run.sh maps it
 # back) and the torch scaffold's prep with either scan
-CHUNKED_PATHS = tuple((name.replace("cake_chunked", "cake", 1), "CAKE " + title, prep, wg, scan)
-                      for name, (prep, wg, title, scan) in CAKE_CHUNKED.items()) + (
-    ("torch", "torch prep + scan", "torch", 1, "kda_chunk_scan"),
-    ("torch_wg2", "torch prep + two-warpgroup scan", "torch", 2, "kda_chunk_scan"))
+CHUNKED_PATHS = tuple((name.replace("cake_chunked", "cake", 1), "CAKE " + title, prep, wg)
+                      for name, (prep, wg, title) in CAKE_CHUNKED.items()) + (
+    ("torch", "torch prep + scan", "torch", 1), ("torch_wg2", "torch prep + two-warpgroup scan", "torch", 2))
 
 
 def cases():
@@ -124,13 +123,13 @@ def main():
                   (not want_ht or (rec["state_rel_err"] <= args.tol and rec["state_nan"] == 0)))
             # the chunked form: kernel 1 as kernels/kda/chunk_prep.cake ("cake") and as the torch scaffold
             # ("torch"), each followed by kernels/kda/chunk_scan.cake
-            for label, _title, prep, scan_wg, scan in (CHUNKED_PATHS if K == kk.HEAD_DIM else ()):
+            for label, _title, prep, scan_wg in (CHUNKED_PATHS if K == kk.HEAD_DIM else ()):
                 try:
                     oc, sc = kk.forward_chunked(lib, x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"],
                                                 dt_bias=x["dt_bias"], lower_bound=lb,
                                                 initial_state=h0 if use_h0 else None, output_final_state=want_ht,
                                                 cu_seqlens=cu, state_v_first=vfirst, prep=prep,
-                                                poison=prep.startswith("cake_tc"), scan_wg=scan_wg, scan=scan)
+                                                poison=prep.startswith("cake_tc"), scan_wg=scan_wg)
                     torch.cuda.synchronize()
                     rec["chunked_%s_o_rel_err" % label] = ref.rel_error(oc, o_ref)
                     if want_ht:
@@ -168,13 +167,13 @@ def main():
     with open(os.path.join(args.out, "kda_check.json"), "w") as f:
         json.dump({"command": " ".join(sys.argv), "seed": args.seed, "tol": args.tol, "cases": records}, f, indent=1)
     lines = ["| case | seed | recurrent: o err | state err | passing o / state | " +
-             " | ".join("chunked (%s): o / state" % title for _label, title, _prep, _wg, _scan in CHUNKED_PATHS) + " | ok |",
+             " | ".join("chunked (%s): o / state" % title for _label, title, _prep, _wg in CHUNKED_PATHS) + " | ok |",
              "|---|---|---|---|---|" + "---|" * len(CHUNKED_PATHS) + "---|"]
     for r in records:
         g = lambda k: ("%.2e" % r[k]) if k in r else "-"  # noqa: E731
         cells = [r["case"], str(r["seed"]), g("o_rel_err"), g("state_rel_err"),
                  "%s / %s" % (g("passing_o_rel_err"), g("passing_state_rel_err"))]
-        for label, _title, _prep, _wg, _scan in CHUNKED_PATHS:
+        for label, _title, _prep, _wg in CHUNKED_PATHS:
             cells.append(("%s / %s %s" % (g("chunked_%s_o_rel_err" % label), g("chunked_%s_state_rel_err" % label),
                                           r.get("chunked_%s_error" % label, ""))).rstrip())
         cells.append("yes" if r["ok"] else "NO " + r.get("error", ""))

@@ -24,7 +24,6 @@ def main():
     ap.add_argument("--cubins", required=True, help="bench/kda_build.sh's output folder")
     ap.add_argument("--prep", default="cake_tc3", help="forward_chunked's prep")
     ap.add_argument("--scan-wg", type=int, default=2)
-    ap.add_argument("--scan", default="kda_chunk_scan", help="the scan kernel (cakeir.kda.kernels.SCAN_KERNELS)")
     ap.add_argument("--heads", type=int, default=96)
     ap.add_argument("--calls", type=int, default=2)
     ap.add_argument("--seed", type=int, default=20261203)
@@ -41,8 +40,7 @@ def main():
         o, ht = kk.forward_chunked(lib, x["q"], x["k"], x["v"], x["g"], x["beta"], A_log=x["A_log"],
                                    dt_bias=x["dt_bias"], lower_bound=kda_bench.LOWER_BOUND,
                                    scale=kda_bench.D ** -0.5, initial_state=x["h0"], output_final_state=True,
-                                   state_v_first=True, prep=args.prep, scan_wg=args.scan_wg,
-                                   scan=args.scan)
+                                   state_v_first=True, prep=args.prep, scan_wg=args.scan_wg)
     torch.cuda.synchronize()
     print("o finite:", bool(torch.isfinite(o.float()).all()), "state finite:", bool(torch.isfinite(ht).all()))
     return 0

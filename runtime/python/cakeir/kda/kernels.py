@@ -284,18 +284,12 @@ def scan_warpgroups(N: int, H: int, device) -> int:
     return 1 if 2 * N * H <= _SM_COUNT[key] else 2
 
 
-SCAN_KERNELS = ("kda_chunk_scan", "kda_chunk_scan_t")   # kernels/kda/chunk_scan.cake, chunk_scan_t.cake
-
-
 def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_state=None, final_state=None,
-                state_v_first: bool = True, out=None, wg: Union[int, str] = 1, scan: str = "kda_chunk_scan"):
+                state_v_first: bool = True, out=None, wg: Union[int, str] = 1):
     """Runs kda_chunk_scan on prepare_chunks' output: o [TT, H, V] bf16 (into out) and the final state (into
     final_state, when given).  wg: the build's warpgroups per block (chunk_scan.cake -D WG; 2: both 64-column
-    blocks of a (sequence, head) in one block, builds kda_chunk_scan_wg2_*); "auto": scan_warpgroups' choice.
-    scan: the kernel, one of SCAN_KERNELS (kda_chunk_scan_t: the state held transposed)."""
+    blocks of a (sequence, head) in one block, builds kda_chunk_scan_wg2_*); "auto": scan_warpgroups' choice."""
     TT, H, V = v_shape
-    if scan not in SCAN_KERNELS:
-        raise ValueError("cakeir.kda: unknown scan kernel %r (one of %s)" % (scan, ", ".join(SCAN_KERNELS)))
     dev = prep["W"].device
     N = cu.numel() - 1
     if wg == "auto":
@@ -304,9 +298,9 @@ def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_stat
         raise ValueError("cakeir.kda: scan wg must be 1, 2 or 'auto', not %r" % (wg,))
     use_state = initial_state is not None or final_state is not None
     state_shape = (N, H, V, V)
-    name = "%s%s_%s%s%s" % (scan, "_wg2" if wg == 2 else "", "vfirst" if state_v_first else "kfirst",
-                            "_varlen" if varlen else "", "" if use_state else "_nostate")
-    kernel = lib._kernel(name, scan)
+    name = "kda_chunk_scan%s_%s%s%s" % ("_wg2" if wg == 2 else "", "vfirst" if state_v_first else "kfirst",
+                                        "_varlen" if varlen else "", "" if use_state else "_nostate")
+    kernel = lib._kernel(name, "kda_chunk_scan")
     if use_state:
         h0 = initial_state.contiguous() if initial_state is not None else \
             torch.zeros(state_shape, dtype=torch.float32, device=dev)
@@ -325,11 +319,11 @@ def scan_chunks(lib: "Kernels", prep, v_shape, cu, *, varlen: bool, initial_stat
 def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_bound: Optional[float] = None,
                     scale: Optional[float] = None, initial_state=None, output_final_state: bool = False,
                     cu_seqlens=None, state_v_first: bool = False, prep: str = "cake", poison: bool = False,
-                    scan_wg: Union[int, str] = 1, scan: str = "kda_chunk_scan"):
+                    scan_wg: Union[int, str] = 1):
     """The chunked forward: kernel 1 (prep = "cake": kernels/kda/chunk_prep.cake; "cake_tc": kernels/kda/
     chunk_prep_tc.cake; "cake_tc2": kernels/kda/chunk_prep_tc2.cake; "cake_tc3": kernels/kda/chunk_prep_tc3.cake
     (safe gate; the unbounded gate runs tc2); "torch": the prepare_chunks scaffold) +
-    the scan kernel `scan` with scan_wg warpgroups per block (scan_chunks' scan and wg).  Same contract as
+    kda_chunk_scan with scan_wg warpgroups per block (scan_chunks' wg).  Same contract as
     Kernels.forward.  poison: NaN-fill kernel 1's workspaces first (CAKE preps)."""
     B, T, H, K = q.shape
     V = v.shape[-1]
@@ -353,7 +347,7 @@ def forward_chunked(lib: "Kernels", q, k, v, g, beta, *, A_log, dt_bias, lower_b
     if output_final_state:
         ht = torch.empty((N, H, V, K) if state_v_first else (N, H, K, V), dtype=torch.float32, device=dev)
     o, _ = scan_chunks(lib, work, (TT, H, V), cu, varlen=varlen, initial_state=initial_state, final_state=ht,
-                       state_v_first=state_v_first, wg=scan_wg, scan=scan)
+                       state_v_first=state_v_first, wg=scan_wg)
     return o.view(B, T, H, V), ht
 
 
