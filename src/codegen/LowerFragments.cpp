@@ -181,19 +181,23 @@ Value KernelLowering::lowerGather(const IndexExpr &ix) {
 // each index); global loads are masked by the tensor's dims (an out-of-range element reads 0; unsigned
 // compares catch negative indices).
 Value KernelLowering::gatherElement(const IndexExpr &ix, const std::vector<Value> &atElement, GatherCache &loaded) {
-  // A stage of a shared ring (`a[s][acc.col]`): the stage's point indices lead the element's.
+  // A stage of a shared ring (`a[s][acc.col]`, `a[s][w][acc.row, acc.col]`): the point indices of its levels,
+  // outermost first, lead the element's.
   const Expr *baseExpr = ix.base.get();
+  std::vector<const IndexExpr *> levels;   // innermost first
+  while (const auto *stage = dynCast<IndexExpr>(baseExpr)) {
+    levels.push_back(stage);
+    baseExpr = stage->base.get();
+  }
   std::vector<Value> at;
-  if (const auto *stage = dynCast<IndexExpr>(baseExpr)) {
-    for (const IndexItem &item : stage->items) {
+  for (auto level = levels.rbegin(); level != levels.rend(); ++level)
+    for (const IndexItem &item : (*level)->items) {
       if (item.kind != IndexItem::Point || !item.start) {
         diags_.report(DiagKind::CodegenUnsupportedForm, ix.range, "a gather from a slice of an array (index its stage with points)");
         return placeholder(ValueType::scalar(Scalar::F32));
       }
       at.push_back(lowerExpr(*item.start));
     }
-    baseExpr = stage->base.get();
-  }
   at.insert(at.end(), atElement.begin(), atElement.end());
   const auto *n = dynCast<NameExpr>(baseExpr);
   auto it = n && n->decl ? env_.find(n->decl) : env_.end();
