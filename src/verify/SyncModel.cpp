@@ -396,24 +396,43 @@ private:
     return {slot};
   }
 
-  int stageSlot(const Expr *ref, const Active &active, int cta) {
+  // The stage slots an access of a shared array touches: the one its stage indices name (u[s][w]: s WG + w),
+  // every stage under the levels it indexes (u[s]: s WG .. s WG + WG - 1; u: all).  nullopt: an index is not
+  // known (not uniform, reported) or out of range (reported).
+  std::optional<std::vector<int>> stageSlots(const Expr *ref, const Active &active, int cta) {
     const Decl *d = rootDecl(ref);
     const SharedAllocation *sa = info_.sharedOf(static_cast<const SharedStmt *>(d));
-    if (!sa) return -1;
-    int64_t stages = slots_.stagesOf(sa);
-    int64_t index = 0;
+    if (!sa) return std::nullopt;
+    const Type *type = sa->decl->type;
+    const size_t levels = stageLevels(type);
     std::vector<const IndexExpr *> chain = indexChain(ref);
-    if (stages > 1 || (sa->decl->type && sa->decl->type->groups.size() > 1)) {
-      if (chain.empty() || chain[0]->items.empty() || !chain[0]->items[0].start) return -2;   // whole array
-      auto idx = uniform(chain[0]->items[0].start.get(), active, "the stage index");
-      if (!idx) return -1;
-      index = *idx;
+    int64_t prefix = 0;   // the flattened index of the levels indexed
+    size_t level = 0;
+    for (; level < levels && level < chain.size(); ++level) {
+      const std::vector<TensorDim> &dims = type->groups[level];
+      const std::vector<IndexItem> &items = chain[level]->items;
+      const bool points = items.size() == dims.size() &&
+                          std::all_of(items.begin(), items.end(), [](const IndexItem &i) { return i.kind == IndexItem::Point && i.start; });
+      if (!points) break;   // a level sliced or left whole: every stage under it
+      for (size_t k = 0; k < dims.size(); ++k) {
+        auto idx = uniform(items[k].start.get(), active, "the stage index");
+        if (!idx) return std::nullopt;
+        const int64_t extent = dims[k].value.value_or(1);
+        if (*idx < 0 || *idx >= extent) {
+          problem(ref->range, "the stage index", "index " + std::to_string(*idx) + " is out of range [0, " +
+                                                     std::to_string(extent) + ")");
+          return std::nullopt;
+        }
+        prefix = prefix * extent + *idx;
+      }
     }
-    int slot = slots_.stageSlot(cta, sa, index);
-    if (slot < 0)
-      problem(ref->range, "the stage index", "stage " + std::to_string(index) + " is out of range [0, " +
-                                                 std::to_string(stages) + ")");
-    return slot;
+    int64_t open = 1;   // the stages under the indexed levels
+    for (size_t g = level; g < levels; ++g)
+      for (const TensorDim &dim : type->groups[g]) open *= dim.value.value_or(1);
+    std::vector<int> slots;
+    for (int64_t j = 0; j < open; ++j)
+      if (int slot = slots_.stageSlot(cta, sa, prefix * open + j); slot >= 0) slots.push_back(slot);
+    return slots;
   }
 
   // The rows of the tile a copy writes when the destination is a slice (b[s][r * 64 +: 64, :]), in the
@@ -422,9 +441,8 @@ private:
     const Decl *d = rootDecl(ref);
     const SharedAllocation *sa = info_.sharedOf(static_cast<const SharedStmt *>(d));
     if (!sa) return;
-    bool staged = sa->decl->type && sa->decl->type->groups.size() > 1;
     std::vector<const IndexExpr *> chain = indexChain(ref);
-    size_t g = staged ? 1 : 0;
+    const size_t g = stageLevels(sa->decl->type);
     if (chain.size() <= g || chain[g]->items.empty()) return;
     // A column-blocked array (rows wider than the swizzle span, frontend/SharedLayout.h) stores block j's
     // rows after all rows of block j - 1: a tile of block j covers rows j * R + r0 .. of that order.
@@ -460,16 +478,9 @@ private:
 
   void emitSharedAccess(EventKind kind, const Expr *ref, const Active &active, SourceRange range, const OpStmt *op) {
     if (silent_) return;
-    int slot = stageSlot(ref, active, agent_.cta);
-    if (slot == -1) return;
-    std::vector<int> slotsToTouch;
-    if (slot == -2) {   // the whole multi-stage array
-      const SharedAllocation *sa = info_.sharedOf(static_cast<const SharedStmt *>(rootDecl(ref)));
-      for (int64_t i = 0; i < slots_.stagesOf(sa); ++i) slotsToTouch.push_back(slots_.stageSlot(agent_.cta, sa, i));
-    } else {
-      slotsToTouch.push_back(slot);
-    }
-    for (int s : slotsToTouch) {
+    std::optional<std::vector<int>> slotsToTouch = stageSlots(ref, active, agent_.cta);
+    if (!slotsToTouch) return;
+    for (int s : *slotsToTouch) {
       SyncEvent e = event(kind, range, op, active);
       e.stages = {s};
       push(std::move(e));
@@ -585,10 +596,10 @@ private:
       tileRows(o.dsts[0].get(), active, e);
       for (int c : ctas) {
         std::vector<int> bar = barrierSlots(signal->args[0].get(), active, c, false);
-        int stage = stageSlot(o.dsts[0].get(), active, c);
-        if (bar.size() != 1 || stage < 0) return;
+        std::optional<std::vector<int>> stage = stageSlots(o.dsts[0].get(), active, c);
+        if (bar.size() != 1 || !stage || stage->size() != 1) return;
         e.barriers.push_back(bar[0]);
-        e.stages.push_back(stage);
+        e.stages.push_back(stage->front());
       }
       push(std::move(e));
       return;

@@ -60,6 +60,9 @@ struct BarrierSlot {
   std::string name() const;         // "full[2]" (with "CTA 1: " in clusters)
   bool inCluster = false;
 };
+// The bracket groups of a shared array's type that number ring stages: all but the innermost (the tile).
+size_t stageLevels(const Type *t);
+
 struct StageSlot {
   int cta = 0;
   const SharedAllocation *decl = nullptr;

@@ -22,9 +22,25 @@ std::string BarrierSlot::name() const {
 
 std::string StageSlot::name() const {
   std::string n = ctaPrefix(inCluster, cta) + (decl && decl->decl ? decl->decl->name : "?");
-  if (staged) n += "[" + std::to_string(index) + "]";
+  if (!staged) return n;
+  // the flat stage index as the index of each stage level: u[2][WG][..] stage 3 is u[1][1] for WG = 2
+  const Type *t = decl->decl->type;
+  std::vector<std::string> levels;
+  int64_t rest = index;
+  for (size_t g = stageLevels(t); g-- > 0;) {
+    std::string group;
+    for (size_t k = t->groups[g].size(); k-- > 0;) {
+      const int64_t extent = std::max<int64_t>(t->groups[g][k].value.value_or(1), 1);
+      group = std::to_string(rest % extent) + (group.empty() ? "" : ", " + group);
+      rest /= extent;
+    }
+    levels.push_back("[" + group + "]");
+  }
+  for (size_t g = levels.size(); g-- > 0;) n += levels[g];
   return n;
 }
+
+size_t stageLevels(const Type *t) { return t && t->groups.size() > 1 ? t->groups.size() - 1 : 0; }
 
 int SlotTable::barrierSlot(int cta, const MBarrierInfo *decl, int64_t index) const {
   for (size_t i = 0; i < barriers.size(); ++i)
@@ -54,13 +70,13 @@ SlotTable buildSlots(const KernelInfo &info) {
       for (int64_t i = 0; i < std::max<int64_t>(mb.count, 1); ++i)
         t.barriers.push_back({static_cast<int>(c), &mb, i, cluster});
     for (const SharedAllocation &sa : info.shared) {
+      // Every bracket group but the innermost (the tile) numbers stages, row-major: a[S][BM, BK] has S,
+      // u[2][WG][BT, BV] 2 WG (u[s][w] is stage s WG + w).
       int64_t stages = 1;
-      bool staged = false;
-      if (sa.decl && sa.decl->type && sa.decl->type->groups.size() > 1 && !sa.decl->type->groups[0].empty()) {
-        staged = true;
-        stages = 1;
-        for (const TensorDim &d : sa.decl->type->groups[0]) stages *= d.value.value_or(1);
-      }
+      const bool staged = sa.decl && stageLevels(sa.decl->type) > 0;
+      if (staged)
+        for (size_t g = 0; g < stageLevels(sa.decl->type); ++g)
+          for (const TensorDim &d : sa.decl->type->groups[g]) stages *= d.value.value_or(1);
       for (int64_t i = 0; i < stages; ++i) t.stages.push_back({static_cast<int>(c), &sa, i, staged, cluster});
     }
   }
