@@ -13,17 +13,11 @@ namespace cake::codegen {
 
 namespace {
 
-// The PTX instruction of a float math intrinsic on f32.  The .ftz forms are one MUFU instruction; the others
-// add the subnormal handling ptxas expands them to (docs/codegen.md).
+// The PTX instruction of a float math intrinsic (FloatMath.def) or abs on f32.  The .ftz forms are one MUFU
+// instruction; the others add the subnormal handling ptxas expands them to (docs/codegen.md).
 std::string_view floatUnaryInstruction(std::string_view name) {
-  static constexpr std::pair<std::string_view, std::string_view> kInstructions[] = {
-      {"ex2", "ex2.approx.f32"},          {"ex2.ftz", "ex2.approx.ftz.f32"},   {"rcp", "rcp.approx.f32"},
-      {"rcp.ftz", "rcp.approx.ftz.f32"},  {"rsqrt", "rsqrt.approx.f32"},       {"rsqrt.ftz", "rsqrt.approx.ftz.f32"},
-      {"lg2", "lg2.approx.f32"},          {"lg2.ftz", "lg2.approx.ftz.f32"},   {"sqrt", "sqrt.rn.f32"},
-      {"tanh", "tanh.approx.f32"}};
-  for (const auto &[intrinsic, instruction] : kInstructions)
-    if (intrinsic == name) return instruction;
-  return "abs.f32";
+  const FloatMathInfo *math = floatMathOf(name);
+  return math ? math->ptx : "abs.f32";
 }
 
 } // namespace

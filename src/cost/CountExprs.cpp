@@ -9,6 +9,7 @@
 // (CountOps.cpp, Counter::countAtomic).  Expressions that are compile-time
 // constants (no dependence bits) cost nothing: codegen folds them.
 #include "cost/WorkCounterImpl.h"
+#include "frontend/Intrinsics.h"
 #include "frontend/SharedLayout.h"
 
 #include <algorithm>
@@ -176,35 +177,31 @@ LaneValue Counter::evalBinary(const BinaryExpr &b) {
 
 namespace {
 
-// What an intrinsic call computes, by name (one lookup instead of a chain of string compares).
+// What an intrinsic call computes, by its typing rule (Intrinsics.def).
 enum class CallKind : uint8_t { Sfu, Fma, MinMaxAbsSelect, Cdiv, Shuffle, WarpReduce, WarpVote, RowReduce, ColReduce, Other };
 
 CallKind callKindOf(const std::string &callee) {
-  static const std::unordered_map<std::string, CallKind> kinds = {
-      {"ex2", CallKind::Sfu},  {"rcp", CallKind::Sfu},  {"rsqrt", CallKind::Sfu}, {"sqrt", CallKind::Sfu},
-      {"lg2", CallKind::Sfu},  {"tanh", CallKind::Sfu}, {"ex2.ftz", CallKind::Sfu}, {"rcp.ftz", CallKind::Sfu},
-      {"rsqrt.ftz", CallKind::Sfu}, {"lg2.ftz", CallKind::Sfu}, {"fma", CallKind::Fma},
-      {"max", CallKind::MinMaxAbsSelect},
-      {"rowmax", CallKind::RowReduce}, {"rowmin", CallKind::RowReduce}, {"rowsum", CallKind::RowReduce},
-      {"colmax", CallKind::ColReduce}, {"colmin", CallKind::ColReduce}, {"colsum", CallKind::ColReduce},
-      {"min", CallKind::MinMaxAbsSelect}, {"abs", CallKind::MinMaxAbsSelect},
-      {"select", CallKind::MinMaxAbsSelect}, {"cdiv", CallKind::Cdiv}, {"warp.any", CallKind::WarpVote},
-      {"warp.all", CallKind::WarpVote}};
-  if (auto it = kinds.find(callee); it != kinds.end()) return it->second;
-  if (callee.rfind("shfl.", 0) == 0) return CallKind::Shuffle;
-  if (callee.rfind("warp.", 0) == 0) return CallKind::WarpReduce;
-  return CallKind::Other;
+  const IntrinsicInfo *intrinsic = lookupIntrinsic(callee);
+  if (!intrinsic) return CallKind::Other;
+  switch (intrinsic->rule) {
+  case IntrinsicRule::FloatUnary: return CallKind::Sfu;
+  case IntrinsicRule::Fma: return CallKind::Fma;
+  case IntrinsicRule::NumericUnary: case IntrinsicRule::SameType2: case IntrinsicRule::Select:
+    return CallKind::MinMaxAbsSelect;
+  case IntrinsicRule::IntBinary: return CallKind::Cdiv;
+  case IntrinsicRule::Shuffle: return CallKind::Shuffle;
+  case IntrinsicRule::WarpReduce: return CallKind::WarpReduce;
+  case IntrinsicRule::WarpVote: return CallKind::WarpVote;
+  case IntrinsicRule::RowReduce: return CallKind::RowReduce;
+  case IntrinsicRule::ColReduce: return CallKind::ColReduce;
+  default: return CallKind::Other;
+  }
 }
 
-// SASS instructions ptxas makes of one element of an SFU intrinsic (sm_90, ptxas 13.0): the .approx forms
-// without .ftz scale subnormal arguments and results around the MUFU instruction (a compare and two
-// predicated multiplies; rcp six instructions besides MUFU.RCP), sqrt.rn is MUFU.RSQ plus a Newton step and
-// its range check; the .ftz forms and tanh are the MUFU instruction alone.
+// SASS instructions ptxas makes of one element of an SFU intrinsic (FloatMath.def).
 double sfuInstructionsOf(const std::string &callee) {
-  if (callee == "rcp") return 7;
-  if (callee == "sqrt") return 8;
-  if (callee == "ex2" || callee == "rsqrt" || callee == "lg2") return 4;
-  return 1;
+  const FloatMathInfo *math = floatMathOf(callee);
+  return math ? math->sassInstructions : 1;
 }
 
 } // namespace

@@ -38,6 +38,27 @@ inline const IntrinsicInfo *lookupIntrinsic(std::string_view spelling) {
   return nullptr;
 }
 
+// The float math intrinsics (rule FloatUnary) as instructions (FloatMath.def).
+struct FloatMathInfo {
+  IntrinsicId id;
+  std::string_view ptx;        // the instruction on one f32 element
+  unsigned sassInstructions;   // what ptxas makes of it
+};
+
+inline constexpr FloatMathInfo kFloatMath[] = {
+#define FLOAT_MATH(Id, Ptx, SassInstructions) {IntrinsicId::Id, Ptx, SassInstructions},
+#include "frontend/FloatMath.def"
+#undef FLOAT_MATH
+};
+
+inline const FloatMathInfo *floatMathOf(std::string_view spelling) {
+  const IntrinsicInfo *intrinsic = lookupIntrinsic(spelling);
+  if (!intrinsic) return nullptr;
+  for (const FloatMathInfo &f : kFloatMath)
+    if (f.id == intrinsic->id) return &f;
+  return nullptr;
+}
+
 // rowmax / rowmin / rowsum / colmax / colmin / colsum: a fragment reduced to a row or column vector.
 inline bool isLineReduction(std::string_view spelling) {
   const IntrinsicInfo *i = lookupIntrinsic(spelling);
