@@ -33,6 +33,7 @@
 #include "frontend/Builtins.h"
 #include "frontend/Intrinsics.h"
 #include "frontend/Ops.h"
+#include "frontend/StmtSlots.h"
 #include "frontend/Types.h"
 #include "support/EditDistance.h"
 
@@ -49,54 +50,6 @@ constexpr unsigned kMaxCallDepth = 64;
 constexpr size_t kMaxStatements = 100000;
 
 std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-// Calls f(Ptr<Expr>&) for every expression slot of `s` itself (not of nested blocks, not types).
-template <class F> void exprSlots(Stmt &s, F &&f) {
-  auto opt = [&](Ptr<Expr> &e) { if (e) f(e); };
-  switch (s.kind) {
-  case StmtKind::Let: opt(cast<LetStmt>(&s)->init); break;
-  case StmtKind::Var: opt(cast<VarStmt>(&s)->init); break;
-  case StmtKind::MBarrier: opt(cast<MBarrierStmt>(&s)->count); break;
-  case StmtKind::Role: {
-    auto &r = *cast<RoleStmt>(&s);
-    opt(r.instances);
-    opt(r.first);
-    opt(r.last);
-    break;
-  }
-  case StmtKind::For: {
-    auto &l = *cast<ForStmt>(&s);
-    opt(l.lower);
-    opt(l.upper);
-    opt(l.step);
-    opt(l.unrollFactor);
-    break;
-  }
-  case StmtKind::If: opt(cast<IfStmt>(&s)->cond); break;
-  case StmtKind::Return: opt(cast<ReturnStmt>(&s)->value); break;
-  case StmtKind::Assign: {
-    auto &a = *cast<AssignStmt>(&s);
-    opt(a.target);
-    opt(a.value);
-    break;
-  }
-  case StmtKind::Op: {
-    auto &o = *cast<OpStmt>(&s);
-    for (auto &d : o.dsts) opt(d);
-    for (auto &d : o.srcs) opt(d);
-    for (auto &c : o.clauses)
-      for (auto &a : c.args) opt(a);
-    break;
-  }
-  case StmtKind::Call: {
-    auto &c = *cast<CallStmt>(&s);
-    if (c.call)
-      for (auto &a : c.call->args) opt(a);
-    break;
-  }
-  case StmtKind::Block: case StmtKind::Shared: case StmtKind::Barrier: case StmtKind::Elect: break;
-  }
-}
 
 // Calls f(BlockStmt&) for each block directly nested in `s` (the else branch when it is a block).
 template <class F> void childBlocks(Stmt &s, F &&f) {
@@ -484,7 +437,7 @@ private:
             if (const FnDecl *callee = find(c->callee)) out.push_back({callee, c->range});
         };
         if (auto *cs = dynCast<CallStmt>(&s); cs && cs->call) visit(*cs->call);
-        exprSlots(s, [&](Ptr<Expr> &e) { forEachSubExpr(*e, visit); });
+        forEachExprSlot(s, [&](Ptr<Expr> &e) { forEachSubExpr(*e, visit); });
       });
     }
     for (auto &f : m_.fns)
@@ -557,7 +510,7 @@ private:
       }
       return;
     }
-    exprSlots(*s, [&](Ptr<Expr> &e) { expr(e, out, depth); });
+    forEachExprSlot(*s, [&](Ptr<Expr> &e) { expr(e, out, depth); });
     childBlocks(*s, [&](BlockStmt &inner) { block(inner, depth); });
     if (auto *i = dynCast<IfStmt>(s.get()); i && i->elseBody && isa<IfStmt>(i->elseBody.get())) {
       std::vector<Ptr<Stmt>> branch;

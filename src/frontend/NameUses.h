@@ -2,6 +2,7 @@
 // ask which declarations an expression or a statement depends on.
 #pragma once
 #include "frontend/AST.h"
+#include "frontend/StmtSlots.h"
 
 namespace cake {
 
@@ -40,55 +41,8 @@ template <class F> void forEachNameUse(const Expr *e, F &&f) {
 // (initialisers, bounds, conditions, operands, clause arguments, assignment targets and values), in source order.
 template <class F> void forEachNameUseIn(const Stmt *s, F &&f) {
   if (!s) return;
-  switch (s->kind) {
-  case StmtKind::Block:
-    for (const Ptr<Stmt> &c : cast<BlockStmt>(s)->stmts) forEachNameUseIn(c.get(), f);
-    break;
-  case StmtKind::Let: forEachNameUse(cast<LetStmt>(s)->init.get(), f); break;
-  case StmtKind::Var: forEachNameUse(cast<VarStmt>(s)->init.get(), f); break;
-  case StmtKind::Shared: break;
-  case StmtKind::MBarrier: forEachNameUse(cast<MBarrierStmt>(s)->count.get(), f); break;
-  case StmtKind::Barrier: forEachNameUse(cast<BarrierStmt>(s)->count.get(), f); break;
-  case StmtKind::Role: {
-    auto *r = cast<RoleStmt>(s);
-    forEachNameUse(r->instances.get(), f);
-    forEachNameUse(r->first.get(), f);
-    forEachNameUse(r->last.get(), f);
-    forEachNameUseIn(r->body.get(), f);
-    break;
-  }
-  case StmtKind::For: {
-    auto *l = cast<ForStmt>(s);
-    forEachNameUse(l->lower.get(), f);
-    forEachNameUse(l->upper.get(), f);
-    forEachNameUse(l->step.get(), f);
-    forEachNameUse(l->unrollFactor.get(), f);
-    forEachNameUseIn(l->body.get(), f);
-    break;
-  }
-  case StmtKind::If: {
-    auto *i = cast<IfStmt>(s);
-    forEachNameUse(i->cond.get(), f);
-    forEachNameUseIn(i->thenBody.get(), f);
-    forEachNameUseIn(i->elseBody.get(), f);
-    break;
-  }
-  case StmtKind::Elect: forEachNameUseIn(cast<ElectStmt>(s)->body.get(), f); break;
-  case StmtKind::Return: forEachNameUse(cast<ReturnStmt>(s)->value.get(), f); break;
-  case StmtKind::Assign:
-    forEachNameUse(cast<AssignStmt>(s)->target.get(), f);
-    forEachNameUse(cast<AssignStmt>(s)->value.get(), f);
-    break;
-  case StmtKind::Op: {
-    auto *op = cast<OpStmt>(s);
-    for (const Ptr<Expr> &d : op->dsts) forEachNameUse(d.get(), f);
-    for (const Ptr<Expr> &x : op->srcs) forEachNameUse(x.get(), f);
-    for (const Clause &c : op->clauses)
-      for (const Ptr<Expr> &a : c.args) forEachNameUse(a.get(), f);
-    break;
-  }
-  case StmtKind::Call: forEachNameUse(cast<CallStmt>(s)->call.get(), f); break;
-  }
+  forEachExprSlot(*s, [&](const Ptr<Expr> &e) { forEachNameUse(e.get(), f); });
+  forEachNestedStmt(*s, [&](const Stmt &nested) { forEachNameUseIn(&nested, f); });
 }
 
 } // namespace cake

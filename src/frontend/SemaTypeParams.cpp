@@ -12,6 +12,7 @@
 // inlined, so every T in a type position of the kernel means the type parameter.  A type parameter used as
 // a value is E0373 (SemaTypes.cpp); a sizeof left after substitution has a bad argument: E0374.
 #include "frontend/SemaImpl.h"
+#include "frontend/StmtSlots.h"
 
 #include <set>
 
@@ -107,87 +108,21 @@ public:
   void stmt(Stmt &s) {
     visited_.insert(&s);
     switch (s.kind) {
-    case StmtKind::Block: block(*cast<BlockStmt>(&s)); return;
-    case StmtKind::Let: {
-      auto &l = *cast<LetStmt>(&s);
-      type(l.declaredType);
-      expr(l.init);
-      return;
-    }
-    case StmtKind::Var: {
-      auto &v = *cast<VarStmt>(&s);
-      type(v.declaredType);
-      expr(v.init);
-      return;
-    }
+    case StmtKind::Let: type(cast<LetStmt>(&s)->declaredType); break;
+    case StmtKind::Var: type(cast<VarStmt>(&s)->declaredType); break;
     case StmtKind::Shared: {
       auto &d = *cast<SharedStmt>(&s);
       type(d.declaredType);
       attrs(d.attrs);
-      return;
+      break;
     }
-    case StmtKind::MBarrier: {
-      auto &d = *cast<MBarrierStmt>(&s);
-      expr(d.count);
-      attrs(d.attrs);
-      return;
+    case StmtKind::MBarrier: attrs(cast<MBarrierStmt>(&s)->attrs); break;
+    case StmtKind::Barrier: attrs(cast<BarrierStmt>(&s)->attrs); break;
+    case StmtKind::Role: attrs(cast<RoleStmt>(&s)->attrs); break;
+    default: break;
     }
-    case StmtKind::Barrier: {
-      auto &d = *cast<BarrierStmt>(&s);
-      expr(d.count);
-      attrs(d.attrs);
-      return;
-    }
-    case StmtKind::Role: {
-      auto &r = *cast<RoleStmt>(&s);
-      expr(r.instances);
-      expr(r.first);
-      expr(r.last);
-      attrs(r.attrs);
-      if (r.body) block(*r.body);
-      return;
-    }
-    case StmtKind::For: {
-      auto &l = *cast<ForStmt>(&s);
-      expr(l.lower);
-      expr(l.upper);
-      expr(l.step);
-      expr(l.unrollFactor);
-      if (l.body) block(*l.body);
-      return;
-    }
-    case StmtKind::If: {
-      auto &i = *cast<IfStmt>(&s);
-      expr(i.cond);
-      if (i.thenBody) block(*i.thenBody);
-      if (i.elseBody) stmt(*i.elseBody);
-      return;
-    }
-    case StmtKind::Elect:
-      if (auto &b = cast<ElectStmt>(&s)->body) block(*b);
-      return;
-    case StmtKind::Return: expr(cast<ReturnStmt>(&s)->value); return;
-    case StmtKind::Assign: {
-      auto &a = *cast<AssignStmt>(&s);
-      expr(a.target);
-      expr(a.value);
-      return;
-    }
-    case StmtKind::Op: {
-      auto &o = *cast<OpStmt>(&s);
-      for (auto &d : o.dsts) expr(d);
-      for (auto &d : o.srcs) expr(d);
-      for (auto &c : o.clauses)
-        for (auto &a : c.args) expr(a);
-      return;
-    }
-    case StmtKind::Call: {
-      auto &c = *cast<CallStmt>(&s);
-      if (c.call)
-        for (auto &a : c.call->args) expr(a);
-      return;
-    }
-    }
+    forEachExprSlot(s, [&](Ptr<Expr> &e) { expr(e); });
+    forEachNestedStmt(s, [&](Stmt &nested) { stmt(nested); });
   }
 
 private:
