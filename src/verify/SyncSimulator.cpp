@@ -438,6 +438,7 @@ bool Simulator::step(int a) {
         as.know.learn(e.threads.get(), s.completedKnow[static_cast<size_t>(n - oldest)].data());
       }
     }
+    as.targetAdvanced[b] = n > prev;
     as.target[b] = n;
     clk[barrierClockIndex(b)] = std::max(clk[barrierClockIndex(b)], n + 1);
     as.lastWait[b] = &e;

@@ -58,6 +58,21 @@ bool Simulator::checkReadable(int a, int s, const SyncEvent &e) {
     auto w = as.lastWait.find(st.writeBarrier);
     if (t != as.target.end() && w != as.lastWait.end() && t->second < st.writePhase) {
       const SyncEvent &wait = *w->second;
+      // The reader's wait moved on to a new phase and the reader has observed the stage's contents before
+      // this copy: the wait is right, and another agent refilled the stage before the read without waiting
+      // for the reader to release it (a parity flip would make the reader wait for the refill's data).
+      auto advanced = as.targetAdvanced.find(st.writeBarrier);
+      if (st.writer != a && st.writeEvent && advanced != as.targetAdvanced.end() && advanced->second &&
+          st.version >= 1 && as.clock[stageClockIndex(s)] >= st.version - 1) {
+        SimFinding &f = report(SyncFamily::Ring, DiagKind::StageOverwritten, st.writeEvent->range,
+                               {who(st.writer, *st.writeEvent), stageName(s), agent(a).name});
+        f.notes.push_back({wait.range, agent(a).name + " waits here for phase " + std::to_string(t->second) +
+                                           ", whose copy filled '" + stageName(s) + "'" + at(wait)});
+        f.notes.push_back({e.range, "and reads it here" + at(e) + ", after the refill may have landed"});
+        f.hint = "let the refill wait until every reader released the stage: an mbarrier the readers arrive on "
+                 "after their last read of it, waited on before the copy (or a barrier both pass)";
+        return false;
+      }
       SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierWaitParity, wait.range,
                              {barName(st.writeBarrier), std::to_string(wait.parity), std::to_string(t->second),
                               "the copy into '" + stageName(s) + "' that " + agent(a).name + " then reads" +

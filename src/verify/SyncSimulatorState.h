@@ -103,6 +103,7 @@ struct AgentState {
   size_t pc = 0;
   Clock clock;
   std::map<int, int64_t> target;                    // barrier -> previous wait target
+  std::map<int, bool> targetAdvanced;               // barrier -> its last wait targeted a later phase than the one before
   std::map<int, const SyncEvent *> lastWait;        // barrier -> last passed wait
   const SyncEvent *lastPassed = nullptr;            // the last wait this agent passed, and its target
   int64_t lastPassedTarget = 0;
