@@ -738,6 +738,13 @@ void KernelLowering::lowerAssign(const AssignStmt &s) {
       assignElementwise(*lv->target, *s.value,
                         s.op == AssignOp::Set ? std::nullopt : std::optional<BinaryOp>(ops[static_cast<unsigned>(s.op)]), s.range))
     return;
+  // `a[e] = tf32.rz(x)` into a tf32 fragment: x's bits as they are (the tensor core reads the tf32 bits only)
+  if (const auto *call = dynCast<CallExpr>(s.value.get());
+      call && call->callee == "tf32.rz" && call->args.size() == 1 && s.op == AssignOp::Set &&
+      lv->kind == LValue::VectorElement && lv->target->type.elem == Scalar::TF32) {
+    setVectorElement(*lv->target, lv->element, lowerExpr(*call->args[0]), true);
+    return;
+  }
   Value v = lowerExpr(*s.value);
   if (s.op != AssignOp::Set) {
     Value cur = readLValue(*lv);

@@ -197,7 +197,10 @@ public:
   Value convert(const Value &v, const ValueType &to, SourceRange where);
   Value lowerConversionCall(const CallExpr &e, const ValueType &to);
   Value vectorElement(const Value &v, unsigned index);
-  void setVectorElement(Value &vec, unsigned index, const Value &element);
+  // truncate: a tf32 fragment element takes the f32 bits as they are (tf32.rz: the tensor core reads only the
+  // tf32 bits, which is rounding toward zero), where otherwise it is rounded to nearest
+  void setVectorElement(Value &vec, unsigned index, const Value &element, bool truncate = false);
+  Value tf32TowardZero(const Value &x, SourceRange where);                  // tf32.rz(x) as a value
   void roundToTf32(const std::string &dst, const std::string &f);   // tf32 element write: nearest, ties even
   Value packVector(const ValueType &t, const std::vector<Value> &elements);
   std::vector<Value> unpackVector(const Value &v);

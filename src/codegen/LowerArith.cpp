@@ -16,6 +16,9 @@
 #include "codegen/KernelLowering.h"
 
 #include "frontend/ASTPrinter.h"
+#include "support/Tf32.h"
+
+#include <cstring>
 
 namespace cake::codegen {
 
@@ -591,18 +594,49 @@ void KernelLowering::roundToTf32(const std::string &dst, const std::string &f) {
   out_.inst("selp.b32 " + dst + ", " + bits + ", " + odd + ", " + special);
 }
 
-void KernelLowering::setVectorElement(Value &vec, unsigned index, const Value &element) {
+// tf32.rz(x): x rounded toward zero to tf32 - cvt.rz.tf32.f32 on sm_90 and newer; before, the 13 dropped bits
+// cleared unless x is NaN or infinity.
+Value KernelLowering::tf32TowardZero(const Value &x0, SourceRange where) {
+  const ValueType f32 = ValueType::scalar(Scalar::F32);
+  Value x = x0.isConst() ? adapt(x0, f32) : (x0.type == f32 ? x0 : convert(x0, f32, where));
+  if (x.isConst()) {
+    const uint32_t bits = tf32TowardZeroBits(f32Bits(x.constant->f));
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return Value::ofConst(Scalar::F32, ConstScalar::ofFloat(f));
+  }
+  Value d = freshValue(f32);
+  if (archIn(arch_, archsFrom(Arch::SM90))) {
+    std::string bits = out_.newReg(RegClass::B32);   // cvt to tf32 writes a b32 register
+    out_.inst("cvt.rz.tf32.f32 " + bits + ", " + reg(x));
+    out_.inst("mov.b32 " + d.regs[0] + ", " + bits);
+    return d;
+  }
+  std::string bits = out_.newReg(RegClass::B32), cut = out_.newReg(RegClass::B32), exp = out_.newReg(RegClass::B32);
+  std::string special = out_.newReg(RegClass::Pred);
+  out_.inst("mov.b32 " + bits + ", " + reg(x));
+  out_.inst("and.b32 " + cut + ", " + bits + ", -8192");
+  out_.inst("and.b32 " + exp + ", " + bits + ", 2139095040");
+  out_.inst("setp.eq.u32 " + special + ", " + exp + ", 2139095040");
+  out_.inst("selp.b32 " + cut + ", " + bits + ", " + cut + ", " + special);
+  out_.inst("mov.b32 " + d.regs[0] + ", " + cut);
+  return d;
+}
+
+void KernelLowering::setVectorElement(Value &vec, unsigned index, const Value &element, bool truncate) {
   auto st = storageOf(vec.type);
   if (!st || index >= elementCount(vec.type)) return;
   if (vec.type.elem == Scalar::TF32) {   // a tf32 fragment element: the f32 value rounded to nearest, ties even
     const ValueType f32 = ValueType::scalar(Scalar::F32);
     Value f = element.isConst() ? adapt(element, f32) : element;
     if (f.isConst()) {
-      out_.inst("mov.b32 " + vec.regs[index] + ", " + std::to_string(tf32Bits(f.constant->f)));
+      const uint32_t bits = truncate ? tf32TowardZeroBits(f32Bits(f.constant->f)) : tf32Bits(f.constant->f);
+      out_.inst("mov.b32 " + vec.regs[index] + ", " + std::to_string(bits));
       return;
     }
     if (!(f.type == f32)) f = convert(f, f32, out_.location());
-    roundToTf32(vec.regs[index], reg(f));
+    if (truncate) out_.inst("mov.b32 " + vec.regs[index] + ", " + reg(f));
+    else roundToTf32(vec.regs[index], reg(f));
     return;
   }
   Value e = element;

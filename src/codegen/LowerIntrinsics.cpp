@@ -70,6 +70,10 @@ Value KernelLowering::intrinsicOnValues(const std::string &c, const std::vector<
     return false;
   };
 
+  if (c == "tf32.rz") {
+    if (!need(1)) return placeholder(ValueType::scalar(Scalar::F32));
+    return tf32TowardZero(args[0], where);
+  }
   if (c == "ordered" || c == "unordered") {
     if (!need(1)) return placeholder(ValueType::scalar(c == "ordered" ? Scalar::U32 : Scalar::F32));
     return lowerOrderedEncoding(args[0], c == "ordered");

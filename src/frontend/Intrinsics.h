@@ -14,7 +14,7 @@ enum class IntrinsicId : uint8_t {
 };
 
 enum class IntrinsicRule : uint8_t { FloatUnary, NumericUnary, SameType2, Fma, Select, IntBinary, Shuffle, WarpReduce, WarpVote, RowReduce, ColReduce,
-                                     Atomic, OrderedEncode, OrderedDecode };
+                                     Atomic, OrderedEncode, OrderedDecode, Tf32Round };
 
 struct IntrinsicInfo {
   IntrinsicId id;

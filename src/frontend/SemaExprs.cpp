@@ -510,6 +510,12 @@ const Type *Sema::typeIntrinsicRule(CallExpr &c, const IntrinsicInfo &intrInfo) 
       return badArg(0, "ordered(x) encodes an f32; convert first: ordered(f32(x))");
     return types.scalar(ScalarKind::U32);
   }
+  case IntrinsicRule::Tf32Round: {
+    if (at[0]->isUntyped()) S.adaptUntyped(*c.args[0], types.scalar(ScalarKind::F32));
+    else if (!(at[0]->isScalar() && at[0]->scalar == ScalarKind::F32))
+      return badArg(0, "tf32.rz(x) rounds an f32; convert first: tf32.rz(f32(x))");
+    return types.scalar(ScalarKind::F32);
+  }
   case IntrinsicRule::OrderedDecode: {
     if (at[0]->isUntyped()) S.adaptUntyped(*c.args[0], types.scalar(ScalarKind::U32));
     else if (!(at[0]->isScalar() && at[0]->scalar == ScalarKind::U32))

@@ -9,6 +9,7 @@
 // (distances 16 8 4 2 1) as the generated code, so f32 sums round exactly as on the GPU.
 #include "frontend/Intrinsics.h"
 #include "interp/WarpExecutor.h"
+#include "support/Tf32.h"
 
 #include <cmath>
 #include <cstring>
@@ -113,6 +114,14 @@ WarpValue WarpExecutor::evalMath(const CallExpr &c, LaneMask mask) {
     case IntrinsicId::RcpFtz: case IntrinsicId::RsqrtFtz:
       out.f = round(mathOf(info->id, arg(0).f));
       break;
+    case IntrinsicId::Tf32Rz: {
+      uint32_t b = floatBits(static_cast<float>(arg(0).f));
+      b = tf32TowardZeroBits(b);
+      float f;
+      std::memcpy(&f, &b, 4);
+      out.f = f;
+      break;
+    }
     case IntrinsicId::Abs:
       if (isFloat) out.f = std::fabs(arg(0).f);
       else out.i = wrap(arg(0).i < 0 ? int64_t(0ull - uint64_t(arg(0).i)) : arg(0).i);

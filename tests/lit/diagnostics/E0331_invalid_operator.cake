@@ -9,4 +9,5 @@ kernel k<BM = 64>(A: f32[M, N], x: f32) grid(M / BM) threads(128) {
   let d = (n < 2) + (n > 1);     // expected-error E0331 {{operator '+' cannot be applied to pred}}
   let e = ex2(n);                // expected-error E0331 {{operator 'ex2' cannot be applied to i32}}
   let f = warp.any(x);           // expected-error E0331 {{operator 'warp.any' cannot be applied to f32}}
+  let g = tf32.rz(n);            // expected-error E0331 {{operator 'tf32.rz' cannot be applied to i32}}
 }

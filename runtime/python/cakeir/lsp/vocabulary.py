@@ -72,6 +72,7 @@ INTRINSICS: Dict[str, Tuple[int, str, str]] = {
     'rcp.ftz': (1, 'all', '1/x, subnormal inputs and results flushed to zero (rcp.approx.ftz)'),
     'rsqrt.ftz': (1, 'all', '1/sqrt(x), subnormal inputs flushed to zero (rsqrt.approx.ftz)'),
     'lg2.ftz': (1, 'all', 'log2(x), subnormal inputs flushed to zero (lg2.approx.ftz)'),
+    'tf32.rz': (1, 'all', 'x rounded toward zero to tf32 (the 13 low mantissa bits cleared); written into a tf32 fragment element it costs no instruction'),
     'abs': (1, 'all', 'absolute value'),
     'max': (2, 'all', 'maximum of two values of one type'),
     'min': (2, 'all', 'minimum of two values of one type'),
