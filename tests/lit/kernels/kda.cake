@@ -94,8 +94,8 @@ target sm_90a;
 // PREPTC2PTX-DAG: shfl.sync.bfly.b32
 // PREPTC2PTX-DAG: st.global.v2.b32
 // PREPTC2PTX-NOT: .local
-// the tf32 prep (safe gate only): every L / P tile as mma.sync m16n8k8 tf32 (the fragment elements rounded with
-// cvt.rn.tf32.f32, the exponentials one ex2.approx.ftz each), v copied to shared memory with cp.async, bf16 mma for w / u; two blocks per SM (at most
+// the tf32 prep (safe gate only): every L / P tile as mma.sync m16n8k8 tf32 (the fragment elements truncated by
+// tf32.rz, no conversion instruction; the exponentials one ex2.approx.ftz each), v copied to shared memory with cp.async, bf16 mma for w / u; two blocks per SM (at most
 // 128 registers and 113 KB of shared memory each) without a register cap and without spills:
 // RUN: %cakec --verify-only %kernels/kda/chunk_prep_tc3.cake 2>&1 | %FileCheck %s --check-prefix=PREPTC3
 // PREPTC3: verified
@@ -103,10 +103,9 @@ target sm_90a;
 // RUN: %cakec -v --no-verify %kernels/kda/chunk_prep_tc3.cake -o %t.cubin 2>&1 | %FileCheck %s --check-prefix=PREPTC3RES
 // PREPTC3RES: kda_chunk_prep_tc3 (sm_90a): {{([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8])}} registers, {{.*}} 0 bytes spill stores, 0 bytes spill loads
 // PREPTC3RES: kda_chunk_prep_tc3: 104960 bytes dynamic shared memory
-// RUN: %cakec --no-verify --emit=ptx %kernels/kda/chunk_prep_tc3.cake -o - | %FileCheck %s --check-prefix=PREPTC3PTX
+// RUN: %cakec --no-verify --emit=ptx %kernels/kda/chunk_prep_tc3.cake -o - | %FileCheck %s --check-prefix=PREPTC3PTX --implicit-check-not=cvt.rn.tf32
 // PREPTC3PTX: .entry kda_chunk_prep_tc3
 // PREPTC3PTX-DAG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
-// PREPTC3PTX-DAG: cvt.rn.tf32.f32
 // PREPTC3PTX-DAG: ex2.approx.ftz.f32
 // PREPTC3PTX-DAG: cp.async.{{c[ag]}}.shared.global
 // PREPTC3PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
