@@ -77,7 +77,6 @@ struct SlotTable {
   std::vector<StageSlot> stages;
   int barrierSlot(int cta, const MBarrierInfo *decl, int64_t index) const;   // -1 if out of range
   int stageSlot(int cta, const SharedAllocation *decl, int64_t index) const;
-  int64_t stagesOf(const SharedAllocation *decl) const;
 };
 
 SlotTable buildSlots(const KernelInfo &info);

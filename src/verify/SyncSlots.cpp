@@ -54,13 +54,6 @@ int SlotTable::stageSlot(int cta, const SharedAllocation *decl, int64_t index) c
   return -1;
 }
 
-int64_t SlotTable::stagesOf(const SharedAllocation *decl) const {
-  int64_t n = 0;
-  for (const StageSlot &s : stages)
-    if (s.decl == decl && s.cta == 0) ++n;
-  return n;
-}
-
 SlotTable buildSlots(const KernelInfo &info) {
   SlotTable t;
   int64_t ctas = info.clusterCtas();
