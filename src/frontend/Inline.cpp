@@ -247,6 +247,7 @@ private:
     }
     case StmtKind::Barrier: {
       auto &d = *cast<BarrierStmt>(&s);
+      expr(d.count);
       attrs(d.attrs);
       declare(d);
       return;
