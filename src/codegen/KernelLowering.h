@@ -201,7 +201,8 @@ public:
   // tf32 bits, which is rounding toward zero), where otherwise it is rounded to nearest
   void setVectorElement(Value &vec, unsigned index, const Value &element, bool truncate = false);
   Value tf32TowardZero(const Value &x, SourceRange where);                  // tf32.rz(x) as a value
-  void roundToTf32(const std::string &dst, const std::string &f);   // tf32 element write: nearest, ties even
+  // dst = f rounded to tf32: to nearest, ties even (a tf32 element write), or toward zero (tf32.rz)
+  void roundToTf32(const std::string &dst, const std::string &f, bool towardZero = false);
   Value packVector(const ValueType &t, const std::vector<Value> &elements);
   std::vector<Value> unpackVector(const Value &v);
   Value selectValue(const Value &p, const Value &a, const Value &b);

@@ -573,29 +573,33 @@ Value KernelLowering::vectorElement(const Value &v, unsigned index) {
   return Value::ofRegs(et, {index % 2 ? hi : lo});
 }
 
-// dst = f rounded to tf32, to nearest with ties to even.  sm_90 and newer have cvt.rn.tf32.f32 (one
-// instruction); before, cvt.tf32.f32 rounds only with ties away (.rna), so the rounding is done on the bits:
-// add 0xfff plus the lowest kept bit, clear the 13 dropped bits; NaN and infinity pass unchanged.
-void KernelLowering::roundToTf32(const std::string &dst, const std::string &f) {
+// dst = f rounded to tf32: to nearest with ties to even, or toward zero.  sm_90 and newer have cvt.rn / cvt.rz
+// .tf32.f32 (one instruction); before, cvt.tf32.f32 rounds only with ties away (.rna), so the rounding is done on
+// the bits: to nearest, add 0xfff plus the lowest kept bit; then clear the 13 dropped bits; NaN and infinity pass
+// unchanged.
+void KernelLowering::roundToTf32(const std::string &dst, const std::string &f, bool towardZero) {
   if (archIn(arch_, archsFrom(Arch::SM90))) {
-    out_.inst("cvt.rn.tf32.f32 " + dst + ", " + f);
+    out_.inst(std::string("cvt.") + (towardZero ? "rz" : "rn") + ".tf32.f32 " + dst + ", " + f);
     return;
   }
-  std::string bits = out_.newReg(RegClass::B32), odd = out_.newReg(RegClass::B32), exp = out_.newReg(RegClass::B32);
+  std::string bits = out_.newReg(RegClass::B32), cut = out_.newReg(RegClass::B32), exp = out_.newReg(RegClass::B32);
   std::string special = out_.newReg(RegClass::Pred);
   out_.inst("mov.b32 " + bits + ", " + f);
-  out_.inst("shr.u32 " + odd + ", " + bits + ", 13");
-  out_.inst("and.b32 " + odd + ", " + odd + ", 1");
-  out_.inst("add.u32 " + odd + ", " + odd + ", 4095");
-  out_.inst("add.u32 " + odd + ", " + bits + ", " + odd);
-  out_.inst("and.b32 " + odd + ", " + odd + ", -8192");
+  std::string kept = bits;
+  if (!towardZero) {
+    out_.inst("shr.u32 " + cut + ", " + bits + ", 13");
+    out_.inst("and.b32 " + cut + ", " + cut + ", 1");
+    out_.inst("add.u32 " + cut + ", " + cut + ", 4095");
+    out_.inst("add.u32 " + cut + ", " + bits + ", " + cut);
+    kept = cut;
+  }
+  out_.inst("and.b32 " + cut + ", " + kept + ", -8192");
   out_.inst("and.b32 " + exp + ", " + bits + ", 2139095040");
   out_.inst("setp.eq.u32 " + special + ", " + exp + ", 2139095040");
-  out_.inst("selp.b32 " + dst + ", " + bits + ", " + odd + ", " + special);
+  out_.inst("selp.b32 " + dst + ", " + bits + ", " + cut + ", " + special);
 }
 
-// tf32.rz(x): x rounded toward zero to tf32 - cvt.rz.tf32.f32 on sm_90 and newer; before, the 13 dropped bits
-// cleared unless x is NaN or infinity.
+// tf32.rz(x) as a value: x rounded toward zero to tf32 (constants folded).
 Value KernelLowering::tf32TowardZero(const Value &x0, SourceRange where) {
   const ValueType f32 = ValueType::scalar(Scalar::F32);
   Value x = x0.isConst() ? adapt(x0, f32) : (x0.type == f32 ? x0 : convert(x0, f32, where));
@@ -605,21 +609,10 @@ Value KernelLowering::tf32TowardZero(const Value &x0, SourceRange where) {
     std::memcpy(&f, &bits, 4);
     return Value::ofConst(Scalar::F32, ConstScalar::ofFloat(f));
   }
+  std::string bits = out_.newReg(RegClass::B32);   // cvt to tf32 writes a b32 register
+  roundToTf32(bits, reg(x), true);
   Value d = freshValue(f32);
-  if (archIn(arch_, archsFrom(Arch::SM90))) {
-    std::string bits = out_.newReg(RegClass::B32);   // cvt to tf32 writes a b32 register
-    out_.inst("cvt.rz.tf32.f32 " + bits + ", " + reg(x));
-    out_.inst("mov.b32 " + d.regs[0] + ", " + bits);
-    return d;
-  }
-  std::string bits = out_.newReg(RegClass::B32), cut = out_.newReg(RegClass::B32), exp = out_.newReg(RegClass::B32);
-  std::string special = out_.newReg(RegClass::Pred);
-  out_.inst("mov.b32 " + bits + ", " + reg(x));
-  out_.inst("and.b32 " + cut + ", " + bits + ", -8192");
-  out_.inst("and.b32 " + exp + ", " + bits + ", 2139095040");
-  out_.inst("setp.eq.u32 " + special + ", " + exp + ", 2139095040");
-  out_.inst("selp.b32 " + cut + ", " + bits + ", " + cut + ", " + special);
-  out_.inst("mov.b32 " + d.regs[0] + ", " + cut);
+  out_.inst("mov.b32 " + d.regs[0] + ", " + bits);
   return d;
 }
 

@@ -215,19 +215,18 @@ private:
   // Initialisers and bounds are renamed before the declared name is bound (`let x = x + 1` reads the
   // outer x), as sema resolves them.
   void stmt(Stmt &s) {
+    forEachExprSlot(s, [&](Ptr<Expr> &e) { expr(e); });
     switch (s.kind) {
     case StmtKind::Block: block(*cast<BlockStmt>(&s)); return;
     case StmtKind::Let: {
       auto &l = *cast<LetStmt>(&s);
       type(l.declaredType);
-      expr(l.init);
       declare(l);
       return;
     }
     case StmtKind::Var: {
       auto &v = *cast<VarStmt>(&s);
       type(v.declaredType);
-      expr(v.init);
       declare(v);
       return;
     }
@@ -240,23 +239,18 @@ private:
     }
     case StmtKind::MBarrier: {
       auto &d = *cast<MBarrierStmt>(&s);
-      expr(d.count);
       attrs(d.attrs);
       declare(d);
       return;
     }
     case StmtKind::Barrier: {
       auto &d = *cast<BarrierStmt>(&s);
-      expr(d.count);
       attrs(d.attrs);
       declare(d);
       return;
     }
     case StmtKind::Role: {
       auto &r = *cast<RoleStmt>(&s);
-      expr(r.instances);
-      expr(r.first);
-      expr(r.last);
       attrs(r.attrs);
       declare(r);
       if (r.body) block(*r.body);
@@ -264,10 +258,6 @@ private:
     }
     case StmtKind::For: {
       auto &l = *cast<ForStmt>(&s);
-      expr(l.lower);
-      expr(l.upper);
-      expr(l.step);
-      expr(l.unrollFactor);
       scopes_.emplace_back();   // the loop variable shares its body's scope
       declare(l);
       if (l.body) stmts(l.body->stmts);
@@ -276,7 +266,6 @@ private:
     }
     case StmtKind::If: {
       auto &i = *cast<IfStmt>(&s);
-      expr(i.cond);
       if (i.thenBody) block(*i.thenBody);
       if (i.elseBody) stmt(*i.elseBody);
       return;
@@ -284,27 +273,7 @@ private:
     case StmtKind::Elect:
       if (auto &b = cast<ElectStmt>(&s)->body) block(*b);
       return;
-    case StmtKind::Return: expr(cast<ReturnStmt>(&s)->value); return;
-    case StmtKind::Assign: {
-      auto &a = *cast<AssignStmt>(&s);
-      expr(a.target);
-      expr(a.value);
-      return;
-    }
-    case StmtKind::Op: {
-      auto &o = *cast<OpStmt>(&s);
-      for (auto &d : o.dsts) expr(d);
-      for (auto &d : o.srcs) expr(d);
-      for (auto &c : o.clauses)
-        for (auto &a : c.args) expr(a);
-      return;
-    }
-    case StmtKind::Call: {
-      auto &c = *cast<CallStmt>(&s);
-      if (c.call)
-        for (auto &a : c.call->args) expr(a);
-      return;
-    }
+    case StmtKind::Return: case StmtKind::Assign: case StmtKind::Op: case StmtKind::Call: return;
     }
   }
 
