@@ -11,11 +11,16 @@
 //       `tma.store.wait 0` / `wgmma.wait 0` retiring it - before a barrier both pass, which t' passes before
 //       the write.  The writer's fence.proxy_async must lie between its write and that barrier: when it lies
 //       after the barrier, the write is reported as E0646 (a missing fence altogether is WgmmaProxies' E0646).
+//       A write handed to the issuing role through an mbarrier (the writer's role arrives on one the issuer's
+//       role waits on: a producer that fills a ring stage with plain stores, fences them and arrives on its
+//       full barrier) is the sync simulation's, which orders every read of a stage after the write that fills
+//       it (E0610) and every refill after the readers' release (E0609).
 //   (W) an async-proxy *write* - `tma.load tile <- T[..]` - issued by t, and a generic read or write of an
 //       overlapping element by another thread t' that precedes it (in an earlier iteration of a common loop,
 //       or earlier in the same iteration) are ordered through a barrier both pass.  Hand-offs through
-//       mbarriers are the sync simulation's (E0609 / E0610): a pair is left to it when the generic access's
-//       role arrives on an mbarrier (other than the one the copy signals) that the issuing role waits on.
+//       mbarriers are the sync simulation's (E0609 / E0610): a pair (of either obligation) is left to it when
+//       the generic access's role arrives on an mbarrier (other than the one the copy signals) that the
+//       issuing role waits on.
 //
 // Algorithm (symbolic, on the structured body, like SharedRaces.cpp but with one counter per barrier):
 //   1. Barrier counters.  Barrier keys: 0 = the block barrier (syncthreads, cluster.sync, cluster.wait), then
@@ -598,7 +603,7 @@ private:
         const Access &g = accesses_[j];
         if (!g.generic() || g.array != a.array || reported.count(a.op)) continue;
         if (a.kind == AccessKind::AsyncRead && g.kind != AccessKind::GenericWrite) continue;
-        if (a.kind == AccessKind::AsyncWrite && handedOffByMbarrier(g, a)) continue;
+        if (handedOffByMbarrier(g, a)) continue;
         if (ctx_.diags().limitReached()) return;
         if (!a.problem.empty() || !g.problem.empty()) {
           ctx_.reportUnproven(a.range, "that the " + a.what + " is ordered with the " + g.what,

@@ -1,0 +1,127 @@
+// gemm_nt_wgmma_anyk: C = A * B^T (bf16 in, f32 accumulation, bf16 out) for sm_90a with any M, N, K: the
+// bf16 GEMM library's tensor-core path for K % 8 != 0, where A's and B's rows start at 2-byte boundaries, so
+// neither TMA (16-byte row strides) nor cp.async (4-byte sources at least) can load them.  The wgmma
+// schedule of kernels/gemm/gemm_nt_wgmma_tile.cake (read its header for the consumers and the ring) with a
+// producer that loads through registers, and the element-wise epilogue of gemm_nt_wgmma_anyn.cake (odd N).
+// A[M, K], B[N, K], C[M, N] row-major.
+//
+// Schedule
+//   grid     (cdiv(N, BN), cdiv(M, BM)) blocks of 128 * (BM / 64) + 128 * P threads; block (x, y) computes
+//            C[y*BM +: BM, x*BN +: BN].
+//   roles    math[BM / 64] = warpgroups 0..: instance i computes rows 64*i +: 64 of the tile with wgmma
+//            m64nBNk16; load[P] = the P warpgroups after them: producer thread p (0 .. 128 P - 1) owns
+//            elements idx = v * 128 P + p of the [BM, BK] A tile and the [BN, BK] B tile (row idx / BK,
+//            column idx % BK: a warp reads 32 consecutive bf16 of a row, 64 bytes, coalesced), loaded with
+//            plain 2-byte loads masked by (row < M or N, k < K) - zeros outside, so ragged edges and the K
+//            tail add nothing - and stored into the 128B-swizzled stage the wgmma reads.
+//   pipeline the producer holds k-tile k + 1 in registers while k-tile k's stage is written: iteration k
+//            waits for stage k % S to be empty, stores the registers there, fences them for the async proxy
+//            (`fence.proxy_async`: wgmma reads shared memory through it) and arrives on full[s], then loads
+//            k-tile k + 1 - those loads are in flight while it waits for the next stage.
+//   barriers full[s]  (128 P arrivals): every producer thread, after its stores and its proxy fence.
+//            empty[s] (4 arrivals per consumer warpgroup): an elected lane of every consumer warp once the
+//                     wgmma group that read stage s has completed; parities as in the tile kernel.
+//   epilog   each consumer warpgroup stores its accumulator as bf16 into its band of the padded tile
+//            cs[BM, BN + 8]; after a syncthreads every thread writes the tile to C element by element, masked
+//            by C's dims (any N: no bf16-pair stores).
+//   smem     S * (BM + BN) * BK * 2 + BM * (BN + 8) * 2 bytes (128 x 128, S = 4: 128 KB + 34 KB).
+target sm_90a;
+
+kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2>(
+    A: bf16[M, K], B: bf16[N, K], C: bf16[M, N])
+  requires(BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0, BN <= 256, S >= 2, P >= 1,
+           (128 * P) % BK == 0, BM % ((128 * P) / BK) == 0, BN % ((128 * P) / BK) == 0)
+  grid(cdiv(N, BN), cdiv(M, BM)) threads(128 * (BM / 64) + 128 * P)
+{
+  shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
+  shared b: bf16[S][BN, BK] swizzle(128B) align(1024);
+  mbarrier full[S] arrivals(128 * P);
+  mbarrier empty[S] arrivals(4 * (BM / 64));
+  shared cs: bf16[BM, BN + 8] align(128);   // the epilogue's tile
+
+  if tid.x == 0 {
+    mbarrier.init full;
+    mbarrier.init empty;
+    fence.mbarrier_init;
+  }
+  syncthreads;
+
+  let n0 = i32(block.x) * BN;
+  let m0 = i32(block.y) * BM;
+  let k_tiles = cdiv(K, BK);
+
+  role load[P] = warpgroups(BM / 64..BM / 64 + P) {
+    // Thread p owns column p % BK of every k-tile and rows p / BK + v * (128 P / BK) of the A and B tiles.
+    let p = 128 * load.index + load.thread;
+    let col = p % BK;
+    let row = p / BK;
+    var ra: bf16[(BM * BK) / (128 * P)];
+    var rb: bf16[(BN * BK) / (128 * P)];
+    for k in 0..k_tiles + 1 {
+      // k-tile k - 1 from the registers into its stage, then k-tile k into the registers
+      if k > 0 {
+        let s = (k - 1) % S;
+        wait empty[s] parity((((k - 1) / S) & 1) ^ 1);
+        for v in 0..(BM * BK) / (128 * P) unroll {
+          a[s][row + v * ((128 * P) / BK), col] = ra[v];
+        }
+        for v in 0..(BN * BK) / (128 * P) unroll {
+          b[s][row + v * ((128 * P) / BK), col] = rb[v];
+        }
+        fence.proxy_async;               // the stores (generic proxy) before wgmma's reads (async proxy)
+        arrive full[s];
+      }
+      if k < k_tiles {
+        // branch-free: every load is in bounds (indices clamped), the element outside A or B is zero
+        let kc = k * BK + col;
+        let kc_in = kc < K;
+        let kc_load = min(kc, K - 1);
+        for v in 0..(BM * BK) / (128 * P) unroll {
+          let r = m0 + row + v * ((128 * P) / BK);
+          ra[v] = select(r < M && kc_in, A[min(r, M - 1), kc_load], bf16(0.0));
+        }
+        for v in 0..(BN * BK) / (128 * P) unroll {
+          let r = n0 + row + v * ((128 * P) / BK);
+          rb[v] = select(r < N && kc_in, B[min(r, N - 1), kc_load], bf16(0.0));
+        }
+      }
+    }
+  }
+
+  role math[BM / 64] = warpgroups(0..BM / 64) {
+    var acc: frag<wgmma_acc, f32, 64, BN, 16> = 0.0;
+    for k in 0..k_tiles {
+      let s = k % S;
+      wait full[s] parity((k / S) & 1);
+      wgmma.fence;
+      wgmma acc += a[s][64 * math.index +: 64, :] * b[s].T;
+      wgmma.commit;
+      wgmma.wait 1;                      // k-tile k-1's group is done: its stage can be refilled
+      if k > 0 {
+        elect {
+          arrive empty[(k - 1) % S];
+        }
+      }
+    }
+    wgmma.wait 0;
+    elect {
+      arrive empty[(k_tiles - 1) % S];   // release the last stage too (keeps every phase balanced)
+    }
+    store cs[64 * math.index, 0] <- bf16(acc);
+  }
+
+  // every thread, the producers' included: the tile from cs to C, element by element, masked by C's dims
+  syncthreads;
+  let t = i32(tid.x);
+  for v in 0..cdiv(BM * BN, 128 * (BM / 64) + 128 * P) unroll {
+    let idx = v * (128 * (BM / 64) + 128 * P) + t;
+    let rr = idx / BN;
+    let cc = idx % BN;
+    if idx < BM * BN {
+      let x = cs[rr, cc];                // read unconditionally: the shape decides only the global store
+      if rr < M - m0 && cc < N - n0 {
+        C[m0 + rr, n0 + cc] = x;
+      }
+    }
+  }
+}

@@ -1,0 +1,32 @@
+// kernels/gemm/gemm_nt_wgmma_anyk.cake (the GEMM library's wgmma path for any K: producers load through
+// registers and fill the swizzled ring with plain stores) on the CPU interpreter at odd K, odd N and ragged
+// M - each checked exactly against A . B^T rounded to bf16 - for the library's tile shapes; the verifier
+// proves the hand-off (stores, fence.proxy_async, arrive full / wait full, wgmma), and a mutant of each part
+// of it is caught: no wait before the wgmma, the arrive before the stores, no fence, the stage released
+// before the wgmma that reads it retired.
+// RUN: %python %S/Inputs/gemm_nt.py inputs %t.a.npy %t.b.npy 130 75 139
+// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --inputs %t.a.npy,%t.b.npy --outputs %t.c.npy
+// RUN: %python %S/Inputs/gemm_nt.py check %t.a.npy %t.b.npy %t.c.npy | %FileCheck %s --check-prefix=P2
+// P2: ok 130 75
+// RUN: %python %S/Inputs/gemm_nt.py inputs %t.a1.npy %t.b1.npy 7 200 67
+// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake -D BM=64 -D BN=64 -D P=1 -D S=2 --inputs %t.a1.npy,%t.b1.npy --outputs %t.c1.npy
+// RUN: %python %S/Inputs/gemm_nt.py check %t.a1.npy %t.b1.npy %t.c1.npy | %FileCheck %s --check-prefix=P1
+// P1: ok 7 200
+// RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
+// RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake -D BM=64 -D BN=128 -D P=1 --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
+// CLEAN: verified
+// RUN: sed -e '/wait full\[s\] parity/d' %kernels/gemm/gemm_nt_wgmma_anyk.cake > %t.nowait.cake
+// RUN: not %cakec %t.nowait.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=NOWAIT
+// NOWAIT: reads 'a[0]' before anything has been written to it [E0610]
+// RUN: sed -e '/^        arrive full\[s\];/d' -e 's/^\(        wait empty\[s\] parity.*\)$/\1 arrive full[s];/' %kernels/gemm/gemm_nt_wgmma_anyk.cake > %t.early.cake
+// RUN: not %cakec %t.early.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=EARLY
+// EARLY: reads 'a[0]' before it has observed the write that fills it [E0610]
+// RUN: sed -e '/^        fence.proxy_async;/d' %kernels/gemm/gemm_nt_wgmma_anyk.cake > %t.nofence.cake
+// RUN: not %cakec %t.nofence.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=NOFENCE
+// NOFENCE: error: 'wgmma' reads shared array 'a' through the async proxy after generic-proxy writes without fence.proxy_async [E0646]
+// RUN: sed -e '/wgmma.wait 1; .*refilled/d' %kernels/gemm/gemm_nt_wgmma_anyk.cake > %t.release.cake
+// RUN: not %cakec %t.release.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=RELEASE
+// RELEASE: overwrites 'a[0]' while math[0] may still read it [E0609]
+// RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake -D BM=64 -D BN=64 -D P=1 -v -o %t.cubin 2>&1 | %FileCheck %s --check-prefix=PTXAS
+// PTXAS: gemm_nt_wgmma_anyk (sm_90a): {{[0-9]+}} registers, {{.*}} 0 bytes spill stores, 0 bytes spill loads
+target sm_90a;
