@@ -9,11 +9,11 @@
 //   grid     (cdiv(N, BN), cdiv(M, BM)) blocks of 128 * (BM / 64) + 128 * P threads; block (x, y) computes
 //            C[y*BM +: BM, x*BN +: BN].
 //   roles    math[BM / 64] = warpgroups 0..: instance i computes rows 64*i +: 64 of the tile with wgmma
-//            m64nBNk16; load[P] = the P warpgroups after them: producer thread p (0 .. 128 P - 1) owns
-//            elements idx = v * 128 P + p of the [BM, BK] A tile and the [BN, BK] B tile (row idx / BK,
-//            column idx % BK: a warp reads 32 consecutive bf16 of a row, 64 bytes, coalesced), loaded with
-//            plain 2-byte loads masked by (row < M or N, k < K) - zeros outside, so ragged edges and the K
-//            tail add nothing - and stored into the 128B-swizzled stage the wgmma reads.
+//            m64nBNk16; load[P] = the P warpgroups after them: lane l of producer warp w (0 .. 4 P - 1) owns
+//            columns l and l + 32 of rows w + 4 P v of the [BM, BK] A tile and the [BN, BK] B tile (a warp
+//            reads 32 consecutive bf16 of a row, 64 bytes, coalesced; a thread needs one address per row),
+//            loaded with 2-byte loads at clamped indices, zero outside (row >= M or N, k >= K) - so ragged
+//            edges and the K tail add nothing - and stored into the 128B-swizzled stage the wgmma reads.
 //   pipeline the producer holds k-tile k + 1 in registers while k-tile k's stage is written: iteration k
 //            waits for stage k % S to be empty, stores the registers there, fences them for the async proxy
 //            (`fence.proxy_async`: wgmma reads shared memory through it) and arrives on full[s], then loads
@@ -30,7 +30,7 @@ target sm_90a;
 kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2>(
     A: bf16[M, K], B: bf16[N, K], C: bf16[M, N])
   requires(BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0, BN <= 256, S >= 2, P >= 1,
-           (128 * P) % BK == 0, BM % ((128 * P) / BK) == 0, BN % ((128 * P) / BK) == 0)
+           BM % (4 * P) == 0, BN % (4 * P) == 0)
   grid(cdiv(N, BN), cdiv(M, BM)) threads(128 * (BM / 64) + 128 * P)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
@@ -51,38 +51,44 @@ kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2>(
   let k_tiles = cdiv(K, BK);
 
   role load[P] = warpgroups(BM / 64..BM / 64 + P) {
-    // Thread p owns column p % BK of every k-tile and rows p / BK + v * (128 P / BK) of the A and B tiles.
-    let p = 128 * load.index + load.thread;
-    let col = p % BK;
-    let row = p / BK;
-    var ra: bf16[(BM * BK) / (128 * P)];
-    var rb: bf16[(BN * BK) / (128 * P)];
+    // Lane l of producer warp w owns columns l and l + 32 of every k-tile, rows w + 4 P v of the A and B
+    // tiles: one 64-bit address per row, the second column 64 bytes further.
+    let col = load.thread % 32;
+    let row = load.index * 4 + load.warp;
+    var ra: bf16[BM / (4 * P)][2];
+    var rb: bf16[BN / (4 * P)][2];
     for k in 0..k_tiles + 1 {
       // k-tile k - 1 from the registers into its stage, then k-tile k into the registers
       if k > 0 {
         let s = (k - 1) % S;
         wait empty[s] parity((((k - 1) / S) & 1) ^ 1);
-        for v in 0..(BM * BK) / (128 * P) unroll {
-          a[s][row + v * ((128 * P) / BK), col] = ra[v];
+        for v in 0..BM / (4 * P) unroll {
+          for j in 0..2 unroll {
+            a[s][row + 4 * P * v, col + 32 * j] = ra[v][j];
+          }
         }
-        for v in 0..(BN * BK) / (128 * P) unroll {
-          b[s][row + v * ((128 * P) / BK), col] = rb[v];
+        for v in 0..BN / (4 * P) unroll {
+          for j in 0..2 unroll {
+            b[s][row + 4 * P * v, col + 32 * j] = rb[v][j];
+          }
         }
         fence.proxy_async;               // the stores (generic proxy) before wgmma's reads (async proxy)
         arrive full[s];
       }
       if k < k_tiles {
-        // branch-free: every load is in bounds (indices clamped), the element outside A or B is zero
-        let kc = k * BK + col;
-        let kc_in = kc < K;
-        let kc_load = min(kc, K - 1);
-        for v in 0..(BM * BK) / (128 * P) unroll {
-          let r = m0 + row + v * ((128 * P) / BK);
-          ra[v] = select(r < M && kc_in, A[min(r, M - 1), kc_load], bf16(0.0));
-        }
-        for v in 0..(BN * BK) / (128 * P) unroll {
-          let r = n0 + row + v * ((128 * P) / BK);
-          rb[v] = select(r < N && kc_in, B[min(r, N - 1), kc_load], bf16(0.0));
+        // branch-free: every load is in bounds (indices clamped), an element outside A or B is zero
+        for j in 0..2 unroll {
+          let kc = k * BK + col + 32 * j;
+          let kc_in = kc < K;
+          let kc_load = min(kc, K - 1);
+          for v in 0..BM / (4 * P) unroll {
+            let r = m0 + row + 4 * P * v;
+            ra[v][j] = select(r < M && kc_in, A[min(r, M - 1), kc_load], bf16(0.0));
+          }
+          for v in 0..BN / (4 * P) unroll {
+            let r = n0 + row + 4 * P * v;
+            rb[v][j] = select(r < N && kc_in, B[min(r, N - 1), kc_load], bf16(0.0));
+          }
         }
       }
     }
