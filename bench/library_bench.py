@@ -106,6 +106,8 @@ def wall_us(fn, calls=200):
 
 
 SLOW_VARIANT = 3.0   # --all-variants: a variant whose first run takes > this x torch's time is not timed further
+SLOW_VARIANT_MS = 0.5  # ... when that run also took this long: one event-timed launch carries the host's launch
+                       # latency (~20 us), which would shut every variant of a tiny shape out of the timing
 SKIP_VARIANT = 24.0  # ... and one whose best throughput so far puts it above this x torch's time and above
 SKIP_MIN_MS = 20.0   # this many ms is not run at all (the rate comes from other kinds of shapes: only long runs
                      # are worth skipping on its word)
@@ -123,7 +125,7 @@ def variant_record(kernel, a, b, c, ref, torch_ms):
     if not check["ok"]:
         return {"ms": math.inf, "check": check}
     first = once_ms(lambda: kernel(a, b, c))
-    if first > SLOW_VARIANT * torch_ms:
+    if first > SLOW_VARIANT * torch_ms and first > SLOW_VARIANT_MS:
         return {"ms": first, "check": check, "timed_once": True}
     iters = max(10, min(400, int(VARIANT_S / max(first / 1e3, 1e-6))))
     return {"ms": measure.time_runs([lambda: kernel(a, b, c)], iters=iters)["ms"], "check": check}

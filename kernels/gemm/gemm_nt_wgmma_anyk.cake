@@ -14,10 +14,10 @@
 //            reads 32 consecutive bf16 of a row, 64 bytes, coalesced; a thread needs one address per row),
 //            loaded with 2-byte loads at clamped indices, zero outside (row >= M or N, k >= K) - so ragged
 //            edges and the K tail add nothing - and stored into the 128B-swizzled stage the wgmma reads.
-//   pipeline the producer holds k-tile k + 1 in registers while k-tile k's stage is written: iteration k
-//            waits for stage k % S to be empty, stores the registers there, fences them for the async proxy
-//            (`fence.proxy_async`: wgmma reads shared memory through it) and arrives on full[s], then loads
-//            k-tile k + 1 - those loads are in flight while it waits for the next stage.
+//   pipeline the producer loads k-tile 0 into registers; iteration k waits for stage k % S to be empty,
+//            stores the registers there, fences them for the async proxy (`fence.proxy_async`: wgmma reads
+//            shared memory through it), arrives on full[s], then loads k-tile k + 1 (load_k_tile) - those
+//            loads are in flight while it waits for the next stage.
 //   barriers full[s]  (128 P arrivals): every producer thread, after its stores and its proxy fence.
 //            empty[s] (4 arrivals per consumer warpgroup): an elected lane of every consumer warp once the
 //                     wgmma group that read stage s has completed; parities as in the tile kernel.
@@ -57,39 +57,24 @@ kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2>(
     let row = load.index * 4 + load.warp;
     var ra: bf16[BM / (4 * P)][2];
     var rb: bf16[BN / (4 * P)][2];
-    for k in 0..k_tiles + 1 {
-      // k-tile k - 1 from the registers into its stage, then k-tile k into the registers
-      if k > 0 {
-        let s = (k - 1) % S;
-        wait empty[s] parity((((k - 1) / S) & 1) ^ 1);
-        for v in 0..BM / (4 * P) unroll {
-          for j in 0..2 unroll {
-            a[s][row + 4 * P * v, col + 32 * j] = ra[v][j];
-          }
-        }
-        for v in 0..BN / (4 * P) unroll {
-          for j in 0..2 unroll {
-            b[s][row + 4 * P * v, col + 32 * j] = rb[v][j];
-          }
-        }
-        fence.proxy_async;               // the stores (generic proxy) before wgmma's reads (async proxy)
-        arrive full[s];
-      }
-      if k < k_tiles {
-        // branch-free: every load is in bounds (indices clamped), an element outside A or B is zero
+    load_k_tile(ra, rb, 0, m0, n0, row, col);
+    for k in 0..k_tiles {
+      let s = k % S;
+      wait empty[s] parity(((k / S) & 1) ^ 1);
+      for v in 0..BM / (4 * P) unroll {
         for j in 0..2 unroll {
-          let kc = k * BK + col + 32 * j;
-          let kc_in = kc < K;
-          let kc_load = min(kc, K - 1);
-          for v in 0..BM / (4 * P) unroll {
-            let r = m0 + row + 4 * P * v;
-            ra[v][j] = select(r < M && kc_in, A[min(r, M - 1), kc_load], bf16(0.0));
-          }
-          for v in 0..BN / (4 * P) unroll {
-            let r = n0 + row + 4 * P * v;
-            rb[v][j] = select(r < N && kc_in, B[min(r, N - 1), kc_load], bf16(0.0));
-          }
+          a[s][row + 4 * P * v, col + 32 * j] = ra[v][j];
         }
+      }
+      for v in 0..BN / (4 * P) unroll {
+        for j in 0..2 unroll {
+          b[s][row + 4 * P * v, col + 32 * j] = rb[v][j];
+        }
+      }
+      fence.proxy_async;                 // the stores (generic proxy) before wgmma's reads (async proxy)
+      arrive full[s];
+      if k + 1 < k_tiles {
+        load_k_tile(ra, rb, k + 1, m0, n0, row, col);   // in flight while the next stage is awaited
       }
     }
   }
@@ -128,6 +113,26 @@ kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2>(
       if rr < M - m0 && cc < N - n0 {
         C[m0 + rr, n0 + cc] = x;
       }
+    }
+  }
+}
+
+// The producer thread's elements of k-tile k: rows row + 4 P v and columns col, col + 32 of the A tile at
+// row m0 and the B tile at row n0.  Branch-free: every load is in bounds (indices clamped), an element outside
+// A or B is zero.
+fn load_k_tile(var ra: bf16[BM / (4 * P)][2], var rb: bf16[BN / (4 * P)][2], k: i32, m0: i32, n0: i32, row: i32,
+               col: i32) {
+  for j in 0..2 unroll {
+    let kc = k * BK + col + 32 * j;
+    let kc_in = kc < K;
+    let kc_load = min(kc, K - 1);
+    for v in 0..BM / (4 * P) unroll {
+      let r = m0 + row + 4 * P * v;
+      ra[v][j] = select(r < M && kc_in, A[min(r, M - 1), kc_load], bf16(0.0));
+    }
+    for v in 0..BN / (4 * P) unroll {
+      let r = n0 + row + 4 * P * v;
+      rb[v][j] = select(r < N && kc_in, B[min(r, N - 1), kc_load], bf16(0.0));
     }
   }
 }
