@@ -84,6 +84,28 @@ def test_end_to_end_spec_is_proven_by_cakec(tmp_path, cakec):
     assert result.returncode == 0, result.stderr
 
 
+def test_a_candidate_without_times_is_left_out_with_a_message(tmp_path, cakec, capsys):
+    candidates = json.load(open(os.path.join(INPUTS, "good.json")))
+    del candidates["dispatch"]
+    candidates["fallback"] = "any"
+    for v in candidates["variants"]:
+        v["source"] = os.path.join(INPUTS, v["source"])
+    (tmp_path / "candidates.json").write_text(json.dumps(candidates))
+    (tmp_path / "train.json").write_text(json.dumps(TRAIN))
+    times = synthetic_times(TRAIN)
+    (tmp_path / "times.json").write_text(json.dumps({"times": {k: v for k, v in times.items() if k in ("v4", "any")}}))
+    assert gen.main([str(tmp_path / "candidates.json"), "--train", str(tmp_path / "train.json"),
+                     "--times", str(tmp_path / "times.json"), "--cakec", cakec, "-o", str(tmp_path / "spec.json")]) == 0
+    assert "no times for v8" in capsys.readouterr().err
+    spec = json.load(open(tmp_path / "spec.json"))
+    assert {e["variant"] for e in spec["dispatch"]} == {"v4", "any"}
+    # without the fallback's times there is no table
+    (tmp_path / "times.json").write_text(json.dumps({"times": {"v4": times["v4"]}}))
+    with pytest.raises(SystemExit):
+        gen.main([str(tmp_path / "candidates.json"), "--train", str(tmp_path / "train.json"),
+                  "--times", str(tmp_path / "times.json"), "--cakec", cakec, "-o", str(tmp_path / "spec.json")])
+
+
 def test_a_refused_shape_costs_the_fallback_and_an_all_refused_leaf_is_the_fallback():
     fits, odd = "M=64,N=8", "M=64,N=3"
     times = {"v8": {fits: 2.0, odd: gen.INFEASIBLE}, "any": {fits: 10.0, odd: 10.0}}

@@ -314,8 +314,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         times = estimate_times(variants, every, names, spec_dir, args.cakec or find_cakec())
     else:
         ap.error("give --times (measurements) or --estimate (the cost model)")
+    unmeasured = [v["name"] for v in variants if v["name"] not in times]
+    if fallback in unmeasured:
+        ap.error("the fallback %s has no times in %s" % (fallback, args.times))
+    if unmeasured:
+        sys.stderr.write("cakeir.generalize: no times for %s in %s: left out of the table\n" %
+                         (", ".join(unmeasured), args.times))
     keys = [shape_key(s, names) for s in train]
-    kept = prune(times, [v["name"] for v in variants], keys, args.prune, fallback)
+    kept = prune(times, [v["name"] for v in variants if v["name"] not in unmeasured], keys, args.prune, fallback)
     leaves = fit_tree(train, names, times, kept, args.max_leaves, fallback)
     guards = {v["name"]: requires_guards(variant_manifest(v, spec_dir, args.cakec), v.get("kernel", ""), names)
               for v in variants if v["name"] in {leaf.variant for leaf in leaves}}
