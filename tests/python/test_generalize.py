@@ -63,7 +63,9 @@ def test_requires_guards_from_a_manifest():
     assert gen.requires_guards(manifest, "gemm", ["M", "N", "K"]) == ["K % 64 == 0", "(N % 2 == 0 || N == 1)"]
 
 
-def test_end_to_end_spec_is_proven_by_cakec(tmp_path, cakec):
+def write_candidates_and_training(tmp_path):
+    """tmp_path/candidates.json (the good.json library with its table replaced by the fallback `any`) and
+    tmp_path/train.json; returns the synthetic times of the training shapes."""
     candidates = json.load(open(os.path.join(INPUTS, "good.json")))
     del candidates["dispatch"]
     candidates["fallback"] = "any"
@@ -71,7 +73,11 @@ def test_end_to_end_spec_is_proven_by_cakec(tmp_path, cakec):
         v["source"] = os.path.join(INPUTS, v["source"])
     (tmp_path / "candidates.json").write_text(json.dumps(candidates))
     (tmp_path / "train.json").write_text(json.dumps(TRAIN))
-    times = synthetic_times(TRAIN)
+    return synthetic_times(TRAIN)
+
+
+def test_end_to_end_spec_is_proven_by_cakec(tmp_path, cakec):
+    times = write_candidates_and_training(tmp_path)
     (tmp_path / "times.json").write_text(json.dumps({"times": {k: v for k, v in times.items() if k != "never"}}))
     env = dict(os.environ, CAKE_CAKEC=cakec)
     assert gen.main([str(tmp_path / "candidates.json"), "--train", str(tmp_path / "train.json"),
@@ -85,14 +91,7 @@ def test_end_to_end_spec_is_proven_by_cakec(tmp_path, cakec):
 
 
 def test_a_candidate_without_times_is_left_out_with_a_message(tmp_path, cakec, capsys):
-    candidates = json.load(open(os.path.join(INPUTS, "good.json")))
-    del candidates["dispatch"]
-    candidates["fallback"] = "any"
-    for v in candidates["variants"]:
-        v["source"] = os.path.join(INPUTS, v["source"])
-    (tmp_path / "candidates.json").write_text(json.dumps(candidates))
-    (tmp_path / "train.json").write_text(json.dumps(TRAIN))
-    times = synthetic_times(TRAIN)
+    times = write_candidates_and_training(tmp_path)
     (tmp_path / "times.json").write_text(json.dumps({"times": {k: v for k, v in times.items() if k in ("v4", "any")}}))
     assert gen.main([str(tmp_path / "candidates.json"), "--train", str(tmp_path / "train.json"),
                      "--times", str(tmp_path / "times.json"), "--cakec", cakec, "-o", str(tmp_path / "spec.json")]) == 0
