@@ -56,6 +56,24 @@ def test_validation_reports_held_out_boundary_and_tail(lib):
     assert gen.choose(entries, {"M": 7, "N": 7}) == "any"
 
 
+def test_a_tie_between_divisors_goes_to_the_one_the_variants_require():
+    # N = 8 and 64 are the even sizes, 3 and 4097 the odd ones: N % 2 and N % 8 split them alike
+    shapes = [{"M": 64, "N": n} for n in (3, 8, 64, 4097)]
+    times = {"v8": {}, "odd": {}, "any": {}}
+    for s in shapes:
+        k = gen.shape_key(s, NAMES)
+        times["any"][k] = 10.0
+        times["v8"][k] = 2.0 if s["N"] % 8 == 0 else gen.INFEASIBLE
+        times["odd"][k] = 3.0 if s["N"] % 2 == 1 else 20.0
+    plain = gen.fit_tree(shapes, NAMES, times, ["v8", "odd", "any"], 2, "any")
+    assert [c.text() for c in plain[0].path] == ["N % 2 == 0"]   # first in DIVISORS
+    preferred = gen.requires_divisors(["N % 8 == 0", "(M % 64 == 0 || M == 1)"])
+    assert preferred == {("N", 8), ("M", 64)}
+    leaves = gen.fit_tree(shapes, NAMES, times, ["v8", "odd", "any"], 2, "any", preferred)
+    assert [(c.text(), leaf.variant) for leaf in leaves for c in leaf.path] == [("N % 8 == 0", "v8"),
+                                                                                ("N % 8 != 0", "odd")]
+
+
 def test_requires_guards_from_a_manifest():
     manifest = {"kernels": [{"name": "gemm", "ct_params": {"BN": 128, "BK": 64},
                              "requires": [{"expr": "K % BK == 0"}, {"expr": "KP == cdiv(K, BN) * BN"},

@@ -32,7 +32,7 @@ import os
 import re
 import subprocess
 import sys
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 Shape = Dict[str, int]
 INFEASIBLE = float("inf")
@@ -120,9 +120,15 @@ class Leaf:
 
 
 def fit_tree(shapes: List[Shape], names: Sequence[str], times: Dict[str, Dict[str, float]], variants: Sequence[str],
-             max_leaves: int, fallback: Optional[str] = None) -> List[Leaf]:
+             max_leaves: int, fallback: Optional[str] = None,
+             preferred: Optional[Set[Tuple[str, int]]] = None) -> List[Leaf]:
     """Greedy best-first growth: split the leaf whose best split lowers the total regret most (with `fallback`,
-    a shape a leaf's variant refuses is costed at the fallback's time: see regret)."""
+    a shape a leaf's variant refuses is costed at the fallback's time: see regret).  Of splits that lower it
+    equally, a divisibility split `v % d == 0` with (v, d) in `preferred` (the conditions the candidates'
+    `requires` state, see requires_divisors) is taken first: where the training shapes cannot tell `K % 2` from
+    `K % 8`, the kernels' own condition is the one that holds for the shapes not seen."""
+    preferred = preferred or set()
+    is_preferred = lambda c: c is not None and c.op == "%==" and (c.var, c.value) in preferred  # noqa: E731
     keys_of = lambda group: [shape_key(s, names) for s in group]  # noqa: E731
     best = {}
     for s in shapes:
@@ -143,8 +149,10 @@ def fit_tree(shapes: List[Shape], names: Sequence[str], times: Dict[str, Dict[st
                     continue
                 vy, cy = best_variant(times, variants, keys_of(yes), best, fallback)
                 vn, cn = best_variant(times, variants, keys_of(no), best, fallback)
-                if leaf.cost - (cy + cn) > gain + 1e-9:
-                    gain, where, split, parts = leaf.cost - (cy + cn), i, cond, ((yes, vy, cy), (no, vn, cn))
+                g = leaf.cost - (cy + cn)
+                if g > gain + 1e-9 or (where is not None and g >= gain - 1e-9 and is_preferred(cond)
+                                       and not is_preferred(split)):
+                    gain, where, split, parts = g, i, cond, ((yes, vy, cy), (no, vn, cn))
         if where is None or split is None:
             break
         leaf = leaves.pop(where)
@@ -174,6 +182,15 @@ def requires_guards(manifest: Dict[str, Any], kernel: str, names: Sequence[str])
                 out.append("(" + expr + ")" if ("||" in expr) else expr)
             return out
     return []
+
+
+def requires_divisors(guards: Iterable[str]) -> Set[Tuple[str, int]]:
+    """(v, d) for every clause `v % d == 0` of the guards (requires_guards' output)."""
+    out: Set[Tuple[str, int]] = set()
+    for g in guards:
+        for var, d in re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*%\s*(\d+)\s*==\s*0\b", g):
+            out.add((var, int(d)))
+    return out
 
 
 def variant_manifest(variant: Dict[str, Any], spec_dir: str, cakec: Optional[str]) -> Dict[str, Any]:
@@ -322,9 +339,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          (", ".join(unmeasured), args.times))
     keys = [shape_key(s, names) for s in train]
     kept = prune(times, [v["name"] for v in variants if v["name"] not in unmeasured], keys, args.prune, fallback)
-    leaves = fit_tree(train, names, times, kept, args.max_leaves, fallback)
     guards = {v["name"]: requires_guards(variant_manifest(v, spec_dir, args.cakec), v.get("kernel", ""), names)
-              for v in variants if v["name"] in {leaf.variant for leaf in leaves}}
+              for v in variants if v["name"] in kept}
+    leaves = fit_tree(train, names, times, kept, args.max_leaves, fallback,
+                      requires_divisors(g for gs in guards.values() for g in gs))
     spec["variants"] = [v for v in variants if v["name"] in kept]
     spec["dispatch"] = table_from_leaves(leaves, fallback, guards)
     with open(args.output, "w", encoding="utf-8") as f:
