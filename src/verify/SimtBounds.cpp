@@ -42,6 +42,7 @@
 #include "verify/RootDecl.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
+#include "verify/Z3Terms.h"
 
 #include "frontend/Builtins.h"
 #include "frontend/Ops.h"
@@ -345,8 +346,10 @@ private:
   // first needs an address aligned to A = min(16, the largest power of two <= B).  The address is the
   // tensor's base plus sum(index_k * pitch_k) * elementBytes over all dims (row-major pitches, or stride(..);
   // shared arrays: the allocation's offset from the block's shared window, whose swizzle and column blocks
-  // keep every 16-byte granule whole).  Proven per term first (pitch * bytes a multiple of A, or the term
-  // itself), then for the whole sum, which gives the counterexample.
+  // keep every 16-byte granule whole).  Proven per term first - by the powers of two its factors carry
+  // (TwoAdicFacts: `requires(N % 2 == 0)` makes m * N * 4 a multiple of 8 without a solver query, which for a
+  // product of shape variables can run many times its limit), else by the solver (pitch * bytes a multiple of
+  // A, or the term itself) - then for the whole sum, which gives the counterexample.
   void checkAlignment(const IndexExpr &ix, const std::string &how) {
     const Type *vt = ix.type;
     if (!vt || !vt->isVector() || vt->width < 2) return;
@@ -422,6 +425,11 @@ private:
     z3::expr A = z.int_val(align), eb = z.int_val(elemBytes);
     z3::expr offset = z.int_val(baseOffset);
     bool termsProven = baseOffset % align == 0;
+    std::vector<z3::expr> facts = ctx_.requirements();
+    facts.insert(facts.end(), path_.begin(), path_.end());
+    const TwoAdicFacts twoAdic(facts);
+    unsigned alignExponent = 0;
+    while ((int64_t(1) << alignExponent) < align) ++alignExponent;
     for (size_t k = 0; k < items.size(); ++k) {
       TranslateFailure failure;
       auto idx = ctx_.toZ3(*items[k]->start, &failure);
@@ -432,7 +440,7 @@ private:
       }
       z3::expr term = *idx * *pitch[k] * eb;
       offset = offset + term;
-      if (!termsProven) continue;
+      if (!termsProven || twoAdic.exponent(term) >= alignExponent) continue;
       int64_t pc = 0;
       bool constPitch = pitch[k]->simplify().is_numeral_i64(pc);
       ProofResult r = constPitch ? ctx_.proveForAll(z3::mod(*idx * z.int_val(pc * elemBytes), A) == 0, path_)
