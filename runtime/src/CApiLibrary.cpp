@@ -5,6 +5,8 @@
 #include "Launcher.h"
 #include "Library.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -151,8 +153,59 @@ cake_status cake_library_shape(const cake_library *library, const cake_arg *args
   });
 }
 
-cake_status cake_library_launch(cake_library *library, const cake_arg *args, size_t num_args,
-                                const cake_launch_options *options, int *entry, char *err, size_t err_size) {
+size_t cake_library_variant_num_kernels(const cake_library *library, size_t variant) {
+  return library && variant < library->state->variants.size() ? library->state->variants[variant].steps.size() : 0;
+}
+
+const cake_kernel *cake_library_variant_kernel_at(const cake_library *library, size_t variant, size_t index) {
+  if (!library || variant >= library->state->variants.size()) return nullptr;
+  const auto &steps = library->state->variants[variant].steps;
+  return index < steps.size() ? steps[index].kernel : nullptr;
+}
+
+int cake_library_variant_kernel_arg(const cake_library *library, size_t variant, size_t index, size_t param) {
+  const cake_kernel *k = cake_library_variant_kernel_at(library, variant, index);
+  if (!k) return INT32_MIN;
+  const auto &args = library->state->variants[variant].steps[index].args;
+  return param < args.size() ? args[param] : INT32_MIN;
+}
+
+size_t cake_library_variant_num_workspace(const cake_library *library, size_t variant) {
+  return library && variant < library->state->variants.size() ? library->state->variants[variant].workspace.size() : 0;
+}
+
+cake_status cake_library_workspace_shape(const cake_library *library, size_t variant, size_t index,
+                                         const int64_t *values, size_t num_values, int64_t *dims, int32_t *rank,
+                                         cake_dtype *dtype, char *err, size_t err_size) {
+  return guarded(err, err_size, [&] {
+    if (!library || !dims || !rank || !dtype) misuse("cake_library_workspace_shape: NULL argument");
+    const LibraryState &lib = *library->state;
+    checkValues(lib, values, num_values, "cake_library_workspace_shape");
+    if (variant >= lib.variants.size() || index >= lib.variants[variant].workspace.size())
+      misuse("cake_library_workspace_shape: no such variant or workspace");
+    WorkspaceLayout layout = lib.workspaceLayout(variant, values);
+    const std::vector<int64_t> &d = layout.dims[index];
+    std::copy(d.begin(), d.end(), dims);
+    *rank = static_cast<int32_t>(d.size());
+    *dtype = lib.variants[variant].workspace[index].dtype;
+  });
+}
+
+cake_status cake_library_workspace_bytes(const cake_library *library, const int64_t *values, size_t num_values,
+                                         size_t *bytes, char *err, size_t err_size) {
+  return guarded(err, err_size, [&] {
+    if (!library || !bytes) misuse("cake_library_workspace_bytes: library and bytes must not be NULL");
+    const LibraryState &lib = *library->state;
+    checkValues(lib, values, num_values, "cake_library_workspace_bytes");
+    *bytes = 0;
+    int chosen = lib.select(values);
+    if (chosen >= 0) *bytes = lib.workspaceLayout(lib.entries[static_cast<size_t>(chosen)].variant, values).bytes;
+  });
+}
+
+cake_status cake_library_launch_workspace(cake_library *library, const cake_arg *args, size_t num_args,
+                                          const cake_launch_options *options, uint64_t workspace,
+                                          size_t workspace_bytes, int *entry, char *err, size_t err_size) {
   return guarded(err, err_size, [&] {
     if (!library) misuse("cake_library_launch: library must not be NULL");
     if (entry) *entry = -1;
@@ -174,14 +227,14 @@ cake_status cake_library_launch(cake_library *library, const cake_arg *args, siz
                                                     lib.describeShape(values) + "\n" + lib.explain(values, &ignored));
     }
     if (entry) *entry = chosen;
-    const cake_kernel *kernel = lib.variants[lib.entries[static_cast<size_t>(chosen)].variant].kernel;
-    char message[2048];
-    cake_status status = cake_launch(kernel, args, num_args, options, message, sizeof message);
-    if (status != CAKE_OK)
-      throw LaunchError(status, "library " + lib.name + ", variant " +
-                                    lib.variants[lib.entries[static_cast<size_t>(chosen)].variant].name + ": " +
-                                    message);
+    lib.launchVariant(lib.entries[static_cast<size_t>(chosen)].variant, args, num_args, options, values, workspace,
+                      workspace_bytes);
   });
+}
+
+cake_status cake_library_launch(cake_library *library, const cake_arg *args, size_t num_args,
+                                const cake_launch_options *options, int *entry, char *err, size_t err_size) {
+  return cake_library_launch_workspace(library, args, num_args, options, 0, 0, entry, err, err_size);
 }
 
 }   // extern "C"

@@ -6,8 +6,10 @@
 // with ExprProgram over the library's shape variables, so no name is looked up at dispatch time.
 #include "Library.h"
 
+#include "DType.h"
 #include "Json.h"
 #include "LaunchBinding.h"
+#include "VariantParams.h"
 
 #include <cstring>
 
@@ -78,26 +80,36 @@ ExprProgram compileAt(const std::string &origin, const std::string &path, const 
   }
 }
 
-// Every variant takes the same arguments: same parameter names, kinds, dtypes and ranks as variant 0.
-void checkSignatures(const std::string &origin, const LibraryState &lib) {
-  const KernelSpec &first = lib.variants[0].kernel->module->manifest().kernels[lib.variants[0].kernel->index];
-  for (size_t v = 1; v < lib.variants.size(); ++v) {
-    const KernelSpec &k = lib.variants[v].kernel->module->manifest().kernels[lib.variants[v].kernel->index];
-    std::string where = "variants[" + std::to_string(v) + "] (" + lib.variants[v].name + ")";
-    if (k.params.size() != first.params.size())
-      bad(origin, where,
-          "kernel " + k.name + " takes " + std::to_string(k.params.size()) + " parameters but " + lib.variants[0].name +
-              " takes " + std::to_string(first.params.size()) +
-              " (every variant of a library takes the same arguments)");
-    for (size_t p = 0; p < k.params.size(); ++p) {
-      const ParamSpec &a = first.params[p], &b = k.params[p];
-      if (a.name != b.name || a.kind != b.kind || a.dtype != b.dtype || a.rank() != b.rank())
-        bad(origin, where,
-            "parameter " + std::to_string(p) + " (" + b.name + ") differs from " + lib.variants[0].name + "'s (" +
-                a.name + "): every variant of a library takes the same arguments (name, kind, dtype, rank)");
-    }
-  }
+// Every variant takes the same arguments (VariantParams.h): those of variant 0.
+void checkSignatures(const std::string &origin, const LibraryState &lib,
+                     const std::vector<std::vector<const ParamSpec *>> &signatures) {
+  for (size_t v = 1; v < lib.variants.size(); ++v)
+    if (std::string why = signatureDifference(signatures[0], signatures[v]); !why.empty())
+      bad(origin, "variants[" + std::to_string(v) + "] (" + lib.variants[v].name + ")",
+          why + " than " + lib.variants[0].name + " (every variant of a library takes the same arguments: name, "
+                "kind, dtype, rank)");
 }
+
+std::vector<std::string> nameList(const std::string &origin, const std::string &path, const JsonValue &object,
+                                  std::string_view key) {
+  std::vector<std::string> out;
+  const JsonValue *list = object.find(key);
+  if (!list) return out;
+  if (!list->isArray()) bad(origin, path + "." + std::string(key), "expected an array of names");
+  for (const JsonValue &item : list->items) {
+    if (!item.isString() || item.string.empty()) bad(origin, path + "." + std::string(key), "expected an array of names");
+    out.push_back(item.string);
+  }
+  return out;
+}
+
+const cake_kernel *kernelNamed(const cake_module &module, const std::string &name) {
+  for (const cake_kernel &k : module.state->kernels())
+    if (k.module->manifest().kernels[k.index].name == name) return &k;
+  return nullptr;
+}
+
+const KernelSpec &specOf(const cake_kernel *k) { return k->module->manifest().kernels[k->index]; }
 
 }   // namespace
 
@@ -217,6 +229,77 @@ std::string LibraryState::explain(const int64_t *values, int *chosen) const {
   return text;
 }
 
+WorkspaceLayout LibraryState::workspaceLayout(size_t variant, const int64_t *values) const {
+  WorkspaceLayout layout;
+  const LibraryVariant &v = variants[variant];
+  std::vector<int64_t> slots(values, values + shapeVars.size());
+  for (const LibraryWorkspace &w : v.workspace) {
+    slots.resize(shapeVars.size());
+    slots.insert(slots.end(), w.ctValues.begin(), w.ctValues.end());
+    std::vector<int64_t> dims;
+    uint64_t elements = 1;
+    for (size_t d = 0; d < w.dims.size(); ++d) {
+      int64_t value = 0;
+      std::string error;
+      if (!w.dims[d].evaluate(slots.data(), value, &error) || value < 0 ||
+          (value > 0 && elements > (uint64_t(1) << 40) / uint64_t(value)))
+        throw LaunchError(CAKE_ERROR_ARGUMENT, "library " + name + ", variant " + v.name + ": workspace " + w.name +
+                                                   " dim " + std::to_string(d) + " at " + describeShape(values) +
+                                                   (error.empty() ? " is negative or too large" : ": " + error));
+      elements *= uint64_t(value);
+      dims.push_back(value);
+    }
+    size_t offset = (layout.bytes + 255) / 256 * 256;
+    layout.offsets.push_back(offset);
+    layout.bytes = offset + elements * dtypeSize(w.dtype);
+    layout.dims.push_back(std::move(dims));
+  }
+  return layout;
+}
+
+void LibraryState::launchVariant(size_t variant, const cake_arg *args, size_t numArgs,
+                                 const cake_launch_options *options, const int64_t *values, uint64_t workspace,
+                                 size_t workspaceBytes) const {
+  const LibraryVariant &v = variants[variant];
+  WorkspaceLayout layout;
+  if (!v.workspace.empty()) {
+    layout = workspaceLayout(variant, values);
+    if (workspace == 0 || workspaceBytes < layout.bytes)
+      throw LaunchError(CAKE_ERROR_ARGUMENT,
+                        "library " + name + ", variant " + v.name + " needs " + std::to_string(layout.bytes) +
+                            " bytes of device workspace at " + describeShape(values) + ", " +
+                            (workspace == 0 ? std::string("none was given")
+                                            : std::to_string(workspaceBytes) + " were given") +
+                            " (cake_library_workspace_bytes says how much; cake_library_launch_workspace passes it)");
+  }
+  std::vector<cake_arg> stepArgs;
+  for (const LibraryStep &step : v.steps) {
+    stepArgs.clear();
+    for (int a : step.args) {
+      if (a >= 0) {
+        if (static_cast<size_t>(a) >= numArgs)
+          throw LaunchError(CAKE_ERROR_ARGUMENT, "library " + name + ": " + std::to_string(numArgs) +
+                                                     " arguments given, variant " + v.name + " takes more");
+        stepArgs.push_back(args[a]);
+        continue;
+      }
+      size_t w = static_cast<size_t>(-1 - a);
+      cake_arg t{};
+      t.kind = CAKE_ARG_TENSOR;
+      t.dtype = v.workspace[w].dtype;
+      t.data = workspace + layout.offsets[w];
+      t.rank = static_cast<int32_t>(layout.dims[w].size());
+      t.shape = layout.dims[w].data();
+      stepArgs.push_back(t);
+    }
+    char message[2048];
+    cake_status status = cake_launch(step.kernel, stepArgs.data(), stepArgs.size(), options, message, sizeof message);
+    if (status != CAKE_OK)
+      throw LaunchError(status, "library " + name + ", variant " + v.name + " (kernel " + specOf(step.kernel).name +
+                                    "): " + message);
+  }
+}
+
 std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
   std::string path = pathIn;
   if (isDirectory(path)) path = (path.empty() || path.back() == '/' ? path : path + "/") + "library.json";
@@ -270,10 +353,11 @@ std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
   const JsonValue &variants = member(o, "", root, "variants", JsonType::Array);
   if (variants.items.empty()) bad(o, "variants", "a library has at least one variant");
   const std::string dir = directoryOf(path);
+  std::vector<std::vector<const ParamSpec *>> signatures;   // per variant: the arguments it takes
   for (size_t i = 0; i < variants.items.size(); ++i) {
     std::string where = "variants[" + std::to_string(i) + "]";
     const JsonValue &v = variants.items[i];
-    checkKeys(o, where, v, {"name", "manifest", "kernel", "arch", "source", "defines"});
+    checkKeys(o, where, v, {"name", "manifest", "kernel", "then", "workspace", "arch", "source", "defines"});
     LibraryVariant variant;
     variant.name = member(o, where, v, "name", JsonType::String).string;
     for (const LibraryVariant &other : lib->variants)
@@ -291,18 +375,46 @@ std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
     std::string arch = optionalString(o, where, v, "arch");
     if (!arch.empty() && arch != variant.arch)
       bad(o, where + ".arch", "says " + arch + " but " + manifest + " was built for " + variant.arch);
-    for (const cake_kernel &k : variant.module->state->kernels())
-      if (k.module->manifest().kernels[k.index].name == kernelName) variant.kernel = &k;
+    variant.kernel = kernelNamed(*variant.module, kernelName);
     if (!variant.kernel) bad(o, where + ".kernel", manifest + " has no kernel '" + kernelName + "'");
+    std::vector<const KernelSpec *> kernels{&specOf(variant.kernel)};
+    std::vector<const cake_kernel *> launched{variant.kernel};
+    for (const std::string &name : nameList(o, where, v, "then")) {
+      launched.push_back(kernelNamed(*variant.module, name));
+      if (!launched.back()) bad(o, where + ".then", manifest + " has no kernel '" + name + "'");
+      kernels.push_back(&specOf(launched.back()));
+    }
+    std::vector<std::string> workspace = nameList(o, where, v, "workspace");
+    VariantParams params = variantParams(kernels, workspace);
+    if (!params.error.empty()) bad(o, where, params.error);
+    for (size_t k = 0; k < launched.size(); ++k) variant.steps.push_back({launched[k], params.kernelArgs[k]});
+    for (const ParamSpec *w : params.workspace) {
+      LibraryWorkspace ws;
+      ws.name = w->name;
+      ws.dtype = w->dtype;
+      ws.align = w->align;
+      // The dims' names: the library's shape variables, then the ct parameters of the kernel declaring it.
+      const KernelSpec *owner = nullptr;
+      for (const KernelSpec *k : kernels)
+        if (!owner && k->findParam(w->name) >= 0) owner = k;
+      std::vector<std::string> slots = lib->shapeVarNames;
+      for (const auto &[name, value] : owner->ctParams) {
+        slots.push_back(name);
+        ws.ctValues.push_back(value);
+      }
+      for (const Expr &dim : w->dims) ws.dims.push_back(compileAt(o, where + ".workspace (" + w->name + ")", dim, slots));
+      variant.workspace.push_back(std::move(ws));
+    }
+    signatures.push_back(params.signature);
     lib->variants.push_back(std::move(variant));
   }
-  checkSignatures(o, *lib);
-  const KernelSpec &first = lib->variants[0].kernel->module->manifest().kernels[lib->variants[0].kernel->index];
+  checkSignatures(o, *lib, signatures);
+  const std::vector<const ParamSpec *> &first = signatures[0];
   for (size_t i = 0; i < lib->shapeVars.size(); ++i) {
     const LibraryShapeVar &var = lib->shapeVars[i];
     if (var.param >= 0 &&
-        (static_cast<size_t>(var.param) >= first.params.size() || first.params[var.param].kind != CAKE_ARG_TENSOR ||
-         var.dim >= first.params[var.param].rank()))
+        (static_cast<size_t>(var.param) >= first.size() || first[var.param]->kind != CAKE_ARG_TENSOR ||
+         var.dim >= first[var.param]->rank()))
       bad(o, "shape_vars[" + std::to_string(i) + "].from",
           "parameter " + std::to_string(var.param) + " has no dim " + std::to_string(var.dim));
   }

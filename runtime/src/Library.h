@@ -8,6 +8,8 @@
 // first entry whose variant runs on the target arch and whose guard holds: a few nanoseconds per entry, no
 // allocation, no lock.  explain() walks the same table and says, for every entry before the chosen one, why
 // it was passed over (the first false conjunct of its guard and the values of the names it uses).
+// A variant may launch several kernels in order, with workspace tensors the caller provides (VariantParams.h):
+// workspaceLayout() sizes them at a shape, launchVariant() binds and launches each kernel.
 #pragma once
 #include "ExprProgram.h"
 #include "Module.h"
@@ -33,11 +35,38 @@ struct LibraryShapeVar {
   int dim = -1;
 };
 
+// A kernel a variant launches, and where each of its parameters comes from: args[p] = i >= 0: argument i of
+// the call; -1 - w: workspace w.
+struct LibraryStep {
+  const cake_kernel *kernel = nullptr;
+  std::vector<int> args;
+};
+
+// A tensor the runtime's caller provides per call beyond the arguments: dims evaluated at the call's shape
+// (slots: the library's shape variables, then the compile-time parameters of the kernel declaring it).
+struct LibraryWorkspace {
+  std::string name;
+  cake_dtype dtype = CAKE_DTYPE_INVALID;
+  int64_t align = 1;
+  std::vector<ExprProgram> dims;
+  std::vector<int64_t> ctValues;
+};
+
 struct LibraryVariant {
   std::string name;
   std::string arch;   // the variant's target, from its manifest
   std::unique_ptr<cake_module> module;
-  const cake_kernel *kernel = nullptr;
+  const cake_kernel *kernel = nullptr;   // the first (often only) kernel it launches
+  std::vector<LibraryStep> steps;        // every kernel it launches, in order
+  std::vector<LibraryWorkspace> workspace;
+  bool single() const { return steps.size() == 1 && workspace.empty(); }
+};
+
+// The workspace of one call: each tensor's dims and byte offset in one buffer (256-byte aligned pieces).
+struct WorkspaceLayout {
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<size_t> offsets;
+  size_t bytes = 0;
 };
 
 struct LibraryEntry {
@@ -81,6 +110,15 @@ public:
   }
   // The walk of select() in words; `chosen` gets select()'s answer.
   std::string explain(const int64_t *values, int *chosen) const;
+
+  // The workspace variant `variant` needs at shape `values`; throws LaunchError(ARGUMENT) when a dim cannot be
+  // evaluated or is negative.
+  WorkspaceLayout workspaceLayout(size_t variant, const int64_t *values) const;
+  // Launches variant `variant` with the caller's arguments: each kernel in turn on options' stream, with the
+  // workspace tensors placed in [workspace, workspace + workspaceBytes) (device memory of at least
+  // workspaceLayout().bytes; ignored when the variant needs none).  Throws LaunchError.
+  void launchVariant(size_t variant, const cake_arg *args, size_t numArgs, const cake_launch_options *options,
+                     const int64_t *values, uint64_t workspace, size_t workspaceBytes) const;
 
   // The shape variables' values from launch arguments (tensor dims) and explicit values; throws
   // LaunchError(ARGUMENT) naming the variable that has no value.

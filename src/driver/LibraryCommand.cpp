@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -63,6 +64,8 @@ std::string libraryJson(const LibrarySpec &spec, const std::vector<BuiltVariant>
     v["name"] = vs.name;
     v["manifest"] = variants[i].manifestFile;
     v["kernel"] = variants[i].manifest.kernels[variants[i].kernel].name;
+    if (!vs.then.empty()) v["then"] = vs.then;
+    if (!vs.workspace.empty()) v["workspace"] = vs.workspace;
     v["arch"] = variants[i].manifest.arch;
     v["source"] = vs.source;
     nlohmann::ordered_json defines = nlohmann::ordered_json::object();
@@ -173,6 +176,14 @@ ExitCode runLibraryBuild(const BuildOptions &opts) {
       diags.report(DiagKind::LibraryUnknownKernel, v.range, v.name, "its source has no kernel '" + v.kernel + "'");
       continue;
     }
+    for (const std::string &name : v.then) {
+      auto k = std::find_if(kernels.begin(), kernels.end(), [&](const rt::KernelSpec &x) { return x.name == name; });
+      if (k == kernels.end())
+        diags.report(DiagKind::LibraryUnknownKernel, v.range, v.name, "its source has no kernel '" + name + "' (\"then\")");
+      else
+        b.then.push_back(static_cast<size_t>(k - kernels.begin()));
+    }
+    b.workspace = v.workspace;
     built.push_back(std::move(b));
   }
   if (diags.hasErrors()) return finish(ExitCode::InputErrors);

@@ -186,7 +186,8 @@ private:
         continue;
       }
       std::string where = " in variants[" + std::to_string(i) + "]";
-      checkKeys(v, where, {"name", "source", "kernel", "arch", "defines", "options", "compile"}, variant.range);
+      checkKeys(v, where, {"name", "source", "kernel", "arch", "defines", "options", "compile", "then", "workspace"},
+                variant.range);
       const JsonValue *name = v.find("name");
       const JsonValue *source = v.find("source");
       if (!name || !name->isString() || !std::regex_match(name->string, std::regex("[A-Za-z_][A-Za-z0-9_]*"))) {
@@ -241,8 +242,33 @@ private:
           diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
                         "\"compile\" of '" + variant.name + "' leaves out its \"kernel\" '" + variant.kernel + "'");
       }
+      variant.then = names(v, "then", variant);
+      variant.workspace = names(v, "workspace", variant);
+      if (!variant.then.empty() && variant.kernel.empty())
+        diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
+                      "\"then\" of '" + variant.name + "' follows a \"kernel\": name the kernel launched first");
+      for (const std::string &k : variant.then)
+        if (!variant.compile.empty() && std::find(variant.compile.begin(), variant.compile.end(), k) == variant.compile.end())
+          diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
+                        "\"compile\" of '" + variant.name + "' leaves out kernel '" + k + "' of its \"then\"");
       spec.variants.push_back(std::move(variant));
     }
+  }
+
+  // An optional array of identifiers (kernel or parameter names) of a variant.
+  std::vector<std::string> names(const JsonValue &v, std::string_view key, const VariantSpec &variant) {
+    const JsonValue *list = v.find(key);
+    if (!list) return {};
+    std::vector<std::string> out;
+    bool ok = list->isArray() && !list->items.empty();
+    for (const JsonValue &k : ok ? list->items : std::vector<JsonValue>{}) {
+      if (k.isString() && std::regex_match(k.string, std::regex("[A-Za-z_][A-Za-z0-9_]*"))) out.push_back(k.string);
+      else ok = false;
+    }
+    if (!ok)
+      diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
+                    "\"" + std::string(key) + "\" of '" + variant.name + "' is a non-empty array of names");
+    return out;
   }
 
   void readDispatch(const JsonValue &root, LibrarySpec &spec) {

@@ -3,7 +3,9 @@
 //   {"format": "cake-library-spec", "version": 1, "name": "gemm_bf16",
 //    "shape_vars": ["M", "N", "K"], "domain": "M >= 1 && N >= 1 && K >= 1", "targets": ["sm_90a"],
 //    "variants": [{"name": "big", "source": "gemm.cake", "kernel": "gemm", "arch": "sm_90a",
-//                  "defines": {"BN": 256, "T": "bf16"}}, ...],
+//                  "defines": {"BN": 256, "T": "bf16"}},
+//                 {"name": "splitk", "source": "splitk.cake", "kernel": "partial", "then": ["reduce"],
+//                  "workspace": ["W"]}, ...],
 //    "dispatch": [{"guard": "M >= 1024 && K % 64 == 0", "variant": "big"}, ..., {"fallback": true, "variant": "any"}]}
 //
 // readLibrarySpec() checks the spec's structure and reports every problem as a diagnostic located in the
@@ -32,6 +34,8 @@ struct VariantSpec {
   std::vector<std::string> options;                 // further cakec options (e.g. "--no-verify")
   std::vector<std::string> compile;                 // "compile": the kernels of the source built (cakec --kernel);
                                                     // empty: all of them
+  std::vector<std::string> then;                    // "then": kernels launched after `kernel`, in order
+  std::vector<std::string> workspace;               // "workspace": parameters the runtime allocates per call
   SourceRange range;                                // its "name" in the spec
 };
 

@@ -4,6 +4,7 @@
 #include "library/TableCheck.h"
 
 #include "DType.h"
+#include "VariantParams.h"
 #include "library/GuardToZ3.h"
 #include "support/ReadFile.h"
 
@@ -39,74 +40,86 @@ bool runsOn(const std::string &arch, const std::string &target) {
   return a->specific ? (a->major == t->major && a->minor == t->minor) : (a->major == t->major && t->minor >= a->minor);
 }
 
-const rt::KernelSpec &kernelOf(const BuiltVariant &v) { return v.manifest.kernels[v.kernel]; }
-
-std::string kindText(const rt::ParamSpec &p) {
-  return std::string(p.kind == CAKE_ARG_TENSOR ? "tensor" : "scalar") + " of " + std::string(rt::dtypeName(p.dtype));
-}
-
 }   // namespace
+
+std::vector<const rt::KernelSpec *> BuiltVariant::kernels() const {
+  std::vector<const rt::KernelSpec *> out{&manifest.kernels[kernel]};
+  for (size_t k : then) out.push_back(&manifest.kernels[k]);
+  return out;
+}
 
 std::optional<std::vector<ShapeVarSource>>
 resolveShapeVars(const LibrarySpec &spec, const std::vector<BuiltVariant> &variants, DiagnosticEngine &diags) {
   unsigned before = diags.errorCount();
-  const rt::KernelSpec &first = kernelOf(variants[0]);
-  for (size_t v = 1; v < variants.size(); ++v) {
-    const rt::KernelSpec &k = kernelOf(variants[v]);
-    std::string why;
-    if (k.params.size() != first.params.size())
-      why = std::to_string(k.params.size()) + " parameters instead of " + std::to_string(first.params.size());
-    for (size_t p = 0; why.empty() && p < k.params.size(); ++p) {
-      const rt::ParamSpec &a = first.params[p], &b = k.params[p];
-      if (a.name != b.name)
-        why = "parameter " + std::to_string(p) + " is '" + b.name + "' instead of '" + a.name + "'";
-      else if (a.kind != b.kind || a.dtype != b.dtype)
-        why = "parameter '" + b.name + "' is a " + kindText(b) + " instead of a " + kindText(a);
-      else if (a.rank() != b.rank())
-        why = "parameter '" + b.name + "' has rank " + std::to_string(b.rank()) + " instead of " +
-              std::to_string(a.rank());
-    }
-    if (!why.empty())
+  std::vector<rt::VariantParams> params;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    params.push_back(rt::variantParams(variants[v].kernels(), variants[v].workspace));
+    if (!params[v].error.empty())
+      diags.report(DiagKind::LibraryVariantKernels, spec.variants[v].range, spec.variants[v].name, params[v].error);
+  }
+  if (diags.errorCount() != before) return std::nullopt;
+  for (size_t v = 1; v < variants.size(); ++v)
+    if (std::string why = rt::signatureDifference(params[0].signature, params[v].signature); !why.empty())
       diags
           .report(DiagKind::LibrarySignatureMismatch, spec.variants[v].range, spec.variants[v].name,
                   spec.variants[0].name, why)
           .note(spec.variants[0].range, "'" + spec.variants[0].name + "' is declared here");
-  }
-  // The library's shape variables: the spec's list, else the first variant's tensor-bound ones.
+  // The library's shape variables: the spec's list, else those its first variant's kernels read from the dims
+  // of its arguments.
   std::vector<std::string> names = spec.shapeVars;
   if (names.empty())
-    for (const rt::ShapeVarSpec &s : first.shapeVars)
-      if (s.param >= 0 && !s.fromStride) names.push_back(s.name);
+    for (size_t k = 0; k < params[0].kernelArgs.size(); ++k)
+      for (const rt::ShapeVarSpec &s : variants[0].kernels()[k]->shapeVars)
+        if (s.param >= 0 && !s.fromStride && params[0].kernelArgs[k][static_cast<size_t>(s.param)] >= 0 &&
+            std::find(names.begin(), names.end(), s.name) == names.end())
+          names.push_back(s.name);
   std::vector<ShapeVarSource> out;
   for (const std::string &name : names) {
     ShapeVarSource source{name, -1, -1};
     size_t definedBy = SIZE_MAX;
     for (size_t v = 0; v < variants.size(); ++v) {
-      const rt::KernelSpec &k = kernelOf(variants[v]);
-      int index = k.findShapeVar(name);
-      if (index < 0) continue;
-      const rt::ShapeVarSpec &s = k.shapeVars[static_cast<size_t>(index)];
-      if (s.fromStride) {
-        diags.report(DiagKind::LibraryShapeVarSource, spec.variants[v].range, name,
-                     "variant '" + spec.variants[v].name + "' reads it from a stride; the dispatcher reads dims only");
-        continue;
-      }
-      if (s.param < 0) continue;
-      if (definedBy == SIZE_MAX) {
-        source.param = s.param;
-        source.dim = s.dim;
-        definedBy = v;
-      } else if (source.param != s.param || source.dim != s.dim) {
-        diags
-            .report(DiagKind::LibraryShapeVarSource, spec.variants[v].range, name,
-                    "variant '" + spec.variants[v].name + "' reads it from dim " + std::to_string(s.dim) +
-                        " of parameter " + std::to_string(s.param) + ", variant '" + spec.variants[definedBy].name +
-                        "' from dim " + std::to_string(source.dim) + " of parameter " + std::to_string(source.param))
-            .note(spec.variants[definedBy].range, "'" + spec.variants[definedBy].name + "' is declared here");
+      std::vector<const rt::KernelSpec *> kernels = variants[v].kernels();
+      for (size_t k = 0; k < kernels.size(); ++k) {
+        int index = kernels[k]->findShapeVar(name);
+        if (index < 0) continue;
+        const rt::ShapeVarSpec &s = kernels[k]->shapeVars[static_cast<size_t>(index)];
+        if (s.fromStride) {
+          diags.report(DiagKind::LibraryShapeVarSource, spec.variants[v].range, name,
+                       "variant '" + spec.variants[v].name + "' reads it from a stride; the dispatcher reads dims only");
+          continue;
+        }
+        int param = s.param < 0 ? -1 : params[v].kernelArgs[k][static_cast<size_t>(s.param)];
+        if (param < 0) continue;   // given by the caller, or read from a workspace (sized from the others)
+        if (definedBy == SIZE_MAX) {
+          source.param = param;
+          source.dim = s.dim;
+          definedBy = v;
+        } else if (source.param != param || source.dim != s.dim) {
+          diags
+              .report(DiagKind::LibraryShapeVarSource, spec.variants[v].range, name,
+                      "variant '" + spec.variants[v].name + "' reads it from dim " + std::to_string(s.dim) +
+                          " of parameter " + std::to_string(param) + ", variant '" + spec.variants[definedBy].name +
+                          "' from dim " + std::to_string(source.dim) + " of parameter " + std::to_string(source.param))
+              .note(spec.variants[definedBy].range, "'" + spec.variants[definedBy].name + "' is declared here");
+        }
+        break;   // the variant's first kernel that reads it; the later ones check their arguments against its value
       }
     }
     out.push_back(source);
   }
+  // A workspace is sized at dispatch from its dims: shape variables of the library and the kernel's
+  // compile-time parameters.
+  for (size_t v = 0; v < variants.size(); ++v)
+    for (const rt::ParamSpec *w : params[v].workspace)
+      for (const rt::Expr &dim : w->dims)
+        for (const std::string &n : dim.names()) {
+          bool known = std::any_of(out.begin(), out.end(), [&](const ShapeVarSource &x) { return x.name == n; });
+          for (const rt::KernelSpec *k : variants[v].kernels()) known = known || k->findCtParam(n);
+          if (!known)
+            diags.report(DiagKind::LibraryVariantKernels, spec.variants[v].range, spec.variants[v].name,
+                         "workspace '" + w->name + "' has dim '" + dim.text() + "', and '" + n +
+                             "' is neither a shape variable of the library nor a compile-time parameter");
+        }
   if (diags.errorCount() != before) return std::nullopt;
   return out;
 }
@@ -312,7 +325,11 @@ private:
 
   void checkRequires(size_t entry, const z3::expr &reach, const std::string &target) {
     const BuiltVariant &v = variants_[spec_.entries[entry].variant];
-    const rt::KernelSpec &k = kernelOf(v);
+    for (const rt::KernelSpec *kernel : v.kernels())
+      checkRequires(entry, reach, target, *kernel);
+  }
+
+  void checkRequires(size_t entry, const z3::expr &reach, const std::string &target, const rt::KernelSpec &k) {
     for (const rt::RequireSpec &r : k.requirements) {
       GuardToZ3 t(z3_, [&](const std::string &n) -> std::optional<z3::expr> {
         if (auto s = shapeVar(n)) return s;

@@ -1,7 +1,10 @@
 // The checks of a library's dispatch table (docs/library.md, "What the build proves"), on the compiled
 // variants' manifests:
 //
-//   signatures   every variant's kernel declares the same parameters (E0855);
+//   kernels      the kernels of a variant that launches several agree on the parameters they share, and its
+//                workspace tensors are sized by shape variables and compile-time parameters only (E0862);
+//   signatures   every variant takes the same arguments (E0855): the parameters of its kernels by name,
+//                without its workspace (rt::variantParams);
 //   shape vars   each shape variable of the library is read from the same tensor dim in every variant that
 //                has it, or from none (then the caller gives it by name) (E0856);
 //   per target   for each target arch (the spec's "targets", else the variants' archs), with the entries
@@ -26,8 +29,13 @@ namespace cake::library {
 
 struct BuiltVariant {
   rt::ManifestSpec manifest;
-  size_t kernel = 0;          // index into manifest.kernels
-  std::string manifestFile;   // file name in the output folder
+  size_t kernel = 0;                  // index into manifest.kernels
+  std::vector<size_t> then;           // the kernels launched after it ("then"), indices into manifest.kernels
+  std::vector<std::string> workspace; // parameters the runtime allocates ("workspace")
+  std::string manifestFile;           // file name in the output folder
+
+  // Every kernel a call launches, in order.
+  std::vector<const rt::KernelSpec *> kernels() const;
 };
 
 struct ShapeVarSource {

@@ -99,3 +99,81 @@ def test_named_shape_variables_and_the_fast_path(lib, built):
         is library.variants["v8"]                                        # the shape comes from X (param 0)
     with pytest.raises(cake.CakeArgumentError, match="must be an int"):
         library.entry(M=8192.0, N=64)
+
+
+SPLIT_SPEC = os.path.join(REPO, "tests", "lit", "library", "Inputs", "split.json")
+
+
+@pytest.fixture(scope="module")
+def split_built(tmp_path_factory, _cakec_path):
+    if not _cakec_path or not os.path.isfile(_cakec_path):
+        pytest.skip("CAKE_CAKEC is not set or not built")
+    out = tmp_path_factory.mktemp("rowsum_lib")
+    result = subprocess.run([_cakec_path, "library", "build", SPLIT_SPEC, "-o", str(out)], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    return str(out)
+
+
+def test_variant_of_two_kernels_with_a_workspace(lib, split_built, fake_cuda):
+    from cakeir._dtypes import F32
+    from cakeir.library import KernelSequence
+    fake_cuda.cc_major, fake_cuda.cc_minor = 8, 0
+    library = cake.load_library(split_built, arch="sm_80")
+    split = library.variants["split"]
+    assert isinstance(split, KernelSequence)
+    assert [k.name for k in split.kernels] == ["rowsum_partial", "rowsum_finish"]
+    assert split.param_names == library.param_names == ["X", "Y"]
+    assert split.workspace_shapes((512, 8192)) == [((8, 512), F32)]   # W: f32[P = 8, M]
+    x = cake.DevicePtr(0x7f0000000000, shape=(512, 8192), dtype="f32")
+    y = cake.DevicePtr(0x7f0000100000, shape=(512,), dtype="f32")
+    w = cake.DevicePtr(0x7f0000200000, shape=(8, 512), dtype="f32")
+    library(x, y, workspace=[w])
+    assert fake_cuda.launches == 2                                      # the partial sums, then their sum
+    assert fake_cuda.last_function_name == b"rowsum_finish"
+    assert tuple(fake_cuda.grid) == (4, 1, 1)                           # cdiv(M, 128) rows of blocks
+    with pytest.raises(cake.CakeArgumentError, match="needs a workspace"):
+        library(x, y)                                                   # no torch tensors to allocate it beside
+    with pytest.raises(cake.CakeArgumentError, match="W"):             # a workspace of the wrong shape
+        library(x, y, workspace=[cake.DevicePtr(0x7f0000200000, shape=(4, 512), dtype="f32")])
+    small = cake.DevicePtr(0x7f0000000000, shape=(512, 64), dtype="f32")
+    library(small, y)                                                   # the one-kernel fallback
+    assert fake_cuda.last_function_name == b"rowsum"
+
+
+def test_workspace_through_the_c_api(lib, split_built, fake_cuda):
+    """cake_library_workspace_bytes sizes the chosen variant's workspace; cake_library_launch refuses a variant
+    that needs one, cake_library_launch_workspace launches every kernel with it."""
+    import ctypes
+
+    from cakeir._args import tensor_arg
+    from cakeir._dtypes import F32
+    from cakeir._lib import CakeArg, error_buffer
+    fake_cuda.cc_major, fake_cuda.cc_minor = 8, 0
+    library = cake.load_library(split_built, arch="sm_80")
+    runtime, handle = library._lib, library._handle
+    size = ctypes.c_size_t(99)
+    err = error_buffer()
+
+    def workspace_bytes(m, n):
+        values = (ctypes.c_int64 * 2)(m, n)
+        assert runtime.cake_library_workspace_bytes(handle, values, 2, ctypes.byref(size), err, len(err)) == 0
+        return size.value
+
+    assert workspace_bytes(512, 8192) == 8 * 512 * 4
+    assert workspace_bytes(512, 64) == 0                                # the fallback needs none
+    keep = []
+    args = (CakeArg * 2)(tensor_arg(cake.DevicePtr(0x7f0000000000, shape=(512, 8192), dtype="f32"), "X", F32, keep),
+                         tensor_arg(cake.DevicePtr(0x7f0000100000, shape=(512,), dtype="f32"), "Y", F32, keep))
+    entry = ctypes.c_int(-2)
+    status = runtime.cake_library_launch(handle, args, 2, None, ctypes.byref(entry), err, len(err))
+    assert status != 0
+    assert "variant split needs 16384 bytes of device workspace at M = 512, N = 8192, none was given" in \
+        err.value.decode()
+    launches = fake_cuda.launches
+    assert runtime.cake_library_launch_workspace(handle, args, 2, None, 0x7f0000200000, 16384, ctypes.byref(entry),
+                                                 err, len(err)) == 0, err.value
+    assert entry.value == 0 and fake_cuda.launches == launches + 2
+    status = runtime.cake_library_launch_workspace(handle, args, 2, None, 0x7f0000200000, 1024, ctypes.byref(entry),
+                                                   err, len(err))
+    assert status != 0 and "1024 were given" in err.value.decode()

@@ -246,6 +246,26 @@ CAKE_API cake_status cake_library_shape(const cake_library *library, const cake_
  * A shape no entry accepts is CAKE_ERROR_REQUIREMENT with the explanation. */
 CAKE_API cake_status cake_library_launch(cake_library *library, const cake_arg *args, size_t num_args,
                                          const cake_launch_options *options, int *entry, char *err, size_t err_size);
+/* Variants of several kernels (docs/library.md): a variant launches cake_library_variant_num_kernels kernels in
+ * order; parameter p of kernel i is argument cake_library_variant_kernel_arg(i, p) of the call when >= 0, and
+ * workspace -1 - that value otherwise (INT32_MIN: no such kernel or parameter).  A workspace is a device tensor
+ * the caller provides for the call: cake_library_workspace_bytes gives the bytes the variant chosen for a shape
+ * needs (0 for most variants), cake_library_launch_workspace launches with a buffer of at least that size
+ * (cake_library_launch passes none, and is refused for a variant that needs one).  The buffer must not be used
+ * by other work until the call's kernels have completed on its stream. */
+CAKE_API size_t cake_library_variant_num_kernels(const cake_library *library, size_t variant);
+CAKE_API const cake_kernel *cake_library_variant_kernel_at(const cake_library *library, size_t variant, size_t index);
+CAKE_API int cake_library_variant_kernel_arg(const cake_library *library, size_t variant, size_t index, size_t param);
+CAKE_API size_t cake_library_variant_num_workspace(const cake_library *library, size_t variant);
+/* Workspace `index` of `variant` at a shape: its dims (room for 8), rank and element type. */
+CAKE_API cake_status cake_library_workspace_shape(const cake_library *library, size_t variant, size_t index,
+                                                  const int64_t *values, size_t num_values, int64_t *dims,
+                                                  int32_t *rank, cake_dtype *dtype, char *err, size_t err_size);
+CAKE_API cake_status cake_library_workspace_bytes(const cake_library *library, const int64_t *values,
+                                                  size_t num_values, size_t *bytes, char *err, size_t err_size);
+CAKE_API cake_status cake_library_launch_workspace(cake_library *library, const cake_arg *args, size_t num_args,
+                                                   const cake_launch_options *options, uint64_t workspace,
+                                                   size_t workspace_bytes, int *entry, char *err, size_t err_size);
 
 /* Names for dtypes ("bf16") and back (CAKE_DTYPE_INVALID if unknown); bytes per element (0 if invalid). */
 CAKE_API const char *cake_dtype_name(cake_dtype dtype);

@@ -9,6 +9,9 @@ NAMES = {
     F32: "f32", F8E4M3: "f8e4m3", F8E5M2: "f8e5m2", F64: "f64",
 }
 BY_NAME = {name: code for code, name in NAMES.items()}
+# dtype -> the name of the torch dtype (torch.float32 is getattr(torch, TORCH_NAMES[F32])).
+TORCH_NAMES = {PRED: "bool", I32: "int32", U32: "uint32", I64: "int64", F16: "float16", BF16: "bfloat16",
+               F32: "float32", F8E4M3: "float8_e4m3fn", F8E5M2: "float8_e5m2", F64: "float64"}
 SIZES = {PRED: 1, I32: 4, U32: 4, I64: 8, F16: 2, BF16: 2, F32: 4, F8E4M3: 1, F8E5M2: 1, F64: 8}
 INTEGER = {PRED, I32, U32, I64}
 

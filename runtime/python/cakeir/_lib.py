@@ -117,6 +117,21 @@ _SIGNATURES = {
     "cake_library_select": (ctypes.c_int, (_P, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t)),
     "cake_library_explain": (ctypes.c_int, (_P, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t,
                                             ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t) + _ERR),
+    "cake_library_launch": (ctypes.c_int, (_P, ctypes.POINTER(CakeArg), ctypes.c_size_t,
+                                           ctypes.POINTER(CakeLaunchOptions), ctypes.POINTER(ctypes.c_int)) + _ERR),
+    "cake_library_launch_workspace": (ctypes.c_int, (_P, ctypes.POINTER(CakeArg), ctypes.c_size_t,
+                                                     ctypes.POINTER(CakeLaunchOptions), ctypes.c_uint64,
+                                                     ctypes.c_size_t, ctypes.POINTER(ctypes.c_int)) + _ERR),
+    "cake_library_workspace_bytes": (ctypes.c_int, (_P, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t,
+                                                    ctypes.POINTER(ctypes.c_size_t)) + _ERR),
+    "cake_library_variant_num_kernels": (ctypes.c_size_t, (_P, ctypes.c_size_t)),
+    "cake_library_variant_kernel_at": (_P, (_P, ctypes.c_size_t, ctypes.c_size_t)),
+    "cake_library_variant_kernel_arg": (ctypes.c_int, (_P, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t)),
+    "cake_library_variant_num_workspace": (ctypes.c_size_t, (_P, ctypes.c_size_t)),
+    "cake_library_workspace_shape": (ctypes.c_int, (_P, ctypes.c_size_t, ctypes.c_size_t,
+                                                    ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t,
+                                                    ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int32),
+                                                    ctypes.POINTER(ctypes.c_int)) + _ERR),
 }
 
 _lock = threading.Lock()

@@ -19,6 +19,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
+from ._dtypes import TORCH_NAMES
 from ._errors import CakeArgumentError, CakeRequirementError, error_for
 from ._lib import OK, error_buffer
 from ._lib import load_library as _runtime
@@ -57,10 +58,18 @@ class Library:
         self.name: str = lib.cake_library_name(handle).decode()
         self.shape_vars: List[str] = [lib.cake_library_shape_var_name(handle, i).decode()
                                       for i in range(lib.cake_library_num_shape_vars(handle))]
-        self.variants: Dict[str, Kernel] = {}
-        self._variant_list: List[Kernel] = []
+        self.variants: Dict[str, Any] = {}   # Kernel, or KernelSequence for a variant of several kernels
+        self._variant_list: List[Any] = []
         for i in range(lib.cake_library_num_variants(handle)):
-            kernel = Kernel(self, lib.cake_library_variant_kernel(handle, i))   # type: ignore[arg-type]
+            count = lib.cake_library_variant_num_kernels(handle, i)
+            if count == 1 and lib.cake_library_variant_num_workspace(handle, i) == 0:
+                kernel: Any = Kernel(self, lib.cake_library_variant_kernel(handle, i))   # type: ignore[arg-type]
+            else:
+                kernel = KernelSequence(self, i, [
+                    (Kernel(self, lib.cake_library_variant_kernel_at(handle, i, k)),   # type: ignore[arg-type]
+                     [lib.cake_library_variant_kernel_arg(handle, i, k, p) for p in range(
+                         lib.cake_kernel_num_params(lib.cake_library_variant_kernel_at(handle, i, k)))])
+                    for k in range(count)])
             self.variants[lib.cake_library_variant_name(handle, i).decode()] = kernel
             self._variant_list.append(kernel)
         self.entries: List[Tuple[str, str]] = []   # (guard, variant name); the fallback's guard is "true"
@@ -253,9 +262,94 @@ class Library:
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         kernel = self.dispatch(*args, **kwargs)
+        if type(kernel) is KernelSequence:   # reads the named shape variables to size its workspace
+            kernel(*args, **kwargs)
+            return
         for name in self._named_only:
             kwargs.pop(name, None)
         kernel(*args, **kwargs)
+
+
+class KernelSequence:
+    """A library variant that launches several kernels in order (docs/library.md), e.g. a split-K GEMM's
+    partial products into an f32 workspace and their sum into C.  Called like a Kernel with the library's
+    arguments; the workspace tensors are allocated per call with torch on the arguments' device (the caching
+    allocator makes that a free-list lookup, and ties the memory to the call's stream), or given by the caller
+    as `workspace=[tensor, ...]`."""
+
+    def __init__(self, library: Library, index: int, steps: List[Tuple[Any, List[int]]]) -> None:
+        self._library = library
+        self._index = index
+        self.steps = steps          # (Kernel, where each of its parameters comes from: i >= 0 argument i, -1 - w
+                                    # workspace w)
+        self.kernels = [k for k, _ in steps]
+        names: Dict[int, str] = {}
+        for kernel, sources in steps:
+            for p, src in enumerate(sources):
+                if src >= 0:
+                    names.setdefault(src, kernel.param_names[p])
+        self.param_names: List[str] = [names[i] for i in range(len(names))]
+        self.name = "+".join(k.name for k in self.kernels)
+        self._num_workspace = library._lib.cake_library_variant_num_workspace(library._handle, index)
+        self._shapes: Dict[Tuple[int, ...], List[Tuple[Tuple[int, ...], int]]] = {}
+
+    def __repr__(self) -> str:
+        return "<cakeir.KernelSequence %s>" % self.name
+
+    def workspace_shapes(self, key: Tuple[int, ...]) -> List[Tuple[Tuple[int, ...], int]]:
+        """(dims, cake dtype) of each workspace tensor at the shape-variable values `key`."""
+        shapes = self._shapes.get(key)
+        if shapes is not None:
+            return shapes
+        lib = self._library._lib
+        values = (ctypes.c_int64 * max(len(key), 1))(*key)
+        shapes = []
+        for w in range(self._num_workspace):
+            dims = (ctypes.c_int64 * 8)()
+            rank, dtype = ctypes.c_int32(), ctypes.c_int()
+            err = error_buffer()
+            status = lib.cake_library_workspace_shape(self._library._handle, self._index, w, values, len(key), dims,
+                                                      ctypes.byref(rank), ctypes.byref(dtype), err, len(err))
+            if status != OK:
+                raise error_for(status, err.value.decode("utf-8", "replace"))
+            shapes.append((tuple(dims[d] for d in range(rank.value)), dtype.value))
+        if len(self._shapes) >= _MEMO_LIMIT:
+            self._shapes.clear()
+        self._shapes[key] = shapes
+        return shapes
+
+    def _workspace(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> List[Any]:
+        device = next((a.device for a in args if getattr(getattr(a, "device", None), "type", None) == "cuda"), None)
+        if device is None:
+            raise CakeArgumentError("variant %s needs a workspace: pass torch CUDA tensors (it is allocated on their "
+                                    "device) or workspace=[...]" % self.name)
+        import torch
+        key = self._library.shape_of(*args, **kwargs)
+        return [torch.empty(dims, dtype=getattr(torch, TORCH_NAMES[dtype]), device=device)
+                for dims, dtype in self.workspace_shapes(key)]
+
+    def _arguments(self, args: Tuple[Any, ...], workspace: List[Any]):
+        for kernel, sources in self.steps:
+            yield kernel, [args[s] if s >= 0 else workspace[-1 - s] for s in sources]
+
+    def __call__(self, *args: Any, stream: Any = None, workspace: Optional[List[Any]] = None, **kwargs: Any) -> None:
+        unknown = set(kwargs) - set(self._library.shape_vars)
+        if unknown:
+            raise CakeArgumentError("variant %s: unknown keyword argument%s %s (the arguments are positional; "
+                                    "keywords name shape variables, stream and workspace)"
+                                    % (self.name, "s" if len(unknown) > 1 else "", ", ".join(sorted(unknown))))
+        if len(args) != len(self.param_names):
+            raise CakeArgumentError("variant %s takes %d arguments (%s), got %d" % (
+                self.name, len(self.param_names), ", ".join(self.param_names), len(args)))
+        if workspace is None:
+            workspace = self._workspace(args, kwargs) if self._num_workspace else []
+        for kernel, values in self._arguments(args, workspace):
+            kernel(*values, stream=stream)
+
+    def plan(self, *args: Any, num_sms: Optional[int] = None, **kwargs: Any):
+        """The launch plan of each kernel (refuses, like Kernel.plan, a shape one of them does not accept)."""
+        workspace = self._workspace(args, kwargs) if self._num_workspace else []
+        return [kernel.plan(*values, num_sms=num_sms) for kernel, values in self._arguments(args, workspace)]
 
 
 def load_library(path: "os.PathLike[str] | str", arch: Optional[str] = None) -> Library:
