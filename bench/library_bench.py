@@ -40,6 +40,7 @@ import torch  # noqa: E402
 
 import cakeir  # noqa: E402
 import measure  # noqa: E402
+from cakeir._dtypes import SIZES  # noqa: E402
 from cakeir.measure import Work, floor, load_machine  # noqa: E402
 from cakeir.measure.gpu import bit_equal_torch, compare_torch  # noqa: E402
 
@@ -112,6 +113,19 @@ SKIP_VARIANT = 24.0  # ... and one whose best throughput so far puts it above th
 SKIP_MIN_MS = 20.0   # this many ms is not run at all (the rate comes from other kinds of shapes: only long runs
                      # are worth skipping on its word)
 VARIANT_S = 0.25     # ... the others are timed over about this many seconds of runs (10 to 400 runs)
+
+
+WORKSPACE_LIMIT = 1 << 30  # --all-variants: a split-K variant whose f32 workspace would pass this is not run (at
+                          # 16384^3 with 32 splits it would be 32 GiB); the table sends it only shapes with few tiles
+
+
+def workspace_bytes(lib, kernel, m, n, k):
+    """The bytes of the workspace a variant of several kernels allocates at this shape (0 for one kernel)."""
+    shapes = getattr(kernel, "workspace_shapes", None)
+    if shapes is None:
+        return 0
+    key = tuple({"M": m, "N": n, "K": k}[name] for name in lib.shape_vars)
+    return sum(math.prod(dims) * SIZES[dtype] for dims, dtype in shapes(key))
 
 
 def variant_record(kernel, a, b, c, ref, torch_ms):
@@ -196,6 +210,8 @@ def main():
             rec["variants"] = {}
             for name, kernel in lib.variants.items():
                 try:
+                    if workspace_bytes(lib, kernel, m, n, k) > WORKSPACE_LIMIT:
+                        raise cakeir.CakeRequirementError("workspace above the bench's limit")
                     kernel.plan(a, b, c, num_sms=num_sms)
                 except cakeir.CakeError:
                     times.setdefault(name, {})[key] = math.inf
