@@ -111,7 +111,11 @@ Ptr<Stmt> Parser::parseStmt() {
   case TokenKind::KwTrue: case TokenKind::KwFalse: case TokenKind::LParen:
     return parseAssignStmt();
   default:
-    if (mayReport()) diags_.report(DiagKind::ExpectedStatement, tok().range, describe(tok()));
+    if (mayReport()) {
+      auto d = diags_.report(DiagKind::ExpectedStatement, tok().range, describe(tok()));
+      if (tok().kind == TokenKind::KwUnroll && peek().kind == TokenKind::KwFor)
+        d.hint("'unroll' follows the range: 'for i in 0..N unroll { ... }'");
+    }
     return nullptr;
   }
 }
