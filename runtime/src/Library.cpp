@@ -86,8 +86,8 @@ void checkSignatures(const std::string &origin, const LibraryState &lib,
   for (size_t v = 1; v < lib.variants.size(); ++v)
     if (std::string why = signatureDifference(signatures[0], signatures[v]); !why.empty())
       bad(origin, "variants[" + std::to_string(v) + "] (" + lib.variants[v].name + ")",
-          why + " than " + lib.variants[0].name + " (every variant of a library takes the same arguments: name, "
-                "kind, dtype, rank)");
+          "takes other arguments than " + lib.variants[0].name + ": " + why +
+              " (every variant of a library takes the same arguments: name, kind, dtype, rank)");
 }
 
 std::vector<std::string> nameList(const std::string &origin, const std::string &path, const JsonValue &object,

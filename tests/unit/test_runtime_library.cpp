@@ -215,8 +215,9 @@ TEST_CASE("runtime library: a malformed library.json is refused with the path of
   // Variants whose signatures differ cannot share one argument list.
   d.variant("big", variantManifest("big", "sm_90a", 256, "1", "bf16"));
   d.library(kLibraryJson);
-  CHECK(loadError(d) == lib + ": variants[1] (big): parameter 2 (C) differs from skinny's (C): every variant of a "
-                              "library takes the same arguments (name, kind, dtype, rank)");
+  CHECK(loadError(d) == lib + ": variants[1] (big): takes other arguments than skinny: parameter 'C' is a tensor "
+                              "of bf16 instead of a tensor of f32 (every variant of a library takes the same "
+                              "arguments: name, kind, dtype, rank)");
   fs::remove(d.dir / "library.json");
   CHECK(loadError(d).find("cannot read library manifest " + lib) == 0);
 }
