@@ -13,14 +13,19 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SPEC = os.path.join(REPO, "tests", "lit", "library", "Inputs", "good.json")
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory, _cakec_path):
-    if not _cakec_path or not os.path.isfile(_cakec_path):
+def build_library(spec, tmp_path_factory, cakec_path):
+    """`cakec library build SPEC` into a fresh folder; its path."""
+    if not cakec_path or not os.path.isfile(cakec_path):
         pytest.skip("CAKE_CAKEC is not set or not built")
-    out = tmp_path_factory.mktemp("rowscale_lib")
-    result = subprocess.run([_cakec_path, "library", "build", SPEC, "-o", str(out)], capture_output=True, text=True)
+    out = tmp_path_factory.mktemp(os.path.splitext(os.path.basename(spec))[0])
+    result = subprocess.run([cakec_path, "library", "build", spec, "-o", str(out)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     return str(out)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, _cakec_path):
+    return build_library(SPEC, tmp_path_factory, _cakec_path)
 
 
 def test_dispatch_by_shape_and_fallback(lib, built):
@@ -106,13 +111,7 @@ SPLIT_SPEC = os.path.join(REPO, "tests", "lit", "library", "Inputs", "split.json
 
 @pytest.fixture(scope="module")
 def split_built(tmp_path_factory, _cakec_path):
-    if not _cakec_path or not os.path.isfile(_cakec_path):
-        pytest.skip("CAKE_CAKEC is not set or not built")
-    out = tmp_path_factory.mktemp("rowsum_lib")
-    result = subprocess.run([_cakec_path, "library", "build", SPLIT_SPEC, "-o", str(out)], capture_output=True,
-                            text=True)
-    assert result.returncode == 0, result.stderr
-    return str(out)
+    return build_library(SPLIT_SPEC, tmp_path_factory, _cakec_path)
 
 
 def test_variant_of_two_kernels_with_a_workspace(lib, split_built, fake_cuda):
