@@ -295,8 +295,9 @@ void LibraryState::launchVariant(size_t variant, const cake_arg *args, size_t nu
     char message[2048];
     cake_status status = cake_launch(step.kernel, stepArgs.data(), stepArgs.size(), options, message, sizeof message);
     if (status != CAKE_OK)
-      throw LaunchError(status, "library " + name + ", variant " + v.name + " (kernel " + specOf(step.kernel).name +
-                                    "): " + message);
+      throw LaunchError(status, "library " + name + ", variant " + v.name +
+                                    (v.steps.size() > 1 ? " (kernel " + specOf(step.kernel).name + ")" : "") + ": " +
+                                    message);
   }
 }
 
