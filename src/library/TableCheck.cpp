@@ -107,19 +107,23 @@ resolveShapeVars(const LibrarySpec &spec, const std::vector<BuiltVariant> &varia
     }
     out.push_back(source);
   }
-  // A workspace is sized at dispatch from its dims: shape variables of the library and the kernel's
-  // compile-time parameters.
+  // A workspace is sized at dispatch from its dims: shape variables of the library and the compile-time
+  // parameters of the first kernel that declares it (the runtime's loader reads the same).
   for (size_t v = 0; v < variants.size(); ++v)
-    for (const rt::ParamSpec *w : params[v].workspace)
+    for (const rt::ParamSpec *w : params[v].workspace) {
+      const rt::KernelSpec *owner = nullptr;
+      for (const rt::KernelSpec *k : variants[v].kernels())
+        if (!owner && k->findParam(w->name) >= 0) owner = k;
       for (const rt::Expr &dim : w->dims)
         for (const std::string &n : dim.names()) {
-          bool known = std::any_of(out.begin(), out.end(), [&](const ShapeVarSource &x) { return x.name == n; });
-          for (const rt::KernelSpec *k : variants[v].kernels()) known = known || k->findCtParam(n);
+          bool known = std::any_of(out.begin(), out.end(), [&](const ShapeVarSource &x) { return x.name == n; }) ||
+                       owner->findCtParam(n);
           if (!known)
             diags.report(DiagKind::LibraryVariantKernels, spec.variants[v].range, spec.variants[v].name,
                          "workspace '" + w->name + "' has dim '" + dim.text() + "', and '" + n +
                              "' is neither a shape variable of the library nor a compile-time parameter");
         }
+    }
   if (diags.errorCount() != before) return std::nullopt;
   return out;
 }

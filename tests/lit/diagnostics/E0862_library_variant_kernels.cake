@@ -3,3 +3,6 @@
 // RUN: rm -rf %t && %expect-exit 1 %cakec library build %S/../library/Inputs/split_bad_workspace.json -o %t 2>&1 | %FileCheck %s
 // CHECK: split_bad_workspace.json:6:14: error: variant 'split': workspace 'Z' is no parameter of the variant's kernels [E0862]
 target sm_80;
+// A workspace dim that only the workspace carries (W: f32[L, M]) cannot be sized at dispatch:
+// RUN: rm -rf %t2 && %expect-exit 1 %cakec library build %S/../library/Inputs/split_unsized_workspace.json -o %t2 2>&1 | %FileCheck %s --check-prefix=UNSIZED
+// UNSIZED: error: variant 'unsized': workspace 'W' has dim 'L', and 'L' is neither a shape variable of the library nor a compile-time parameter [E0862]

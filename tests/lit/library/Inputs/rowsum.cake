@@ -45,3 +45,14 @@ kernel rowsum_finish<P = 4, BS = 128>(Y: f32[M], W: f32[P, M])
     Y[r] = s;
   }
 }
+
+// A partial-sum kernel whose workspace has a dim (L) that only the workspace carries: a library cannot size it.
+kernel rowsum_partial_unsized<BS = 128>(X: f32[M, N], W: f32[L, M])
+  requires(L >= 1)
+  grid(cdiv(M, BS)) threads(BS)
+{
+  let r = i32(block.x) * BS + i32(tid.x);
+  if r < M {
+    W[0, r] = X[r, 0];
+  }
+}
