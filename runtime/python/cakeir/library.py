@@ -274,8 +274,9 @@ class KernelSequence:
     """A library variant that launches several kernels in order (docs/library.md), e.g. a split-K GEMM's
     partial products into an f32 workspace and their sum into C.  Called like a Kernel with the library's
     arguments; the workspace tensors are allocated per call with torch on the arguments' device (the caching
-    allocator makes that a free-list lookup, and ties the memory to the call's stream), or given by the caller
-    as `workspace=[tensor, ...]`."""
+    allocator makes that a free-list lookup, and ties the memory to the current stream, or to `stream` when it is
+    a torch stream), or given by the caller as `workspace=[tensor, ...]`, which must then not be reused until the
+    kernels have run."""
 
     def __init__(self, library: Library, index: int, steps: List[Tuple[Any, List[int]]]) -> None:
         self._library = library
@@ -343,6 +344,9 @@ class KernelSequence:
                 self.name, len(self.param_names), ", ".join(self.param_names), len(args)))
         if workspace is None:
             workspace = self._workspace(args, kwargs) if self._num_workspace else []
+            if hasattr(stream, "cuda_stream"):   # a torch stream: the memory is in use there until the kernels end
+                for tensor in workspace:
+                    tensor.record_stream(stream)
         for kernel, values in self._arguments(args, workspace):
             kernel(*values, stream=stream)
 
