@@ -389,15 +389,14 @@ std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
     VariantParams params = variantParams(kernels, workspace);
     if (!params.error.empty()) bad(o, where, params.error);
     for (size_t k = 0; k < launched.size(); ++k) variant.steps.push_back({launched[k], params.kernelArgs[k]});
-    for (const ParamSpec *w : params.workspace) {
+    for (size_t wi = 0; wi < params.workspace.size(); ++wi) {
+      const ParamSpec *w = params.workspace[wi];
       LibraryWorkspace ws;
       ws.name = w->name;
       ws.dtype = w->dtype;
       ws.align = w->align;
       // The dims' names: the library's shape variables, then the ct parameters of the kernel declaring it.
-      const KernelSpec *owner = nullptr;
-      for (const KernelSpec *k : kernels)
-        if (!owner && k->findParam(w->name) >= 0) owner = k;
+      const KernelSpec *owner = kernels[params.workspaceOwner[wi]];
       std::vector<std::string> slots = lib->shapeVarNames;
       for (const auto &[name, value] : owner->ctParams) {
         slots.push_back(name);

@@ -59,7 +59,6 @@ struct LibraryVariant {
   const cake_kernel *kernel = nullptr;   // the first (often only) kernel it launches
   std::vector<LibraryStep> steps;        // every kernel it launches, in order
   std::vector<LibraryWorkspace> workspace;
-  bool single() const { return steps.size() == 1 && workspace.empty(); }
 };
 
 // The workspace of one call: each tensor's dims and byte offset in one buffer (256-byte aligned pieces).

@@ -28,8 +28,10 @@ std::string paramDifference(const ParamSpec &a, const ParamSpec &b) {
 VariantParams variantParams(const std::vector<const KernelSpec *> &kernels, const std::vector<std::string> &workspace) {
   VariantParams out;
   out.workspace.assign(workspace.size(), nullptr);
+  out.workspaceOwner.assign(workspace.size(), 0);
   std::vector<const ParamSpec *> seen;   // every name once, first declaration
-  for (const KernelSpec *k : kernels) {
+  for (size_t kernelIndex = 0; kernelIndex < kernels.size(); ++kernelIndex) {
+    const KernelSpec *k = kernels[kernelIndex];
     std::vector<int> args;
     for (const ParamSpec &p : k->params) {
       auto first = std::find_if(seen.begin(), seen.end(), [&](const ParamSpec *s) { return s->name == p.name; });
@@ -49,7 +51,10 @@ VariantParams variantParams(const std::vector<const KernelSpec *> &kernels, cons
         size_t index = static_cast<size_t>(w - workspace.begin());
         if (p.kind != CAKE_ARG_TENSOR && out.error.empty())
           out.error = "workspace '" + p.name + "' is not a tensor parameter";
-        if (!out.workspace[index]) out.workspace[index] = &p;
+        if (!out.workspace[index]) {
+          out.workspace[index] = &p;
+          out.workspaceOwner[index] = kernelIndex;
+        }
         args.push_back(-1 - static_cast<int>(index));
         continue;
       }

@@ -17,6 +17,8 @@ namespace cake::rt {
 struct VariantParams {
   std::vector<const ParamSpec *> signature;   // the caller's arguments, in order
   std::vector<const ParamSpec *> workspace;   // in the order of the "workspace" list
+  std::vector<size_t> workspaceOwner;         // per workspace: the first kernel declaring it (its compile-time
+                                              // parameters size the workspace's dims)
   // kernelArgs[k][p]: where parameter p of kernel k comes from: i >= 0 signature[i], -1 - w workspace[w]
   std::vector<std::vector<int>> kernelArgs;
   std::string error;   // empty when the kernels' parameters fit together

@@ -110,10 +110,9 @@ resolveShapeVars(const LibrarySpec &spec, const std::vector<BuiltVariant> &varia
   // A workspace is sized at dispatch from its dims: shape variables of the library and the compile-time
   // parameters of the first kernel that declares it (the runtime's loader reads the same).
   for (size_t v = 0; v < variants.size(); ++v)
-    for (const rt::ParamSpec *w : params[v].workspace) {
-      const rt::KernelSpec *owner = nullptr;
-      for (const rt::KernelSpec *k : variants[v].kernels())
-        if (!owner && k->findParam(w->name) >= 0) owner = k;
+    for (size_t wi = 0; wi < params[v].workspace.size(); ++wi) {
+      const rt::ParamSpec *w = params[v].workspace[wi];
+      const rt::KernelSpec *owner = variants[v].kernels()[params[v].workspaceOwner[wi]];
       for (const rt::Expr &dim : w->dims)
         for (const std::string &n : dim.names()) {
           bool known = std::any_of(out.begin(), out.end(), [&](const ShapeVarSource &x) { return x.name == n; }) ||
