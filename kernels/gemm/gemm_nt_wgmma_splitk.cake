@@ -1,27 +1,22 @@
 // gemm_nt_wgmma_splitk: C = A * B^T (bf16 in, f32 accumulation, bf16 out) for sm_90a with K split across
-// blocks: the bf16 GEMM library's kernel pair for K-heavy shapes with few output tiles (256 x 256 x 131072
-// has 4 tiles of 128 x 128: one tile per block leaves 128 of 132 SMs idle for the whole long K loop).
-// A[M, K] row-major, B[N, K] row-major (K-major, "B^T"), C[M, N] row-major, W[SPLITS, M, N] an f32 workspace
-// (the library allocates it for the call).  Any M, N (ragged edges) with K % 8 == 0 (TMA needs 16-byte row
-// strides) and N even (bf16 / f32 pairs).  Two kernels, launched in this order on one stream:
+// blocks: the bf16 GEMM library's split-K partial kernel for K-heavy shapes with few output tiles (256 x 256 x
+// 131072 has 4 tiles of 128 x 128: one tile per block leaves 128 of 132 SMs idle for the whole long K loop).
+// A[M, K] row-major, B[N, K] row-major (K-major, "B^T"), W[SPLITS, M, N] an f32 workspace (the library
+// allocates it for the call).  Any M, N (ragged edges) with K % 8 == 0 (TMA needs 16-byte row strides) and
+// N even (f32 pairs).  The library launches kernels/gemm/gemm_nt_splitk_reduce.cake after it on the same
+// stream: it sums the SPLITS slices into C.
 //
 // gemm_nt_wgmma_splitk_partial
 //   grid     (cdiv(N, BN), cdiv(M, BM), SPLITS) blocks of 128 * (BM / 64) + 32 threads; block (x, y, z)
 //            computes the partial product of tile (y, x) over k-tiles [z * KT / SPLITS, (z + 1) * KT / SPLITS)
 //            (KT = cdiv(K, BK) k-tiles; requires KT >= SPLITS, so no slice is empty) and stores it, in f32,
 //            to W[z, y*BM +: BM, x*BN +: BN] with plain stores: no atomics, no zero-filled workspace, and the
-//            sum below adds the slices in one fixed order (the result does not depend on block timing).
+//            reduce adds the slices in one fixed order (the result does not depend on block timing).
 //   roles    as gemm_nt_wgmma_tile.cake: math[BM / 64] warpgroups with wgmma m64nBNk16 into a 64 x BN f32
 //            accumulator each; one load warp whose elected lane issues the TMA copies of A [BM, BK] and
 //            B [BN, BK] per k-tile into an S-stage ring; full[s] (1 arrival + tx bytes), empty[s] (an elected
 //            lane of every consumer warp once the wgmma group that read stage s retired).
 //   edges    TMA zero-fills box elements outside A and B; the store is masked by W's last two dims.
-//
-// gemm_nt_wgmma_splitk_reduce
-//   grid     (cdiv(N, 2 * RT), M) blocks of RT threads; thread t of block (x, y) sums the SPLITS f32 pairs
-//            W[0 .. SPLITS - 1, y, 2 * (x * RT + t) +: 2] in slice order and stores the bf16 pair to C.
-//   traffic  SPLITS * M * N * 4 bytes read, M * N * 2 written: 1/K-th of the partial kernel's work per
-//            element, a few microseconds where the split pays.
 target sm_90a;
 
 kernel gemm_nt_wgmma_splitk_partial<BM = 128, BN = 128, BK = 64, S = 4, SPLITS = 4>(
@@ -83,25 +78,5 @@ kernel gemm_nt_wgmma_splitk_partial<BM = 128, BN = 128, BK = 64, S = 4, SPLITS =
       arrive empty[(k_count - 1) % S];   // release the last stage too (keeps every phase balanced)
     }
     store W[z, m0 + 64 * math.index, n0] <- acc;
-  }
-}
-
-kernel gemm_nt_wgmma_splitk_reduce<SPLITS = 4, RT = 128>(
-    C: bf16[M, N] align(16),
-    W: f32[SPLITS, M, N] align(16))
-  requires(N % 2 == 0, SPLITS >= 1, RT % 32 == 0, RT <= 1024)
-  grid(cdiv(N, 2 * RT), M) threads(RT)
-{
-  let n = 2 * (i32(block.x) * RT + i32(tid.x));
-  let m = i32(block.y);
-  if n < N {
-    var s0: f32 = 0.0;
-    var s1: f32 = 0.0;
-    for z in 0..SPLITS unroll {
-      let w = W[z, m, n +: 2];
-      s0 = s0 + w[0];
-      s1 = s1 + w[1];
-    }
-    C[m, n +: 2] = bf16x2(s0, s1);
   }
 }

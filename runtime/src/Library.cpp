@@ -12,6 +12,7 @@
 #include "VariantParams.h"
 
 #include <cstring>
+#include <map>
 
 namespace cake::rt {
 
@@ -101,6 +102,48 @@ std::vector<std::string> nameList(const std::string &origin, const std::string &
     out.push_back(item.string);
   }
   return out;
+}
+
+// A "then" step of a variant: a kernel of the variant's own module (a name) or of another manifest in the
+// library's folder ({"manifest", "kernel", ...}).
+struct Step {
+  std::string kernel;
+  std::string manifest;   // empty: the variant's
+};
+
+std::vector<Step> steps(const std::string &origin, const std::string &path, const JsonValue &variant) {
+  std::vector<Step> out;
+  const JsonValue *list = variant.find("then");
+  if (!list) return out;
+  std::string where = path + ".then";
+  if (!list->isArray()) bad(origin, where, "expected an array of kernel names or {\"manifest\", \"kernel\"} objects");
+  for (const JsonValue &item : list->items) {
+    Step step;
+    if (item.isString()) {
+      step.kernel = item.string;
+    } else if (item.isObject()) {
+      checkKeys(origin, where, item, {"manifest", "kernel", "source", "defines"});
+      step.kernel = member(origin, where, item, "kernel", JsonType::String).string;
+      step.manifest = member(origin, where, item, "manifest", JsonType::String).string;
+      if (!plainFileName(step.manifest))
+        bad(origin, where, "'" + step.manifest + "' is not a file name in the library's folder");
+    }
+    if (step.kernel.empty())
+      bad(origin, where, "expected an array of kernel names or {\"manifest\", \"kernel\"} objects");
+    out.push_back(std::move(step));
+  }
+  return out;
+}
+
+// The module of manifest file `name` in the library's folder, loaded once.
+const cake_module *stepModule(LibraryState &lib, std::map<std::string, const cake_module *> &loaded,
+                              const std::string &dir, const std::string &name) {
+  auto it = loaded.find(name);
+  if (it != loaded.end()) return it->second;
+  auto module = std::make_unique<cake_module>();
+  module->state = loadModuleFromFile(dir + name);
+  lib.stepModules.push_back(std::move(module));
+  return loaded[name] = lib.stepModules.back().get();
 }
 
 const cake_kernel *kernelNamed(const cake_module &module, const std::string &name) {
@@ -355,6 +398,7 @@ std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
   if (variants.items.empty()) bad(o, "variants", "a library has at least one variant");
   const std::string dir = directoryOf(path);
   std::vector<std::vector<const ParamSpec *>> signatures;   // per variant: the arguments it takes
+  std::map<std::string, const cake_module *> stepModules;   // manifest file -> module, of "then" steps
   for (size_t i = 0; i < variants.items.size(); ++i) {
     std::string where = "variants[" + std::to_string(i) + "]";
     const JsonValue &v = variants.items[i];
@@ -380,9 +424,17 @@ std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
     if (!variant.kernel) bad(o, where + ".kernel", manifest + " has no kernel '" + kernelName + "'");
     std::vector<const KernelSpec *> kernels{&specOf(variant.kernel)};
     std::vector<const cake_kernel *> launched{variant.kernel};
-    for (const std::string &name : nameList(o, where, v, "then")) {
-      launched.push_back(kernelNamed(*variant.module, name));
-      if (!launched.back()) bad(o, where + ".then", manifest + " has no kernel '" + name + "'");
+    for (const Step &step : steps(o, where, v)) {
+      const cake_module *module = variant.module.get();
+      if (!step.manifest.empty()) {
+        module = stepModule(*lib, stepModules, dir, step.manifest);
+        if (module->state->manifest().arch != variant.arch)
+          bad(o, where + ".then", step.manifest + " was built for " + module->state->manifest().arch + ", " +
+                                      manifest + " for " + variant.arch);
+      }
+      launched.push_back(kernelNamed(*module, step.kernel));
+      if (!launched.back())
+        bad(o, where + ".then", (step.manifest.empty() ? manifest : step.manifest) + " has no kernel '" + step.kernel + "'");
       kernels.push_back(&specOf(launched.back()));
     }
     std::vector<std::string> workspace = nameList(o, where, v, "workspace");

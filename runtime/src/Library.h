@@ -88,6 +88,8 @@ public:
   ExprProgram domainProgram;
   std::vector<LibraryVariant> variants;
   std::vector<LibraryEntry> entries;
+  // The modules of "then" steps built from other sources than their variant's (one per manifest file).
+  std::vector<std::unique_ptr<cake_module>> stepModules;
 
   // The target whose entries select() considers: set by setTarget (a given arch, or the device's compute
   // capability at the first launch).  Before that, every entry is eligible.

@@ -5,6 +5,7 @@
 #include "DType.h"
 
 #include <algorithm>
+#include <map>
 
 namespace cake::rt {
 
@@ -17,9 +18,32 @@ std::string kindText(const ParamSpec &p) {
 // "" when a and b declare the same parameter (name aside), else how b differs.
 std::string paramDifference(const ParamSpec &a, const ParamSpec &b) {
   if (a.kind != b.kind || a.dtype != b.dtype)
-    return "'" + b.name + "' is a " + kindText(b) + " instead of a " + kindText(a);
+    return "'" + b.name + "' is a " + kindText(b) + ", not a " + kindText(a);
   if (a.rank() != b.rank())
-    return "'" + b.name + "' has rank " + std::to_string(b.rank()) + " instead of " + std::to_string(a.rank());
+    return "'" + b.name + "' has rank " + std::to_string(b.rank()) + ", not " + std::to_string(a.rank());
+  return "";
+}
+
+const int64_t *ctValue(const KernelSpec &k, const std::string &name) {
+  for (const auto &[n, value] : k.ctParams)
+    if (n == name) return &value;
+  return nullptr;
+}
+
+// "" when tensor b of kernel kb has the dims of tensor a of kernel ka: the same expressions, and every
+// compile-time parameter they name with the same value in both kernels (P = 8 in one and P = 4 in the other
+// would size the buffer for one kernel and index it for the other).
+std::string dimsDifference(const ParamSpec &a, const KernelSpec &ka, const ParamSpec &b, const KernelSpec &kb) {
+  bool same = a.dims.size() == b.dims.size();
+  for (size_t d = 0; same && d < b.dims.size(); ++d) same = a.dims[d].text() == b.dims[d].text();
+  if (!same) return "'" + b.name + "' has other dims";
+  for (const Expr &dim : b.dims)
+    for (const std::string &name : dim.names()) {
+      const int64_t *va = ctValue(ka, name), *vb = ctValue(kb, name);
+      if ((va == nullptr) != (vb == nullptr) || (va && *va != *vb))
+        return "'" + b.name + "' has dims with " + name + " = " + (vb ? std::to_string(*vb) : "a shape variable") +
+               ", not " + (va ? std::to_string(*va) : "a shape variable");
+    }
   return "";
 }
 
@@ -30,6 +54,7 @@ VariantParams variantParams(const std::vector<const KernelSpec *> &kernels, cons
   out.workspace.assign(workspace.size(), nullptr);
   out.workspaceOwner.assign(workspace.size(), 0);
   std::vector<const ParamSpec *> seen;   // every name once, first declaration
+  std::map<const ParamSpec *, const KernelSpec *> owner;   // the kernel of each in `seen`
   for (size_t kernelIndex = 0; kernelIndex < kernels.size(); ++kernelIndex) {
     const KernelSpec *k = kernels[kernelIndex];
     std::vector<int> args;
@@ -37,14 +62,12 @@ VariantParams variantParams(const std::vector<const KernelSpec *> &kernels, cons
       auto first = std::find_if(seen.begin(), seen.end(), [&](const ParamSpec *s) { return s->name == p.name; });
       if (first != seen.end()) {
         std::string why = paramDifference(**first, p);
-        if (why.empty() && p.kind == CAKE_ARG_TENSOR) {
-          bool sameDims = (*first)->dims.size() == p.dims.size();
-          for (size_t d = 0; sameDims && d < p.dims.size(); ++d) sameDims = (*first)->dims[d].text() == p.dims[d].text();
-          if (!sameDims) why = "'" + p.name + "' has other dims";
-        }
-        if (!why.empty() && out.error.empty()) out.error = "kernel " + k->name + ": " + why + " than in an earlier kernel";
+        if (why.empty() && p.kind == CAKE_ARG_TENSOR) why = dimsDifference(**first, *owner[*first], p, *k);
+        if (!why.empty() && out.error.empty())
+          out.error = "kernel " + k->name + " disagrees with an earlier kernel: " + why;
       } else {
         seen.push_back(&p);
+        owner[&p] = k;
       }
       auto w = std::find(workspace.begin(), workspace.end(), p.name);
       if (w != workspace.end()) {

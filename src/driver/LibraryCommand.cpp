@@ -14,12 +14,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 namespace cake {
 
 namespace {
 
 namespace fs = std::filesystem;
+using library::BuiltKernel;
 using library::BuiltVariant;
 using library::LibrarySpec;
 
@@ -35,6 +37,79 @@ std::string locText(const SourceManager &sources, SourceRange range) {
   if (!range.valid()) return "";
   LineCol lc = sources.lineCol(range.begin);
   return std::string(sources.name(range.begin.file)) + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column);
+}
+
+// One cakec compilation of a library build: a source with its defines, built into FILE_STEM.cubin and its
+// manifest.
+struct CompileUnit {
+  std::string source;
+  std::map<std::string, int64_t> defines;
+  std::map<std::string, std::string> typeDefines;
+  std::vector<std::string> kernels;   // cakec --kernel (empty: all of the source's)
+  std::string arch;
+  std::vector<std::string> options;
+  std::string fileStem;               // the output's name (the first variant or step that needs it)
+  SourceRange range;                  // that variant's name in the spec
+  std::string what;                   // for the log: "variant v8", "variant v8, then[0]"
+};
+
+fs::path sourcePath(const std::string &source, const fs::path &specDir) {
+  fs::path p = source;
+  return (p.is_absolute() ? p : specDir / p).lexically_normal();
+}
+
+// What makes two units the same cubin: everything but the file name.
+std::string unitKey(const CompileUnit &u, const fs::path &specDir) {
+  nlohmann::json key = {sourcePath(u.source, specDir).string(), u.defines, u.typeDefines, u.kernels, u.arch, u.options};
+  return key.dump();
+}
+
+// Compiles `unit` (arch and options already checked); nullopt after a diagnostic, with `failure` set when
+// the build must stop (an internal or environment error).
+std::optional<BuiltKernel> compileUnit(const CompileUnit &unit, const fs::path &specDir, const BuildOptions &opts,
+                                       DiagnosticEngine &diags, ExitCode &failure) {
+  DriverOptions d;
+  d.inputPath = sourcePath(unit.source, specDir).string();
+  d.outputPath = (fs::path(opts.outDir) / (unit.fileStem + ".cubin")).string();
+  d.emit = EmitKind::Cubin;
+  if (!unit.arch.empty()) d.arch = parseArch(unit.arch);
+  d.defines = unit.defines;
+  d.typeDefines = unit.typeDefines;
+  d.kernels = unit.kernels;
+  d.ptxasPath = opts.ptxas;
+  d.verifyTimeoutMs = opts.verifyTimeoutMs;
+  d.color = opts.color;
+  d.noVerify = std::find(unit.options.begin(), unit.options.end(), "--no-verify") != unit.options.end();
+  std::cerr << "cakec library: " << unit.what << ": " << d.inputPath << "\n";
+  ExitCode code = runDriver(d, std::cout, std::cerr);
+  if (code == ExitCode::Internal || code == ExitCode::Environment) {
+    failure = code;
+    return std::nullopt;
+  }
+  if (code != ExitCode::Success) {
+    diags.report(DiagKind::LibraryVariantFailed, unit.range, unit.fileStem, d.inputPath);
+    return std::nullopt;
+  }
+  BuiltKernel b;
+  b.manifestFile = unit.fileStem + ".cubin.json";
+  ReadFileResult manifest = readFileBounded(d.outputPath + ".json", kMaxSpecBytes);
+  if (!manifest.ok())
+    throw InternalError("cakec library: the manifest " + d.outputPath + ".json just written cannot be read");
+  try {
+    b.manifest = std::make_shared<const rt::ManifestSpec>(rt::parseManifest(manifest.text));
+  } catch (const rt::ManifestError &e) {
+    throw InternalError("cakec library: the runtime refuses the manifest cakec wrote for " + unit.fileStem + ": " +
+                        e.what());
+  }
+  return b;
+}
+
+nlohmann::ordered_json definesJson(const std::map<std::string, int64_t> &defines,
+                                   const std::map<std::string, std::string> &typeDefines) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto &[name, value] : defines) j[name] = value;
+  for (const auto &[name, value] : typeDefines) j[name] = value;
+  return j;
 }
 
 // library.json (format `cake-library`, docs/library.md), keys in a fixed order.
@@ -62,16 +137,24 @@ std::string libraryJson(const LibrarySpec &spec, const std::vector<BuiltVariant>
     const library::VariantSpec &vs = spec.variants[i];
     nlohmann::ordered_json v;
     v["name"] = vs.name;
-    v["manifest"] = variants[i].manifestFile;
-    v["kernel"] = variants[i].manifest.kernels[variants[i].kernel].name;
-    if (!vs.then.empty()) v["then"] = vs.then;
+    v["manifest"] = variants[i].first.manifestFile;
+    v["kernel"] = variants[i].first.spec().name;
+    if (!vs.then.empty()) {
+      v["then"] = nlohmann::ordered_json::array();
+      for (size_t k = 0; k < vs.then.size(); ++k) {
+        const BuiltKernel &step = variants[i].then[k];
+        if (vs.then[k].source.empty())
+          v["then"].push_back(step.spec().name);
+        else
+          v["then"].push_back({{"manifest", step.manifestFile}, {"kernel", step.spec().name},
+                               {"source", vs.then[k].source}, {"defines", definesJson(vs.then[k].defines,
+                                                                                       vs.then[k].typeDefines)}});
+      }
+    }
     if (!vs.workspace.empty()) v["workspace"] = vs.workspace;
-    v["arch"] = variants[i].manifest.arch;
+    v["arch"] = variants[i].arch();
     v["source"] = vs.source;
-    nlohmann::ordered_json defines = nlohmann::ordered_json::object();
-    for (const auto &[name, value] : vs.defines) defines[name] = value;
-    for (const auto &[name, value] : vs.typeDefines) defines[name] = value;
-    v["defines"] = defines;
+    v["defines"] = definesJson(vs.defines, vs.typeDefines);
     j["variants"].push_back(v);
   }
   j["dispatch"] = nlohmann::ordered_json::array();
@@ -112,79 +195,72 @@ ExitCode runLibraryBuild(const BuildOptions &opts) {
     return finish(ExitCode::Environment);
   }
 
-  // 1. Compile every variant with the ordinary pipeline.
+  // 1. Compile every variant with the ordinary pipeline: its own source, and the source of each "then" step
+  //    that names another (one cubin per distinct source and defines, shared by the variants that use it).
   const fs::path specDir = fs::path(opts.spec).parent_path();
+  std::map<std::string, BuiltKernel> units;   // unitKey -> its manifest (kernel index unset)
   std::vector<BuiltVariant> built;
   for (const library::VariantSpec &v : spec->variants) {
-    DriverOptions d;
-    fs::path source = v.source;
-    d.inputPath = (source.is_absolute() ? source : specDir / source).lexically_normal().string();
-    d.outputPath = (fs::path(opts.outDir) / (v.name + ".cubin")).string();
-    d.emit = EmitKind::Cubin;
-    if (!v.arch.empty()) d.arch = parseArch(v.arch);
-    d.defines = v.defines;
-    d.typeDefines = v.typeDefines;
-    d.kernels = v.compile;
-    d.ptxasPath = opts.ptxas;
-    d.verifyTimeoutMs = opts.verifyTimeoutMs;
-    d.color = opts.color;
-    for (const std::string &o : v.options) {
-      if (o == "--no-verify")
-        d.noVerify = true;
-      else
+    if (!v.arch.empty() && !parseArch(v.arch)) {
+      diags.report(DiagKind::LibrarySpecMalformed, v.range, "unknown arch '" + v.arch + "' of variant '" + v.name + "'");
+      return finish(ExitCode::InputErrors);
+    }
+    for (const std::string &o : v.options)
+      if (o != "--no-verify") {
         diags.report(DiagKind::LibrarySpecMalformed, v.range,
                      "option '" + o + "' of variant '" + v.name + "' is not one a library variant takes (--no-verify)");
-    }
-    if (!v.arch.empty() && !d.arch)
-      diags.report(DiagKind::LibrarySpecMalformed, v.range,
-                   "unknown arch '" + v.arch + "' of variant '" + v.name + "'");
-    if (diags.hasErrors()) return finish(ExitCode::InputErrors);
-    std::cerr << "cakec library: variant " << v.name << ": " << d.inputPath << "\n";
-    ExitCode code = runDriver(d, std::cout, std::cerr);
-    if (code == ExitCode::Internal || code == ExitCode::Environment) return finish(code);
-    if (code != ExitCode::Success) {
-      diags.report(DiagKind::LibraryVariantFailed, v.range, v.name, d.inputPath);
-      continue;
-    }
-    BuiltVariant b;
-    b.manifestFile = v.name + ".cubin.json";
-    ReadFileResult manifest = readFileBounded(d.outputPath + ".json", kMaxSpecBytes);
-    if (!manifest.ok())
-      throw InternalError("cakec library: the manifest " + d.outputPath + ".json just written cannot be read");
-    try {
-      b.manifest = rt::parseManifest(manifest.text);
-    } catch (const rt::ManifestError &e) {
-      throw InternalError("cakec library: the runtime refuses the manifest cakec wrote for " + v.name + ": " +
-                          e.what());
-    }
-    const auto &kernels = b.manifest.kernels;
-    if (v.kernel.empty() && kernels.size() != 1) {
-      std::string names;
-      for (const auto &k : kernels) names += (names.empty() ? "" : ", ") + k.name;
-      diags.report(DiagKind::LibraryUnknownKernel, v.range, v.name,
-                   "its source has " + std::to_string(kernels.size()) + " kernels (" + names +
-                       "); name one with \"kernel\"");
-      continue;
-    }
-    bool found = v.kernel.empty();
-    for (size_t k = 0; k < kernels.size(); ++k)
-      if (kernels[k].name == v.kernel) {
-        b.kernel = k;
-        found = true;
+        return finish(ExitCode::InputErrors);
       }
-    if (!found) {
-      diags.report(DiagKind::LibraryUnknownKernel, v.range, v.name, "its source has no kernel '" + v.kernel + "'");
-      continue;
-    }
-    for (const std::string &name : v.then) {
-      auto k = std::find_if(kernels.begin(), kernels.end(), [&](const rt::KernelSpec &x) { return x.name == name; });
-      if (k == kernels.end())
-        diags.report(DiagKind::LibraryUnknownKernel, v.range, v.name, "its source has no kernel '" + name + "' (\"then\")");
+    // The kernel `name` of the unit compiled from `unit`; nullopt after a diagnostic (or with `failure` set).
+    ExitCode failure = ExitCode::Success;
+    auto kernelOf = [&](const CompileUnit &unit, const std::string &name, const std::string &what) -> std::optional<BuiltKernel> {
+      std::string key = unitKey(unit, specDir);
+      auto it = units.find(key);
+      if (it == units.end()) {
+        std::optional<BuiltKernel> compiled = compileUnit(unit, specDir, opts, diags, failure);
+        if (!compiled) return std::nullopt;
+        it = units.emplace(key, *compiled).first;
+      }
+      BuiltKernel k = it->second;
+      const auto &kernels = k.manifest->kernels;
+      if (name.empty() && kernels.size() != 1) {
+        std::string names;
+        for (const auto &x : kernels) names += (names.empty() ? "" : ", ") + x.name;
+        diags.report(DiagKind::LibraryUnknownKernel, v.range, v.name,
+                     "its source has " + std::to_string(kernels.size()) + " kernels (" + names +
+                         "); name one with \"kernel\"");
+        return std::nullopt;
+      }
+      auto found = std::find_if(kernels.begin(), kernels.end(), [&](const rt::KernelSpec &x) { return x.name == name; });
+      if (!name.empty() && found == kernels.end()) {
+        diags.report(DiagKind::LibraryUnknownKernel, v.range, v.name,
+                     (unit.source == v.source ? "its source" : unit.source) + " has no kernel '" + name + "'" + what);
+        return std::nullopt;
+      }
+      k.kernel = name.empty() ? 0 : static_cast<size_t>(found - kernels.begin());
+      return k;
+    };
+    CompileUnit own{v.source, v.defines, v.typeDefines, v.compile, v.arch, v.options, v.name, v.range, "variant " + v.name};
+    std::optional<BuiltKernel> first = kernelOf(own, v.kernel, "");
+    if (failure != ExitCode::Success) return finish(failure);
+    if (!first) continue;
+    BuiltVariant b;
+    b.first = *first;
+    bool complete = true;
+    for (size_t i = 0; i < v.then.size(); ++i) {
+      const library::StepSpec &step = v.then[i];
+      CompileUnit other{step.source, step.defines, step.typeDefines, {step.kernel}, v.arch, v.options,
+                        v.name + ".then" + std::to_string(i), v.range,
+                        "variant " + v.name + ", then[" + std::to_string(i) + "]"};
+      std::optional<BuiltKernel> k = kernelOf(step.source.empty() ? own : other, step.kernel, " (\"then\")");
+      if (failure != ExitCode::Success) return finish(failure);
+      if (k)
+        b.then.push_back(*k);
       else
-        b.then.push_back(static_cast<size_t>(k - kernels.begin()));
+        complete = false;
     }
     b.workspace = v.workspace;
-    built.push_back(std::move(b));
+    if (complete) built.push_back(std::move(b));
   }
   if (diags.hasErrors()) return finish(ExitCode::InputErrors);
 

@@ -210,22 +210,7 @@ private:
       variant.source = source->string;
       if (const JsonValue *k = v.find("kernel"); k && k->isString()) variant.kernel = k->string;
       if (const JsonValue *a = v.find("arch"); a && a->isString()) variant.arch = a->string;
-      if (const JsonValue *defines = v.find("defines")) {
-        if (!defines->isObject())
-          diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
-                        "\"defines\" of '" + variant.name + "' is an object");
-        else
-          for (size_t d = 0; d < defines->keys.size(); ++d) {
-            const JsonValue &value = defines->items[d];
-            if (value.isInt())
-              variant.defines[defines->keys[d]] = value.integer;
-            else if (value.isString())
-              variant.typeDefines[defines->keys[d]] = value.string;
-            else
-              diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
-                            "define '" + defines->keys[d] + "' of '" + variant.name + "' is an integer or a type name");
-          }
-      }
+      readDefines(v, "'" + variant.name + "'", variant.range, variant.defines, variant.typeDefines);
       for (const JsonValue &o :
            v.find("options") && v.find("options")->isArray() ? v.find("options")->items : std::vector<JsonValue>{})
         if (o.isString()) variant.options.push_back(o.string);
@@ -242,20 +227,78 @@ private:
           diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
                         "\"compile\" of '" + variant.name + "' leaves out its \"kernel\" '" + variant.kernel + "'");
       }
-      variant.then = names(v, "then", variant);
+      variant.then = steps(v, variant);
       variant.workspace = names(v, "workspace", variant);
       if (!variant.then.empty() && variant.kernel.empty())
         diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
                       "\"then\" of '" + variant.name + "' follows a \"kernel\": name the kernel launched first");
-      for (const std::string &k : variant.then)
-        if (!variant.compile.empty() && std::find(variant.compile.begin(), variant.compile.end(), k) == variant.compile.end())
+      for (const StepSpec &step : variant.then)
+        if (step.source.empty() && !variant.compile.empty() &&
+            std::find(variant.compile.begin(), variant.compile.end(), step.kernel) == variant.compile.end())
           diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
-                        "\"compile\" of '" + variant.name + "' leaves out kernel '" + k + "' of its \"then\"");
+                        "\"compile\" of '" + variant.name + "' leaves out kernel '" + step.kernel + "' of its \"then\"");
       spec.variants.push_back(std::move(variant));
     }
   }
 
-  // An optional array of identifiers (kernel or parameter names) of a variant.
+  // The optional "defines" of `object` (a variant or a step of one): integers and type names.
+  void readDefines(const JsonValue &object, const std::string &owner, SourceRange range,
+                   std::map<std::string, int64_t> &defines, std::map<std::string, std::string> &typeDefines) {
+    const JsonValue *list = object.find("defines");
+    if (!list) return;
+    if (!list->isObject()) {
+      diags_.report(DiagKind::LibrarySpecMalformed, range, "\"defines\" of " + owner + " is an object");
+      return;
+    }
+    for (size_t d = 0; d < list->keys.size(); ++d) {
+      const JsonValue &value = list->items[d];
+      if (value.isInt())
+        defines[list->keys[d]] = value.integer;
+      else if (value.isString())
+        typeDefines[list->keys[d]] = value.string;
+      else
+        diags_.report(DiagKind::LibrarySpecMalformed, range,
+                      "define '" + list->keys[d] + "' of " + owner + " is an integer or a type name");
+    }
+  }
+
+  // A variant's optional "then": kernel names of its own source, or {"source", "kernel", "defines"} objects
+  // naming a kernel of another source.
+  std::vector<StepSpec> steps(const JsonValue &v, const VariantSpec &variant) {
+    const JsonValue *list = v.find("then");
+    if (!list) return {};
+    std::vector<StepSpec> out;
+    bool ok = list->isArray() && !list->items.empty();
+    for (size_t i = 0; ok && i < list->items.size(); ++i) {
+      const JsonValue &k = list->items[i];
+      StepSpec step;
+      if (k.isString()) {
+        step.kernel = k.string;
+      } else if (k.isObject()) {
+        std::string owner = "step " + std::to_string(i) + " of '" + variant.name + "'";
+        checkKeys(k, " in the \"then\" of '" + variant.name + "'", {"source", "kernel", "defines"}, variant.range);
+        const JsonValue *source = k.find("source");
+        const JsonValue *kernel = k.find("kernel");
+        if (!source || !source->isString() || source->string.empty() || !kernel || !kernel->isString()) {
+          diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
+                        owner + " needs a \"source\" (.cake file) and a \"kernel\"");
+          return out;
+        }
+        step.source = source->string;
+        step.kernel = kernel->string;
+        readDefines(k, owner, variant.range, step.defines, step.typeDefines);
+      }
+      ok = std::regex_match(step.kernel, std::regex("[A-Za-z_][A-Za-z0-9_]*"));
+      if (ok) out.push_back(std::move(step));
+    }
+    if (!ok)
+      diags_.report(DiagKind::LibrarySpecMalformed, variant.range,
+                    "\"then\" of '" + variant.name + "' is a non-empty array of kernel names or "
+                    "{\"source\", \"kernel\", \"defines\"} objects");
+    return out;
+  }
+
+  // An optional array of identifiers (parameter names) of a variant.
   std::vector<std::string> names(const JsonValue &v, std::string_view key, const VariantSpec &variant) {
     const JsonValue *list = v.find(key);
     if (!list) return {};

@@ -5,7 +5,9 @@
 //    "variants": [{"name": "big", "source": "gemm.cake", "kernel": "gemm", "arch": "sm_90a",
 //                  "defines": {"BN": 256, "T": "bf16"}},
 //                 {"name": "splitk", "source": "splitk.cake", "kernel": "partial", "then": ["reduce"],
-//                  "workspace": ["W"]}, ...],
+//                  "workspace": ["W"]},
+//                 {"name": "splitk_other", "source": "other_partial.cake", "kernel": "partial", "workspace": ["W"],
+//                  "then": [{"source": "reduce.cake", "kernel": "reduce", "defines": {"SPLITS": 4}}]}, ...],
 //    "dispatch": [{"guard": "M >= 1024 && K % 64 == 0", "variant": "big"}, ..., {"fallback": true, "variant": "any"}]}
 //
 // readLibrarySpec() checks the spec's structure and reports every problem as a diagnostic located in the
@@ -24,6 +26,15 @@
 
 namespace cake::library {
 
+// A kernel a variant launches after its first ("then"): one of the variant's own source (a name), or one of
+// another source compiled with its own defines (an object).
+struct StepSpec {
+  std::string kernel;
+  std::string source;                               // empty: the variant's source, with the variant's defines
+  std::map<std::string, int64_t> defines;           // for `source`
+  std::map<std::string, std::string> typeDefines;
+};
+
 struct VariantSpec {
   std::string name;
   std::string source;                               // path relative to the spec's folder (or absolute)
@@ -34,7 +45,7 @@ struct VariantSpec {
   std::vector<std::string> options;                 // further cakec options (e.g. "--no-verify")
   std::vector<std::string> compile;                 // "compile": the kernels of the source built (cakec --kernel);
                                                     // empty: all of them
-  std::vector<std::string> then;                    // "then": kernels launched after `kernel`, in order
+  std::vector<StepSpec> then;                       // "then": kernels launched after `kernel`, in order
   std::vector<std::string> workspace;               // "workspace": parameters the runtime allocates per call
   SourceRange range;                                // its "name" in the spec
 };

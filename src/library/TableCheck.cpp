@@ -43,8 +43,8 @@ bool runsOn(const std::string &arch, const std::string &target) {
 }   // namespace
 
 std::vector<const rt::KernelSpec *> BuiltVariant::kernels() const {
-  std::vector<const rt::KernelSpec *> out{&manifest.kernels[kernel]};
-  for (size_t k : then) out.push_back(&manifest.kernels[k]);
+  std::vector<const rt::KernelSpec *> out{&first.spec()};
+  for (const BuiltKernel &k : then) out.push_back(&k.spec());
   return out;
 }
 
@@ -172,8 +172,8 @@ public:
     std::vector<std::string> targets = spec_.targets;
     if (targets.empty())
       for (const BuiltVariant &v : variants_)
-        if (std::find(targets.begin(), targets.end(), v.manifest.arch) == targets.end())
-          targets.push_back(v.manifest.arch);
+        if (std::find(targets.begin(), targets.end(), v.arch()) == targets.end())
+          targets.push_back(v.arch());
 
     // Shadowing: reachable on no target where the entry's variant runs.
     std::vector<bool> reachable(spec_.entries.size(), false), runsSomewhere(spec_.entries.size(), false);
@@ -181,7 +181,7 @@ public:
       z3::expr earlier = z3_.bool_val(false);
       std::vector<size_t> eligible;
       for (size_t i = 0; i < spec_.entries.size(); ++i) {
-        const std::string &arch = variants_[spec_.entries[i].variant].manifest.arch;
+        const std::string &arch = variants_[spec_.entries[i].variant].arch();
         if (!runsOn(arch, target)) continue;
         runsSomewhere[i] = true;
         eligible.push_back(i);
@@ -207,9 +207,9 @@ public:
         const EntrySpec &last = spec_.entries.back();
         const VariantSpec &fallback = spec_.variants[last.variant];
         auto d = diags_.report(DiagKind::LibraryGap, last.range, target, shapeOf(smallModel(s)));
-        if (!runsOn(variants_[last.variant].manifest.arch, target))
+        if (!runsOn(variants_[last.variant].arch(), target))
           d.note(fallback.range, "the fallback '" + fallback.name + "' is built for " +
-                                     variants_[last.variant].manifest.arch + ", which does not run on " + target);
+                                     variants_[last.variant].arch() + ", which does not run on " + target);
       }
     }
     for (size_t i = 0; i < spec_.entries.size(); ++i) {

@@ -22,18 +22,27 @@
 #include "library/LibrarySpec.h"
 #include "support/SourceManager.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace cake::library {
 
-struct BuiltVariant {
-  rt::ManifestSpec manifest;
-  size_t kernel = 0;                  // index into manifest.kernels
-  std::vector<size_t> then;           // the kernels launched after it ("then"), indices into manifest.kernels
-  std::vector<std::string> workspace; // parameters the runtime allocates ("workspace")
+// One kernel a variant launches, in the manifest of the cubin it was compiled into (a variant's own source, or
+// the source of a "then" step; several variants may share one).
+struct BuiltKernel {
+  std::shared_ptr<const rt::ManifestSpec> manifest;
   std::string manifestFile;           // file name in the output folder
+  size_t kernel = 0;                  // index into manifest->kernels
+  const rt::KernelSpec &spec() const { return manifest->kernels[kernel]; }
+};
 
+struct BuiltVariant {
+  BuiltKernel first;                  // the kernel the table dispatches to
+  std::vector<BuiltKernel> then;      // the kernels launched after it ("then"), in order
+  std::vector<std::string> workspace; // parameters the runtime allocates ("workspace")
+
+  const std::string &arch() const { return first.manifest->arch; }
   // Every kernel a call launches, in order.
   std::vector<const rt::KernelSpec *> kernels() const;
 };

@@ -2,6 +2,7 @@
 builds of rowscale.cake) loaded from Python - the variant picked by shape, the fallback for shapes outside
 every guard, explain(), errors, and launches through the fake driver."""
 
+import json
 import os
 import subprocess
 
@@ -138,6 +139,41 @@ def test_variant_of_two_kernels_with_a_workspace(lib, split_built, fake_cuda):
     small = cake.DevicePtr(0x7f0000000000, shape=(512, 64), dtype="f32")
     library(small, y)                                                   # the one-kernel fallback
     assert fake_cuda.last_function_name == b"rowsum"
+
+
+def test_then_step_from_its_own_cubin(lib, split_built, fake_cuda):
+    """A "then" step given as {"source", "kernel", "defines"} is a kernel of its own module: the loader finds it
+    in the step's manifest, and the call launches the partial kernel, then it, with the workspace the step's
+    defines size (P = 16)."""
+    from cakeir._dtypes import F32
+    fake_cuda.cc_major, fake_cuda.cc_minor = 8, 0
+    library = cake.load_library(split_built, arch="sm_80")
+    steps = library.variants["split_steps"]
+    assert [k.name for k in steps.kernels] == ["rowsum_partial", "rowsum_finish"]
+    assert steps.workspace_shapes((2048, 65536)) == [((16, 2048), F32)]      # W: f32[P = 16, M]
+    x = cake.DevicePtr(0x7f0000000000, shape=(2048, 65536), dtype="f32")
+    y = cake.DevicePtr(0x7f0000100000, shape=(2048,), dtype="f32")
+    w = cake.DevicePtr(0x7f0000200000, shape=(16, 2048), dtype="f32")
+    assert library.dispatch(x, y) is steps
+    launches = fake_cuda.launches
+    library(x, y, workspace=[w])
+    assert fake_cuda.launches == launches + 2
+    assert fake_cuda.last_function_name == b"rowsum_finish"
+
+
+def test_then_step_manifest_outside_the_folder(split_built, tmp_path, fake_cuda):
+    """A step's manifest is a file name in the library's folder, like a variant's."""
+    import shutil
+    folder = tmp_path / "lib"
+    shutil.copytree(split_built, folder)
+    doc = json.loads((folder / "library.json").read_text())
+    for v in doc["variants"]:
+        for step in v.get("then", []):
+            if isinstance(step, dict):
+                step["manifest"] = "../" + step["manifest"]
+    (folder / "library.json").write_text(json.dumps(doc))
+    with pytest.raises(cake.CakeError, match="not a file name in the library's folder"):
+        cake.load_library(str(folder), arch="sm_80")
 
 
 def test_workspace_through_the_c_api(lib, split_built, fake_cuda):
