@@ -3,7 +3,8 @@
 // neither TMA (16-byte row strides) nor cp.async (4-byte sources at least) can load them.  The wgmma
 // schedule of kernels/gemm/gemm_nt_wgmma_tile.cake (read its header for the consumers and the ring) with a
 // producer that loads through registers, and the element-wise epilogue of gemm_nt_wgmma_anyn.cake (odd N).
-// A[M, K], B[N, K], C[M, N] row-major.
+// A[M, K], B[N, K], C[M, N] row-major.  gemm_nt_wgmma_anyk_splitk_partial (after the main kernel) is its
+// split-K form.
 //
 // Schedule
 //   grid     (cdiv(N, BN), cdiv(M, BM)) blocks of 128 * (BM / 64) + 128 * P threads; block (x, y) computes
@@ -114,6 +115,85 @@ kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2>(
         C[m0 + rr, n0 + cc] = x;
       }
     }
+  }
+}
+
+// The split-K partial kernel for K % 8 != 0 (a library variant with kernels/gemm/gemm_nt_splitk_reduce.cake
+// after it): block (x, y, z) computes tile (y, x) over k-tiles [z KT / SPLITS, (z + 1) KT / SPLITS) with the
+// producers and consumers above and stores the f32 accumulator to W[z, y*BM +: BM, x*BN +: BN] (masked by W's
+// dims; f32 pairs, so N even).  For shapes with few output tiles: 64 x 4096 x 4100 has 64 tiles of 64 x 64.
+kernel gemm_nt_wgmma_anyk_splitk_partial<BM = 64, BN = 64, BK = 64, S = 4, P = 1, SPLITS = 2>(
+    A: bf16[M, K], B: bf16[N, K], W: f32[SPLITS, M, N] align(16))
+  requires(N % 2 == 0, cdiv(K, BK) >= SPLITS, SPLITS >= 1, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0,
+           BN <= 256, S >= 2, P >= 1, BM % (4 * P) == 0, BN % (4 * P) == 0)
+  grid(cdiv(N, BN), cdiv(M, BM), SPLITS) threads(128 * (BM / 64) + 128 * P)
+{
+  shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
+  shared b: bf16[S][BN, BK] swizzle(128B) align(1024);
+  mbarrier full[S] arrivals(128 * P);
+  mbarrier empty[S] arrivals(4 * (BM / 64));
+
+  if tid.x == 0 {
+    mbarrier.init full;
+    mbarrier.init empty;
+    fence.mbarrier_init;
+  }
+  syncthreads;
+
+  let n0 = i32(block.x) * BN;
+  let m0 = i32(block.y) * BM;
+  let z = i32(block.z);
+  let k_tiles = cdiv(K, BK);
+  let k_first = z * k_tiles / SPLITS;                  // this block's slice of the k-tiles
+  let k_count = (z + 1) * k_tiles / SPLITS - k_first;  // >= 1: k_tiles >= SPLITS
+
+  role load[P] = warpgroups(BM / 64..BM / 64 + P) {
+    let col = load.thread % 32;
+    let row = load.index * 4 + load.warp;
+    var ra: bf16[BM / (4 * P)][2];
+    var rb: bf16[BN / (4 * P)][2];
+    load_k_tile(ra, rb, k_first, m0, n0, row, col);
+    for j in 0..k_count {
+      let s = j % S;
+      wait empty[s] parity(((j / S) & 1) ^ 1);
+      for v in 0..BM / (4 * P) unroll {
+        for c in 0..2 unroll {
+          a[s][row + 4 * P * v, col + 32 * c] = ra[v][c];
+        }
+      }
+      for v in 0..BN / (4 * P) unroll {
+        for c in 0..2 unroll {
+          b[s][row + 4 * P * v, col + 32 * c] = rb[v][c];
+        }
+      }
+      fence.proxy_async;
+      arrive full[s];
+      if j + 1 < k_count {
+        load_k_tile(ra, rb, k_first + j + 1, m0, n0, row, col);
+      }
+    }
+  }
+
+  role math[BM / 64] = warpgroups(0..BM / 64) {
+    var acc: frag<wgmma_acc, f32, 64, BN, 16> = 0.0;
+    for j in 0..k_count {
+      let s = j % S;
+      wait full[s] parity((j / S) & 1);
+      wgmma.fence;
+      wgmma acc += a[s][64 * math.index +: 64, :] * b[s].T;
+      wgmma.commit;
+      wgmma.wait 1;
+      if j > 0 {
+        elect {
+          arrive empty[(j - 1) % S];
+        }
+      }
+    }
+    wgmma.wait 0;
+    elect {
+      arrive empty[(k_count - 1) % S];
+    }
+    store W[z, m0 + 64 * math.index, n0] <- acc;
   }
 }
 

@@ -21,6 +21,7 @@
 //            threads on consecutive columns i of one row of C (coalesced), each masked by row < M and
 //            column < N.
 //   smem     S * (64 + MT) * BK * 2 + 64 * (MT + 8) * 2 bytes: MT = 16, S = 8: 80 KB + 3 KB.
+//   split-K  gemm_nt_wgmma_decode_splitk_partial (after this kernel) is its split-K form.
 target sm_90a;
 
 kernel gemm_nt_wgmma_decode<MT = 16, BK = 64, S = 8>(
@@ -92,6 +93,88 @@ kernel gemm_nt_wgmma_decode<MT = 16, BK = 64, S = 8>(
       let x = cs[i, j];                  // read unconditionally: the shape decides only the global store
       if j < M - m0 && i < N - n0 {
         C[m0 + j, n0 + i] = x;
+      }
+    }
+  }
+}
+
+// The split-K form (a library variant with kernels/gemm/gemm_nt_splitk_reduce.cake after it): a few token rows
+// against a weight matrix with few 64-row tiles (8 x 4096 x 4096: 64 blocks for 132 SMs) streams B with more
+// blocks.  Block (x, y, z) computes the transposed tile over k-tiles [z KT / SPLITS, (z + 1) KT / SPLITS) as
+// above and writes its f32 product to W[z, y*MT +: MT, x*64 +: 64] through the shared tile (coalesced along
+// N, masked by W's dims).
+kernel gemm_nt_wgmma_decode_splitk_partial<MT = 16, BK = 64, S = 8, SPLITS = 2>(
+    A: bf16[M, K] tma(box=[MT, BK], swizzle=128B) align(16),
+    B: bf16[N, K] tma(box=[64, BK], swizzle=128B) align(16),
+    W: f32[SPLITS, M, N] align(16))
+  requires(K % 8 == 0, MT % 8 == 0, MT <= 64, BK * 2 == 128, S >= 2, cdiv(K, BK) >= SPLITS, SPLITS >= 1)
+  grid(cdiv(N, 64), cdiv(M, MT), SPLITS) threads(160)
+{
+  shared a: bf16[S][MT, BK] swizzle(128B) align(1024);
+  shared b: bf16[S][64, BK] swizzle(128B) align(1024);
+  mbarrier full[S] arrivals(1);
+  mbarrier empty[S] arrivals(4);
+  shared cs: f32[64, MT + 4] align(128);   // the transposed f32 tile, for the epilogue
+
+  if tid.x == 0 {
+    mbarrier.init full;
+    mbarrier.init empty;
+    fence.mbarrier_init;
+  }
+  syncthreads;
+
+  let n0 = i32(block.x) * 64;
+  let m0 = i32(block.y) * MT;
+  let z = i32(block.z);
+  let k_tiles = cdiv(K, BK);
+  let k_first = z * k_tiles / SPLITS;                  // this block's slice of the k-tiles
+  let k_count = (z + 1) * k_tiles / SPLITS - k_first;  // >= 1: k_tiles >= SPLITS
+
+  role load = warp(4) {
+    elect {
+      for j in 0..k_count {
+        let s = j % S;
+        wait empty[s] parity(((j / S) & 1) ^ 1);
+        arrive full[s] expect_tx((64 + MT) * BK * 2);
+        tma.load b[s] <- B[n0, (k_first + j) * BK] signal(full[s]);
+        tma.load a[s] <- A[m0, (k_first + j) * BK] signal(full[s]);
+      }
+    }
+  }
+
+  role math = warpgroup(0) {
+    var acc: frag<wgmma_acc, f32, 64, MT, 16> = 0.0;
+    for j in 0..k_count {
+      let s = j % S;
+      wait full[s] parity((j / S) & 1);
+      wgmma.fence;
+      wgmma acc += b[s] * a[s].T;
+      wgmma.commit;
+      wgmma.wait 1;
+      if j > 0 {
+        elect {
+          arrive empty[(j - 1) % S];
+        }
+      }
+    }
+    wgmma.wait 0;
+    elect {
+      arrive empty[(k_count - 1) % S];
+    }
+    store cs[0, 0] <- acc;
+  }
+
+  // every warp: W[z, m0 + j, n0 + i] = cs[i, j], masked by W's dims
+  syncthreads;
+  let t = i32(tid.x);
+  for v in 0..cdiv(64 * MT, 160) unroll {
+    let idx = v * 160 + t;
+    let i = idx % 64;
+    let jj = idx / 64;
+    if idx < 64 * MT {
+      let x = cs[i, jj];
+      if jj < M - m0 && i < N - n0 {
+        W[z, m0 + jj, n0 + i] = x;
       }
     }
   }

@@ -3,13 +3,15 @@
 // M - each checked exactly against A . B^T rounded to bf16 - for the library's tile shapes; the verifier
 // proves the hand-off (stores, fence.proxy_async, arrive full / wait full, wgmma), and a mutant of each part
 // of it is caught: no wait before the wgmma, the arrive before the stores, no fence, the stage released
-// before the wgmma that reads it retired.
+// before the wgmma that reads it retired.  Its split-K form (gemm_nt_wgmma_anyk_splitk_partial, then
+// kernels/gemm/gemm_nt_splitk_reduce.cake) is exact too, with k-tiles that do not divide evenly among the
+// splits (11 k-tiles over 3: 3, 4, 4) and a K tail inside the last one.
 // RUN: %python %S/Inputs/gemm_nt.py inputs %t.a.npy %t.b.npy 130 75 139
-// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --inputs %t.a.npy,%t.b.npy --outputs %t.c.npy
+// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk --inputs %t.a.npy,%t.b.npy --outputs %t.c.npy
 // RUN: %python %S/Inputs/gemm_nt.py check %t.a.npy %t.b.npy %t.c.npy | %FileCheck %s --check-prefix=P2
 // P2: ok 130 75
 // RUN: %python %S/Inputs/gemm_nt.py inputs %t.a1.npy %t.b1.npy 7 200 67
-// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake -D BM=64 -D BN=64 -D P=1 -D S=2 --inputs %t.a1.npy,%t.b1.npy --outputs %t.c1.npy
+// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk -D BM=64 -D BN=64 -D P=1 -D S=2 --inputs %t.a1.npy,%t.b1.npy --outputs %t.c1.npy
 // RUN: %python %S/Inputs/gemm_nt.py check %t.a1.npy %t.b1.npy %t.c1.npy | %FileCheck %s --check-prefix=P1
 // P1: ok 7 200
 // RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
@@ -28,5 +30,11 @@
 // RUN: not %cakec %t.release.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=RELEASE
 // RELEASE: overwrites 'a[0]' while math[0] may still read it [E0609]
 // RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake -D BM=64 -D BN=64 -D P=1 -v -o %t.cubin 2>&1 | %FileCheck %s --check-prefix=PTXAS
+// RUN: %python %S/Inputs/gemm_nt.py inputs %t.a2.npy %t.b2.npy 70 98 701
+// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk_splitk_partial -D SPLITS=3 --inputs A=%t.a2.npy,B=%t.b2.npy --outputs W=%t.w2.npy
+// RUN: %cakec run %kernels/gemm/gemm_nt_splitk_reduce.cake --kernel gemm_nt_splitk_reduce -D SPLITS=3 -D RT=32 --inputs W=%t.w2.npy --outputs C=%t.c2.npy
+// RUN: %python %S/Inputs/gemm_nt.py check %t.a2.npy %t.b2.npy %t.c2.npy | %FileCheck %s --check-prefix=SPLITK
+// SPLITK: ok 70 98
+// RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk_splitk_partial -D SPLITS=16 --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
 // PTXAS: gemm_nt_wgmma_anyk (sm_90a): {{[0-9]+}} registers, {{.*}} 0 bytes spill stores, 0 bytes spill loads
 target sm_90a;
