@@ -112,7 +112,7 @@ const char *cake_library_variant_name(const cake_library *library, size_t index)
 
 const cake_kernel *cake_library_variant_kernel(const cake_library *library, size_t index) {
   if (!library || index >= library->state->variants.size()) return nullptr;
-  return library->state->variants[index].kernel;
+  return library->state->variants[index].steps.front().kernel;
 }
 
 size_t cake_library_num_entries(const cake_library *library) { return library ? library->state->entries.size() : 0; }

@@ -420,10 +420,10 @@ std::unique_ptr<LibraryState> loadLibrary(const std::string &pathIn) {
     std::string arch = optionalString(o, where, v, "arch");
     if (!arch.empty() && arch != variant.arch)
       bad(o, where + ".arch", "says " + arch + " but " + manifest + " was built for " + variant.arch);
-    variant.kernel = kernelNamed(*variant.module, kernelName);
-    if (!variant.kernel) bad(o, where + ".kernel", manifest + " has no kernel '" + kernelName + "'");
-    std::vector<const KernelSpec *> kernels{&specOf(variant.kernel)};
-    std::vector<const cake_kernel *> launched{variant.kernel};
+    const cake_kernel *first = kernelNamed(*variant.module, kernelName);
+    if (!first) bad(o, where + ".kernel", manifest + " has no kernel '" + kernelName + "'");
+    std::vector<const KernelSpec *> kernels{&specOf(first)};
+    std::vector<const cake_kernel *> launched{first};
     for (const Step &step : steps(o, where, v)) {
       const cake_module *module = variant.module.get();
       if (!step.manifest.empty()) {

@@ -56,8 +56,7 @@ struct LibraryVariant {
   std::string name;
   std::string arch;   // the variant's target, from its manifest
   std::unique_ptr<cake_module> module;
-  const cake_kernel *kernel = nullptr;   // the first (often only) kernel it launches
-  std::vector<LibraryStep> steps;        // every kernel it launches, in order
+  std::vector<LibraryStep> steps;        // every kernel it launches, in order (at least one)
   std::vector<LibraryWorkspace> workspace;
 };
 

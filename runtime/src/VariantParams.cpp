@@ -18,9 +18,9 @@ std::string kindText(const ParamSpec &p) {
 // "" when a and b declare the same parameter (name aside), else how b differs.
 std::string paramDifference(const ParamSpec &a, const ParamSpec &b) {
   if (a.kind != b.kind || a.dtype != b.dtype)
-    return "'" + b.name + "' is a " + kindText(b) + ", not a " + kindText(a);
+    return "'" + b.name + "' is a " + kindText(b) + " instead of a " + kindText(a);
   if (a.rank() != b.rank())
-    return "'" + b.name + "' has rank " + std::to_string(b.rank()) + ", not " + std::to_string(a.rank());
+    return "'" + b.name + "' has rank " + std::to_string(b.rank()) + " instead of " + std::to_string(a.rank());
   return "";
 }
 
@@ -42,7 +42,7 @@ std::string dimsDifference(const ParamSpec &a, const KernelSpec &ka, const Param
       const int64_t *va = ctValue(ka, name), *vb = ctValue(kb, name);
       if ((va == nullptr) != (vb == nullptr) || (va && *va != *vb))
         return "'" + b.name + "' has dims with " + name + " = " + (vb ? std::to_string(*vb) : "a shape variable") +
-               ", not " + (va ? std::to_string(*va) : "a shape variable");
+               " instead of " + (va ? std::to_string(*va) : "a shape variable");
     }
   return "";
 }

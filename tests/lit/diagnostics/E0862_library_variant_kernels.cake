@@ -9,4 +9,4 @@ target sm_80;
 // A "then" step compiled with other defines than its variant: the workspace W: f32[P, M] would be sized with
 // P = 8 and read with P = 4.
 // RUN: rm -rf %t3 && %expect-exit 1 %cakec library build %S/../library/Inputs/split_bad_steps.json -o %t3 2>&1 | %FileCheck %s --check-prefix=STEPS
-// STEPS: split_bad_steps.json:6:14: error: variant 'split': kernel rowsum_finish disagrees with an earlier kernel: 'W' has dims with P = 4, not 8 [E0862]
+// STEPS: split_bad_steps.json:6:14: error: variant 'split': kernel rowsum_finish disagrees with an earlier kernel: 'W' has dims with P = 4 instead of 8 [E0862]
