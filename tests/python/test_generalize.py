@@ -136,3 +136,38 @@ def test_a_refused_shape_costs_the_fallback_and_an_all_refused_leaf_is_the_fallb
     # Over both shapes v8 has no regret (N = 3 reaches the fallback through v8's guard): one leaf, no split.
     leaves = gen.fit_tree([{"M": 64, "N": 8}, {"M": 64, "N": 3}], NAMES, times, ["v8", "any"], 4, "any")
     assert [(leaf.variant, leaf.path) for leaf in leaves] == [("v8", [])]
+
+
+def test_a_derived_feature_splits_at_its_own_threshold(lib):
+    """Wide tiles win unless the narrow tile's count fits one wave of 66 pairs: a split on M or N taken between
+    training shapes would hold only near them, the feature's threshold holds for every shape."""
+    feature = gen.Feature("cdiv(M, 256) * cdiv(N, 144)", [66, 132])
+
+    def times_at(shapes):
+        times = {"narrow": {}, "wide": {}}
+        for s in shapes:
+            k = gen.shape_key(s, NAMES)
+            one_wave = feature.value(s) <= 66
+            times["narrow"][k] = 1.0 if one_wave else 3.0
+            times["wide"][k] = 2.0
+        return times
+
+    train = [{"M": m, "N": n} for m, n in ((1536, 1536), (2048, 2048), (4096, 4096), (1024, 1024), (512, 8192))]
+    leaves = gen.fit_tree(train, NAMES, times_at(train), ["narrow", "wide"], 2, features=[feature])
+    assert sum(leaf.cost for leaf in leaves) == pytest.approx(0.0)
+    assert [c.text() for c in leaves[0].path] == ["(cdiv(M, 256) * cdiv(N, 144)) <= 66"]
+    entries = gen.table_from_leaves(leaves, "wide", {})
+    held_out = [{"M": 256, "N": 9000}, {"M": 2304, "N": 1000}, {"M": 2560, "N": 1600}, {"M": 768, "N": 3500}]
+    times = times_at(held_out)
+    for s in held_out:   # the best variant at every shape the fit never saw
+        k = gen.shape_key(s, NAMES)
+        assert gen.choose(entries, s) == min(times, key=lambda v: times[v][k])
+
+
+def test_features_are_read_from_the_candidates_and_checked():
+    spec = {"features": [{"expr": "cdiv(M, 128) * cdiv(N, 128)", "thresholds": [132]}], "variants": []}
+    (feature,) = gen.read_features(spec)
+    assert "features" not in spec and feature.thresholds == [132]
+    with pytest.raises(ValueError, match="features\\[0\\]"):
+        gen.read_features({"features": [{"expr": "M", "thresholds": [1.5]}]})
+

@@ -11,13 +11,20 @@ CANDIDATES.json is a library spec (format cake-library-spec) whose "dispatch" is
    --estimate --shape .. --json -D ..`; a shape the variant's `requires` refuses is infeasible).
 2. pruning: a candidate that is never within --prune x of the best on any training shape is dropped.
 3. buckets: a regression tree with at most --max-leaves leaves over shape features - thresholds on each shape
-   variable and divisibility by 2, 8, 16, 64, 128, 256 - grown greedily to minimise the summed log regret
+   variable and divisibility by 2, 8, 16, 64, 128, 256, and the candidates' derived "features" (below) at
+   their given thresholds - grown greedily to minimise the summed log regret
    (log of chosen time / best time) of the training shapes, each leaf taking the variant with the least regret
    in it.  Leaves become dispatch entries whose guard is the leaf's path plus the variant's `requires` clauses
    (compile-time parameters replaced by their values), so a guard never admits a shape its variant refuses;
    the fallback ends the table.  `cakec library build` then proves the table (overlap, gaps, requires).
 4. validation (with --validate shapes.json, sets never used to choose: "held_out", "boundary", "tail"): the
    geometric mean and worst of chosen/best per set, and every shape where the table's choice is infeasible.
+
+A derived feature is an expression over the shape variables in the manifest language with the thresholds worth
+testing, given in CANDIDATES.json as "features": [{"expr": "cdiv(M, 256) * cdiv(N, 144)", "thresholds": [66, 132]},
+...] - e.g. the tile count of a tile width at whole waves of the GPU: a split "<= 66" there is "one wave" for every
+shape, where a threshold on M or N taken between two training shapes would hold only near them.  A leaf's guard
+then tests the expression itself.
 
 Shape files are JSON lists of objects ({"M": 4096, "N": 4096, "K": 4096}), {"sets": {name: [...]}}, or a file
 with a "shapes" list such as times.json itself, which is the default training set when --train is not given.
@@ -61,16 +68,45 @@ class Condition:
         return v % self.value != 0
 
     def text(self) -> str:
+        var = self.var if self.var.isidentifier() else "(%s)" % self.var   # a derived feature's expression
         if self.op in ("<=", ">"):
-            return "%s %s %d" % (self.var, self.op, self.value)
-        return "%s %% %d %s 0" % (self.var, self.value, "==" if self.op == "%==" else "!=")
+            return "%s %s %d" % (var, self.op, self.value)
+        return "%s %% %d %s 0" % (var, self.value, "==" if self.op == "%==" else "!=")
 
     def negation(self) -> "Condition":
         return Condition(self.var, {"<=": ">", ">": "<=", "%==": "%!=", "%!=": "%=="}[self.op], self.value)
 
 
-def candidate_splits(shapes: Sequence[Shape], names: Sequence[str]) -> List[Condition]:
-    splits = []
+class Feature:
+    """A derived shape feature: an expression over the shape variables and the thresholds a split may use."""
+
+    def __init__(self, expr: str, thresholds: Sequence[int]) -> None:
+        self.expr, self.thresholds = expr, list(thresholds)
+
+    def value(self, shape: Shape) -> int:
+        from . import eval_expression
+        return eval_expression(self.expr, **{k: v for k, v in shape.items() if k.isidentifier()})
+
+
+def read_features(spec: Dict[str, Any]) -> List[Feature]:
+    """The candidates' "features" (removed from the spec: the library's spec has no such key)."""
+    out = []
+    for i, f in enumerate(spec.pop("features", [])):
+        if not isinstance(f, dict) or not isinstance(f.get("expr"), str) or not f.get("thresholds") or \
+                not all(isinstance(t, int) for t in f["thresholds"]):
+            raise ValueError("features[%d] is {\"expr\": EXPRESSION, \"thresholds\": [integers]}" % i)
+        out.append(Feature(f["expr"], f["thresholds"]))
+    return out
+
+
+def with_features(shapes: Sequence[Shape], features: Sequence[Feature]) -> List[Shape]:
+    """Each shape with its features' values added under their expressions (shape_key ignores them)."""
+    return [dict(s, **{f.expr: f.value(s) for f in features}) for s in shapes]
+
+
+def candidate_splits(shapes: Sequence[Shape], names: Sequence[str],
+                     features: Sequence[Feature] = ()) -> List[Condition]:
+    splits = [Condition(f.expr, "<=", t) for f in features for t in f.thresholds]
     for n in names:
         values = sorted({s[n] for s in shapes})
         for a, b in zip(values, values[1:]):
@@ -121,13 +157,15 @@ class Leaf:
 
 def fit_tree(shapes: List[Shape], names: Sequence[str], times: Dict[str, Dict[str, float]], variants: Sequence[str],
              max_leaves: int, fallback: Optional[str] = None,
-             preferred: Optional[Set[Tuple[str, int]]] = None) -> List[Leaf]:
+             preferred: Optional[Set[Tuple[str, int]]] = None, features: Sequence[Feature] = ()) -> List[Leaf]:
     """Greedy best-first growth: split the leaf whose best split lowers the total regret most (with `fallback`,
     a shape a leaf's variant refuses is costed at the fallback's time: see regret).  Of splits that lower it
     equally, a divisibility split `v % d == 0` with (v, d) in `preferred` (the conditions the candidates'
     `requires` state, see requires_divisors) is taken first: where the training shapes cannot tell `K % 2` from
-    `K % 8`, the kernels' own condition is the one that holds for the shapes not seen."""
+    `K % 8`, the kernels' own condition is the one that holds for the shapes not seen.  `features` add their
+    thresholds to the candidate splits."""
     preferred = preferred or set()
+    shapes = with_features(shapes, features)
     is_preferred = lambda c: c is not None and c.op == "%==" and (c.var, c.value) in preferred  # noqa: E731
     keys_of = lambda group: [shape_key(s, names) for s in group]  # noqa: E731
     best = {}
@@ -142,7 +180,7 @@ def fit_tree(shapes: List[Shape], names: Sequence[str], times: Dict[str, Dict[st
         split: Optional[Condition] = None
         parts: Any = None
         for i, leaf in enumerate(leaves):
-            for cond in candidate_splits(leaf.shapes, names):
+            for cond in candidate_splits(leaf.shapes, names, features):
                 yes = [s for s in leaf.shapes if cond.holds(s)]
                 no = [s for s in leaf.shapes if not cond.holds(s)]
                 if not yes or not no:
@@ -315,6 +353,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         spec = json.load(f)
     spec_dir = os.path.dirname(os.path.abspath(args.candidates))
     fallback = spec.pop("fallback")
+    features = read_features(spec)
     if not args.train:
         if not args.times:
             ap.error("give --train (with --estimate, or a --times file without a \"shapes\" list)")
@@ -342,7 +381,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     guards = {v["name"]: requires_guards(variant_manifest(v, spec_dir, args.cakec), v.get("kernel", ""), names)
               for v in variants if v["name"] in kept}
     leaves = fit_tree(train, names, times, kept, args.max_leaves, fallback,
-                      requires_divisors(g for gs in guards.values() for g in gs))
+                      requires_divisors(g for gs in guards.values() for g in gs), features)
     spec["variants"] = [v for v in variants if v["name"] in kept]
     spec["dispatch"] = table_from_leaves(leaves, fallback, guards)
     with open(args.output, "w", encoding="utf-8") as f:
