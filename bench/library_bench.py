@@ -68,6 +68,23 @@ def gemm_shapes():
     return out
 
 
+def held_out_shapes(count=32, seed=2026):
+    """(M, N, K) triples the tables were never fitted to (--set held_out): M log-uniform in 1..64 (decode) for one
+    shape in four, else in 128..16384; N and K log-uniform in 256..16384, one in four of them not a multiple of 8;
+    M N K <= 2^37 (a few ms of torch at most); seeded so every run measures the same shapes, none of them a
+    training shape."""
+    import random
+    rng = random.Random(seed)
+    train, out = set(gemm_shapes()), []
+    while len(out) < count:
+        m = int(round(2 ** (rng.uniform(0, 6) if rng.random() < 0.25 else rng.uniform(7, 14))))
+        n, k = (int(round(2 ** rng.uniform(8, 14))) for _ in range(2))
+        n, k = (x if rng.random() < 0.25 else max(8, x // 8 * 8) for x in (n, k))
+        if m * n * k <= 2 ** 37 and (m, n, k) not in train and (m, n, k) not in out:
+            out.append((m, n, k))
+    return out
+
+
 def gemm_work(m, n, k):
     """The compulsory work of C = A . B^T in bf16: A and B read once, C written once, 2 M N K tensor flops."""
     return Work(read_bytes=2.0 * (m * k + n * k), write_bytes=2.0 * m * n, tensor_flops=2.0 * m * n * k)
@@ -161,6 +178,8 @@ def main():
     ap.add_argument("--library", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--all-variants", action="store_true")
+    ap.add_argument("--set", choices=("train", "held_out"), default="train",
+                    help="the shapes: gemm_shapes() (the tables are fitted to them) or held_out_shapes()")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--limit", type=int, default=0, help="only the first N shapes (smoke runs)")
     ap.add_argument("--budget-s", type=float, default=0.0,
@@ -175,7 +194,7 @@ def main():
     machine = load_machine("h200")
     records, times, variant_checks = [], {}, {}
     rates = {}   # variant -> the most flops per ms it has reached so far (the shapes run from small to large)
-    shapes = gemm_shapes()[: args.limit or None]
+    shapes = (gemm_shapes() if args.set == "train" else held_out_shapes())[: args.limit or None]
     num_sms = torch.cuda.get_device_properties(0).multi_processor_count
     skipped = []
     for m, n, k in shapes:
@@ -250,7 +269,7 @@ def write_files(args, lib, records, skipped, times, variant_checks, shapes):
     """library_bench.json (and times.json with --all-variants) as they stand: rewritten after every shape."""
     summary = summarize(records)
     summary["not_run_budget"] = skipped
-    doc = {"command": " ".join(sys.argv), "device": args.device, "library": lib.name,
+    doc = {"command": " ".join(sys.argv), "device": args.device, "library": lib.name, "set": args.set,
            "entries": lib.entries, "summary": summary, "records": records}
     with open(os.path.join(args.out, "library_bench.json"), "w") as f:
         f.write(measure.dumps(doc))
