@@ -178,6 +178,8 @@ def main():
     ap.add_argument("--library", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--all-variants", action="store_true")
+    ap.add_argument("--variants", default="",
+                    help="with --all-variants: time only these variants (comma-separated names)")
     ap.add_argument("--set", choices=("train", "held_out"), default="train",
                     help="the shapes: gemm_shapes() (the tables are fitted to them) or held_out_shapes()")
     ap.add_argument("--seed", type=int, default=1234)
@@ -227,7 +229,10 @@ def main():
         rec["torch_wall_us"] = wall_us(lambda: torch.matmul(a, b.t(), out=out))
         if args.all_variants:
             rec["variants"] = {}
+            only = set(args.variants.split(",")) if args.variants else None
             for name, kernel in lib.variants.items():
+                if only is not None and name not in only:
+                    continue
                 try:
                     if workspace_bytes(lib, kernel, m, n, k) > WORKSPACE_LIMIT:
                         raise cakeir.CakeRequirementError("workspace above the bench's limit")
