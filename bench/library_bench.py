@@ -182,6 +182,8 @@ def main():
                     help="with --all-variants: time only these variants (comma-separated names)")
     ap.add_argument("--set", choices=("train", "held_out"), default="train",
                     help="the shapes: gemm_shapes() (the tables are fitted to them) or held_out_shapes()")
+    ap.add_argument("--held-out-seed", type=int, default=2026,
+                    help="the seed of held_out_shapes(): a new seed draws shapes no table was ever fitted to")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--limit", type=int, default=0, help="only the first N shapes (smoke runs)")
     ap.add_argument("--budget-s", type=float, default=0.0,
@@ -196,7 +198,7 @@ def main():
     machine = load_machine("h200")
     records, times, variant_checks = [], {}, {}
     rates = {}   # variant -> the most flops per ms it has reached so far (the shapes run from small to large)
-    shapes = (gemm_shapes() if args.set == "train" else held_out_shapes())[: args.limit or None]
+    shapes = (gemm_shapes() if args.set == "train" else held_out_shapes(seed=args.held_out_seed))[: args.limit or None]
     num_sms = torch.cuda.get_device_properties(0).multi_processor_count
     skipped = []
     for m, n, k in shapes:

@@ -267,7 +267,7 @@ ExitCode runLibraryBuild(const BuildOptions &opts) {
   // 2. Signatures, shape variables, then the dispatch table.
   auto shapeVars = library::resolveShapeVars(*spec, built, diags);
   if (!shapeVars) return finish(ExitCode::InputErrors);
-  library::checkDispatchTable(*spec, built, *shapeVars, sources, diags, opts.verifyTimeoutMs);
+  library::checkDispatchTable(*spec, built, *shapeVars, sources, diags, std::max(opts.verifyTimeoutMs, spec->tableCheckMs));
   if (diags.hasErrors()) return finish(ExitCode::InputErrors);
 
   // 3. library.json, through a temporary file renamed into place.
@@ -303,7 +303,8 @@ int runLibraryCommand(int argc, char **argv) {
   build->add_option("--ptxas", opts.ptxas, "the ptxas to run (default: as cakec finds it)");
   build->add_option(
       "--verify-timeout", opts.verifyTimeoutMs,
-      "milliseconds per solver query, for the variants' verification and the table checks (default 10000)");
+      "milliseconds per solver query, for the variants' verification and the table checks (default 10000; the "
+      "spec's \"table_check_ms\" raises it for the table checks)");
   build->add_flag("--color", opts.color, "color the diagnostics");
   try {
     app.parse(argc, argv);

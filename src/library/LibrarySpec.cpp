@@ -64,7 +64,8 @@ public:
     }
     LibrarySpec spec;
     spec.path = std::move(path);
-    checkKeys(root, "", {"format", "version", "name", "shape_vars", "domain", "targets", "variants", "dispatch"});
+    checkKeys(root, "",
+              {"format", "version", "name", "shape_vars", "domain", "targets", "table_check_ms", "variants", "dispatch"});
     const JsonValue *format = root.find("format");
     if (!format || !format->isString() || format->string != "cake-library-spec")
       malformed("format", "\"format\" must be \"cake-library-spec\"");
@@ -85,6 +86,12 @@ public:
         malformed("targets", "\"targets\" lists archs such as \"sm_90a\"");
       else
         spec.targets.push_back(v.string);
+    }
+    if (const JsonValue *ms = root.find("table_check_ms")) {
+      if (!ms->isInt() || ms->integer < 1000 || ms->integer > 600000)
+        malformed("table_check_ms", "\"table_check_ms\" is the solver's milliseconds per table query, 1000..600000");
+      else
+        spec.tableCheckMs = static_cast<unsigned>(ms->integer);
     }
     if (const JsonValue *domain = root.find("domain")) {
       spec.domainRange = rangeOfKey("domain", 0, 0);

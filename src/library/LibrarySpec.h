@@ -64,6 +64,7 @@ struct LibrarySpec {
   rt::Expr domain;                      // empty: every shape
   SourceRange domainRange;
   std::vector<std::string> targets;   // empty: the variants' own archs
+  unsigned tableCheckMs = 0;          // "table_check_ms": a larger solver budget per table query (0: none)
   std::vector<VariantSpec> variants;
   std::vector<EntrySpec> entries;
 };

@@ -186,7 +186,7 @@ public:
         runsSomewhere[i] = true;
         eligible.push_back(i);
         z3::expr reach = domain && !earlier && guards[i];
-        auto sat = check(reach, "whether entry " + std::to_string(i) + " is reachable on " + target);
+        auto sat = check(reach, "whether entry " + std::to_string(i) + " is reachable on " + target, i);
         if (!sat) return;
         if (*sat == z3::sat) {
           reachable[i] = true;
@@ -252,12 +252,13 @@ private:
     return s;
   }
 
-  std::optional<z3::check_result> check(const z3::expr &e, const std::string &what) {
+  // `at`: the entry the question is about (its guard is where the diagnostic points).
+  std::optional<z3::check_result> check(const z3::expr &e, const std::string &what, size_t at) {
     z3::solver s = solver();
     s.add(e);
     z3::check_result r = s.check();
     if (r == z3::unknown) {
-      diags_.report(DiagKind::LibraryUnproven, spec_.entries.back().range, what, s.reason_unknown());
+      diags_.report(DiagKind::LibraryUnproven, spec_.entries[at].range, what, s.reason_unknown());
       return std::nullopt;
     }
     return r;

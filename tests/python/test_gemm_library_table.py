@@ -1,6 +1,6 @@
 """kernels/gemm/library_bf16_sm90.json: every shape of the domain, ragged and odd ones included, has a
-tensor-core entry ahead of the SIMT fallback (the catch-alls for N % 8 != 0 behind a TMA-epilogue guard, odd N
-behind the 64 x 32 tile's, and K % 8 != 0), evaluated with the runtime's expression evaluator."""
+tensor-core entry ahead of the SIMT fallback (N % 8 != 0 where the TMA-epilogue kernel needs N % 8 == 0, odd N,
+K % 8 != 0), and the tile width follows whole waves; evaluated with the runtime's expression evaluator."""
 
 import itertools
 import json
@@ -19,7 +19,19 @@ def test_no_shape_of_the_grid_falls_to_the_simt_fallback():
     for m, n, k in itertools.product(sizes, sizes, (1, 7, 64, 256, 1004, 4096, 4099, 65536)):
         chosen[(m, n, k)] = gen.choose(spec["dispatch"], {"M": m, "N": n, "K": k})
     assert not [s for s, v in chosen.items() if v == "simt"]
-    # the classes the catch-alls serve
-    assert chosen[(4097, 4098, 256)] == "persistent_bn256"     # N % 8 != 0: no TMA-epilogue kernel
+    # the classes the later entries serve
+    assert chosen[(4097, 4098, 256)].startswith("persistent_bn")   # N % 8 != 0: no TMA-epilogue kernel
     assert chosen[(200, 1001, 4096)] == "anyn_64x64_s4"        # odd N with M <= 320 and K > 2176
-    assert chosen[(1000, 1000, 1004)] == "anyk_128x128_p2"     # K % 8 != 0
+    assert chosen[(1000, 1000, 1004)] == "anyk_64x64_p1"       # K % 8 != 0, fewer than 66 tiles of 128 x 128
+
+
+def test_the_tile_width_follows_whole_waves():
+    """The persistent and TMA-epilogue widths are chosen by wave cost (waves of 66 tile pairs x width x a
+    per-width efficiency): the width changes with how the tiles fall on 132 SMs, not with a size threshold."""
+    spec = json.load(open(SPEC))
+    pick = lambda m, n, k: gen.choose(spec["dispatch"], {"M": m, "N": n, "K": k})  # noqa: E731
+    assert pick(3072, 3072, 3072) == "persistent_bn192"         # 256 wide: 144 pairs, 2.2 waves
+    assert pick(4096, 4096, 4096) == "persistent_bn256"         # 256 pairs: 3.9 waves
+    assert pick(1536, 1536, 1536) == "tma_epilogue_bn192"       # K <= 2560: the TMA-epilogue kernel
+    assert pick(2048, 2048, 2048) == "tma_epilogue_bn256"       # 64 pairs: one wave
+    assert pick(1437, 408, 2096) == "tile_128x64_s4"            # 24 pairs of 128: too few for persistence
