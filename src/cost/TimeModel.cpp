@@ -34,7 +34,9 @@ Estimate predictTime(const WorkProfile &p, const Occupancy &occ, const Machine &
 
   e.hbm = estimateHbmTraffic(p, static_cast<int64_t>(S * b), m.l2UsableBytes);
 
-  auto perSm = [&](Count c) { return p.count(c) * share; };
+  // An SM's work: its even share of the grid's, and at least the heaviest block's (an SM cannot finish
+  // before the block that does the most; with one block per SM that block is the whole story).
+  auto perSm = [&](Count c) { return std::max(p.count(c) * share, p.heaviestBlock[static_cast<size_t>(c)]); };
   double issueRate = std::min(m.issuePerClkPerSm * eff.issue, warps * eff.warpIpc);
   double tIssue = perSm(Count::WarpInstructions) / (issueRate * f);
   double mmaWarpFactor = std::min(1.0, warps / 4);
@@ -48,7 +50,9 @@ Estimate predictTime(const WorkProfile &p, const Occupancy &occ, const Machine &
                                     (p.count(Count::WgmmaSharedBytes) + p.count(Count::TmaLoadBytes) +
                                      p.count(Count::MulticastSavedBytes) + p.count(Count::TmaStoreBytes)) / 128);
   double threadWavefronts = p.count(Count::SharedWavefronts) - asyncWavefronts;
-  double tShared = share * (threadWavefronts / eff.shared + asyncWavefronts / eff.sharedAsync) /
+  double sharedImbalance = p.count(Count::SharedWavefronts) > 0
+                               ? perSm(Count::SharedWavefronts) / (p.count(Count::SharedWavefronts) * share) : 1;
+  double tShared = share * sharedImbalance * (threadWavefronts / eff.shared + asyncWavefronts / eff.sharedAsync) /
                    (m.sharedBytesPerClkPerSm / 128 * f);
   // L2: TMA boxes (e_l2_tma) and thread-issued sectors (e_l2) share the L2 <-> SM bandwidth.
   double l2Bytes = p.count(Count::L2LoadBytes) + p.count(Count::L2StoreBytes);

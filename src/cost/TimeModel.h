@@ -3,12 +3,15 @@
 //
 // Equations (docs/cost-model.md derives and sources each term):
 //   busiest SM share   s = ceil(G / SMs) / G        (wave quantisation and the tail of the last wave)
+//   an SM's work       max(s x the grid's count, the heaviest sampled block's count), per count: blocks that
+//                      differ (a persistent grid with fewer tiles than blocks) are not averaged away
 //   resident warps     w = min(b, ceil(G / SMs)) x warps per block      (b = blocks per SM, Occupancy.h)
 //   issue     T = s x instructions / (min(4 x e_issue, w x e_ipc) x f)
 //   tensor    T = s x (mma.sync FLOPs / (P_tc x e_mma x min(1, w / 4)) + wgmma FLOPs / (P_tc x e_wgmma)) / f
 //   fp32      T = s x FP32 lane ops / (P_fp32 x e_fp32 x f)          sfu: likewise with P_sfu, e_sfu
-//   shared    T = s x (thread wavefronts / e_smem + async wavefronts / e_smem_async) / (B_smem / 128 x f)
-//             (async: TMA box writes/reads and wgmma operand reads, whole swizzled rows; thread: the rest)
+//   shared    T = s' x (thread wavefronts / e_smem + async wavefronts / e_smem_async) / (B_smem / 128 x f)
+//             (async: TMA box writes/reads and wgmma operand reads, whole swizzled rows; thread: the rest;
+//             s' = s raised by the heaviest block's share of the wavefronts)
 //   l2        T = (thread-issued L2 bytes / e_l2 + TMA box bytes / e_l2_tma) / B_l2
 //   hbm       T = DRAM reads / (B_hbm x e_read) + DRAM writes / (B_hbm x e_write)   (L2Reuse.h; e_read is
 //             the byte-weighted harmonic mean of e_simt, e_cp_async, e_tma over the kinds of loads)

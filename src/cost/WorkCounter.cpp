@@ -234,6 +234,10 @@ WorkProfile Counter::run() {
   }
   grid_acc_.addScaled(walked[0].acc, firstWeight, true);
   double inflightSum = walked[0].inflight * firstWeight;
+  Counts heaviest = walked[0].acc.counts;
+  auto weigh = [&](const Counts &block) {
+    for (size_t c = 0; c < heaviest.size(); ++c) heaviest[c] = std::max(heaviest[c], block[c]);
+  };
   for (const Sample &sample : samples) {
     // a block whose warps trace the paths of a block walked already counts as that block
     block_ = sample.block;
@@ -254,10 +258,12 @@ WorkProfile Counter::run() {
       if (walked.size() < kMaxWalkedBlocks) walked.push_back({block_acc_, blockInflight_, walkedTraces_});
       grid_acc_.addScaled(block_acc_, sample.weight, true);
       inflightSum += blockInflight_ * sample.weight;
+      weigh(block_acc_.counts);
       continue;
     }
     grid_acc_.addScaled(same->acc, sample.weight, true);
     inflightSum += same->inflight * sample.weight;
+    weigh(same->acc.counts);
   }
   double inflight = inflightSum / blocks;
 
@@ -270,6 +276,7 @@ WorkProfile Counter::run() {
   p.cluster = info_.cluster;
   p.sharedBytes = info_.sharedBytes;
   p.totals = grid_acc_.counts;
+  p.heaviestBlock = heaviest;
   for (const RoleInfo &r : info_.roles) p.roleNames.push_back(r.name);
   p.roleNames.push_back("(no role)");
   p.roleTotals = grid_acc_.roleCounts;

@@ -78,6 +78,8 @@ struct WorkProfile {
   bool registersFromRoles = false;    // every warp is in a role with regs(): setmaxnreg budgets
 
   Counts totals{};                    // over the grid
+  Counts heaviestBlock{};             // per count, the most any one sampled block does (blocks of a persistent
+                                      // grid with fewer tiles than blocks differ: some do one tile, some none)
   std::vector<std::string> roleNames;         // per role, then "(no role)"
   std::vector<double> roleInstructions;       // warp instructions per role over the grid
   std::vector<Counts> roleTotals;             // every count per role over the grid (they sum to `totals`)

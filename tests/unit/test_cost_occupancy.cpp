@@ -203,3 +203,25 @@ TEST_CASE("calibration: Spearman rho, median error, and a fit that predicts a he
   double want = predictTime(held.profile, held.occupancy, truth).seconds;
   CHECK(predictTime(held.profile, held.occupancy, fit.machine).seconds / want == doctest::Approx(1).epsilon(0.05));
 }
+
+TEST_CASE("waves: a persistent grid with fewer tiles than blocks runs as long as its busiest block") {
+  Machine h200 = machine("h200");
+  auto a = analyse(readSample("hopper_gemm_persistent.cake"), {{"BN", 256}});
+  // 132 blocks in 66 clusters; 512 x 4096 has 2 x 16 = 32 tile pairs: 64 blocks compute one 128 x 256 tile
+  // each, 68 compute none.  Averaging the grid's work over the SMs would predict half the time of one tile.
+  KernelWork few = count(*a, {{"M", 512}, {"N", 4096}, {"K", 4096}});
+  const double tile = 2.0 * 128 * 256 * 4096;
+  CHECK(few.profile.count(Count::WgmmaFlops) == doctest::Approx(64 * tile));
+  CHECK(few.profile.heaviestBlock[size_t(Count::WgmmaFlops)] == doctest::Approx(tile));
+  // 1024 x 4096: 64 pairs, 128 blocks busy with one tile each - the same busiest block, the same time
+  KernelWork full = count(*a, {{"M", 1024}, {"N", 4096}, {"K", 4096}});
+  CHECK(full.profile.heaviestBlock[size_t(Count::WgmmaFlops)] == doctest::Approx(tile));
+  Estimate eFew = predictTime(few.profile, few.occupancy, h200);
+  Estimate eFull = predictTime(full.profile, full.occupancy, h200);
+  CHECK(eFew.kernelSeconds == doctest::Approx(eFull.kernelSeconds).epsilon(0.05));
+  // 67 pairs for 66 clusters: the busiest block does two tiles
+  KernelWork over = count(*a, {{"M", 256 * 67}, {"N", 256}, {"K", 4096}});
+  CHECK(over.profile.heaviestBlock[size_t(Count::WgmmaFlops)] == doctest::Approx(2 * tile));
+  Estimate eOver = predictTime(over.profile, over.occupancy, h200);
+  CHECK(eOver.kernelSeconds > 1.6 * eFull.kernelSeconds);
+}
