@@ -201,6 +201,7 @@ def main():
     shapes = (gemm_shapes() if args.set == "train" else held_out_shapes(seed=args.held_out_seed))[: args.limit or None]
     num_sms = torch.cuda.get_device_properties(0).multi_processor_count
     skipped = []
+    only = set(args.variants.split(",")) if args.variants else None   # --variants
     for m, n, k in shapes:
         if args.budget_s and time.perf_counter() - started > args.budget_s:
             skipped.append([m, n, k])
@@ -231,7 +232,6 @@ def main():
         rec["torch_wall_us"] = wall_us(lambda: torch.matmul(a, b.t(), out=out))
         if args.all_variants:
             rec["variants"] = {}
-            only = set(args.variants.split(",")) if args.variants else None
             for name, kernel in lib.variants.items():
                 if only is not None and name not in only:
                     continue

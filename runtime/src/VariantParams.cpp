@@ -5,7 +5,6 @@
 #include "DType.h"
 
 #include <algorithm>
-#include <map>
 
 namespace cake::rt {
 
@@ -53,21 +52,20 @@ VariantParams variantParams(const std::vector<const KernelSpec *> &kernels, cons
   VariantParams out;
   out.workspace.assign(workspace.size(), nullptr);
   out.workspaceOwner.assign(workspace.size(), 0);
-  std::vector<const ParamSpec *> seen;   // every name once, first declaration
-  std::map<const ParamSpec *, const KernelSpec *> owner;   // the kernel of each in `seen`
+  struct Seen { const ParamSpec *param; const KernelSpec *kernel; };
+  std::vector<Seen> seen;   // every name once: its first declaration and that kernel
   for (size_t kernelIndex = 0; kernelIndex < kernels.size(); ++kernelIndex) {
     const KernelSpec *k = kernels[kernelIndex];
     std::vector<int> args;
     for (const ParamSpec &p : k->params) {
-      auto first = std::find_if(seen.begin(), seen.end(), [&](const ParamSpec *s) { return s->name == p.name; });
+      auto first = std::find_if(seen.begin(), seen.end(), [&](const Seen &x) { return x.param->name == p.name; });
       if (first != seen.end()) {
-        std::string why = paramDifference(**first, p);
-        if (why.empty() && p.kind == CAKE_ARG_TENSOR) why = dimsDifference(**first, *owner[*first], p, *k);
+        std::string why = paramDifference(*first->param, p);
+        if (why.empty() && p.kind == CAKE_ARG_TENSOR) why = dimsDifference(*first->param, *first->kernel, p, *k);
         if (!why.empty() && out.error.empty())
           out.error = "kernel " + k->name + " disagrees with an earlier kernel: " + why;
       } else {
-        seen.push_back(&p);
-        owner[&p] = k;
+        seen.push_back({&p, k});
       }
       auto w = std::find(workspace.begin(), workspace.end(), p.name);
       if (w != workspace.end()) {
