@@ -2,11 +2,12 @@
 """What torch.matmul runs for each GEMM shape of bench/library_bench.py, and a single-variant driver for ncu.
 
     # the cuBLAS kernel(s) torch launches per shape (name: tile, cluster, split/stream-K), with their GPU time
-    python3 bench/gemm_peer_profile.py kernels --out DIR/peer_kernels.json
+    python3 bench/gemm_peer_profile.py kernels --out DIR/peer_kernels.json [--set held_out [--held-out-seed S]]
     # one library variant (or torch) at one shape, a few launches, inside the NVTX range `prof` (`ncu --nvtx --nvtx-include prof/`)
     python3 bench/gemm_peer_profile.py launch --library LIB --variant persistent_bn256 --shape 4096,4096,4096
 
-The names come from torch.profiler (CUDA activity).  bf16, C = A . B^T, the shapes of library_bench.gemm_shapes.
+The names come from torch.profiler (CUDA activity).  bf16, C = A . B^T, the shapes of library_bench.gemm_shapes
+(or its held-out set).
 """
 
 import argparse
@@ -21,13 +22,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "runtime", "python"))
 
 import torch  # noqa: E402
 
-from library_bench import gemm_shapes  # noqa: E402
+from library_bench import gemm_shapes, held_out_shapes  # noqa: E402
 
 
-def peer_kernels(out):
+def peer_kernels(out, shapes):
     from torch.profiler import ProfilerActivity, profile
     records = []
-    for m, n, k in gemm_shapes():
+    for m, n, k in shapes:
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
         c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
@@ -86,6 +87,8 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("kernels")
     p.add_argument("--out", required=True)
+    p.add_argument("--set", choices=("train", "held_out"), default="train", help="library_bench's shape sets")
+    p.add_argument("--held-out-seed", type=int, default=2026)
     p = sub.add_parser("launch")
     p.add_argument("--library", default="")
     p.add_argument("--variant", required=True)
@@ -93,7 +96,7 @@ def main():
     p.add_argument("--count", type=int, default=4)
     args = ap.parse_args()
     if args.cmd == "kernels":
-        peer_kernels(args.out)
+        peer_kernels(args.out, gemm_shapes() if args.set == "train" else held_out_shapes(seed=args.held_out_seed))
     else:
         launch(args.library, args.variant, tuple(int(x) for x in args.shape.split(",")), args.count)
 

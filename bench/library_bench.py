@@ -184,6 +184,8 @@ def main():
                     help="the shapes: gemm_shapes() (the tables are fitted to them) or held_out_shapes()")
     ap.add_argument("--held-out-seed", type=int, default=2026,
                     help="the seed of held_out_shapes(): a new seed draws shapes no table was ever fitted to")
+    ap.add_argument("--shapes", default="",
+                    help="time these shapes instead of a set: MxNxK,MxNxK,... (experiments; the set is recorded as 'shapes')")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--limit", type=int, default=0, help="only the first N shapes (smoke runs)")
     ap.add_argument("--budget-s", type=float, default=0.0,
@@ -198,7 +200,17 @@ def main():
     machine = load_machine("h200")
     records, times, variant_checks = [], {}, {}
     rates = {}   # variant -> the most flops per ms it has reached so far (the shapes run from small to large)
-    shapes = (gemm_shapes() if args.set == "train" else held_out_shapes(seed=args.held_out_seed))[: args.limit or None]
+    if args.shapes:
+        try:
+            shapes = [tuple(int(x) for x in item.split("x")) for item in args.shapes.split(",")]
+        except ValueError:
+            ap.error("--shapes: expected MxNxK,MxNxK,... (positive integers), got %r" % args.shapes)
+        if any(len(s) != 3 or min(s) < 1 for s in shapes):
+            ap.error("--shapes: expected MxNxK,MxNxK,... (positive integers), got %r" % args.shapes)
+        args.set = "shapes"
+    else:
+        shapes = gemm_shapes() if args.set == "train" else held_out_shapes(seed=args.held_out_seed)
+    shapes = shapes[: args.limit or None]
     num_sms = torch.cuda.get_device_properties(0).multi_processor_count
     skipped = []
     only = set(args.variants.split(",")) if args.variants else None   # --variants
