@@ -6,6 +6,22 @@
 
 namespace cake::cost {
 
+std::optional<Estimate> estimateKernel(const Kernel &kernel, const KernelInfo &info, const Machine &machine,
+                                       const EstimateOptions &options, DiagnosticEngine &diags) {
+  std::optional<ShapeBinding> binding = bindShape(kernel, info, options.shape, machine.sms, diags);
+  if (!binding) return std::nullopt;
+  Occupancy occ = computeOccupancy(kernel, info, machine, options.registersPerThread, options.registerCap);
+  if (occ.blocksPerSm == 0) {
+    diags.report(DiagKind::KernelDoesNotFit, kernel.nameRange, kernel.name, machine.name, occ.whyNot);
+    return std::nullopt;
+  }
+  WorkProfile profile = countWork(kernel, info, *binding);
+  profile.registersPerThread = occ.registersPerThread;
+  profile.blockRegisters = occ.blockRegisters;
+  profile.registersFromRoles = occ.registersFromRoles;
+  return predictTime(profile, occ, machine);
+}
+
 std::vector<Estimate> estimateModule(const Module &module, const SemaResult &sema, const Machine &machine,
                                      const EstimateOptions &options, DiagnosticEngine &diags) {
   std::vector<Estimate> out;
@@ -24,18 +40,7 @@ std::vector<Estimate> estimateModule(const Module &module, const SemaResult &sem
   for (const Kernel *k : kernels) {
     const KernelInfo *info = sema.kernelInfo(k);
     if (!info) continue;
-    std::optional<ShapeBinding> binding = bindShape(*k, *info, options.shape, machine.sms, diags);
-    if (!binding) continue;
-    Occupancy occ = computeOccupancy(*k, *info, machine, options.registersPerThread, options.registerCap);
-    if (occ.blocksPerSm == 0) {
-      diags.report(DiagKind::KernelDoesNotFit, k->nameRange, k->name, machine.name, occ.whyNot);
-      continue;
-    }
-    WorkProfile profile = countWork(*k, *info, *binding);
-    profile.registersPerThread = occ.registersPerThread;
-    profile.blockRegisters = occ.blockRegisters;
-    profile.registersFromRoles = occ.registersFromRoles;
-    out.push_back(predictTime(profile, occ, machine));
+    if (std::optional<Estimate> e = estimateKernel(*k, *info, machine, options, diags)) out.push_back(std::move(*e));
   }
   if (diags.hasErrors()) out.clear();
   return out;

@@ -27,6 +27,12 @@ struct EstimateOptions {
 std::vector<Estimate> estimateModule(const Module &module, const SemaResult &sema, const Machine &machine,
                                      const EstimateOptions &options, DiagnosticEngine &diags);
 
+// One kernel's estimate at options.shape (names the kernel does not use are ignored: a library prices each
+// kernel of a sequence at the library's shape); nullopt after diagnostics (E0801, E0803, E0804, E0809).
+// The caller checks that `machine` runs the module's arch.
+std::optional<Estimate> estimateKernel(const Kernel &kernel, const KernelInfo &info, const Machine &machine,
+                                       const EstimateOptions &options, DiagnosticEngine &diags);
+
 // The work counting and occupancy of one kernel without diagnostics (calibration, benchmarks).  nullopt when
 // the shape does not bind or no block fits.
 struct KernelWork {

@@ -38,6 +38,8 @@ std::optional<cost::Machine> resolveMachine(const DriverOptions &opts, Arch arch
   return std::nullopt;
 }
 
+}   // namespace
+
 std::string firstError(const DiagnosticEngine &diags, std::string *code) {
   for (const Diagnostic &d : diags.diagnostics()) {
     if (d.severity != Severity::Error && d.severity != Severity::Fatal) continue;
@@ -52,6 +54,8 @@ std::string firstError(const DiagnosticEngine &diags, std::string *code) {
   if (code) *code = "?";
   return "rejected without a diagnostic";
 }
+
+namespace {
 
 // Code generation to PTX in memory (no ptxas): the first codegen error inside each kernel, by kernel name
 // ("line 12: code generation cannot lower ... [E0707]"); empty when everything lowers.
@@ -78,44 +82,60 @@ std::map<std::string, std::string> compileProblems(const Module &module, const S
 
 } // namespace
 
-cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::Machine &machine,
-                                    const std::map<std::string, int64_t> &shape, VerifySession *session) {
+std::unique_ptr<PreparedVariant> prepareVariant(const VariantRequest &request, VerifySession *session) {
   if (request.debugForceInternalError) CAKE_INTERNAL_ERROR("forced by --debug-force-internal-error in a sweep variant");
-  cost::VariantOutcome outcome;
-  outcome.defines = request.defines;
-  SourceManager sources;
+  auto prepared = std::make_unique<PreparedVariant>();
+  prepared->defines = request.defines;
+  SourceManager &sources = prepared->sources;
   DiagnosticEngine diags(sources, 1);
   uint32_t file = sources.addBuffer(request.name, request.text);
-  Ptr<Module> module = parseModule(sources, file, diags);
+  prepared->module = parseModule(sources, file, diags);
   auto reject = [&]() {
-    outcome.reason = firstError(diags, &outcome.code);
-    outcome.estimates.clear();
-    return outcome;
+    prepared->rejection.reason = firstError(diags, &prepared->rejection.code);
+    return std::move(prepared);
   };
-  if (diags.hasErrors() || !module) return reject();
-  if (!inlineFunctions(*module, sources, diags) || diags.hasErrors()) return reject();
+  if (diags.hasErrors() || !prepared->module) return reject();
+  Module &module = *prepared->module;
+  if (!inlineFunctions(module, sources, diags) || diags.hasErrors()) return reject();
   SemaOptions semaOptions;
   semaOptions.archOverride = request.arch;
   semaOptions.defines = request.defines;
   semaOptions.typeDefines = request.typeDefines;
-  SemaResult sema = analyzeModule(*module, semaOptions, diags);
-  if (diags.hasErrors() || !sema.ok) return reject();
+  prepared->sema = analyzeModule(module, semaOptions, diags);
+  if (diags.hasErrors() || !prepared->sema.ok) return reject();
   if (request.verify) {
     VerifyOptions verifyOptions;
     if (request.verifyTimeoutMs) verifyOptions.timeoutMs = *request.verifyTimeoutMs;
-    VerifyResult verified = verifyModule(*module, sema, verifyOptions, diags, session);
+    VerifyResult verified = verifyModule(module, prepared->sema, verifyOptions, diags, session);
     if (!verified.allProven() || diags.hasErrors()) return reject();
   }
+  DiagnosticEngine codegenDiags(sources, 1);
+  if (!generatePtx(module, prepared->sema, prepared->sema.arch, codegenDiags).ok)
+    prepared->codegenProblem = firstError(codegenDiags, &prepared->codegenCode);
+  return prepared;
+}
+
+cost::VariantOutcome analyzeVariant(const VariantRequest &request, const cost::Machine &machine,
+                                    const std::map<std::string, int64_t> &shape, VerifySession *session) {
+  std::unique_ptr<PreparedVariant> prepared = prepareVariant(request, session);
+  cost::VariantOutcome outcome = prepared->rejection;
+  outcome.defines = request.defines;
+  if (!outcome.ok()) return outcome;
+  DiagnosticEngine diags(prepared->sources, 1);
   cost::EstimateOptions options;
   options.shape = shape;
   options.registerCap = request.registerCap;
-  outcome.estimates = cost::estimateModule(*module, sema, machine, options, diags);
-  if (diags.hasErrors() || outcome.estimates.empty()) return reject();
+  outcome.estimates = cost::estimateModule(*prepared->module, prepared->sema, machine, options, diags);
+  if (diags.hasErrors() || outcome.estimates.empty()) {
+    outcome.reason = firstError(diags, &outcome.code);
+    outcome.estimates.clear();
+    return outcome;
+  }
   // A variant that would not compile is rejected with codegen's first error, not ranked.
-  DiagnosticEngine codegenDiags(sources, 1);
-  if (!generatePtx(*module, sema, sema.arch, codegenDiags).ok) {
+  if (!prepared->codegenProblem.empty()) {
     outcome.wouldNotCompile = true;
-    outcome.reason = firstError(codegenDiags, &outcome.code);
+    outcome.reason = prepared->codegenProblem;
+    outcome.code = prepared->codegenCode;
     outcome.estimates.clear();
   }
   return outcome;

@@ -27,6 +27,7 @@
 #include "verify/Verifier.h"
 
 #include <iosfwd>
+#include <memory>
 
 namespace cake {
 
@@ -51,6 +52,24 @@ struct VariantRequest {
   std::map<std::string, std::string> typeDefines;   // -D NAME=TYPE (type parameters)
   bool debugForceInternalError = false;        // testing: raise an InternalError (in the sweep's worker thread)
 };
+
+// A variant parsed, inlined, analysed (sema), verified when asked and lowered to PTX in memory, to be estimated
+// at any number of shapes (cost::estimateModule / estimateKernel).  `rejection` is set (code, reason) when a
+// step before code generation failed; `codegenProblem` when only code generation did (the variant would not
+// compile).  The module and sema point into `sources`: a PreparedVariant is not moved, it is held by pointer.
+struct PreparedVariant {
+  SourceManager sources;
+  Ptr<Module> module;
+  SemaResult sema;
+  std::map<std::string, int64_t> defines;
+  cost::VariantOutcome rejection;
+  std::string codegenProblem, codegenCode;
+  bool ok() const { return rejection.ok(); }
+};
+std::unique_ptr<PreparedVariant> prepareVariant(const VariantRequest &request, VerifySession *session = nullptr);
+
+// The first error of `diags` ("line 12: message"), its code in *code ("?" when there is none).
+std::string firstError(const DiagnosticEngine &diags, std::string *code);
 
 // Parse + sema + (verify) + estimate of one variant on `machine`.  The outcome's reason/code say why it was
 // rejected; otherwise it holds one estimate per kernel.  `session`: the verifier session to verify it in (a

@@ -3,6 +3,7 @@
 
 #include "Manifest.h"
 #include "driver/Driver.h"
+#include "driver/LibraryEstimate.h"
 #include "library/LibrarySpec.h"
 #include "library/TableCheck.h"
 #include "support/ReadFile.h"
@@ -306,10 +307,33 @@ int runLibraryCommand(int argc, char **argv) {
       "milliseconds per solver query, for the variants' verification and the table checks (default 10000; the "
       "spec's \"table_check_ms\" raises it for the table checks)");
   build->add_flag("--color", opts.color, "color the diagnostics");
+  LibraryEstimateOptions estimateOpts;
+  std::vector<std::string> shapeTexts;
+  CLI::App *estimate = app.add_subcommand(
+      "estimate", "price every variant of SPEC with the cost model at each --shape (each variant's whole kernel "
+                  "sequence), ranked, with the dispatch table's choice");
+  estimate->add_option("SPEC", estimateOpts.spec, "the library spec (JSON, docs/library.md)")->required();
+  estimate->add_option("--shape", shapeTexts, "a shape of the library's variables, e.g. M=4096,N=4096,K=4096 "
+                                              "(repeat for several)")->required();
+  estimate->add_option("--machine", estimateOpts.machine, "machine description NAME (machines/*.json) or PATH "
+                                                          "(default: each variant's arch's)");
+  estimate->add_flag("--json", estimateOpts.json, "one JSON document (format cake-library-estimate) on stdout");
+  estimate->add_flag("--color", estimateOpts.color, "color the diagnostics");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     return app.exit(e) == 0 ? 0 : static_cast<int>(ExitCode::Usage);
+  }
+  if (estimate->parsed()) {
+    for (const std::string &t : shapeTexts) {
+      std::optional<std::map<std::string, int64_t>> shape = parseShape(t);
+      if (!shape) {
+        std::cerr << "cakec library estimate: malformed --shape '" << t << "': expected NAME=INTEGER[,NAME=INTEGER...]\n";
+        return static_cast<int>(ExitCode::Usage);
+      }
+      estimateOpts.shapes.push_back(*shape);
+    }
+    return static_cast<int>(runLibraryEstimate(estimateOpts));
   }
   return static_cast<int>(runLibraryBuild(opts));
 }

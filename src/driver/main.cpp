@@ -140,6 +140,7 @@ int cakecMain(int argc, char **argv) {
       "runs\n                                               (cakec calibrate --help)\n"
       "  cakec run FILE --shape .. --inputs .. --outputs ..   run a kernel on the CPU (cakec run --help)\n"
       "  cakec library build SPEC.json -o DIR           build a kernel library: variants + checked dispatch table\n"
+      "  cakec library estimate SPEC.json --shape ..    price every variant of a library with the cost model\n"
       "Exit codes: 0 success, 1 errors in the input (or a stage not available yet), 2 command-line "
       "misuse,\n3 environment failure (unreadable input, unwritable output, missing tool), 4 internal "
       "compiler error.\nReference: docs/cli.md");

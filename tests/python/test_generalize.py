@@ -171,3 +171,22 @@ def test_features_are_read_from_the_candidates_and_checked():
     with pytest.raises(ValueError, match="features\\[0\\]"):
         gen.read_features({"features": [{"expr": "M", "thresholds": [1.5]}]})
 
+
+
+def test_estimate_prices_each_variant_as_its_kernel_sequence(cakec_only):
+    """--estimate's times come from `cakec library estimate`: the two-kernel variants cost both launches (more
+    than their first kernel alone), a variant whose `requires` refuses a shape is infeasible there."""
+    with open(os.path.join(INPUTS, "split.json"), encoding="utf-8") as f:
+        split = json.load(f)
+    with open(os.path.join(INPUTS, "good.json"), encoding="utf-8") as f:
+        good = json.load(f)
+    shapes = [{"M": 1000, "N": 8192}, {"M": 4096, "N": 1002}]
+    times = gen.estimate_times(split["variants"], shapes, NAMES, INPUTS, cakec_only, "one")
+    key = gen.shape_key(shapes[0], NAMES)
+    assert set(times) == {"one", "split", "split_steps"}
+    alone = {k: v for k, v in split["variants"][1].items() if k not in ("then", "workspace")}
+    first_only = gen.estimate_times([alone], shapes[:1], NAMES, INPUTS, cakec_only, "split")
+    assert times["split"][key] > first_only["split"][key] > 0
+    refused = gen.estimate_times(good["variants"], shapes, NAMES, INPUTS, cakec_only, "any")
+    assert refused["v8"][gen.shape_key(shapes[1], NAMES)] == gen.INFEASIBLE          # N % 8 != 0
+    assert refused["any"][gen.shape_key(shapes[1], NAMES)] < gen.INFEASIBLE

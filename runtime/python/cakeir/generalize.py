@@ -7,8 +7,9 @@ CANDIDATES.json is a library spec (format cake-library-spec) whose "dispatch" is
 `"fallback": "<variant>"`: the variant that serves every legal shape.  The steps:
 
 1. times: every candidate's time at every shape - measured (--times, the JSON bench/library_bench.py writes:
-   {"times": {variant: {"M=..,N=..": ms}}}) or predicted by the cost model (--estimate: `cakec SOURCE
-   --estimate --shape .. --json -D ..`; a shape the variant's `requires` refuses is infeasible).
+   {"times": {variant: {"M=..,N=..": ms}}}) or predicted by the cost model (--estimate: `cakec library estimate`,
+   each variant priced as the whole sequence of kernels it launches; a shape a kernel's `requires` refuses is
+   infeasible).
 2. pruning: a candidate that is never within --prune x of the best on any training shape is dropped.
 3. buckets: a regression tree with at most --max-leaves leaves over shape features - thresholds on each shape
    variable and divisibility by 2, 8, 16, 64, 128, 256, and the candidates' derived "features" (below) at
@@ -39,6 +40,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 Shape = Dict[str, int]
@@ -240,27 +242,41 @@ def variant_manifest(variant: Dict[str, Any], spec_dir: str, cakec: Optional[str
 
 
 def estimate_times(variants: Sequence[Dict[str, Any]], shapes: Sequence[Shape], names: Sequence[str], spec_dir: str,
-                   cakec: str) -> Dict[str, Dict[str, float]]:
-    """The cost model's predicted_ms of every variant at every shape (infeasible where cakec refuses it)."""
-    times: Dict[str, Dict[str, float]] = {}
+                   cakec: str, fallback: str) -> Dict[str, Dict[str, float]]:
+    """The cost model's predicted_ms of every variant at every shape (`cakec library estimate`: a variant of
+    several kernels is priced as its whole sequence; infeasible where a kernel's `requires` refuses the shape)."""
+    def absolute(entry: Dict[str, Any]) -> Dict[str, Any]:
+        entry = dict(entry)
+        if not os.path.isabs(entry["source"]):
+            entry["source"] = os.path.join(spec_dir, entry["source"])
+        return entry
+
+    spec_variants = []
     for v in variants:
-        source = v["source"] if os.path.isabs(v["source"]) else os.path.join(spec_dir, v["source"])
-        row = times.setdefault(v["name"], {})
+        v = absolute(v)
+        if "then" in v:
+            v["then"] = [absolute(step) if isinstance(step, dict) and "source" in step else step for step in v["then"]]
+        spec_variants.append(v)
+    spec = {"format": "cake-library-spec", "version": 1, "name": "generalize_estimate", "shape_vars": list(names),
+            "variants": spec_variants, "dispatch": [{"fallback": True, "variant": fallback}]}
+    times: Dict[str, Dict[str, float]] = {v["name"]: {} for v in variants}
+    if not shapes:
+        return times
+    with tempfile.TemporaryDirectory(prefix="cakeir-generalize-") as tmp:
+        path = os.path.join(tmp, "spec.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(spec, f)
+        cmd = [cakec, "library", "estimate", path, "--json"]
         for s in shapes:
-            cmd = [cakec, source, "--estimate", "--json", "--no-verify",
-                   "--shape", ",".join("%s=%d" % (n, s[n]) for n in names if n in s)]
-            if v.get("arch"):
-                cmd += ["--arch", v["arch"]]
-            for dn, dv in v.get("defines", {}).items():
-                cmd += ["-D", "%s=%s" % (dn, dv)]
-            result = subprocess.run(cmd, capture_output=True, text=True)
-            t = INFEASIBLE
-            if result.returncode == 0:
-                doc = json.loads(result.stdout)
-                kernels = [k for k in doc["kernels"] if not v.get("kernel") or k["kernel"] == v["kernel"]]
-                if kernels and kernels[0].get("compiles", True):
-                    t = float(kernels[0]["predicted_ms"])
-            row[shape_key(s, names)] = t
+            cmd += ["--shape", ",".join("%s=%d" % (n, s[n]) for n in names if n in s)]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("cakec library estimate failed (exit %d):\n%s" % (result.returncode, result.stderr))
+    doc = json.loads(result.stdout)
+    for s, priced in zip(shapes, doc["shapes"]):
+        key = shape_key(s, names)
+        for v in priced["variants"]:
+            times[v["variant"]][key] = float(v["predicted_ms"]) if "predicted_ms" in v else INFEASIBLE
     return times
 
 
@@ -367,7 +383,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         with open(args.times, encoding="utf-8") as f:
             times = json.load(f)["times"]
     elif args.estimate:
-        times = estimate_times(variants, every, names, spec_dir, args.cakec or find_cakec())
+        times = estimate_times(variants, every, names, spec_dir, args.cakec or find_cakec(), fallback)
     else:
         ap.error("give --times (measurements) or --estimate (the cost model)")
     unmeasured = [v["name"] for v in variants if v["name"] not in times]

@@ -1,0 +1,302 @@
+// cakec library estimate (see LibraryEstimate.h): every variant of a library spec priced by the cost model
+// at each --shape, as the sequence of kernels it launches, ranked, with the dispatch table's choice.
+//
+// How: each distinct compile unit (a source with its defines, type defines and arch: the variant's own, and
+// each "then" step's) is prepared once (prepareVariant: parse, sema, PTX in memory; no verifier - a price
+// is not a proof, `cakec library build` proves) and estimated per shape kernel by kernel
+// (cost::estimateKernel: a kernel ignores the shape names it does not use, so a reduce over [M, N] is priced
+// at M, N, K).  A variant's time is the sum of its kernels' predicted times, each with its launch overhead;
+// a kernel that cannot run at the shape (its `requires` false there, no block fits, a grid out of range)
+// refuses the variant with that diagnostic's code and message.  The table's choice is the first entry whose
+// guard holds at the shape (the runtime's expression evaluator), the fallback otherwise.
+#include "driver/LibraryEstimate.h"
+
+#include "cost/Machine.h"
+#include "driver/Driver.h"
+#include "driver/EstimateCommand.h"
+#include "library/LibrarySpec.h"
+#include "support/ReadFile.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+namespace cake {
+
+namespace {
+
+namespace fs = std::filesystem;
+using library::LibrarySpec;
+using library::VariantSpec;
+
+constexpr uint64_t kMaxSpecBytes = 16ull << 20;
+
+// One kernel of a variant's sequence: the unit it comes from and its name (empty: the unit's only kernel).
+struct SequenceStep {
+  std::string unitKey;
+  std::string kernel;
+};
+
+struct StepPrice {
+  std::string kernel, machine, bottleneck;
+  double ms = 0;
+};
+
+struct VariantPrice {
+  std::string variant;
+  std::vector<StepPrice> steps;
+  double ms = 0;
+  std::string code, reason;   // refused: the first diagnostic's code and message
+  bool ok() const { return reason.empty(); }
+};
+
+// The shape's names in the library's order (shape_vars), then any others in name order.
+std::vector<std::pair<std::string, int64_t>> orderedShape(const LibrarySpec &spec,
+                                                          const std::map<std::string, int64_t> &shape) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const std::string &name : spec.shapeVars)
+    if (auto it = shape.find(name); it != shape.end()) out.emplace_back(name, it->second);
+  for (const auto &[name, value] : shape)
+    if (std::find(spec.shapeVars.begin(), spec.shapeVars.end(), name) == spec.shapeVars.end())
+      out.emplace_back(name, value);
+  return out;
+}
+
+class Pricer {
+public:
+  Pricer(const LibraryEstimateOptions &opts, const fs::path &specDir) : opts_(opts), specDir_(specDir) {}
+
+  // The unit of a source with its defines; prepared on first use.
+  std::string unit(const std::string &source, const std::map<std::string, int64_t> &defines,
+                   const std::map<std::string, std::string> &typeDefines, const std::string &arch) {
+    fs::path path = fs::path(source).is_absolute() ? fs::path(source) : (specDir_ / source).lexically_normal();
+    nlohmann::json key = {path.string(), defines, typeDefines, arch};
+    std::string k = key.dump();
+    if (units_.count(k)) return k;
+    Unit u;
+    // A unit none of whose kernels can be priced keeps the diagnostic's code and message.
+    SourceManager none;
+    DiagnosticEngine scratch(none, 1);
+    auto fail = [&](auto kind, const auto &...args) {
+      scratch.report(kind, SourceRange{}, args...);
+      u.reason = firstError(scratch, &u.code);
+    };
+    ReadFileResult text = readFileBounded(path.string(), kMaxSpecBytes);
+    if (!text.ok()) {
+      fail(DiagKind::CannotReadFile, path.string(), text.error);
+    } else {
+      VariantRequest request;
+      request.name = path.string();
+      request.text = text.text;
+      request.defines = defines;
+      request.typeDefines = typeDefines;
+      request.arch = arch.empty() ? std::nullopt : parseArch(arch);
+      request.verify = false;
+      u.prepared = prepareVariant(request);
+      if (!u.prepared->ok()) {
+        u.code = u.prepared->rejection.code;
+        u.reason = u.prepared->rejection.reason;
+      } else if (!u.prepared->codegenProblem.empty()) {
+        u.code = u.prepared->codegenCode;
+        u.reason = "would not compile: " + u.prepared->codegenProblem;
+      } else {
+        Arch target = u.prepared->sema.arch;
+        cost::MachineLoadResult loaded = cost::findMachine(opts_.machine, target);
+        if (!loaded.machine)
+          fail(DiagKind::MachineUnavailable, opts_.machine.empty() ? "(default for " + std::string(archName(target)) + ")"
+                                                                  : opts_.machine, loaded.error);
+        else if (!loaded.machine->runs(target))
+          fail(DiagKind::MachineCannotRun, loaded.machine->name, archName(target));
+        else
+          u.machine = *loaded.machine;
+      }
+    }
+    units_.emplace(k, std::move(u));
+    return k;
+  }
+
+  VariantPrice price(const std::string &variant, const std::vector<SequenceStep> &steps,
+                     const std::map<std::string, int64_t> &shape) {
+    VariantPrice p;
+    p.variant = variant;
+    for (const SequenceStep &s : steps) {
+      Unit &u = units_.at(s.unitKey);
+      if (!u.reason.empty()) {
+        p.code = u.code;
+        p.reason = u.reason;
+        return p;
+      }
+      const Module &module = *u.prepared->module;
+      const Kernel *kernel = nullptr;
+      if (s.kernel.empty() && module.kernels.size() == 1) kernel = module.kernels.front().get();
+      for (const auto &k : module.kernels)
+        if (!s.kernel.empty() && k->name == s.kernel) kernel = k.get();
+      const KernelInfo *info = kernel ? u.prepared->sema.kernelInfo(kernel) : nullptr;
+      if (!info) {
+        SourceManager none;
+        DiagnosticEngine scratch(none, 1);
+        scratch.report(DiagKind::LibraryUnknownKernel, SourceRange{}, variant,
+                       s.kernel.empty() ? "its source has several kernels; name one with \"kernel\""
+                                        : "its source has no kernel '" + s.kernel + "'");
+        p.reason = firstError(scratch, &p.code);
+        return p;
+      }
+      DiagnosticEngine diags(u.prepared->sources, 1);
+      cost::EstimateOptions options;
+      options.shape = shape;
+      std::optional<cost::Estimate> e = cost::estimateKernel(*kernel, *info, *u.machine, options, diags);
+      if (!e || diags.hasErrors()) {
+        p.reason = firstError(diags, &p.code);
+        return p;
+      }
+      p.steps.push_back({kernel->name, e->machine, e->bottleneck, e->seconds * 1e3});
+      p.ms += e->seconds * 1e3;
+    }
+    return p;
+  }
+
+private:
+  struct Unit {
+    std::unique_ptr<PreparedVariant> prepared;
+    std::optional<cost::Machine> machine;
+    std::string code, reason;   // set: no kernel of this unit can be priced
+  };
+  const LibraryEstimateOptions &opts_;
+  fs::path specDir_;
+  std::map<std::string, Unit> units_;
+};
+
+// The variant the table dispatches `shape` to: the first entry whose guard holds ("" when a guard cannot be
+// evaluated at the shape - an unbound name or an overflow - before one holds).
+std::string tableChoice(const LibrarySpec &spec, const std::map<std::string, int64_t> &shape) {
+  auto lookup = [&](std::string_view name) -> std::optional<int64_t> {
+    auto it = shape.find(std::string(name));
+    if (it == shape.end()) return std::nullopt;
+    return it->second;
+  };
+  for (const library::EntrySpec &e : spec.entries) {
+    if (e.fallback) return spec.variants[e.variant].name;
+    try {
+      if (e.guard.evaluate(lookup) != 0) return spec.variants[e.variant].name;
+    } catch (const rt::ExprEvalError &) {
+      return "";
+    }
+  }
+  return "";
+}
+
+}   // namespace
+
+ExitCode runLibraryEstimate(const LibraryEstimateOptions &opts) {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  ReadFileResult text = readFileBounded(opts.spec, kMaxSpecBytes);
+  if (!text.ok()) {
+    diags.report(DiagKind::CannotReadFile, SourceRange{}, opts.spec,
+                 text.status == ReadFileResult::TooLarge ? std::string("larger than 16 MiB") : text.error);
+    diags.renderText(std::cerr, opts.color);
+    return ExitCode::Environment;
+  }
+  uint32_t file = sources.addBuffer(opts.spec, text.text);
+  std::optional<LibrarySpec> spec = library::readLibrarySpec(sources, file, diags);
+  diags.renderText(std::cerr, opts.color);
+  if (!spec) return ExitCode::InputErrors;
+
+  if (!opts.machine.empty()) {   // a named machine must load (each arch's default is looked up per variant)
+    cost::MachineLoadResult loaded = cost::findMachine(opts.machine, Arch::SM90a);
+    if (!loaded.machine) {
+      diags.report(DiagKind::MachineUnavailable, SourceRange{}, opts.machine, loaded.error);
+      diags.renderText(std::cerr, opts.color);
+      return ExitCode::InputErrors;
+    }
+  }
+  Pricer pricer(opts, fs::path(opts.spec).parent_path());
+  std::vector<std::vector<SequenceStep>> sequences;
+  for (const VariantSpec &v : spec->variants) {
+    std::string own = pricer.unit(v.source, v.defines, v.typeDefines, v.arch);
+    std::vector<SequenceStep> seq;
+    seq.push_back({own, !v.kernel.empty() ? v.kernel : v.compile.size() == 1 ? v.compile.front() : ""});
+    for (const library::StepSpec &step : v.then)
+      seq.push_back({step.source.empty() ? own : pricer.unit(step.source, step.defines, step.typeDefines, v.arch),
+                     step.kernel});
+    sequences.push_back(std::move(seq));
+  }
+
+  nlohmann::ordered_json doc;
+  doc["format"] = "cake-library-estimate";
+  doc["version"] = 1;
+  doc["library"] = spec->name;
+  doc["shapes"] = nlohmann::ordered_json::array();
+  for (const std::map<std::string, int64_t> &shape : opts.shapes) {
+    std::vector<VariantPrice> prices;
+    for (size_t i = 0; i < spec->variants.size(); ++i)
+      prices.push_back(pricer.price(spec->variants[i].name, sequences[i], shape));
+    std::stable_sort(prices.begin(), prices.end(), [](const VariantPrice &a, const VariantPrice &b) {
+      if (a.ok() != b.ok()) return a.ok();
+      return a.ok() && a.ms < b.ms;
+    });
+    std::string chosen = tableChoice(*spec, shape);
+    if (opts.json) {
+      nlohmann::ordered_json s;
+      s["shape"] = nlohmann::ordered_json::object();
+      for (const auto &[name, value] : orderedShape(*spec, shape)) s["shape"][name] = value;
+      s["table"] = chosen.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(chosen);
+      s["variants"] = nlohmann::ordered_json::array();
+      for (const VariantPrice &p : prices) {
+        nlohmann::ordered_json v;
+        v["variant"] = p.variant;
+        if (p.ok()) {
+          v["predicted_ms"] = p.ms;
+          v["steps"] = nlohmann::ordered_json::array();
+          for (const StepPrice &st : p.steps)
+            v["steps"].push_back({{"kernel", st.kernel}, {"predicted_ms", st.ms}, {"bottleneck", st.bottleneck},
+                                  {"machine", st.machine}});
+        } else {
+          v["code"] = p.code;
+          v["reason"] = p.reason;
+        }
+        s["variants"].push_back(std::move(v));
+      }
+      doc["shapes"].push_back(std::move(s));
+      continue;
+    }
+    size_t feasible = std::count_if(prices.begin(), prices.end(), [](const VariantPrice &p) { return p.ok(); });
+    auto rankOf = [&](const std::string &name) -> size_t {
+      for (size_t i = 0; i < feasible; ++i)
+        if (prices[i].variant == name) return i + 1;
+      return 0;
+    };
+    std::string at;
+    for (const auto &[name, value] : orderedShape(*spec, shape)) at += (at.empty() ? "" : ",") + name + "=" + std::to_string(value);
+    std::cout << spec->name << " at " << at << ": table -> " << (chosen.empty() ? "(no entry)" : chosen);
+    if (size_t r = rankOf(chosen)) std::cout << ", predicted rank " << r << " of " << feasible;
+    std::cout << "\n";
+    char line[256];
+    for (size_t i = 0; i < feasible; ++i) {
+      const VariantPrice &p = prices[i];
+      std::string steps;
+      if (p.steps.size() > 1)
+        for (const StepPrice &st : p.steps) {
+          char part[128];
+          std::snprintf(part, sizeof part, "%s%s %.4f", steps.empty() ? "" : " + ", st.kernel.c_str(), st.ms);
+          steps += part;
+        }
+      std::snprintf(line, sizeof line, "  %3zu  %-28s %10.4f ms  %s", i + 1, p.variant.c_str(), p.ms,
+                    p.steps.empty() ? "" : p.steps.front().bottleneck.c_str());
+      std::cout << line << (steps.empty() ? "" : "  (" + steps + ")") << "\n";
+    }
+    for (size_t i = feasible; i < prices.size(); ++i) {
+      std::snprintf(line, sizeof line, "    -  %-28s refused: ", prices[i].variant.c_str());
+      std::cout << line << prices[i].reason << " [" << prices[i].code << "]\n";
+    }
+  }
+  if (opts.json) std::cout << doc.dump(1) << "\n";
+  return ExitCode::Success;
+}
+
+}   // namespace cake
