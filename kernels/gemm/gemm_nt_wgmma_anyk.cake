@@ -197,6 +197,105 @@ kernel gemm_nt_wgmma_anyk_splitk_partial<BM = 64, BN = 64, BK = 64, S = 4, P = 1
   }
 }
 
+// The decode form for K % 8 != 0 (a library variant with kernels/gemm/gemm_nt_splitk_reduce.cake after it): a few
+// token rows of A against a large B, with the operands swapped as in kernels/gemm/gemm_nt_wgmma_decode.cake - the
+// B tile fills wgmma's 64 rows (BN == 64), the BM (8..64) token rows of A are its N dimension - and the
+// producers above, which load A's BM rows and B's 64 rows of each k-tile through registers.  Block (x, y, z)
+// computes the transposed tile C^T[x*64 +: 64, y*BM +: BM] over k-tiles [z KT / SPLITS, (z + 1) KT / SPLITS) and
+// writes its f32 product to W[z, y*BM +: BM, x*64 +: 64] through the shared tile (consecutive threads on
+// consecutive columns, masked by W's dims: any N).  Against the 64-row tile above it loads BM instead of 64 rows
+// of A per k-tile; the split streams B with more blocks where its 64-row tiles are few (8 x 2151 x 9153: 34).
+kernel gemm_nt_wgmma_anyk_decode_partial<BM = 16, BN = 64, BK = 64, S = 4, P = 1, SPLITS = 2>(
+    A: bf16[M, K], B: bf16[N, K], W: f32[SPLITS, M, N] align(16))
+  requires(BN == 64, BM % 8 == 0, BM <= 64, BK * 2 == 128, S >= 2, P >= 1, BM % (4 * P) == 0, cdiv(K, BK) >= SPLITS,
+           SPLITS >= 1)
+  grid(cdiv(N, 64), cdiv(M, BM), SPLITS) threads(128 + 128 * P)
+{
+  shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
+  shared b: bf16[S][64, BK] swizzle(128B) align(1024);
+  mbarrier full[S] arrivals(128 * P);
+  mbarrier empty[S] arrivals(4);
+  shared cs: f32[64, BM + 4] align(128);   // the transposed f32 tile, for the epilogue
+
+  if tid.x == 0 {
+    mbarrier.init full;
+    mbarrier.init empty;
+    fence.mbarrier_init;
+  }
+  syncthreads;
+
+  let n0 = i32(block.x) * 64;
+  let m0 = i32(block.y) * BM;
+  let z = i32(block.z);
+  let k_tiles = cdiv(K, BK);
+  let k_first = z * k_tiles / SPLITS;                  // this block's slice of the k-tiles
+  let k_count = (z + 1) * k_tiles / SPLITS - k_first;  // >= 1: k_tiles >= SPLITS
+
+  role load[P] = warpgroups(1..1 + P) {
+    let col = load.thread % 32;
+    let row = load.index * 4 + load.warp;
+    var ra: bf16[BM / (4 * P)][2];
+    var rb: bf16[BN / (4 * P)][2];
+    load_k_tile(ra, rb, k_first, m0, n0, row, col);
+    for j in 0..k_count {
+      let s = j % S;
+      wait empty[s] parity(((j / S) & 1) ^ 1);
+      for v in 0..BM / (4 * P) unroll {
+        for c in 0..2 unroll {
+          a[s][row + 4 * P * v, col + 32 * c] = ra[v][c];
+        }
+      }
+      for v in 0..BN / (4 * P) unroll {
+        for c in 0..2 unroll {
+          b[s][row + 4 * P * v, col + 32 * c] = rb[v][c];
+        }
+      }
+      fence.proxy_async;
+      arrive full[s];
+      if j + 1 < k_count {
+        load_k_tile(ra, rb, k_first + j + 1, m0, n0, row, col);
+      }
+    }
+  }
+
+  role math = warpgroup(0) {
+    var acc: frag<wgmma_acc, f32, 64, BM, 16> = 0.0;
+    for j in 0..k_count {
+      let s = j % S;
+      wait full[s] parity((j / S) & 1);
+      wgmma.fence;
+      wgmma acc += b[s] * a[s].T;
+      wgmma.commit;
+      wgmma.wait 1;
+      if j > 0 {
+        elect {
+          arrive empty[(j - 1) % S];
+        }
+      }
+    }
+    wgmma.wait 0;
+    elect {
+      arrive empty[(k_count - 1) % S];
+    }
+    store cs[0, 0] <- acc;
+  }
+
+  // every thread, the producers' included: W[z, m0 + j, n0 + i] = cs[i, j], masked by W's dims
+  syncthreads;
+  let t = i32(tid.x);
+  for v in 0..cdiv(64 * BM, 128 + 128 * P) unroll {
+    let idx = v * (128 + 128 * P) + t;
+    let i = idx % 64;
+    let jj = idx / 64;
+    if idx < 64 * BM {
+      let x = cs[i, jj];
+      if jj < M - m0 && i < N - n0 {
+        W[z, m0 + jj, n0 + i] = x;
+      }
+    }
+  }
+}
+
 // The producer thread's elements of k-tile k: rows row + 4 P v and columns col, col + 32 of the A tile at
 // row m0 and the B tile at row n0.  Branch-free: every load is in bounds (indices clamped), an element outside
 // A or B is zero.

@@ -260,6 +260,23 @@ std::optional<std::pair<std::string, std::string>> parseTypeDefine(std::string_v
   return std::make_pair(std::string(name), std::string(value));
 }
 
+std::string kernelNames(const Module &module) {
+  std::string names;
+  for (const Ptr<Kernel> &k : module.kernels) names += (names.empty() ? "" : ", ") + k->name;
+  return names;
+}
+
+std::optional<std::string> keepOnlyKernels(Module &module, const std::vector<std::string> &names) {
+  if (names.empty()) return std::nullopt;
+  for (const std::string &wanted : names)
+    if (std::none_of(module.kernels.begin(), module.kernels.end(), [&](const Ptr<Kernel> &k) { return k->name == wanted; }))
+      return wanted;
+  std::erase_if(module.kernels, [&](const Ptr<Kernel> &k) {
+    return std::find(names.begin(), names.end(), k->name) == names.end();
+  });
+  return std::nullopt;
+}
+
 std::optional<std::map<std::string, int64_t>> parseShape(std::string_view text) {
   std::map<std::string, int64_t> shape;
   while (true) {
@@ -380,19 +397,10 @@ ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &e
   if (diags.hasErrors()) return finish(ExitCode::InputErrors);   // sema needs a complete tree
   // 2a. --kernel: the other kernels are dropped here, so no later stage checks, proves or compiles them (an fn
   //     that only they call is then parsed but not type-checked).
-  if (!opts.kernels.empty()) {
-    std::string names;
-    for (const Ptr<Kernel> &k : module->kernels) names += (names.empty() ? "" : ", ") + k->name;
-    for (const std::string &wanted : opts.kernels)
-      if (std::none_of(module->kernels.begin(), module->kernels.end(),
-                       [&](const Ptr<Kernel> &k) { return k->name == wanted; })) {
-        err << "cakec: error: --kernel " << wanted << ": " << sources.name(file) << " has no such kernel (its kernels: "
-            << names << ")\n";
-        return finish(ExitCode::Usage);
-      }
-    std::erase_if(module->kernels, [&](const Ptr<Kernel> &k) {
-      return std::find(opts.kernels.begin(), opts.kernels.end(), k->name) == opts.kernels.end();
-    });
+  if (std::optional<std::string> missing = keepOnlyKernels(*module, opts.kernels)) {
+    err << "cakec: error: --kernel " << *missing << ": " << sources.name(file) << " has no such kernel (its kernels: "
+        << kernelNames(*module) << ")\n";
+    return finish(ExitCode::Usage);
   }
   // --emit=ir prints the module as written: its fns, and kernels with their calls (before inlining).
   std::string asWritten = effectiveEmit(opts) == EmitKind::IR ? printModule(*module) : std::string();

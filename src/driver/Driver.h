@@ -87,6 +87,15 @@ std::optional<std::pair<std::string, std::string>> parseTypeDefine(std::string_v
 // "M=4096,N=4096,K=64" -> map; nullopt when malformed or empty.
 std::optional<std::map<std::string, int64_t>> parseShape(std::string_view text);
 
+struct Module;
+
+// --kernel: drops every kernel of `module` that `names` does not list (before sema, so no later stage checks,
+// proves or compiles them; an fn only they call is then parsed but not type-checked).  Returns the first name
+// the module has no kernel of (the module is then unchanged), nullopt when every name was found.
+std::optional<std::string> keepOnlyKernels(Module &module, const std::vector<std::string> &names);
+// "a, b, c": the module's kernel names, for messages.
+std::string kernelNames(const Module &module);
+
 // Runs the pipeline.  `out` receives --emit output sent to stdout and JSON diagnostics; `err` receives
 // text diagnostics and status lines.  May throw InternalError (main reports it as exit code 4).
 ExitCode runDriver(const DriverOptions &opts, std::ostream &out, std::ostream &err);

@@ -96,6 +96,11 @@ std::unique_ptr<PreparedVariant> prepareVariant(const VariantRequest &request, V
   };
   if (diags.hasErrors() || !prepared->module) return reject();
   Module &module = *prepared->module;
+  if (std::optional<std::string> missing = keepOnlyKernels(module, request.kernels)) {
+    diags.report(DiagKind::LibraryUnknownKernel, SourceRange{}, request.name,
+                 "the source has no kernel '" + *missing + "' (its kernels: " + kernelNames(module) + ")");
+    return reject();
+  }
   if (!inlineFunctions(module, sources, diags) || diags.hasErrors()) return reject();
   SemaOptions semaOptions;
   semaOptions.archOverride = request.arch;

@@ -50,6 +50,7 @@ struct VariantRequest {
   std::optional<unsigned> verifyTimeoutMs;
   std::optional<int64_t> registerCap;               // --maxrregcount: bounds the register estimate
   std::map<std::string, std::string> typeDefines;   // -D NAME=TYPE (type parameters)
+  std::vector<std::string> kernels;                 // --kernel: only these kernels (empty: all of the file's)
   bool debugForceInternalError = false;        // testing: raise an InternalError (in the sweep's worker thread)
 };
 

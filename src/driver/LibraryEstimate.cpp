@@ -1,8 +1,8 @@
 // cakec library estimate (see LibraryEstimate.h): every variant of a library spec priced by the cost model
 // at each --shape, as the sequence of kernels it launches, ranked, with the dispatch table's choice.
 //
-// How: each distinct compile unit (a source with its defines, type defines and arch: the variant's own, and
-// each "then" step's) is prepared once (prepareVariant: parse, sema, PTX in memory; no verifier - a price
+// How: each distinct compile unit (a source with its defines, type defines, the kernels it compiles and its
+// arch: the variant's own, and each "then" step's, as `cakec library build` compiles them) is prepared once (prepareVariant: parse, sema, PTX in memory; no verifier - a price
 // is not a proof, `cakec library build` proves) and estimated per shape kernel by kernel
 // (cost::estimateKernel: a kernel ignores the shape names it does not use, so a reduce over [M, N] is priced
 // at M, N, K).  A variant's time is the sum of its kernels' predicted times, each with its launch overhead;
@@ -73,9 +73,10 @@ public:
 
   // The unit of a source with its defines; prepared on first use.
   std::string unit(const std::string &source, const std::map<std::string, int64_t> &defines,
-                   const std::map<std::string, std::string> &typeDefines, const std::string &arch) {
+                   const std::map<std::string, std::string> &typeDefines, const std::vector<std::string> &kernels,
+                   const std::string &arch) {
     fs::path path = fs::path(source).is_absolute() ? fs::path(source) : (specDir_ / source).lexically_normal();
-    nlohmann::json key = {path.string(), defines, typeDefines, arch};
+    nlohmann::json key = {path.string(), defines, typeDefines, kernels, arch};
     std::string k = key.dump();
     if (units_.count(k)) return k;
     Unit u;
@@ -95,6 +96,7 @@ public:
       request.text = text.text;
       request.defines = defines;
       request.typeDefines = typeDefines;
+      request.kernels = kernels;
       request.arch = arch.empty() ? std::nullopt : parseArch(arch);
       request.verify = false;
       u.prepared = prepareVariant(request);
@@ -218,11 +220,12 @@ ExitCode runLibraryEstimate(const LibraryEstimateOptions &opts) {
   Pricer pricer(opts, fs::path(opts.spec).parent_path());
   std::vector<std::vector<SequenceStep>> sequences;
   for (const VariantSpec &v : spec->variants) {
-    std::string own = pricer.unit(v.source, v.defines, v.typeDefines, v.arch);
+    std::string own = pricer.unit(v.source, v.defines, v.typeDefines, v.compile, v.arch);
     std::vector<SequenceStep> seq;
     seq.push_back({own, !v.kernel.empty() ? v.kernel : v.compile.size() == 1 ? v.compile.front() : ""});
     for (const library::StepSpec &step : v.then)
-      seq.push_back({step.source.empty() ? own : pricer.unit(step.source, step.defines, step.typeDefines, v.arch),
+      seq.push_back({step.source.empty() ? own
+                                         : pricer.unit(step.source, step.defines, step.typeDefines, {step.kernel}, v.arch),
                      step.kernel});
     sequences.push_back(std::move(seq));
   }

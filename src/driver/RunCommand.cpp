@@ -122,19 +122,16 @@ int runRunCommand(int argc, char **argv) {
   uint32_t file = sources.addBuffer(input, std::move(source.text));
   Ptr<Module> module = parseModule(sources, file, diags);
   if (diags.hasErrors()) return finish(ExitCode::InputErrors);
+  // The kernel to run; the file's other kernels are dropped before sema, as `cakec --kernel` does (the -D
+  // values may suit only the one run).
+  if (kernelName.empty() && module->kernels.size() != 1)
+    return usage("the file has several kernels (" + kernelNames(*module) + "): choose one with --kernel");
+  if (!kernelName.empty() && keepOnlyKernels(*module, {kernelName}))
+    return usage("no kernel '" + kernelName + "' (the file has: " + kernelNames(*module) + ")");
   if (!inlineFunctions(*module, sources, diags) || diags.hasErrors()) return finish(ExitCode::InputErrors);
   SemaResult sema = analyzeModule(*module, semaOptions, diags);
   if (diags.hasErrors() || !sema.ok) return finish(ExitCode::InputErrors);
-
-  const Kernel *kernel = nullptr;
-  std::string names;
-  for (const Ptr<Kernel> &k : module->kernels) {
-    names += (names.empty() ? "" : ", ") + k->name;
-    if (k->name == kernelName || (kernelName.empty() && module->kernels.size() == 1)) kernel = k.get();
-  }
-  if (!kernel)
-    return usage(kernelName.empty() ? "the file has several kernels (" + names + "): choose one with --kernel"
-                                    : "no kernel '" + kernelName + "' (the file has: " + names + ")");
+  const Kernel *kernel = module->kernels.front().get();
 
   // Tensor parameters in declaration order; inputs take them first, outputs the ones after.
   std::vector<const Param *> tensors;

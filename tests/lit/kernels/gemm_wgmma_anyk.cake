@@ -5,7 +5,10 @@
 // of it is caught: no wait before the wgmma, the arrive before the stores, no fence, the stage released
 // before the wgmma that reads it retired.  Its split-K form (gemm_nt_wgmma_anyk_splitk_partial, then
 // kernels/gemm/gemm_nt_splitk_reduce.cake) is exact too, with k-tiles that do not divide evenly among the
-// splits (11 k-tiles over 3: 3, 4, 4) and a K tail inside the last one.
+// splits (11 k-tiles over 3: 3, 4, 4) and a K tail inside the last one.  Its decode form
+// (gemm_nt_wgmma_anyk_decode_partial: swapped operands, BM token rows) is exact at odd M, N and K with the
+// reduce's single-element path (V = 1: odd N), 8 and 16 token rows; `cakec run --kernel` checks only the kernel
+// it runs, so -D BM=8 (which the file's 64-row kernels refuse) is accepted for it.
 // RUN: %python %S/Inputs/gemm_nt.py inputs %t.a.npy %t.b.npy 130 75 139
 // RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk --inputs %t.a.npy,%t.b.npy --outputs %t.c.npy
 // RUN: %python %S/Inputs/gemm_nt.py check %t.a.npy %t.b.npy %t.c.npy | %FileCheck %s --check-prefix=P2
@@ -15,7 +18,7 @@
 // RUN: %python %S/Inputs/gemm_nt.py check %t.a1.npy %t.b1.npy %t.c1.npy | %FileCheck %s --check-prefix=P1
 // P1: ok 7 200
 // RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
-// RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake -D BM=64 -D BN=128 -D P=1 --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
+// RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk -D BM=64 -D BN=128 -D P=1 --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
 // CLEAN: verified
 // RUN: sed -e '/wait full\[s\] parity/d' %kernels/gemm/gemm_nt_wgmma_anyk.cake > %t.nowait.cake
 // RUN: not %cakec %t.nowait.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=NOWAIT
@@ -37,4 +40,20 @@
 // SPLITK: ok 70 98
 // RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk_splitk_partial -D SPLITS=16 --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
 // PTXAS: gemm_nt_wgmma_anyk (sm_90a): {{[0-9]+}} registers, {{.*}} 0 bytes spill stores, 0 bytes spill loads
+// RUN: %python %S/Inputs/gemm_nt.py inputs %t.a3.npy %t.b3.npy 7 201 1027
+// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk_decode_partial -D BM=8 -D SPLITS=3 --inputs A=%t.a3.npy,B=%t.b3.npy --outputs W=%t.w3.npy
+// RUN: %cakec run %kernels/gemm/gemm_nt_splitk_reduce.cake --kernel gemm_nt_splitk_reduce -D SPLITS=3 -D RT=32 -D V=1 --inputs W=%t.w3.npy --outputs C=%t.c3.npy
+// RUN: %python %S/Inputs/gemm_nt.py check %t.a3.npy %t.b3.npy %t.c3.npy | %FileCheck %s --check-prefix=DECODE
+// DECODE: ok 7 201
+// RUN: %python %S/Inputs/gemm_nt.py inputs %t.a4.npy %t.b4.npy 19 130 700
+// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk_decode_partial -D BM=16 -D SPLITS=2 -D S=2 --inputs A=%t.a4.npy,B=%t.b4.npy --outputs W=%t.w4.npy
+// RUN: %cakec run %kernels/gemm/gemm_nt_splitk_reduce.cake --kernel gemm_nt_splitk_reduce -D SPLITS=2 -D RT=32 --inputs W=%t.w4.npy --outputs C=%t.c4.npy
+// RUN: %python %S/Inputs/gemm_nt.py check %t.a4.npy %t.b4.npy %t.c4.npy | %FileCheck %s --check-prefix=DECODE16
+// DECODE16: ok 19 130
+// RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk_decode_partial -D BM=16 -D SPLITS=16 --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
+// RUN: %cakec %kernels/gemm/gemm_nt_splitk_reduce.cake -D V=1 -D SPLITS=16 --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
+// RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk_decode_partial -D BM=32 -D SPLITS=8 -v -o %t.dec.cubin 2>&1 | %FileCheck %s --check-prefix=PTXAS-DEC
+// PTXAS-DEC: gemm_nt_wgmma_anyk_decode_partial (sm_90a): {{[0-9]+}} registers, {{.*}} 0 bytes spill stores, 0 bytes spill loads
+// RUN: %expect-exit 2 %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel no_such_kernel --inputs A=%t.a4.npy 2>&1 | %FileCheck %s --check-prefix=NOKERNEL
+// NOKERNEL: no kernel 'no_such_kernel' (the file has: gemm_nt_wgmma_anyk, gemm_nt_wgmma_anyk_splitk_partial, gemm_nt_wgmma_anyk_decode_partial)
 target sm_90a;
