@@ -15,6 +15,11 @@
 // REFUSED-NEXT: -  v8 {{ *}}refused: line 6: the shape M=4096,N=1002 violates this requirement of kernel 'rowscale' [E0803]
 // REFUSED-NEXT: -  v4 {{ *}}refused: line 6: {{.*}} [E0803]
 //
+// A variant compiled with "compile" is priced as built: V = 8 suits only `rowscale`, the file's other kernel is
+// left out (with it, sema refuses V = 8 for `halve`).
+// RUN: %cakec library estimate %S/Inputs/compile.json --shape M=100,N=64 | %FileCheck %s --check-prefix=COMPILE
+// COMPILE: rowscale_lib at M=100,N=64: table -> v8, predicted rank {{[12]}} of 2
+//
 // The JSON document: a step's time is part of its variant's, the table's choice is given per shape.
 // RUN: %cakec library estimate %S/Inputs/split.json --shape M=1000,N=8192 --json > %t.json
 // RUN: %python -c "import json, sys; d = json.load(open(sys.argv[1])); s = d['shapes'][0]; v = {x['variant']: x for x in s['variants']}; assert d['format'] == 'cake-library-estimate' and s['table'] == 'split' and s['shape'] == {'M': 1000, 'N': 8192}; st = v['split']['steps']; assert [x['kernel'] for x in st] == ['rowsum_partial', 'rowsum_finish'] and abs(sum(x['predicted_ms'] for x in st) - v['split']['predicted_ms']) < 1e-9; print('ok')" %t.json | %FileCheck %s --check-prefix=JSON
