@@ -72,9 +72,13 @@ Estimate predictTime(const WorkProfile &p, const Occupancy &occ, const Machine &
   double inflight = activeSms * residentBlocks * p.inflightBytesPerBlock;
   double tMlp = inflight > 0 ? (e.hbm.readBytes * dram + std::max(0.0, l2Reads - e.hbm.readBytes) * l2lat) / inflight : 0;
 
-  double chain = p.chainInstructions / (eff.warpIpc * f) + (p.chainSyncLoadRounds + p.chainAsyncWaits) * memLatency +
-                 p.chainBarriers * m.barrierCycles / f;
-  double tLatency = wavesCeil * chain;
+  auto chainTime = [&](double instructions, double syncLoadRounds, double asyncWaits, double barriers) {
+    return instructions / (eff.warpIpc * f) + (syncLoadRounds + asyncWaits) * memLatency + barriers * m.barrierCycles / f;
+  };
+  double chain = chainTime(p.chainInstructions, p.chainSyncLoadRounds, p.chainAsyncWaits, p.chainBarriers);
+  // An SM's blocks run their chains one wave after another, and no SM finishes before its longest block does.
+  double tLatency = std::max(wavesCeil * chain, chainTime(p.heaviestChainInstructions, p.heaviestChainSyncLoadRounds,
+                                                          p.heaviestChainAsyncWaits, p.heaviestChainBarriers));
 
   auto util = [&](double work, double peakPerSec) { return peakPerSec > 0 ? work / peakPerSec : 0; };
   struct Term { const char *name; double t; double atPeak; };

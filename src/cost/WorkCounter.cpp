@@ -235,8 +235,12 @@ WorkProfile Counter::run() {
   grid_acc_.addScaled(walked[0].acc, firstWeight, true);
   double inflightSum = walked[0].inflight * firstWeight;
   Counts heaviest = walked[0].acc.counts;
-  auto weigh = [&](const Counts &block) {
-    for (size_t c = 0; c < heaviest.size(); ++c) heaviest[c] = std::max(heaviest[c], block[c]);
+  std::array<double, 4> heaviestChain{walked[0].acc.chainInstr, walked[0].acc.chainRounds, walked[0].acc.chainAsync,
+                                      walked[0].acc.chainBarriers};
+  auto weigh = [&](const Accum &block) {
+    for (size_t c = 0; c < heaviest.size(); ++c) heaviest[c] = std::max(heaviest[c], block.counts[c]);
+    std::array<double, 4> chain{block.chainInstr, block.chainRounds, block.chainAsync, block.chainBarriers};
+    for (size_t i = 0; i < chain.size(); ++i) heaviestChain[i] = std::max(heaviestChain[i], chain[i]);
   };
   for (const Sample &sample : samples) {
     // a block whose warps trace the paths of a block walked already counts as that block
@@ -258,12 +262,12 @@ WorkProfile Counter::run() {
       if (walked.size() < kMaxWalkedBlocks) walked.push_back({block_acc_, blockInflight_, walkedTraces_});
       grid_acc_.addScaled(block_acc_, sample.weight, true);
       inflightSum += blockInflight_ * sample.weight;
-      weigh(block_acc_.counts);
+      weigh(block_acc_);
       continue;
     }
     grid_acc_.addScaled(same->acc, sample.weight, true);
     inflightSum += same->inflight * sample.weight;
-    weigh(same->acc.counts);
+    weigh(same->acc);
   }
   double inflight = inflightSum / blocks;
 
@@ -286,6 +290,10 @@ WorkProfile Counter::run() {
   p.chainSyncLoadRounds = grid_acc_.chainRounds / blocks;
   p.chainAsyncWaits = grid_acc_.chainAsync / blocks;
   p.chainBarriers = grid_acc_.chainBarriers / blocks;
+  p.heaviestChainInstructions = heaviestChain[0];
+  p.heaviestChainSyncLoadRounds = heaviestChain[1];
+  p.heaviestChainAsyncWaits = heaviestChain[2];
+  p.heaviestChainBarriers = heaviestChain[3];
   // TMA ring: the bytes of every load signalling a barrier array, times its stages
   std::map<const Decl *, double> perBarrier;
   for (const auto &[site, entry] : tmaSites_) perBarrier[entry.first] += entry.second;

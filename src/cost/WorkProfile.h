@@ -89,6 +89,10 @@ struct WorkProfile {
   double chainSyncLoadRounds = 0;     // rounds of synchronous global loads it waits for
   double chainAsyncWaits = 0;         // waits on cp.async groups / TMA barriers, divided by pipeline depth
   double chainBarriers = 0;           // block/named barriers it passes
+  // The same four for the sampled block whose chain is longest, each the most any sampled block has (a
+  // persistent grid with fewer tiles than blocks: the blocks with a tile against the averaged idle ones).
+  double heaviestChainInstructions = 0, heaviestChainSyncLoadRounds = 0, heaviestChainAsyncWaits = 0,
+         heaviestChainBarriers = 0;
   double inflightBytesPerBlock = 0;   // bytes of global loads a block keeps in flight (Little's law)
   int64_t pipelineDepth = 1;          // stages of the deepest async pipeline (cp.async wait N + 1, TMA ring)
 

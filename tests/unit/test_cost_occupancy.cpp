@@ -219,6 +219,16 @@ TEST_CASE("waves: a persistent grid with fewer tiles than blocks runs as long as
   Estimate eFew = predictTime(few.profile, few.occupancy, h200);
   Estimate eFull = predictTime(full.profile, full.occupancy, h200);
   CHECK(eFew.kernelSeconds == doctest::Approx(eFull.kernelSeconds).epsilon(0.05));
+  // The latency term too: the chain averaged over the blocks is diluted by the idle ones, the busiest block's
+  // chain is one tile's in both grids.
+  CHECK(few.profile.chainInstructions < 0.6 * full.profile.chainInstructions);
+  CHECK(few.profile.heaviestChainInstructions == doctest::Approx(full.profile.heaviestChainInstructions).epsilon(0.01));
+  auto latency = [](const Estimate &e) {
+    for (const ResourceTime &r : e.resources)
+      if (r.name == "latency") return r.seconds;
+    return 0.0;
+  };
+  CHECK(latency(eFew) == doctest::Approx(latency(eFull)).epsilon(0.05));
   // 67 pairs for 66 clusters: the busiest block does two tiles
   KernelWork over = count(*a, {{"M", 256 * 67}, {"N", 256}, {"K", 4096}});
   CHECK(over.profile.heaviestBlock[size_t(Count::WgmmaFlops)] == doctest::Approx(2 * tile));
