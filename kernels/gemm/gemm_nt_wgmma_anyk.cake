@@ -4,7 +4,8 @@
 // schedule of kernels/gemm/gemm_nt_wgmma_tile.cake (read its header for the consumers and the ring) with a
 // producer that loads through registers, and the element-wise epilogue of gemm_nt_wgmma_anyn.cake (odd N).
 // A[M, K], B[N, K], C[M, N] row-major.  gemm_nt_wgmma_anyk_splitk_partial (after the main kernel) is its
-// split-K form.
+// split-K form, gemm_nt_wgmma_anyk_decode_partial its decode form; the producer loop (fn produce_k_tiles) is
+// written once for the three, the consumer loop (fn consume_k_tiles) for the first two.
 //
 // Schedule
 //   grid     (cdiv(N, BN), cdiv(M, BM)) blocks of 128 * (BM / 64) + 128 * P threads; block (x, y) computes
@@ -52,53 +53,12 @@ kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2>(
   let k_tiles = cdiv(K, BK);
 
   role load[P] = warpgroups(BM / 64..BM / 64 + P) {
-    // Lane l of producer warp w owns columns l and l + 32 of every k-tile, rows w + 4 P v of the A and B
-    // tiles: one 64-bit address per row, the second column 64 bytes further.
-    let col = load.thread % 32;
-    let row = load.index * 4 + load.warp;
-    var ra: bf16[BM / (4 * P)][2];
-    var rb: bf16[BN / (4 * P)][2];
-    load_k_tile(ra, rb, 0, m0, n0, row, col);
-    for k in 0..k_tiles {
-      let s = k % S;
-      wait empty[s] parity(((k / S) & 1) ^ 1);
-      for v in 0..BM / (4 * P) unroll {
-        for j in 0..2 unroll {
-          a[s][row + 4 * P * v, col + 32 * j] = ra[v][j];
-        }
-      }
-      for v in 0..BN / (4 * P) unroll {
-        for j in 0..2 unroll {
-          b[s][row + 4 * P * v, col + 32 * j] = rb[v][j];
-        }
-      }
-      fence.proxy_async;                 // the stores (generic proxy) before wgmma's reads (async proxy)
-      arrive full[s];
-      if k + 1 < k_tiles {
-        load_k_tile(ra, rb, k + 1, m0, n0, row, col);   // in flight while the next stage is awaited
-      }
-    }
+    produce_k_tiles(0, k_tiles, m0, n0);
   }
 
   role math[BM / 64] = warpgroups(0..BM / 64) {
     var acc: frag<wgmma_acc, f32, 64, BN, 16> = 0.0;
-    for k in 0..k_tiles {
-      let s = k % S;
-      wait full[s] parity((k / S) & 1);
-      wgmma.fence;
-      wgmma acc += a[s][64 * math.index +: 64, :] * b[s].T;
-      wgmma.commit;
-      wgmma.wait 1;                      // k-tile k-1's group is done: its stage can be refilled
-      if k > 0 {
-        elect {
-          arrive empty[(k - 1) % S];
-        }
-      }
-    }
-    wgmma.wait 0;
-    elect {
-      arrive empty[(k_tiles - 1) % S];   // release the last stage too (keeps every phase balanced)
-    }
+    consume_k_tiles(acc, k_tiles);
     store cs[64 * math.index, 0] <- bf16(acc);
   }
 
@@ -148,51 +108,12 @@ kernel gemm_nt_wgmma_anyk_splitk_partial<BM = 64, BN = 64, BK = 64, S = 4, P = 1
   let k_count = (z + 1) * k_tiles / SPLITS - k_first;  // >= 1: k_tiles >= SPLITS
 
   role load[P] = warpgroups(BM / 64..BM / 64 + P) {
-    let col = load.thread % 32;
-    let row = load.index * 4 + load.warp;
-    var ra: bf16[BM / (4 * P)][2];
-    var rb: bf16[BN / (4 * P)][2];
-    load_k_tile(ra, rb, k_first, m0, n0, row, col);
-    for j in 0..k_count {
-      let s = j % S;
-      wait empty[s] parity(((j / S) & 1) ^ 1);
-      for v in 0..BM / (4 * P) unroll {
-        for c in 0..2 unroll {
-          a[s][row + 4 * P * v, col + 32 * c] = ra[v][c];
-        }
-      }
-      for v in 0..BN / (4 * P) unroll {
-        for c in 0..2 unroll {
-          b[s][row + 4 * P * v, col + 32 * c] = rb[v][c];
-        }
-      }
-      fence.proxy_async;
-      arrive full[s];
-      if j + 1 < k_count {
-        load_k_tile(ra, rb, k_first + j + 1, m0, n0, row, col);
-      }
-    }
+    produce_k_tiles(k_first, k_count, m0, n0);
   }
 
   role math[BM / 64] = warpgroups(0..BM / 64) {
     var acc: frag<wgmma_acc, f32, 64, BN, 16> = 0.0;
-    for j in 0..k_count {
-      let s = j % S;
-      wait full[s] parity((j / S) & 1);
-      wgmma.fence;
-      wgmma acc += a[s][64 * math.index +: 64, :] * b[s].T;
-      wgmma.commit;
-      wgmma.wait 1;
-      if j > 0 {
-        elect {
-          arrive empty[(j - 1) % S];
-        }
-      }
-    }
-    wgmma.wait 0;
-    elect {
-      arrive empty[(k_count - 1) % S];
-    }
+    consume_k_tiles(acc, k_count);
     store W[z, m0 + 64 * math.index, n0] <- acc;
   }
 }
@@ -232,30 +153,7 @@ kernel gemm_nt_wgmma_anyk_decode_partial<BM = 16, BN = 64, BK = 64, S = 4, P = 1
   let k_count = (z + 1) * k_tiles / SPLITS - k_first;  // >= 1: k_tiles >= SPLITS
 
   role load[P] = warpgroups(1..1 + P) {
-    let col = load.thread % 32;
-    let row = load.index * 4 + load.warp;
-    var ra: bf16[BM / (4 * P)][2];
-    var rb: bf16[BN / (4 * P)][2];
-    load_k_tile(ra, rb, k_first, m0, n0, row, col);
-    for j in 0..k_count {
-      let s = j % S;
-      wait empty[s] parity(((j / S) & 1) ^ 1);
-      for v in 0..BM / (4 * P) unroll {
-        for c in 0..2 unroll {
-          a[s][row + 4 * P * v, col + 32 * c] = ra[v][c];
-        }
-      }
-      for v in 0..BN / (4 * P) unroll {
-        for c in 0..2 unroll {
-          b[s][row + 4 * P * v, col + 32 * c] = rb[v][c];
-        }
-      }
-      fence.proxy_async;
-      arrive full[s];
-      if j + 1 < k_count {
-        load_k_tile(ra, rb, k_first + j + 1, m0, n0, row, col);
-      }
-    }
+    produce_k_tiles(k_first, k_count, m0, n0);
   }
 
   role math = warpgroup(0) {
@@ -292,6 +190,61 @@ kernel gemm_nt_wgmma_anyk_decode_partial<BM = 16, BN = 64, BK = 64, S = 4, P = 1
       if jj < M - m0 && i < N - n0 {
         W[z, m0 + jj, n0 + i] = x;
       }
+    }
+  }
+}
+
+// The consumer warpgroups' loop (a math[BM / 64] role of the calling kernel; instance i computes rows 64 i +: 64 of
+// the tile): k_count k-tiles from the ring into `acc`, one wgmma group in flight, each stage released once the
+// group that read it has completed - the last one too, which keeps every phase balanced.
+fn consume_k_tiles(var acc: frag<wgmma_acc, f32, 64, BN, 16>, k_count: i32) {
+  for j in 0..k_count {
+    let s = j % S;
+    wait full[s] parity((j / S) & 1);
+    wgmma.fence;
+    wgmma acc += a[s][64 * math.index +: 64, :] * b[s].T;
+    wgmma.commit;
+    wgmma.wait 1;                      // k-tile j-1's group is done: its stage can be refilled
+    if j > 0 {
+      elect {
+        arrive empty[(j - 1) % S];
+      }
+    }
+  }
+  wgmma.wait 0;
+  elect {
+    arrive empty[(k_count - 1) % S];
+  }
+}
+
+// The producer warpgroups' loop (a load[P] role of the calling kernel, with its rings `a`, `b` and barriers `full`,
+// `empty`): k-tiles k_first .. k_first + k_count - 1 of A's rows m0 +: BM and B's rows n0 +: BN into the ring, the
+// j-th into stage j % S.  Lane l of producer warp w owns columns l and l + 32 of every k-tile, rows w + 4 P v of
+// the A and B tiles: one 64-bit address per row, the second column 64 bytes further.  Each k-tile is loaded into
+// registers while the previous one's stage is awaited, stored, fenced for the async proxy and signalled.
+fn produce_k_tiles(k_first: i32, k_count: i32, m0: i32, n0: i32) {
+  let col = load.thread % 32;
+  let row = load.index * 4 + load.warp;
+  var ra: bf16[BM / (4 * P)][2];
+  var rb: bf16[BN / (4 * P)][2];
+  load_k_tile(ra, rb, k_first, m0, n0, row, col);
+  for j in 0..k_count {
+    let s = j % S;
+    wait empty[s] parity(((j / S) & 1) ^ 1);
+    for v in 0..BM / (4 * P) unroll {
+      for c in 0..2 unroll {
+        a[s][row + 4 * P * v, col + 32 * c] = ra[v][c];
+      }
+    }
+    for v in 0..BN / (4 * P) unroll {
+      for c in 0..2 unroll {
+        b[s][row + 4 * P * v, col + 32 * c] = rb[v][c];
+      }
+    }
+    fence.proxy_async;                 // the stores (generic proxy) before wgmma's reads (async proxy)
+    arrive full[s];
+    if j + 1 < k_count {
+      load_k_tile(ra, rb, k_first + j + 1, m0, n0, row, col);   // in flight while the next stage is awaited
     }
   }
 }

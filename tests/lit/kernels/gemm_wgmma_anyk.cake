@@ -23,10 +23,10 @@
 // RUN: sed -e '/wait full\[s\] parity/d' %kernels/gemm/gemm_nt_wgmma_anyk.cake > %t.nowait.cake
 // RUN: not %cakec %t.nowait.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=NOWAIT
 // NOWAIT: reads 'a[0]' before anything has been written to it [E0610]
-// RUN: sed -e '/^      arrive full\[s\];/d' -e 's/^\(      wait empty\[s\] parity.*\)$/\1 arrive full[s];/' %kernels/gemm/gemm_nt_wgmma_anyk.cake > %t.early.cake
+// RUN: sed -e '/^    arrive full\[s\];/d' -e 's/^\(    wait empty\[s\] parity.*\)$/\1 arrive full[s];/' %kernels/gemm/gemm_nt_wgmma_anyk.cake > %t.early.cake
 // RUN: not %cakec %t.early.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=EARLY
 // EARLY: reads 'a[0]' before it has observed the write that fills it [E0610]
-// RUN: sed -e '/^      fence.proxy_async;/d' %kernels/gemm/gemm_nt_wgmma_anyk.cake > %t.nofence.cake
+// RUN: sed -e '/^    fence.proxy_async;/d' %kernels/gemm/gemm_nt_wgmma_anyk.cake > %t.nofence.cake
 // RUN: not %cakec %t.nofence.cake --verify-only 2>&1 | %FileCheck %s --check-prefix=NOFENCE
 // NOFENCE: error: 'wgmma' reads shared array 'a' through the async proxy after generic-proxy writes without fence.proxy_async [E0646]
 // RUN: sed -e '/wgmma.wait 1; .*refilled/d' %kernels/gemm/gemm_nt_wgmma_anyk.cake > %t.release.cake
