@@ -21,7 +21,8 @@
 //            threads on consecutive columns i of one row of C (coalesced), each masked by row < M and
 //            column < N.
 //   smem     S * (64 + MT) * BK * 2 + 64 * (MT + 8) * 2 bytes: MT = 16, S = 8: 80 KB + 3 KB.
-//   split-K  gemm_nt_wgmma_decode_splitk_partial (after this kernel) is its split-K form.
+//   split-K  gemm_nt_wgmma_decode_splitk_partial (after this kernel) is its split-K form; the two share the
+//            producer and math loops (fn produce_k_tiles, consume_k_tiles at the end of the file).
 target sm_90a;
 
 kernel gemm_nt_wgmma_decode<MT = 16, BK = 64, S = 8>(
@@ -49,36 +50,12 @@ kernel gemm_nt_wgmma_decode<MT = 16, BK = 64, S = 8>(
   let k_tiles = cdiv(K, BK);
 
   role load = warp(4) {
-    elect {
-      for k in 0..k_tiles {
-        let s = k % S;
-        wait empty[s] parity(((k / S) & 1) ^ 1);
-        arrive full[s] expect_tx((64 + MT) * BK * 2);
-        tma.load b[s] <- B[n0, k * BK] signal(full[s]);
-        tma.load a[s] <- A[m0, k * BK] signal(full[s]);
-      }
-    }
+    produce_k_tiles(0, k_tiles, m0, n0);
   }
 
   role math = warpgroup(0) {
     var acc: frag<wgmma_acc, f32, 64, MT, 16> = 0.0;
-    for k in 0..k_tiles {
-      let s = k % S;
-      wait full[s] parity((k / S) & 1);
-      wgmma.fence;
-      wgmma acc += b[s] * a[s].T;
-      wgmma.commit;
-      wgmma.wait 1;                      // k-tile k-1's group is done: its stage can be refilled
-      if k > 0 {
-        elect {
-          arrive empty[(k - 1) % S];
-        }
-      }
-    }
-    wgmma.wait 0;
-    elect {
-      arrive empty[(k_tiles - 1) % S];   // release the last stage too (keeps every phase balanced)
-    }
+    consume_k_tiles(acc, k_tiles);
     store cs[0, 0] <- bf16(acc);
   }
 
@@ -131,36 +108,12 @@ kernel gemm_nt_wgmma_decode_splitk_partial<MT = 16, BK = 64, S = 8, SPLITS = 2>(
   let k_count = (z + 1) * k_tiles / SPLITS - k_first;  // >= 1: k_tiles >= SPLITS
 
   role load = warp(4) {
-    elect {
-      for j in 0..k_count {
-        let s = j % S;
-        wait empty[s] parity(((j / S) & 1) ^ 1);
-        arrive full[s] expect_tx((64 + MT) * BK * 2);
-        tma.load b[s] <- B[n0, (k_first + j) * BK] signal(full[s]);
-        tma.load a[s] <- A[m0, (k_first + j) * BK] signal(full[s]);
-      }
-    }
+    produce_k_tiles(k_first, k_count, m0, n0);
   }
 
   role math = warpgroup(0) {
     var acc: frag<wgmma_acc, f32, 64, MT, 16> = 0.0;
-    for j in 0..k_count {
-      let s = j % S;
-      wait full[s] parity((j / S) & 1);
-      wgmma.fence;
-      wgmma acc += b[s] * a[s].T;
-      wgmma.commit;
-      wgmma.wait 1;
-      if j > 0 {
-        elect {
-          arrive empty[(j - 1) % S];
-        }
-      }
-    }
-    wgmma.wait 0;
-    elect {
-      arrive empty[(k_count - 1) % S];
-    }
+    consume_k_tiles(acc, k_count);
     store cs[0, 0] <- acc;
   }
 
@@ -177,5 +130,43 @@ kernel gemm_nt_wgmma_decode_splitk_partial<MT = 16, BK = 64, S = 8, SPLITS = 2>(
         W[z, m0 + jj, n0 + i] = x;
       }
     }
+  }
+}
+
+// The producer warp's loop (the calling kernel's `load` role, rings `a`, `b`, barriers `full`, `empty`): an
+// elected lane issues the TMA copies of k-tiles k_first .. k_first + k_count - 1 of B's rows n0 +: 64 and A's rows
+// m0 +: MT, the j-th into stage j % S.
+fn produce_k_tiles(k_first: i32, k_count: i32, m0: i32, n0: i32) {
+  elect {
+    for j in 0..k_count {
+      let s = j % S;
+      wait empty[s] parity(((j / S) & 1) ^ 1);
+      arrive full[s] expect_tx((64 + MT) * BK * 2);
+      tma.load b[s] <- B[n0, (k_first + j) * BK] signal(full[s]);
+      tma.load a[s] <- A[m0, (k_first + j) * BK] signal(full[s]);
+    }
+  }
+}
+
+// The math warpgroup's loop: k_count k-tiles from the ring into the transposed accumulator (the B tile is the
+// A operand), one wgmma group in flight, each stage released once the group that read it has completed - the
+// last one too, which keeps every phase balanced.
+fn consume_k_tiles(var acc: frag<wgmma_acc, f32, 64, MT, 16>, k_count: i32) {
+  for j in 0..k_count {
+    let s = j % S;
+    wait full[s] parity((j / S) & 1);
+    wgmma.fence;
+    wgmma acc += b[s] * a[s].T;
+    wgmma.commit;
+    wgmma.wait 1;                      // k-tile j-1's group is done: its stage can be refilled
+    if j > 0 {
+      elect {
+        arrive empty[(j - 1) % S];
+      }
+    }
+  }
+  wgmma.wait 0;
+  elect {
+    arrive empty[(k_count - 1) % S];
   }
 }
