@@ -248,6 +248,10 @@ class Library:
 
     def dispatch(self, *args: Any, **kwargs: Any):
         """The Kernel a call with these arguments launches (the dispatch of __call__ without the launch)."""
+        return self._dispatch(args, kwargs)[0]
+
+    def _dispatch(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]):
+        """(the Kernel to launch, the shape key it was chosen for)."""
         if not self._target_fixed:
             self._fix_target(args)
         if self._fast_key is not None and len(args) == len(self.param_names) and \
@@ -257,13 +261,14 @@ class Library:
             except (AttributeError, IndexError, KeyError, TypeError):
                 key = self.shape_of(*args, **kwargs)
             entry = self._memo.get(key)
-            return self._entry_kernels[entry if entry is not None else self._entry_for(key)]
-        return self._entry_kernels[self._entry_for(self.shape_of(*args, **kwargs))]
+            return self._entry_kernels[entry if entry is not None else self._entry_for(key)], key
+        key = self.shape_of(*args, **kwargs)
+        return self._entry_kernels[self._entry_for(key)], key
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
-        kernel = self.dispatch(*args, **kwargs)
-        if type(kernel) is KernelSequence:   # reads the named shape variables to size its workspace
-            kernel(*args, **kwargs)
+        kernel, key = self._dispatch(args, kwargs)
+        if type(kernel) is KernelSequence:   # sizes its workspace at the shape just read
+            kernel._launch(args, kwargs, key)
             return
         for name in self._named_only:
             kwargs.pop(name, None)
@@ -319,13 +324,15 @@ class KernelSequence:
         self._shapes[key] = shapes
         return shapes
 
-    def _workspace(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> List[Any]:
+    def _workspace(self, args: Tuple[Any, ...], kwargs: Dict[str, Any],
+                   key: Optional[Tuple[int, ...]] = None) -> List[Any]:
         device = next((a.device for a in args if getattr(getattr(a, "device", None), "type", None) == "cuda"), None)
         if device is None:
             raise CakeArgumentError("variant %s needs a workspace: pass torch CUDA tensors (it is allocated on their "
                                     "device) or workspace=[...]" % self.name)
         import torch
-        key = self._library.shape_of(*args, **kwargs)
+        if key is None:
+            key = self._library.shape_of(*args, **kwargs)
         return [torch.empty(dims, dtype=getattr(torch, TORCH_NAMES[dtype]), device=device)
                 for dims, dtype in self.workspace_shapes(key)]
 
@@ -334,6 +341,13 @@ class KernelSequence:
             yield kernel, [args[s] if s >= 0 else workspace[-1 - s] for s in sources]
 
     def __call__(self, *args: Any, stream: Any = None, workspace: Optional[List[Any]] = None, **kwargs: Any) -> None:
+        self._launch(args, dict(kwargs, stream=stream, workspace=workspace), None)
+
+    def _launch(self, args: Tuple[Any, ...], kwargs: Dict[str, Any], key: Optional[Tuple[int, ...]]) -> None:
+        """The call, with `stream` and `workspace` among kwargs, and the shape key when the caller has read it."""
+        kwargs = dict(kwargs)
+        stream = kwargs.pop("stream", None)
+        workspace = kwargs.pop("workspace", None)
         unknown = set(kwargs) - set(self._library.shape_vars)
         if unknown:
             raise CakeArgumentError("variant %s: unknown keyword argument%s %s (the arguments are positional; "
@@ -343,7 +357,7 @@ class KernelSequence:
             raise CakeArgumentError("variant %s takes %d arguments (%s), got %d" % (
                 self.name, len(self.param_names), ", ".join(self.param_names), len(args)))
         if workspace is None:
-            workspace = self._workspace(args, kwargs) if self._num_workspace else []
+            workspace = self._workspace(args, kwargs, key) if self._num_workspace else []
             if hasattr(stream, "cuda_stream"):   # a torch stream: the memory is in use there until the kernels end
                 for tensor in workspace:
                     tensor.record_stream(stream)
