@@ -190,3 +190,24 @@ def test_estimate_prices_each_variant_as_its_kernel_sequence(cakec_only):
     refused = gen.estimate_times(good["variants"], shapes, NAMES, INPUTS, cakec_only, "any")
     assert refused["v8"][gen.shape_key(shapes[1], NAMES)] == gen.INFEASIBLE          # N % 8 != 0
     assert refused["any"][gen.shape_key(shapes[1], NAMES)] < gen.INFEASIBLE
+
+
+def test_candidates_only_writes_the_shortlist(tmp_path):
+    """--candidates-only stops after pruning: -o is the candidates file (fallback and all) with the variants kept;
+    it never writes over the candidates it read."""
+    times = write_candidates_and_training(tmp_path)
+    times["never"] = {k: 50.0 for k in times["any"]}
+    candidates = json.load(open(tmp_path / "candidates.json"))
+    candidates["variants"].append(dict(candidates["variants"][-1], name="never"))
+    (tmp_path / "candidates.json").write_text(json.dumps(candidates))
+    (tmp_path / "times.json").write_text(json.dumps({"times": times}))
+    assert gen.main([str(tmp_path / "candidates.json"), "--train", str(tmp_path / "train.json"),
+                     "--times", str(tmp_path / "times.json"), "--candidates-only",
+                     "-o", str(tmp_path / "shortlist.json")]) == 0
+    shortlist = json.load(open(tmp_path / "shortlist.json"))
+    assert [v["name"] for v in shortlist["variants"]] == ["v8", "v4", "any"]     # 'never' is never within 1.25x
+    assert shortlist["fallback"] == "any" and "dispatch" not in shortlist
+    with pytest.raises(SystemExit):
+        gen.main([str(tmp_path / "candidates.json"), "--train", str(tmp_path / "train.json"),
+                  "--times", str(tmp_path / "times.json"), "--candidates-only", "-o", str(tmp_path / "candidates.json")])
+    assert len(json.load(open(tmp_path / "candidates.json"))["variants"]) == 4

@@ -2,6 +2,7 @@
 
     python -m cakeir.generalize CANDIDATES.json [--train train.json] -o spec.json
            [--times times.json | --estimate] [--max-leaves 6] [--prune 1.25] [--report report.txt]
+           [--candidates-only]
 
 CANDIDATES.json is a library spec (format cake-library-spec) whose "dispatch" is replaced by
 `"fallback": "<variant>"`: the variant that serves every legal shape.  The steps:
@@ -10,7 +11,9 @@ CANDIDATES.json is a library spec (format cake-library-spec) whose "dispatch" is
    {"times": {variant: {"M=..,N=..": ms}}}) or predicted by the cost model (--estimate: `cakec library estimate`,
    each variant priced as the whole sequence of kernels it launches; a shape a kernel's `requires` refuses is
    infeasible).
-2. pruning: a candidate that is never within --prune x of the best on any training shape is dropped.
+2. pruning: a candidate that is never within --prune x of the best on any training shape is dropped.  With
+   --candidates-only the tool stops here and -o is the candidates file with the variants kept: with --estimate,
+   the cost model's shortlist to time on the device (library_bench.py --all-variants --variants ...).
 3. buckets: a regression tree with at most --max-leaves leaves over shape features - thresholds on each shape
    variable and divisibility by 2, 8, 16, 64, 128, 256, and the candidates' derived "features" (below) at
    their given thresholds - grown greedily to minimise the summed log regret
@@ -361,12 +364,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--max-leaves", type=int, default=6)
     ap.add_argument("--prune", type=float, default=1.25)
     ap.add_argument("--cakec")
+    ap.add_argument("--candidates-only", action="store_true",
+                    help="stop after pruning: -o is the candidates file with the variants kept (e.g. with --estimate, "
+                         "the cost model's shortlist to measure on the device)")
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--report")
     args = ap.parse_args(argv)
     from ._tools import find_cakec
     with open(args.candidates, encoding="utf-8") as f:
         spec = json.load(f)
+    original = dict(spec)
     spec_dir = os.path.dirname(os.path.abspath(args.candidates))
     fallback = spec.pop("fallback")
     features = read_features(spec)
@@ -394,6 +401,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          (", ".join(unmeasured), args.times))
     keys = [shape_key(s, names) for s in train]
     kept = prune(times, [v["name"] for v in variants if v["name"] not in unmeasured], keys, args.prune, fallback)
+    if args.candidates_only:
+        if os.path.abspath(args.output) == os.path.abspath(args.candidates):
+            ap.error("-o would overwrite the candidates file %s" % args.candidates)
+        shortlist = dict(original, variants=[v for v in variants if v["name"] in kept])
+        with open(args.output, "w", encoding="utf-8") as f:
+            json.dump(shortlist, f, indent=2)
+            f.write("\n")
+        text = "candidates %d, kept after pruning (x%.2f): %d: %s\n" % (len(variants), args.prune, len(kept),
+                                                                      ", ".join(kept))
+        sys.stdout.write(text)
+        if args.report:
+            with open(args.report, "w", encoding="utf-8") as f:
+                f.write(text)
+        return 0
     guards = {v["name"]: requires_guards(variant_manifest(v, spec_dir, args.cakec), v.get("kernel", ""), names)
               for v in variants if v["name"] in kept}
     leaves = fit_tree(train, names, times, kept, args.max_leaves, fallback,
