@@ -124,6 +124,7 @@ int runRunCommand(int argc, char **argv) {
   if (diags.hasErrors()) return finish(ExitCode::InputErrors);
   // The kernel to run; the file's other kernels are dropped before sema, as `cakec --kernel` does (the -D
   // values may suit only the one run).
+  if (module->kernels.empty()) return usage("the file has no kernel to run");
   if (kernelName.empty() && module->kernels.size() != 1)
     return usage("the file has several kernels (" + kernelNames(*module) + "): choose one with --kernel");
   if (!kernelName.empty() && keepOnlyKernels(*module, {kernelName}))
