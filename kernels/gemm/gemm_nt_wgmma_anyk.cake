@@ -128,8 +128,8 @@ kernel gemm_nt_wgmma_anyk_splitk_partial<BM = 64, BN = 64, BK = 64, S = 4, P = 1
 // of A per k-tile; the split streams B with more blocks where its 64-row tiles are few (8 x 2151 x 9153: 34).
 kernel gemm_nt_wgmma_anyk_decode_partial<BM = 16, BN = 64, BK = 64, S = 4, P = 1, SPLITS = 2>(
     A: bf16[M, K], B: bf16[N, K], W: f32[SPLITS, M, N] align(16))
-  requires(BN == 64, BM % 8 == 0, BM <= 64, BK * 2 == 128, S >= 2, P >= 1, BM % (4 * P) == 0, cdiv(K, BK) >= SPLITS,
-           SPLITS >= 1)
+  requires(BN == 64, BM % 8 == 0, BM <= 64, BK * 2 == 128, S >= 2, P >= 1, BM % (4 * P) == 0, BN % (4 * P) == 0,
+           cdiv(K, BK) >= SPLITS, SPLITS >= 1)
   grid(cdiv(N, 64), cdiv(M, BM), SPLITS) threads(128 + 128 * P)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
