@@ -36,11 +36,24 @@ using library::VariantSpec;
 
 constexpr uint64_t kMaxSpecBytes = 16ull << 20;
 
-// One kernel of a variant's sequence: the unit it comes from and its name (empty: the unit's only kernel).
+// One kernel of a variant's sequence, found once in its prepared unit: the kernel and its machine, or why none
+// of the variant's shapes can be priced (the unit failed, or it has no such kernel).
 struct SequenceStep {
-  std::string unitKey;
-  std::string kernel;
+  const PreparedVariant *unit = nullptr;
+  const cost::Machine *machine = nullptr;
+  const Kernel *kernel = nullptr;
+  const KernelInfo *info = nullptr;
+  std::string code, reason;
 };
+
+// A diagnostic's code and message without a source location: for what is about a spec entry, not a line.
+template <class... Args>
+void refusal(std::string &code, std::string &reason, DiagKind kind, const Args &...args) {
+  SourceManager none;
+  DiagnosticEngine scratch(none, 1);
+  scratch.report(kind, SourceRange{}, args...);
+  reason = firstError(scratch, &code);
+}
 
 struct StepPrice {
   std::string kernel, machine, bottleneck;
@@ -81,12 +94,7 @@ public:
     if (units_.count(k)) return k;
     Unit u;
     // A unit none of whose kernels can be priced keeps the diagnostic's code and message.
-    SourceManager none;
-    DiagnosticEngine scratch(none, 1);
-    auto fail = [&](auto kind, const auto &...args) {
-      scratch.report(kind, SourceRange{}, args...);
-      u.reason = firstError(scratch, &u.code);
-    };
+    auto fail = [&](DiagKind kind, const auto &...args) { refusal(u.code, u.reason, kind, args...); };
     ReadFileResult text = readFileBounded(path.string(), kMaxSpecBytes);
     if (!text.ok()) {
       fail(DiagKind::CannotReadFile, path.string(), text.error);
@@ -122,41 +130,47 @@ public:
     return k;
   }
 
-  VariantPrice price(const std::string &variant, const std::vector<SequenceStep> &steps,
-                     const std::map<std::string, int64_t> &shape) {
+  // The step of the sequence that runs kernel `name` (empty: the unit's only kernel) of unit `key`.
+  SequenceStep step(const std::string &key, const std::string &name, const std::string &variant) const {
+    const Unit &u = units_.at(key);
+    SequenceStep st;
+    if (!u.reason.empty()) {
+      st.code = u.code;
+      st.reason = u.reason;
+      return st;
+    }
+    const Module &module = *u.prepared->module;
+    for (const auto &k : module.kernels)
+      if (k->name == name || (name.empty() && module.kernels.size() == 1)) st.kernel = k.get();
+    st.info = st.kernel ? u.prepared->sema.kernelInfo(st.kernel) : nullptr;
+    if (!st.info)
+      refusal(st.code, st.reason, DiagKind::LibraryUnknownKernel, variant,
+              name.empty() ? "its source has several kernels; name one with \"kernel\""
+                           : "its source has no kernel '" + name + "'");
+    st.unit = u.prepared.get();
+    st.machine = &*u.machine;
+    return st;
+  }
+
+  static VariantPrice price(const std::string &variant, const std::vector<SequenceStep> &steps,
+                            const std::map<std::string, int64_t> &shape) {
     VariantPrice p;
     p.variant = variant;
     for (const SequenceStep &s : steps) {
-      Unit &u = units_.at(s.unitKey);
-      if (!u.reason.empty()) {
-        p.code = u.code;
-        p.reason = u.reason;
+      if (!s.reason.empty()) {
+        p.code = s.code;
+        p.reason = s.reason;
         return p;
       }
-      const Module &module = *u.prepared->module;
-      const Kernel *kernel = nullptr;
-      if (s.kernel.empty() && module.kernels.size() == 1) kernel = module.kernels.front().get();
-      for (const auto &k : module.kernels)
-        if (!s.kernel.empty() && k->name == s.kernel) kernel = k.get();
-      const KernelInfo *info = kernel ? u.prepared->sema.kernelInfo(kernel) : nullptr;
-      if (!info) {
-        SourceManager none;
-        DiagnosticEngine scratch(none, 1);
-        scratch.report(DiagKind::LibraryUnknownKernel, SourceRange{}, variant,
-                       s.kernel.empty() ? "its source has several kernels; name one with \"kernel\""
-                                        : "its source has no kernel '" + s.kernel + "'");
-        p.reason = firstError(scratch, &p.code);
-        return p;
-      }
-      DiagnosticEngine diags(u.prepared->sources, 1);
+      DiagnosticEngine diags(s.unit->sources, 1);
       cost::EstimateOptions options;
       options.shape = shape;
-      std::optional<cost::Estimate> e = cost::estimateKernel(*kernel, *info, *u.machine, options, diags);
+      std::optional<cost::Estimate> e = cost::estimateKernel(*s.kernel, *s.info, *s.machine, options, diags);
       if (!e || diags.hasErrors()) {
         p.reason = firstError(diags, &p.code);
         return p;
       }
-      p.steps.push_back({kernel->name, e->machine, e->bottleneck, e->seconds * 1e3});
+      p.steps.push_back({s.kernel->name, e->machine, e->bottleneck, e->seconds * 1e3});
       p.ms += e->seconds * 1e3;
     }
     return p;
@@ -206,27 +220,23 @@ ExitCode runLibraryEstimate(const LibraryEstimateOptions &opts) {
   }
   uint32_t file = sources.addBuffer(opts.spec, text.text);
   std::optional<LibrarySpec> spec = library::readLibrarySpec(sources, file, diags);
-  diags.renderText(std::cerr, opts.color);
-  if (!spec) return ExitCode::InputErrors;
-
-  if (!opts.machine.empty()) {   // a named machine must load (each arch's default is looked up per variant)
+  if (spec && !opts.machine.empty()) {   // a named machine must load (each arch's default is looked up per variant)
     cost::MachineLoadResult loaded = cost::findMachine(opts.machine, Arch::SM90a);
-    if (!loaded.machine) {
-      diags.report(DiagKind::MachineUnavailable, SourceRange{}, opts.machine, loaded.error);
-      diags.renderText(std::cerr, opts.color);
-      return ExitCode::InputErrors;
-    }
+    if (!loaded.machine) diags.report(DiagKind::MachineUnavailable, SourceRange{}, opts.machine, loaded.error);
   }
+  diags.renderText(std::cerr, opts.color);
+  if (!spec || diags.hasErrors()) return ExitCode::InputErrors;
   Pricer pricer(opts, fs::path(opts.spec).parent_path());
   std::vector<std::vector<SequenceStep>> sequences;
   for (const VariantSpec &v : spec->variants) {
     std::string own = pricer.unit(v.source, v.defines, v.typeDefines, v.compile, v.arch);
     std::vector<SequenceStep> seq;
-    seq.push_back({own, !v.kernel.empty() ? v.kernel : v.compile.size() == 1 ? v.compile.front() : ""});
-    for (const library::StepSpec &step : v.then)
-      seq.push_back({step.source.empty() ? own
-                                         : pricer.unit(step.source, step.defines, step.typeDefines, {step.kernel}, v.arch),
-                     step.kernel});
+    seq.push_back(pricer.step(own, !v.kernel.empty() ? v.kernel : v.compile.size() == 1 ? v.compile.front() : "", v.name));
+    for (const library::StepSpec &step : v.then) {
+      std::string unit = step.source.empty()
+                             ? own : pricer.unit(step.source, step.defines, step.typeDefines, {step.kernel}, v.arch);
+      seq.push_back(pricer.step(unit, step.kernel, v.name));
+    }
     sequences.push_back(std::move(seq));
   }
 
@@ -238,7 +248,7 @@ ExitCode runLibraryEstimate(const LibraryEstimateOptions &opts) {
   for (const std::map<std::string, int64_t> &shape : opts.shapes) {
     std::vector<VariantPrice> prices;
     for (size_t i = 0; i < spec->variants.size(); ++i)
-      prices.push_back(pricer.price(spec->variants[i].name, sequences[i], shape));
+      prices.push_back(Pricer::price(spec->variants[i].name, sequences[i], shape));
     std::stable_sort(prices.begin(), prices.end(), [](const VariantPrice &a, const VariantPrice &b) {
       if (a.ok() != b.ok()) return a.ok();
       return a.ok() && a.ms < b.ms;

@@ -268,7 +268,7 @@ class Library:
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         kernel, key = self._dispatch(args, kwargs)
         if type(kernel) is KernelSequence:   # sizes its workspace at the shape just read
-            kernel._launch(args, kwargs, key)
+            kernel._launch(args, key, **kwargs)
             return
         for name in self._named_only:
             kwargs.pop(name, None)
@@ -341,13 +341,11 @@ class KernelSequence:
             yield kernel, [args[s] if s >= 0 else workspace[-1 - s] for s in sources]
 
     def __call__(self, *args: Any, stream: Any = None, workspace: Optional[List[Any]] = None, **kwargs: Any) -> None:
-        self._launch(args, dict(kwargs, stream=stream, workspace=workspace), None)
+        self._launch(args, None, stream=stream, workspace=workspace, **kwargs)
 
-    def _launch(self, args: Tuple[Any, ...], kwargs: Dict[str, Any], key: Optional[Tuple[int, ...]]) -> None:
-        """The call, with `stream` and `workspace` among kwargs, and the shape key when the caller has read it."""
-        kwargs = dict(kwargs)
-        stream = kwargs.pop("stream", None)
-        workspace = kwargs.pop("workspace", None)
+    def _launch(self, args: Tuple[Any, ...], key: Optional[Tuple[int, ...]], stream: Any = None,
+                workspace: Optional[List[Any]] = None, **kwargs: Any) -> None:
+        """The call, with the shape key when the caller (Library.__call__) has read it already."""
         unknown = set(kwargs) - set(self._library.shape_vars)
         if unknown:
             raise CakeArgumentError("variant %s: unknown keyword argument%s %s (the arguments are positional; "
