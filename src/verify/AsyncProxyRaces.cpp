@@ -185,11 +185,10 @@ private:
       if (!reach.known || reach.divergent()) { participationKnown_ = false; return; }   // E0642 / E0601 elsewhere
       // A barrier array: each warp takes part in the barrier its index names (NamedBarriers.cpp checks it).
       const RoleInfo *ri = path.role ? ctx_.info().roleOf(path.role) : nullptr;
-      int64_t per = ri ? ri->warpsPerInstance() : 0;
       for (int64_t warp : reach.warps) {
         int64_t instance = 0;
         if (index) {
-          WarpPoint p{warp, path.role, ri && per ? (warp - ri->firstWarp) / per : 0, ri && per ? (warp - ri->firstWarp) % per : 0};
+          WarpPoint p = warpPointAt(warp, path.role, ri);
           std::optional<int64_t> v = evalAtWarp(*index, p);
           if (!v) { participationKnown_ = false; return; }   // E0669 elsewhere
           instance = *v;

@@ -104,6 +104,9 @@ std::optional<int64_t> evalAtWarp(const Expr &e, const WarpPoint &at) {
   options.wrappingShiftLeft = true;
   options.cdiv = ConstEvalOptions::Cdiv::CeilingOfNonNegative;
   options.bind = [&at](const Expr &x) -> std::optional<int64_t> {
+    if (auto *n = dynCast<NameExpr>(&x))
+      for (const auto &[decl, value] : at.loopValues)
+        if (n->decl == decl) return value;
     std::optional<BuiltinValue> v = builtinValueOf(x);
     if (!v) return std::nullopt;
     if (x.kind == ExprKind::Name) return *v == BuiltinValue::Warp ? std::optional<int64_t>(at.warp) : std::nullopt;
@@ -113,6 +116,18 @@ std::optional<int64_t> evalAtWarp(const Expr &e, const WarpPoint &at) {
     return *v == BuiltinValue::RoleIndex ? at.roleIndex : at.roleWarp;
   };
   return ConstEvaluator(std::move(options)).evaluate(e).optional();
+}
+
+WarpPoint warpPointAt(int64_t warp, const RoleStmt *role, const RoleInfo *info) {
+  WarpPoint p;
+  p.warp = warp;
+  p.role = role;
+  int64_t per = info ? info->warpsPerInstance() : 0;
+  if (per) {
+    p.roleIndex = (warp - info->firstWarp) / per;
+    p.roleWarp = (warp - info->firstWarp) % per;
+  }
+  return p;
 }
 
 WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const UniformityAnalysis &u, SyncScope scope) {
@@ -155,27 +170,75 @@ WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const U
     return r;
   }
   if (role) {
-    int64_t per = role->warpsPerInstance();
     for (int64_t w = role->firstWarp; w < role->endWarp; ++w)
-      points.push_back({w, path.role, per ? (w - role->firstWarp) / per : 0, per ? (w - role->firstWarp) % per : 0});
+      points.push_back(warpPointAt(w, path.role, role));
   } else {
-    for (int64_t w = 0; w < info.warps(); ++w) points.push_back({w, nullptr, 0, 0});
+    for (int64_t w = 0; w < info.warps(); ++w) points.push_back(warpPointAt(w, nullptr, nullptr));
   }
 
-  for (const WarpPoint &p : points) {
-    bool reaches = true;
+  // The values of the variables of enclosing loops with compile-time bounds, in case a condition reads
+  // one: every combination (the loops' bounds evaluated at the warp, outer loops' values bound).
+  auto loopValueCombinations = [&](const WarpPoint &p) -> std::optional<std::vector<WarpPoint>> {
+    std::vector<WarpPoint> combos{p};
+    for (const ControlFrame &f : path.frames) {
+      if (f.kind != ControlFrame::Loop) continue;
+      auto &l = *cast<ForStmt>(f.stmt);
+      std::vector<WarpPoint> next;
+      for (const WarpPoint &c : combos) {
+        if (next.size() >= kMaxLoopValueCombinations) return std::nullopt;
+        auto lo = evalAtWarp(*l.lower, c), hi = evalAtWarp(*l.upper, c);
+        auto step = l.step ? evalAtWarp(*l.step, c) : std::optional<int64_t>(1);
+        if (!lo || !hi || !step || *step <= 0) {   // a runtime loop: its variable stays unbound
+          next.push_back(c);
+          continue;
+        }
+        for (int64_t v = *lo; v < *hi; v += *step) {
+          if (next.size() >= kMaxLoopValueCombinations) return std::nullopt;
+          WarpPoint bound = c;
+          bound.loopValues.emplace_back(static_cast<const Decl *>(&l), v);
+          next.push_back(std::move(bound));
+        }
+      }
+      combos = std::move(next);
+    }
+    return combos;
+  };
+  auto conditionsHold = [&](const WarpPoint &p, const Expr **unknown) -> std::optional<bool> {
     for (const ControlFrame &f : path.frames) {
       if (!f.cond || (u.of(*f.cond) != Uniformity::Warp && u.of(*f.cond) != Uniformity::Warpgroup)) continue;
       auto v = evalAtWarp(*f.cond, p);
       if (!v) {
-        r.known = false;
-        r.unknownCause = f.cond;
-        return r;
+        *unknown = f.cond;
+        return std::nullopt;
       }
-      bool holds = *v != 0;
-      if ((f.kind == ControlFrame::Then) != holds) { reaches = false; break; }
+      if ((f.kind == ControlFrame::Then) != (*v != 0)) return false;
     }
-    if (reaches) r.warps.push_back(p.warp);
+    return true;
+  };
+
+  for (const WarpPoint &p : points) {
+    const Expr *unknown = nullptr;
+    std::optional<bool> reaches = conditionsHold(p, &unknown);
+    if (!reaches) {
+      // A condition over a loop variable: does it hold in some iteration of the compile-time loops?
+      std::optional<std::vector<WarpPoint>> combos = loopValueCombinations(p);
+      if (combos)
+        for (const WarpPoint &c : *combos) {
+          const Expr *cause = nullptr;
+          std::optional<bool> holds = conditionsHold(c, &cause);
+          if (!holds) {
+            reaches = std::nullopt;
+            break;
+          }
+          reaches = reaches.value_or(false) || *holds;
+        }
+    }
+    if (!reaches) {
+      r.known = false;
+      r.unknownCause = unknown;
+      return r;
+    }
+    if (*reaches) r.warps.push_back(p.warp);
   }
   return r;
 }

@@ -12,6 +12,9 @@
 //   - a warp- or warpgroup-uniform condition is evaluated concretely for each candidate warp (warp, ROLE.warp and
 //     ROLE.index are known per warp; compile-time values are known); a warp for which it is false is
 //     dropped; when it cannot be evaluated the answer is "unknown" with the culprit expression;
+//   - a condition over the variables of enclosing loops with compile-time bounds (`for h in 0..2 unroll {
+//     if h == ROLE.index { .. } }`) is evaluated at every value of them: a warp reaches the statement when
+//     the conditions hold in some iteration (at most kMaxLoopValueCombinations combinations, else unknown);
 //   - a thread-varying condition, an `elect`, a loop with thread-varying bounds, or an earlier `return`
 //     under non-uniform control makes the statement divergent (the construct is recorded for the note).
 #pragma once
@@ -61,14 +64,20 @@ struct WarpReach {
 enum class SyncScope : uint8_t { Warp, Warpgroup, Block };
 WarpReach reachingWarps(const ControlPath &path, const KernelInfo &info, const UniformityAnalysis &u, SyncScope scope);
 
+// How many combinations of compile-time loop values reachingWarps tries before it calls a condition unknown.
+constexpr size_t kMaxLoopValueCombinations = 256;
+
 // Concrete value of an integer/pred expression for one warp (warp, ROLE.warp and ROLE.index bound);
 // compile-time values and constant lets fold; anything else is nullopt.
 struct WarpPoint {
   int64_t warp = 0;
   const RoleStmt *role = nullptr;
   int64_t roleIndex = 0, roleWarp = 0;
+  std::vector<std::pair<const Decl *, int64_t>> loopValues;   // variables of compile-time loops, when bound
 };
 std::optional<int64_t> evalAtWarp(const Expr &e, const WarpPoint &at);
+// Warp `warp` of the block, inside `role` (null: kernel-level code) whose layout is `info` (null: none).
+WarpPoint warpPointAt(int64_t warp, const RoleStmt *role, const RoleInfo *info);
 
 // "warps 4..7" / "warps 0, 4" for messages.
 std::string describeWarps(const std::vector<int64_t> &warps);

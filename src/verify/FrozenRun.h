@@ -4,8 +4,8 @@
 // Algorithm.  The "what if" of a lap: every agent but `frozen` runs to quiescence from a given state while
 // `frozen` stays at its wait for phase n (watchPhase = n + 1); a lap when the barrier then completes phase
 // n + 1.  Only progress matters here, so the state is the part of the simulator's that decides blocking -
-// program counters, wait targets, block / cluster barrier counts, per-barrier phase counters and the copies
-// in flight - without clocks, stages or reads (copying those at every wait made the lap checks quadratic in
+// program counters, wait targets, block / cluster / named barrier counts, per-barrier phase counters and the
+// copies in flight - without clocks, stages or reads (copying those at every wait made the lap checks quadratic in
 // the run length).  The semantics are the simulator's with its ordering and error checks left out:
 // arrivals and bytes complete phases, copies land oldest first only when no agent can move, a wait blocks
 // until its target phase completed (targeted from the barrier's completed phases: this run has no clocks).
@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
 #include <cstdint>
 #include <vector>
 
@@ -33,6 +34,11 @@ public:
     int cta = 0;
     size_t blockSyncs = 0, clusterArrived = 0, clusterWaited = 0;
     bool pendingSync = false;   // arrived at its current syncthreads, not yet through
+    int64_t namedGeneration = -1;   // at a named `sync`: the generation it arrived in (-1: not arrived yet)
+    bool namedReleased = false;     // let through by the simulator without the barrier completing
+  };
+  struct NamedProgress {
+    int64_t arrived = 0, generation = 0;
   };
   struct BarrierProgress {
     int64_t completed = 0, arrivals = 0, balance = 0, declared = 0;
@@ -51,6 +57,7 @@ public:
   std::vector<int64_t> targets;   // agent * barrierCount + barrier -> previous wait target (kNoTarget: none)
   std::vector<BarrierProgress> barriers;
   std::vector<Flight> inFlight;   // oldest first
+  std::map<std::pair<int, int64_t>, NamedProgress> named;   // (CTA, hardware id)
   // Per agent, the program counter from which the run no longer follows the program it stands for
   // (SIZE_MAX: everywhere); reaching it sets `crossedHorizon` and stops the run (see Simulator::horizon).
   const std::vector<size_t> *horizon = nullptr;
@@ -137,6 +144,25 @@ private:
       break;
     }
     case EventKind::ClusterArrive: as.clusterArrived++; break;
+    case EventKind::NamedSync: case EventKind::NamedArrive: {
+      // A named barrier's generation completes when its count of threads arrived; a `sync` waits for the
+      // generation it arrived in (a hand-off between roles orders their work, as in the simulator).
+      NamedProgress &nb = named[{as.cta, e.namedId}];
+      if (as.namedGeneration < 0) {
+        int64_t generation = nb.generation;
+        nb.arrived += e.multiplicity;
+        if (nb.arrived >= e.count) {
+          nb.arrived = 0;
+          nb.generation++;
+        }
+        if (e.kind == EventKind::NamedArrive) break;
+        as.namedGeneration = generation;
+      }
+      if (nb.generation <= as.namedGeneration && !as.namedReleased) return false;
+      as.namedGeneration = -1;
+      as.namedReleased = false;
+      break;
+    }
     case EventKind::Arrive: {
       BarrierProgress &s = barriers[static_cast<size_t>(e.barriers[0])];
       s.arrivals += e.multiplicity;

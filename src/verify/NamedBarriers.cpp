@@ -155,10 +155,9 @@ void verifyNamedBarriers(VerifyContext &ctx) {
       return;
     }
     const RoleInfo *ri = path.role ? ctx.info().roleOf(path.role) : nullptr;
-    int64_t per = ri ? ri->warpsPerInstance() : 0;
     std::map<int64_t, std::vector<int64_t>> byInstance;
     for (int64_t w : reach.warps) {
-      WarpPoint p{w, path.role, ri && per ? (w - ri->firstWarp) / per : 0, ri && per ? (w - ri->firstWarp) % per : 0};
+      WarpPoint p = warpPointAt(w, path.role, ri);
       std::optional<int64_t> v = evalAtWarp(*index, p);
       if (!v) {
         ctx.reportFailure(DiagKind::BarrierIndexUnknown, index->range, b->name,

@@ -531,6 +531,8 @@ FrozenRun Simulator::frozenState() const {
     p.pendingSync = pendingSync_.count(static_cast<int>(a)) != 0;
     p.clusterArrived = as.clusterArrived;
     p.clusterWaited = as.clusterWaited;
+    p.namedGeneration = as.namedGeneration;
+    p.namedReleased = as.namedReleased;
     for (const auto &[b, t] : as.target) f.targets[a * barriers_.size() + static_cast<size_t>(b)] = t;
   }
   f.barriers.resize(barriers_.size());
@@ -539,6 +541,7 @@ FrozenRun Simulator::frozenState() const {
     f.barriers[b] = {s.completed, s.arrivals, s.balance, declared(static_cast<int>(b)),
                      s.participants.empty() ? Participant{} : s.participants.back()};
   }
+  for (const auto &[key, nb] : named_) f.named[key] = {nb.arrived, nb.generation};
   f.inFlight.reserve(inFlight_.size());
   for (const Copy &c : inFlight_) f.inFlight.push_back({c.barrier, c.agent, c.bytes, c.event});
   return f;

@@ -106,9 +106,33 @@ TEST_CASE("evalAtWarp binds warp and role indices and folds constants") {
                         "  role r[2] = warps(0..8) {\n    if r.index == 1 && r.warp < W { X[0] = 1.0; }\n  }\n}\n");
   auto *role = cast<RoleStmt>(v->module->kernels[0]->body->stmts[0].get());
   const Expr *cond = cast<IfStmt>(role->body->stmts[0].get())->cond.get();
-  CHECK(evalAtWarp(*cond, {5, role, 1, 1}) == 1);
-  CHECK(evalAtWarp(*cond, {7, role, 1, 3}) == 0);
-  CHECK(evalAtWarp(*cond, {1, role, 0, 1}) == 0);
+  CHECK(evalAtWarp(*cond, WarpPoint{5, role, 1, 1, {}}) == 1);
+  CHECK(evalAtWarp(*cond, WarpPoint{7, role, 1, 3, {}}) == 0);
+  CHECK(evalAtWarp(*cond, WarpPoint{1, role, 0, 1, {}}) == 0);
   CHECK(describeWarps({4, 5, 6}) == "warps 4..7");
   CHECK(describeWarps({0, 4}) == "warps 0, 4");
+}
+
+TEST_CASE("named barrier: a condition over a compile-time loop's variable counts the warps of every iteration") {
+  // Two role instances take turns: instance i syncs turn[i] in iteration h == i and hands over to the other.
+  const std::string turns =
+      "target sm_80;\nkernel k(X: f32[N]) requires(N >= 1) grid(1) threads(256) {\n"
+      "  barrier turn[2] id(1) threads(256);\n"
+      "  role r[2] = warps(0..8) {\n"
+      "    if r.index == 1 { arrive turn[0]; }\n"
+      "    for h in 0..2 unroll {\n"
+      "      if h == r.index { sync turn[r.index]; X[0] = 1.0; arrive turn[1 - r.index]; }\n"
+      "    }\n"
+      "    if r.index == 0 { sync turn[0]; }\n"
+      "  }\n}\n";
+  auto v = verifySource(turns);
+  CHECK_MESSAGE(!v->has("E0601"), v->messages());
+  CHECK_MESSAGE(!v->has("E0640"), v->messages());
+  // The same condition over a loop with runtime bounds stays unproven.
+  std::string runtime = turns;
+  runtime.replace(runtime.find("for h in 0..2 unroll"), 20, "for h in 0..N");
+  auto u = verifySource(runtime);
+  const Diagnostic *d = u->first("E0601");
+  REQUIRE_MESSAGE(d, u->messages());
+  CHECK(d->message.find("selects warps by a value that is not known at compile time") != std::string::npos);
 }

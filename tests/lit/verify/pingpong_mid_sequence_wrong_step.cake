@@ -63,7 +63,7 @@ kernel pingpong<S = 3>(
 // ---- expected diagnostics (utils/verify-expectations.py) ----
 // expected-error@48 E0606 {{mbarrier 'full[1]' completes phase 1 while a waiter still waits for phase 0}}
 // expected-note@48 {{counterexample: loop 't' runs 6 iterations, loop 'j' runs 3 iterations (M = 192)}}
-// expected-note@48 {{math[1] waits here for phase 0 (j = 0); while it has not looked yet, phases 0 and 1 can both complete}}
+// expected-note@48 {{math[0] waits here for phase 0 (j = 1); while it has not looked yet, phases 0 and 1 can both complete}}
 // expected-note@36 {{phase 1 is completed by load (t = 4)}}
 // expected-note@18 {{barrier declared here}}
 // expected-error@36 E0612 {{tma.load by load (t = 3) into 'a[0]' may still be in flight when the kernel exits}}
