@@ -30,6 +30,10 @@
 //            hand-off is what makes a warpgroup's first wait for a tile target the right phase: it joins
 //            the ring S or more k-tiles after the other warpgroup's waits, which have seen the earlier
 //            phases of every stage complete (a parity wait alone cannot tell phase n from n - 2).
+//   phantom  when a cluster has an odd number of tiles, math[1]'s last turn is a phantom (pair index past the
+//            last): the producer loads boxes past A's and B's last rows (zero-filled, no memory traffic) and the
+//            consumer multiplies them and stores nothing - the ring keeps one rhythm for every tile, which the
+//            verifier needs (a wgmma skipped under a branch is also serialized by ptxas, C7518).
 //   pipeline a consumer keeps one wgmma group in flight (wgmma.wait 1) and releases the previous k-tile's
 //            stage; after the turn hand-off it drains (wgmma.wait 0), releases the last stage and stores
 //            its tile (masked st.global at the wgmma lane layout) while the other warpgroup computes.
