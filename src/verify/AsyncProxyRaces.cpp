@@ -40,8 +40,11 @@
 //      their loop indices with both path conditions, overlapping regions and neither ordering; a model is an
 //      error at the async op with notes at the generic access, the counterexample (threads, iterations,
 //      element) and the missing barrier position, and a hint.
-// Approximations (documented in docs/verifier.md): a retiring wait inside an `if` is taken as executed by the
-// issuing thread; `tma.store.wait N` / `wgmma.wait N` with N > 0 retire nothing; a wait inside a loop nested
+// A wait retires a read where its path condition holds for the issuing thread; a conditional wait leaves the
+// read open for the waits after it.  Loops with compile-time bounds and a few iterations are walked once per
+// value (walkUnrolled).
+// Approximations (documented in docs/verifier.md): a retiring wait under a condition that cannot be modelled
+// is taken as executed by the issuing thread; `tma.store.wait N` / `wgmma.wait N` with N > 0 retire nothing; a wait inside a loop nested
 // in the body of the issuing loop is not used for the wrap-around; zero-trip loops are not considered for
 // retirement.
 // Shared with SharedRaces.cpp (RaceWalker.h): the statement walk and its path condition, loop prologue,
@@ -91,6 +94,7 @@ struct Access {
   z3::expr cond;
   std::vector<z3::expr> counters;
   std::vector<LoopCtx> loops;
+  std::vector<std::pair<const ForStmt *, int64_t>> unrolled;   // compile-time loops around it, walked per value
   bool inexact = false;
   bool warpWide = false;            // a warp-collective fragment store: the pair must be in different warps
   // generic writes: fence.proxy_async placement
@@ -127,12 +131,18 @@ private:
   std::vector<z3::expr> counters_;
   bool retireSearch_ = false;            // second walk of a loop body looking for the retiring waits
   std::vector<size_t> searching_;        // accesses whose retirement the search looks for
-  std::vector<std::pair<size_t, std::vector<z3::expr>>> found_;   // (access, counters at the wait)
+  struct FoundWait {
+    size_t access;
+    std::vector<z3::expr> counters;   // at the wait
+    z3::expr path;                    // the wait's path condition (it retires only where the wait runs)
+  };
+  std::vector<FoundWait> found_;
   std::vector<LoopCtx> loops_;
   std::vector<z3::expr> loopFacts_;      // trip-count definitions (asserted for both threads)
   std::vector<Access> accesses_;
   std::vector<size_t> pendingFence_;     // generic writes not yet followed by fence.proxy_async
   std::vector<size_t> open_;             // async reads not yet retired
+  std::vector<std::pair<const ForStmt *, int64_t>> unrolled_;   // the compile-time loops being walked per value
   std::map<const RoleStmt *, std::set<const Decl *>> arrivedBy_, waitedBy_;   // mbarriers, per role (null: kernel level)
 
   // ---- scope and barrier participation
@@ -292,6 +302,10 @@ private:
     } else {
       loopFacts_.push_back(trip >= 0);
     }
+    if (walkUnrolled(f, lo, hi, st)) {
+      tr_.unbind(&f);
+      return;
+    }
     std::vector<z3::expr> b = bodyBarriers(f);
     std::vector<z3::expr> start = counters_;
     for (size_t k = 0; k < b.size(); ++k) {
@@ -325,6 +339,27 @@ private:
     tr_.unbind(&f);
   }
 
+  // A loop with compile-time bounds and a few iterations is walked once per value of its variable, in
+  // order, instead of symbolically: its barrier count per iteration may depend on the variable (`for h in
+  // 0..2 unroll { if h == math.index { sync epi[math.index]; .. } }`: role instances taking turns), and an
+  // async read it issues (`for c in 0..BN / 64 unroll { tma.store .. }`) is then issued by the enclosing
+  // loop's iteration, whose next iteration's wait retires it.
+  bool walkUnrolled(const ForStmt &f, const std::optional<z3::expr> &lo, const std::optional<z3::expr> &hi,
+                    const std::optional<z3::expr> &st) {
+    int64_t first = 0, end = 0, step = 0;
+    if (!lo || !hi || !st || !lo->simplify().is_numeral_i64(first) || !hi->simplify().is_numeral_i64(end) ||
+        !st->simplify().is_numeral_i64(step) || step <= 0 || (end - first + step - 1) / step > kMaxUnrolledLoopTrips)
+      return false;
+    for (int64_t value = first; value < end; value += step) {
+      tr_.unbind(&f);
+      tr_.bind(&f, z3_.int_val(value));
+      unrolled_.emplace_back(&f, value);
+      walkBlock(*f.body);
+      unrolled_.pop_back();
+    }
+    return true;
+  }
+
   void searchNextIteration(const ForStmt &f, const std::vector<z3::expr> &start, const std::vector<size_t> &wrapping) {
     const LoopCtx &l = loops_.back();
     bool savedCollect = collect_;
@@ -347,10 +382,10 @@ private:
     from.push_back(l.var);
     to.push_back(l.var + l.step);
     z3::expr hasNext = l.iter + 1 < l.trip;
-    for (auto &[x, cs] : found_) {
+    for (FoundWait &w : found_) {
       std::vector<z3::expr> next;
-      for (auto &c : cs) { z3::expr cc = c; next.push_back(cc.substitute(from, to)); }
-      retire(x, hasNext, next, nullptr);
+      for (auto &c : w.counters) { z3::expr cc = c; next.push_back(cc.substitute(from, to)); }
+      retire(w.access, hasNext && w.path.substitute(from, to), next, nullptr);
     }
     searching_.clear();
     found_.clear();
@@ -385,12 +420,11 @@ private:
     if (!op.dsts.empty() && op.dsts[0]) n = ConstEvaluator().evaluate(*op.dsts[0]).optional();
     if (!n || *n != 0) return;
     if (retireSearch_) {
+      // Every wait in order: the first whose path holds retires the read (a later one only where the
+      // earlier ones do not run).
       for (size_t x : searching_)
-        if (accesses_[x].op->op->id == asyncKind && loops_.size() == accesses_[x].loops.size()) {
-          bool done = false;
-          for (auto &f : found_) done |= f.first == x;
-          if (!done) found_.push_back({x, counters_});
-        }
+        if (accesses_[x].op->op->id == asyncKind && loops_.size() == accesses_[x].loops.size())
+          found_.push_back({x, counters_, path_.conjunction()});
       return;
     }
     if (!collect_) return;
@@ -409,10 +443,15 @@ private:
       // Loops left since the issue: a wait after them retires only the issue of their last iteration (the
       // others are retired in the next iteration, see searchNextIteration, or not at all).
       for (size_t d = loops_.size(); d < a.loops.size(); ++d) when = when && a.loops[d].iter + 1 >= a.loops[d].trip;
+      // Only where the wait runs for the issuing thread (a wait under `if h == math.index` of an unrolled
+      // turn loop retires nothing in the other turn).
+      z3::expr here = path_.conjunction();
+      when = when && (from.empty() ? here : here.substitute(from, to));
       std::vector<z3::expr> at;
       for (auto &c : counters_) { z3::expr cc = c; at.push_back(from.empty() ? cc : cc.substitute(from, to)); }
       retire(x, when, at, &op);
-      if (a.loops.size() < loops_.size()) still.push_back(x);
+      // A wait that may not run for the issuing thread leaves the read open for the waits after it.
+      if (a.loops.size() < loops_.size() || !here.simplify().is_true()) still.push_back(x);
     }
     open_ = still;
   }
@@ -500,7 +539,7 @@ private:
 
   Access newAccess(AccessKind kind, const Decl *array, SourceRange range, std::string what) {
     Access a{kind, nullptr, range, std::move(what), array, role_, {}, {}, path_.conjunction(), counters_,
-             loops_, path_.inexact() > 0, false, false, false, {}, {}, z3_.bool_val(false), {}, nullptr, nullptr};
+             loops_, unrolled_, path_.inexact() > 0, false, false, false, {}, {}, z3_.bool_val(false), {}, nullptr, nullptr};
     return a;
   }
 
@@ -691,6 +730,7 @@ private:
     for (const LoopCtx &l : x.loops) {
       out += ", " + l.loop->name + (l.loop->step ? "# = " + value(m, r(l.iter)) : " = " + value(m, r(l.var)));
     }
+    for (const auto &[loop, v] : x.unrolled) out += ", " + loop->name + " = " + std::to_string(v);
     return out;
   }
 

@@ -48,6 +48,7 @@ public:
 
 protected:
   static constexpr size_t kMaxLoopDepth = 10;   // each level walks its body again: bound the work
+  static constexpr int64_t kMaxUnrolledLoopTrips = 8;   // compile-time loops walked once per iteration
 
   // `roleRangeAsOneTerm`: see PathCondition::linkThreadBuiltins.
   RaceWalker(VerifyContext &ctx, bool roleRangeAsOneTerm);
