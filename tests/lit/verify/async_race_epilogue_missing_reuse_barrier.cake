@@ -109,3 +109,9 @@ kernel hopper_gemm_tma_epilogue<BM = 128, BN = 256, BK = 64, S = 3, GM = 8>(
 // expected-note@92 {{the write by thread 160 (warp 5, lane 0), p# = 1}}
 // expected-note@96 {{counterexample: thread 128 (warp 4, lane 0), p# = 0 issues the tma.store reading cs[0, 0 +: 64, 0 +: 128] while thread 160 (warp 5, lane 0), p# = 1 writes cs[0, 0 +: 64, 0 +: 128]; no barrier both threads pass orders them (M = 1, N = 136, K = 8, num_sms = 2)}}
 // expected-note@101 {{the read is retired here, but no barrier (syncthreads, 'epi') that both threads pass lies between this wait and the write}}
+// The same mutant of the sample as it is (a swizzled, column-blocked staging tile stored by one tma.store per
+// 64-column block in an unrolled loop, whose next tile's wait retires the stores):
+// RUN: awk '/^      sync epi;/ && !d {d=1; next} {print}' %S/../../../samples/hopper_gemm_tma_epilogue.cake > %t.cake
+// RUN: not %cakec --verify-only %t.cake 2>&1 | %FileCheck %s --check-prefix=SAMPLE
+// SAMPLE: 'tma.store' reads shared 'cs' through the async proxy, unordered with the fragment store 'cs[math.index][0, 0]' by another thread [E0658]
+// SAMPLE: note: the read is retired here, but no barrier (syncthreads, 'epi') that both threads pass lies between this wait and the write
