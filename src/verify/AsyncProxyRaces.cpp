@@ -44,9 +44,9 @@
 // read open for the waits after it.  Loops with compile-time bounds and a few iterations are walked once per
 // value (walkUnrolled).
 // Approximations (documented in docs/verifier.md): a retiring wait under a condition that cannot be modelled
-// is taken as executed by the issuing thread; `tma.store.wait N` / `wgmma.wait N` with N > 0 retire nothing; a wait inside a loop nested
-// in the body of the issuing loop is not used for the wrap-around; zero-trip loops are not considered for
-// retirement.
+// is taken as executed by the issuing thread; `tma.store.wait N` / `wgmma.wait N` with N > 0 retire nothing;
+// a wait inside a loop nested in the body of the issuing loop is not used for the wrap-around; zero-trip
+// loops are not considered for retirement.
 // Shared with SharedRaces.cpp (RaceWalker.h): the statement walk and its path condition, loop prologue,
 // expression scan, access regions, the second thread's renaming and the counterexample text.
 #include "verify/ControlPath.h"
@@ -539,7 +539,8 @@ private:
 
   Access newAccess(AccessKind kind, const Decl *array, SourceRange range, std::string what) {
     Access a{kind, nullptr, range, std::move(what), array, role_, {}, {}, path_.conjunction(), counters_,
-             loops_, unrolled_, path_.inexact() > 0, false, false, false, {}, {}, z3_.bool_val(false), {}, nullptr, nullptr};
+             loops_, unrolled_, path_.inexact() > 0, false, false, false, {}, {}, z3_.bool_val(false), {},
+             nullptr, nullptr};
     return a;
   }
 

@@ -5,8 +5,8 @@
 // `frozen` stays at its wait for phase n (watchPhase = n + 1); a lap when the barrier then completes phase
 // n + 1.  Only progress matters here, so the state is the part of the simulator's that decides blocking -
 // program counters, wait targets, block / cluster / named barrier counts, per-barrier phase counters and the
-// copies in flight - without clocks, stages or reads (copying those at every wait made the lap checks quadratic in
-// the run length).  The semantics are the simulator's with its ordering and error checks left out:
+// copies in flight - without clocks, stages or reads (copying those at every wait made the lap checks
+// quadratic in the run length).  The semantics are the simulator's with its ordering and error checks left out:
 // arrivals and bytes complete phases, copies land oldest first only when no agent can move, a wait blocks
 // until its target phase completed (targeted from the barrier's completed phases: this run has no clocks).
 // The run stops as soon as phase n + 1 completes (c is monotone).
@@ -15,8 +15,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <map>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace cake::sync_detail {
