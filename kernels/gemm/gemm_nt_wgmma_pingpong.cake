@@ -1,9 +1,9 @@
 // gemm_nt_wgmma_pingpong: C = A * B^T (bf16 in, f32 accumulation, bf16 out) for sm_90a: a persistent,
 // warp-specialized GEMM whose two consumer warpgroups take turns ("pingpong"): each owns a whole BM x BN
 // output tile, and one warpgroup's epilogue runs while the other's wgmmas keep the tensor cores busy.
-// The bf16 GEMM library's kernel for mid-size shapes, where a tile's mainloop is short (few k-tiles) and
-// a cooperative kernel (samples/hopper_gemm_persistent.cake) leaves the tensor cores idle for every
-// epilogue.  A[M, K] row-major, B[N, K] row-major (K-major, "B^T"), C[M, N] row-major.  Any M, N (ragged
+// A candidate of the bf16 GEMM library (no table entry uses it) for shapes with several tiles per SM whose
+// epilogue is a large share of a tile, where a cooperative kernel (samples/hopper_gemm_persistent.cake)
+// leaves the tensor cores idle for every epilogue.  A[M, K] row-major, B[N, K] row-major (K-major, "B^T"), C[M, N] row-major.  Any M, N (ragged
 // edges included) with K % 8 == 0 (TMA's 16-byte row strides) and N even (bf16-pair stores).
 //
 // Schedule
@@ -25,8 +25,9 @@
 //            CTAs, since each CTA's producer writes half of the peer's stage).
 //   turns    named barriers turn[i] (256 threads: math[i] syncs, math[1 - i] arrives) hand the mainloop
 //            from one warpgroup to the other: math[i] syncs turn[i] before the mainloop of each of its
-//            tiles but its first (tile 0 starts at once), and after issuing a tile's last wgmma arrives on
-//            turn[1 - i] if the block has a next tile.  Besides alternating the tensor cores' work, the
+//            tiles and arrives on turn[1 - i] after issuing the tile's last wgmma; math[1] arrives on
+//            turn[0] once at the start (tile 0 starts at once) and math[0] syncs turn[0] once after its
+//            last tile, so every generation completes.  Besides alternating the tensor cores' work, the
 //            hand-off is what makes a warpgroup's first wait for a tile target the right phase: it joins
 //            the ring S or more k-tiles after the other warpgroup's waits, which have seen the earlier
 //            phases of every stage complete (a parity wait alone cannot tell phase n from n - 2).

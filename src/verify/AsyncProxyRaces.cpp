@@ -40,8 +40,8 @@
 //      their loop indices with both path conditions, overlapping regions and neither ordering; a model is an
 //      error at the async op with notes at the generic access, the counterexample (threads, iterations,
 //      element) and the missing barrier position, and a hint.
-// A wait retires a read where its path condition holds for the issuing thread; a conditional wait leaves the
-// read open for the waits after it.  Loops with compile-time bounds and a few iterations are walked once per
+// A wait retires a read where its path condition holds for the issuing thread; the read stays open for the
+// waits after it.  Loops with compile-time bounds and a few iterations are walked once per
 // value (walkUnrolled).
 // Approximations (documented in docs/verifier.md): a retiring wait under a condition that cannot be modelled
 // is taken as executed by the issuing thread; `tma.store.wait N` / `wgmma.wait N` with N > 0 retire nothing;
@@ -141,7 +141,7 @@ private:
   std::vector<z3::expr> loopFacts_;      // trip-count definitions (asserted for both threads)
   std::vector<Access> accesses_;
   std::vector<size_t> pendingFence_;     // generic writes not yet followed by fence.proxy_async
-  std::vector<size_t> open_;             // async reads not yet retired
+  std::vector<size_t> open_;             // async reads (each wait after them adds where it retires them)
   std::vector<std::pair<const ForStmt *, int64_t>> unrolled_;   // the compile-time loops being walked per value
   std::map<const RoleStmt *, std::set<const Decl *>> arrivedBy_, waitedBy_;   // mbarriers, per role (null: kernel level)
 
@@ -324,7 +324,7 @@ private:
     if (!rangeKnown) path_.dropCondition();
     loops_.push_back({&f, v, i, trip, st ? *st : z3_.int_val(1)});
     walkBlock(*f.body);
-    // Async reads issued in this iteration and not yet retired: the next iteration's first wait retires them.
+    // Async reads issued in this iteration: the next iteration's waits retire them too (the wrap-around).
     std::vector<size_t> wrapping;
     for (size_t x : open_) if (x >= firstNew) wrapping.push_back(x);
     if (!wrapping.empty() && collect_ && !retireSearch_) searchNextIteration(f, start, wrapping);
@@ -428,10 +428,12 @@ private:
       return;
     }
     if (!collect_) return;
-    std::vector<size_t> still;
+    // Every wait adds where it retires each open read; the read stays open for the waits after it (the first
+    // whose condition holds gives the completion, see retire), since a wait's path - loop ranges, `if
+    // math.thread == 0`, `if h == math.index` - need not hold wherever the issue's does.
     for (size_t x : open_) {
       Access &a = accesses_[x];
-      if (a.op->op->id != asyncKind) { still.push_back(x); continue; }
+      if (a.op->op->id != asyncKind) continue;
       // Loops entered since the issue: the wait of their first iteration retires it.
       z3::expr when = z3_.bool_val(true);
       z3::expr_vector from(z3_), to(z3_);
@@ -450,10 +452,7 @@ private:
       std::vector<z3::expr> at;
       for (auto &c : counters_) { z3::expr cc = c; at.push_back(from.empty() ? cc : cc.substitute(from, to)); }
       retire(x, when, at, &op);
-      // A wait that may not run for the issuing thread leaves the read open for the waits after it.
-      if (a.loops.size() < loops_.size() || !here.simplify().is_true()) still.push_back(x);
     }
-    open_ = still;
   }
 
   void walkOp(const OpStmt &op) override {
