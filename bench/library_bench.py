@@ -19,8 +19,9 @@ K-heavy and K-light, odd N and K):
   - with --all-variants, every variant that accepts the shape, launched directly, checked like the library's
     choice (a wrong variant's time is infinite) and timed (median of 10-400 runs, about VARIANT_S seconds; once
     only when it is more than SLOW_VARIANT x torch; not
-    run at all when its best throughput on earlier shapes puts it above SKIP_VARIANT x torch - its time is then that
-    lower bound and its check null; only runs longer than SKIP_MIN_MS are skipped):
+    run at all when its best throughput on earlier shapes of at least 1/RATE_WORK_RATIO of the work puts it above
+    SKIP_VARIANT x torch - its time is then the time at that throughput and its check null; only runs longer than
+    SKIP_MIN_MS are skipped):
     DIR/times.json, the training data of `python -m cakeir.generalize CANDIDATES --times DIR/times.json`.
 Writes DIR/library_bench.json (every record, the device, the command) and prints one line per shape and the
 geometric means (torch / library: > 1 means the library is faster)."""
@@ -129,7 +130,9 @@ SLOW_VARIANT_MS = 0.5  # ... when that run also took this long: one event-timed 
 SKIP_VARIANT = 24.0  # ... and one whose best throughput so far puts it above this x torch's time and above
 SKIP_MIN_MS = 20.0   # this many ms is not run at all (the rate comes from other kinds of shapes: only long runs
                      # are worth skipping on its word)
-VARIANT_S = 0.25     # ... the others are timed over about this many seconds of runs (10 to 400 runs)
+RATE_WORK_RATIO = 16  # ... the rate of shapes of at least 1/RATE_WORK_RATIO of the flops only: on a tiny shape a
+                      # tiled kernel runs at a small fraction of its rate, which would skip it on large ones
+VARIANT_S = 0.25     # ... the others are timed over about this many seconds of runs (10 to 400 runs; --variant-s)
 
 
 WORKSPACE_LIMIT = 1 << 30  # --all-variants: a split-K variant whose f32 workspace would pass this is not run (at
@@ -145,7 +148,7 @@ def workspace_bytes(lib, kernel, m, n, k):
     return sum(math.prod(dims) * SIZES[dtype] for dims, dtype in shapes(key))
 
 
-def variant_record(kernel, a, b, c, ref, torch_ms):
+def variant_record(kernel, a, b, c, ref, torch_ms, seconds):
     """One variant at one shape: its own correctness (C poisoned, compared with ref) and its GPU time; a wrong
     variant's time is infinite (the generalization must never choose it), a variant far slower than torch is
     timed once (it will not be chosen either)."""
@@ -158,7 +161,7 @@ def variant_record(kernel, a, b, c, ref, torch_ms):
     first = once_ms(lambda: kernel(a, b, c))
     if first > SLOW_VARIANT * torch_ms and first > SLOW_VARIANT_MS:
         return {"ms": first, "check": check, "timed_once": True}
-    iters = max(10, min(400, int(VARIANT_S / max(first / 1e3, 1e-6))))
+    iters = max(10, min(400, int(seconds / max(first / 1e3, 1e-6))))
     return {"ms": measure.time_runs([lambda: kernel(a, b, c)], iters=iters)["ms"], "check": check}
 
 
@@ -186,6 +189,8 @@ def main():
                     help="the seed of held_out_shapes(): a new seed draws shapes no table was ever fitted to")
     ap.add_argument("--shapes", default="",
                     help="time these shapes instead of a set: MxNxK,MxNxK,... (experiments; the set is recorded as 'shapes')")
+    ap.add_argument("--variant-s", type=float, default=VARIANT_S,
+                    help="with --all-variants: seconds of runs each variant is timed over at each shape")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--limit", type=int, default=0, help="only the first N shapes (smoke runs)")
     ap.add_argument("--budget-s", type=float, default=0.0,
@@ -199,7 +204,7 @@ def main():
     gen = measure.generator(args.seed)
     machine = load_machine("h200")
     records, times, variant_checks = [], {}, {}
-    rates = {}   # variant -> the most flops per ms it has reached so far (the shapes run from small to large)
+    rates = {}   # variant -> [(flops, flops per ms)] of the shapes it ran correctly so far
     if args.shapes:
         try:
             shapes = [tuple(int(x) for x in item.split("x")) for item in args.shapes.split(",")]
@@ -255,20 +260,21 @@ def main():
                     times.setdefault(name, {})[key] = math.inf
                     continue
                 flops = 2.0 * m * n * k
-                if name in rates and flops / rates[name] > max(SKIP_VARIANT * rec["torch"]["ms"], SKIP_MIN_MS):
+                rate = max((r for f, r in rates.get(name, ()) if f * RATE_WORK_RATIO >= flops), default=None)
+                if rate is not None and flops / rate > max(SKIP_VARIANT * rec["torch"]["ms"], SKIP_MIN_MS):
                     # not run (the SIMT fallback on a large shape would take seconds): its time at its best rate
                     # so far, a lower bound that keeps it out of any table; unchecked
-                    times.setdefault(name, {})[key] = flops / rates[name]
+                    times.setdefault(name, {})[key] = flops / rate
                     variant_checks.setdefault(name, {})[key] = None
-                    rec["variants"][name] = {"ms": flops / rates[name], "ok": None, "not_run": True}
+                    rec["variants"][name] = {"ms": flops / rate, "ok": None, "not_run": True}
                     continue
-                vr = variant_record(kernel, a, b, c, ref, rec["torch"]["ms"])
+                vr = variant_record(kernel, a, b, c, ref, rec["torch"]["ms"], args.variant_s)
                 times.setdefault(name, {})[key] = vr["ms"]
                 variant_checks.setdefault(name, {})[key] = vr["check"]["ok"]
                 rec["variants"][name] = {"ms": vr["ms"], "ok": vr["check"]["ok"],
                                          "timed_once": vr.get("timed_once", False)}
                 if vr["check"]["ok"] and vr["ms"] > 0:
-                    rates[name] = max(rates.get(name, 0.0), flops / vr["ms"])
+                    rates.setdefault(name, []).append((flops, flops / vr["ms"]))
         if "library" in rec:
             rec["speedup_gpu"] = rec["torch"]["ms"] / rec["library"]["ms"]
             rec["speedup_wall"] = rec["torch_wall_us"] / rec["library_wall_us"]
