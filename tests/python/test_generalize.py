@@ -211,3 +211,23 @@ def test_candidates_only_writes_the_shortlist(tmp_path):
         gen.main([str(tmp_path / "candidates.json"), "--train", str(tmp_path / "train.json"),
                   "--times", str(tmp_path / "times.json"), "--candidates-only", "-o", str(tmp_path / "candidates.json")])
     assert len(json.load(open(tmp_path / "candidates.json"))["variants"]) == 4
+
+
+def test_a_variant_manifest_is_built_from_the_kernels_the_variant_compiles(tmp_path, monkeypatch):
+    # A variant whose "compile" names some kernels of its source: the other kernels' requires may refuse its
+    # defines (as `cakec library build` compiles only those), so the manifest comes from the same kernels.
+    import cakeir._compile
+    seen = {}
+    (tmp_path / "kernel.cubin.json").write_text(json.dumps({"kernels": []}))
+
+    def fake_compile(source, arch=None, defines=None, *, options=(), cakec=None, **kwargs):
+        seen.update(source=source, options=list(options), defines=defines)
+        return type("Module", (), {"cache_entry": str(tmp_path)})()
+
+    monkeypatch.setattr(cakeir._compile, "compile", fake_compile)
+    variant = {"name": "sk", "source": "k.cake", "compile": ["partial", "reduce"], "defines": {"BM": 64}}
+    assert gen.variant_manifest(variant, "/specs", None) == {"kernels": []}
+    assert seen == {"source": "/specs/k.cake", "options": ["--kernel", "partial", "--kernel", "reduce"],
+                    "defines": {"BM": 64}}
+    gen.variant_manifest({"name": "all", "source": "k.cake"}, "/specs", None)
+    assert seen["options"] == []

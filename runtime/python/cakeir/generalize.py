@@ -239,7 +239,9 @@ def requires_divisors(guards: Iterable[str]) -> Set[Tuple[str, int]]:
 def variant_manifest(variant: Dict[str, Any], spec_dir: str, cakec: Optional[str]) -> Dict[str, Any]:
     from ._compile import compile as cake_compile
     source = variant["source"] if os.path.isabs(variant["source"]) else os.path.join(spec_dir, variant["source"])
-    mod = cake_compile(source, arch=variant.get("arch"), defines=variant.get("defines", {}), cakec=cakec)
+    options = [arg for kernel in variant.get("compile", ()) for arg in ("--kernel", kernel)]   # as the library build
+    mod = cake_compile(source, arch=variant.get("arch"), defines=variant.get("defines", {}), options=options,
+                       cakec=cakec)
     with open(os.path.join(mod.cache_entry, "kernel.cubin.json"), encoding="utf-8") as f:  # type: ignore[arg-type]
         return json.load(f)
 
