@@ -16,6 +16,9 @@
 //            reads 32 consecutive bf16 of a row, 64 bytes, coalesced; a thread needs one address per row),
 //            loaded with 2-byte loads at clamped indices, zero outside (row >= M or N, k >= K) - so ragged
 //            edges and the K tail add nothing - and stored into the 128B-swizzled stage the wgmma reads.
+//            With VW = 2 (K even, A and B 4-byte aligned: rows start at 4-byte boundaries) lane l owns columns
+//            2 l and 2 l + 1 instead (a warp reads a whole 128-byte row): one 4-byte load and one 4-byte store
+//            per row, half the memory instructions, which bound this producer.
 //   pipeline the producer loads k-tile 0 into registers; iteration k waits for stage k % S to be empty,
 //            stores the registers there, fences them for the async proxy (`fence.proxy_async`: wgmma reads
 //            shared memory through it), arrives on full[s], then loads k-tile k + 1 (load_k_tile) - those
@@ -29,9 +32,9 @@
 //   smem     S * (BM + BN) * BK * 2 + BM * (BN + 8) * 2 bytes (128 x 128, S = 4: 128 KB + 34 KB).
 target sm_90a;
 
-kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2>(
-    A: bf16[M, K], B: bf16[N, K], C: bf16[M, N])
-  requires(BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0, BN <= 256, S >= 2, P >= 1,
+kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2, VW = 1>(
+    A: bf16[M, K] align(2 * VW), B: bf16[N, K] align(2 * VW), C: bf16[M, N])
+  requires(VW == 1 || VW == 2 && K % 2 == 0, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0, BN <= 256, S >= 2, P >= 1,
            BM % (4 * P) == 0, BN % (4 * P) == 0)
   grid(cdiv(N, BN), cdiv(M, BM)) threads(128 * (BM / 64) + 128 * P)
 {
@@ -82,9 +85,9 @@ kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2>(
 // after it): block (x, y, z) computes tile (y, x) over k-tiles [z KT / SPLITS, (z + 1) KT / SPLITS) with the
 // producers and consumers above and stores the f32 accumulator to W[z, y*BM +: BM, x*BN +: BN] (masked by W's
 // dims; f32 pairs, so N even).  For shapes with few output tiles: 64 x 4096 x 4100 has 64 tiles of 64 x 64.
-kernel gemm_nt_wgmma_anyk_splitk_partial<BM = 64, BN = 64, BK = 64, S = 4, P = 1, SPLITS = 2>(
-    A: bf16[M, K], B: bf16[N, K], W: f32[SPLITS, M, N] align(16))
-  requires(N % 2 == 0, cdiv(K, BK) >= SPLITS, SPLITS >= 1, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0,
+kernel gemm_nt_wgmma_anyk_splitk_partial<BM = 64, BN = 64, BK = 64, S = 4, P = 1, SPLITS = 2, VW = 1>(
+    A: bf16[M, K] align(2 * VW), B: bf16[N, K] align(2 * VW), W: f32[SPLITS, M, N] align(16))
+  requires(VW == 1 || VW == 2 && K % 2 == 0, N % 2 == 0, cdiv(K, BK) >= SPLITS, SPLITS >= 1, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0,
            BN <= 256, S >= 2, P >= 1, BM % (4 * P) == 0, BN % (4 * P) == 0)
   grid(cdiv(N, BN), cdiv(M, BM), SPLITS) threads(128 * (BM / 64) + 128 * P)
 {
@@ -126,9 +129,9 @@ kernel gemm_nt_wgmma_anyk_splitk_partial<BM = 64, BN = 64, BK = 64, S = 4, P = 1
 // writes its f32 product to W[z, y*BM +: BM, x*64 +: 64] through the shared tile (consecutive threads on
 // consecutive columns, masked by W's dims: any N).  Against the 64-row tile above it loads BM instead of 64 rows
 // of A per k-tile; the split streams B with more blocks where its 64-row tiles are few (8 x 2151 x 9153: 34).
-kernel gemm_nt_wgmma_anyk_decode_partial<BM = 16, BN = 64, BK = 64, S = 4, P = 1, SPLITS = 2>(
-    A: bf16[M, K], B: bf16[N, K], W: f32[SPLITS, M, N] align(16))
-  requires(BN == 64, BM % 8 == 0, BM <= 64, BK * 2 == 128, S >= 2, P >= 1, BM % (4 * P) == 0, BN % (4 * P) == 0,
+kernel gemm_nt_wgmma_anyk_decode_partial<BM = 16, BN = 64, BK = 64, S = 4, P = 1, SPLITS = 2, VW = 1>(
+    A: bf16[M, K] align(2 * VW), B: bf16[N, K] align(2 * VW), W: f32[SPLITS, M, N] align(16))
+  requires(VW == 1 || VW == 2 && K % 2 == 0, BN == 64, BM % 8 == 0, BM <= 64, BK * 2 == 128, S >= 2, P >= 1, BM % (4 * P) == 0, BN % (4 * P) == 0,
            cdiv(K, BK) >= SPLITS, SPLITS >= 1)
   grid(cdiv(N, 64), cdiv(M, BM), SPLITS) threads(128 + 128 * P)
 {
@@ -231,14 +234,23 @@ fn produce_k_tiles(k_first: i32, k_count: i32, m0: i32, n0: i32) {
   for j in 0..k_count {
     let s = j % S;
     wait empty[s] parity(((j / S) & 1) ^ 1);
-    for v in 0..BM / (4 * P) unroll {
-      for c in 0..2 unroll {
-        a[s][row + 4 * P * v, col + 32 * c] = ra[v][c];
+    if VW == 2 {                       // columns 2 col, 2 col + 1: one 4-byte store per row
+      for v in 0..BM / (4 * P) unroll {
+        a[s][row + 4 * P * v, 2 * col +: 2] = bf16x2(ra[v][0], ra[v][1]);
       }
-    }
-    for v in 0..BN / (4 * P) unroll {
-      for c in 0..2 unroll {
-        b[s][row + 4 * P * v, col + 32 * c] = rb[v][c];
+      for v in 0..BN / (4 * P) unroll {
+        b[s][row + 4 * P * v, 2 * col +: 2] = bf16x2(rb[v][0], rb[v][1]);
+      }
+    } else {                           // columns col, col + 32
+      for v in 0..BM / (4 * P) unroll {
+        for c in 0..2 unroll {
+          a[s][row + 4 * P * v, col + 32 * c] = ra[v][c];
+        }
+      }
+      for v in 0..BN / (4 * P) unroll {
+        for c in 0..2 unroll {
+          b[s][row + 4 * P * v, col + 32 * c] = rb[v][c];
+        }
       }
     }
     fence.proxy_async;                 // the stores (generic proxy) before wgmma's reads (async proxy)
@@ -254,17 +266,35 @@ fn produce_k_tiles(k_first: i32, k_count: i32, m0: i32, n0: i32) {
 // A or B is zero.
 fn load_k_tile(var ra: bf16[BM / (4 * P)][2], var rb: bf16[BN / (4 * P)][2], k: i32, m0: i32, n0: i32, row: i32,
                col: i32) {
-  for j in 0..2 unroll {
-    let kc = k * BK + col + 32 * j;
+  if VW == 2 {
+    let kc = k * BK + 2 * col;         // even, and K is: the pair is wholly inside or wholly outside A's row
     let kc_in = kc < K;
-    let kc_load = min(kc, K - 1);
+    let kc_load = min(kc, K - 2);
     for v in 0..BM / (4 * P) unroll {
       let r = m0 + row + 4 * P * v;
-      ra[v][j] = select(r < M && kc_in, A[min(r, M - 1), kc_load], bf16(0.0));
+      let pair = A[min(r, M - 1), kc_load +: 2];
+      ra[v][0] = select(r < M && kc_in, pair[0], bf16(0.0));
+      ra[v][1] = select(r < M && kc_in, pair[1], bf16(0.0));
     }
     for v in 0..BN / (4 * P) unroll {
       let r = n0 + row + 4 * P * v;
-      rb[v][j] = select(r < N && kc_in, B[min(r, N - 1), kc_load], bf16(0.0));
+      let pair = B[min(r, N - 1), kc_load +: 2];
+      rb[v][0] = select(r < N && kc_in, pair[0], bf16(0.0));
+      rb[v][1] = select(r < N && kc_in, pair[1], bf16(0.0));
+    }
+  } else {                             // columns col and col + 32
+    for j in 0..2 unroll {
+      let kc = k * BK + col + 32 * j;
+      let kc_in = kc < K;
+      let kc_load = min(kc, K - 1);
+      for v in 0..BM / (4 * P) unroll {
+        let r = m0 + row + 4 * P * v;
+        ra[v][j] = select(r < M && kc_in, A[min(r, M - 1), kc_load], bf16(0.0));
+      }
+      for v in 0..BN / (4 * P) unroll {
+        let r = n0 + row + 4 * P * v;
+        rb[v][j] = select(r < N && kc_in, B[min(r, N - 1), kc_load], bf16(0.0));
+      }
     }
   }
 }
