@@ -16,9 +16,10 @@
 //            reads 32 consecutive bf16 of a row, 64 bytes, coalesced; a thread needs one address per row),
 //            loaded with 2-byte loads at clamped indices, zero outside (row >= M or N, k >= K) - so ragged
 //            edges and the K tail add nothing - and stored into the 128B-swizzled stage the wgmma reads.
-//            With VW = 2 (K even, A and B 4-byte aligned: rows start at 4-byte boundaries) lane l owns columns
-//            2 l and 2 l + 1 instead (a warp reads a whole 128-byte row): one 4-byte load and one 4-byte store
-//            per row, half the memory instructions, which bound this producer.
+//            With VW = 2 or 4 (K % VW == 0, A and B VW * 2-byte aligned: so are their rows) lane l owns VW
+//            consecutive columns instead (a warp reads one whole 128-byte row for VW = 2, two for
+//            VW = 4): one VW-wide load and store per row slot, 1 / VW of the memory instructions, which bound
+//            this producer.
 //   pipeline the producer loads k-tile 0 into registers; iteration k waits for stage k % S to be empty,
 //            stores the registers there, fences them for the async proxy (`fence.proxy_async`: wgmma reads
 //            shared memory through it), arrives on full[s], then loads k-tile k + 1 (load_k_tile) - those
@@ -34,8 +35,8 @@ target sm_90a;
 
 kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2, VW = 1>(
     A: bf16[M, K] align(2 * VW), B: bf16[N, K] align(2 * VW), C: bf16[M, N])
-  requires(VW == 1 || VW == 2 && K % 2 == 0, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0, BN <= 256, S >= 2, P >= 1,
-           BM % (4 * P) == 0, BN % (4 * P) == 0)
+  requires(VW == 1 || (VW == 2 || VW == 4) && K % VW == 0, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0, BN <= 256, S >= 2, P >= 1,
+           BM % (2 * P * max(VW, 2)) == 0, BN % (2 * P * max(VW, 2)) == 0)
   grid(cdiv(N, BN), cdiv(M, BM)) threads(128 * (BM / 64) + 128 * P)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
@@ -87,8 +88,8 @@ kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2, VW = 1>(
 // dims; f32 pairs, so N even).  For shapes with few output tiles: 64 x 4096 x 4100 has 64 tiles of 64 x 64.
 kernel gemm_nt_wgmma_anyk_splitk_partial<BM = 64, BN = 64, BK = 64, S = 4, P = 1, SPLITS = 2, VW = 1>(
     A: bf16[M, K] align(2 * VW), B: bf16[N, K] align(2 * VW), W: f32[SPLITS, M, N] align(16))
-  requires(VW == 1 || VW == 2 && K % 2 == 0, N % 2 == 0, cdiv(K, BK) >= SPLITS, SPLITS >= 1, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0,
-           BN <= 256, S >= 2, P >= 1, BM % (4 * P) == 0, BN % (4 * P) == 0)
+  requires(VW == 1 || (VW == 2 || VW == 4) && K % VW == 0, N % 2 == 0, cdiv(K, BK) >= SPLITS, SPLITS >= 1, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0,
+           BN <= 256, S >= 2, P >= 1, BM % (2 * P * max(VW, 2)) == 0, BN % (2 * P * max(VW, 2)) == 0)
   grid(cdiv(N, BN), cdiv(M, BM), SPLITS) threads(128 * (BM / 64) + 128 * P)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
@@ -131,7 +132,7 @@ kernel gemm_nt_wgmma_anyk_splitk_partial<BM = 64, BN = 64, BK = 64, S = 4, P = 1
 // of A per k-tile; the split streams B with more blocks where its 64-row tiles are few (8 x 2151 x 9153: 34).
 kernel gemm_nt_wgmma_anyk_decode_partial<BM = 16, BN = 64, BK = 64, S = 4, P = 1, SPLITS = 2, VW = 1>(
     A: bf16[M, K] align(2 * VW), B: bf16[N, K] align(2 * VW), W: f32[SPLITS, M, N] align(16))
-  requires(VW == 1 || VW == 2 && K % 2 == 0, BN == 64, BM % 8 == 0, BM <= 64, BK * 2 == 128, S >= 2, P >= 1, BM % (4 * P) == 0, BN % (4 * P) == 0,
+  requires(VW == 1 || (VW == 2 || VW == 4) && K % VW == 0, BN == 64, BM % 8 == 0, BM <= 64, BK * 2 == 128, S >= 2, P >= 1, BM % (2 * P * max(VW, 2)) == 0, BN % (2 * P * max(VW, 2)) == 0,
            cdiv(K, BK) >= SPLITS, SPLITS >= 1)
   grid(cdiv(N, 64), cdiv(M, BM), SPLITS) threads(128 + 128 * P)
 {
@@ -222,34 +223,50 @@ fn consume_k_tiles(var acc: frag<wgmma_acc, f32, 64, BN, 16>, k_count: i32) {
 
 // The producer warpgroups' loop (a load[P] role of the calling kernel, with its rings `a`, `b` and barriers `full`,
 // `empty`): k-tiles k_first .. k_first + k_count - 1 of A's rows m0 +: BM and B's rows n0 +: BN into the ring, the
-// j-th into stage j % S.  Lane l of producer warp w owns columns l and l + 32 of every k-tile, rows w + 4 P v of
-// the A and B tiles: one 64-bit address per row, the second column 64 bytes further.  Each k-tile is loaded into
-// registers while the previous one's stage is awaited, stored, fenced for the async proxy and signalled.
+// j-th into stage j % S.  Each producer thread holds BM / (2 P) elements of the A tile and BN / (2 P) of the B tile
+// (64 columns over 128 P threads), in slots of its rows: with VW = 1 lane l of producer warp w owns columns l and
+// l + 32 of rows w + 4 P v (one address per row, the second column 64 bytes further); with VW = 2 or 4 lane l owns
+// the VW columns (l % LR) VW +: VW of row (w + 4 P v) (32 / LR) + l / LR, LR = 64 / VW lanes per row - one VW-wide
+// load and store per slot.  Each k-tile is loaded into registers while the previous one's stage is awaited,
+// stored, fenced for the async proxy and signalled.
 fn produce_k_tiles(k_first: i32, k_count: i32, m0: i32, n0: i32) {
   let col = load.thread % 32;
   let row = load.index * 4 + load.warp;
-  var ra: bf16[BM / (4 * P)][2];
-  var rb: bf16[BN / (4 * P)][2];
+  var ra: bf16[BM / (2 * P)];
+  var rb: bf16[BN / (2 * P)];
   load_k_tile(ra, rb, k_first, m0, n0, row, col);
   for j in 0..k_count {
     let s = j % S;
     wait empty[s] parity(((j / S) & 1) ^ 1);
-    if VW == 2 {                       // columns 2 col, 2 col + 1: one 4-byte store per row
-      for v in 0..BM / (4 * P) unroll {
-        a[s][row + 4 * P * v, 2 * col +: 2] = bf16x2(ra[v][0], ra[v][1]);
-      }
-      for v in 0..BN / (4 * P) unroll {
-        b[s][row + 4 * P * v, 2 * col +: 2] = bf16x2(rb[v][0], rb[v][1]);
-      }
-    } else {                           // columns col, col + 32
+    if VW == 1 {
       for v in 0..BM / (4 * P) unroll {
         for c in 0..2 unroll {
-          a[s][row + 4 * P * v, col + 32 * c] = ra[v][c];
+          a[s][row + 4 * P * v, col + 32 * c] = ra[2 * v + c];
         }
       }
       for v in 0..BN / (4 * P) unroll {
         for c in 0..2 unroll {
-          b[s][row + 4 * P * v, col + 32 * c] = rb[v][c];
+          b[s][row + 4 * P * v, col + 32 * c] = rb[2 * v + c];
+        }
+      }
+    } else {
+      let lr = 64 / VW;                  // lanes per row
+      let slot_row = (row * 32 / lr) + col / lr;
+      let slot_col = col % lr * VW;
+      for v in 0..BM / (2 * P * VW) unroll {
+        let r = slot_row + 4 * P * v * (32 / lr);
+        if VW == 2 {
+          a[s][r, slot_col +: 2] = bf16x2(ra[2 * v], ra[2 * v + 1]);
+        } else {
+          a[s][r, slot_col +: 4] = bf16x4(ra[4 * v], ra[4 * v + 1], ra[4 * v + 2], ra[4 * v + 3]);
+        }
+      }
+      for v in 0..BN / (2 * P * VW) unroll {
+        let r = slot_row + 4 * P * v * (32 / lr);
+        if VW == 2 {
+          b[s][r, slot_col +: 2] = bf16x2(rb[2 * v], rb[2 * v + 1]);
+        } else {
+          b[s][r, slot_col +: 4] = bf16x4(rb[4 * v], rb[4 * v + 1], rb[4 * v + 2], rb[4 * v + 3]);
         }
       }
     }
@@ -261,39 +278,43 @@ fn produce_k_tiles(k_first: i32, k_count: i32, m0: i32, n0: i32) {
   }
 }
 
-// The producer thread's elements of k-tile k: rows row + 4 P v and columns col, col + 32 of the A tile at
-// row m0 and the B tile at row n0.  Branch-free: every load is in bounds (indices clamped), an element outside
-// A or B is zero.
-fn load_k_tile(var ra: bf16[BM / (4 * P)][2], var rb: bf16[BN / (4 * P)][2], k: i32, m0: i32, n0: i32, row: i32,
+// The producer thread's elements of k-tile k (slots as in produce_k_tiles) of the A tile at row m0 and the B tile
+// at row n0.  Branch-free: every load is in bounds (indices clamped), an element outside A or B is zero; with
+// VW > 1, K % VW == 0 keeps each vector wholly inside or wholly outside its row.
+fn load_k_tile(var ra: bf16[BM / (2 * P)], var rb: bf16[BN / (2 * P)], k: i32, m0: i32, n0: i32, row: i32,
                col: i32) {
-  if VW == 2 {
-    let kc = k * BK + 2 * col;         // even, and K is: the pair is wholly inside or wholly outside A's row
-    let kc_in = kc < K;
-    let kc_load = min(kc, K - 2);
-    for v in 0..BM / (4 * P) unroll {
-      let r = m0 + row + 4 * P * v;
-      let pair = A[min(r, M - 1), kc_load +: 2];
-      ra[v][0] = select(r < M && kc_in, pair[0], bf16(0.0));
-      ra[v][1] = select(r < M && kc_in, pair[1], bf16(0.0));
-    }
-    for v in 0..BN / (4 * P) unroll {
-      let r = n0 + row + 4 * P * v;
-      let pair = B[min(r, N - 1), kc_load +: 2];
-      rb[v][0] = select(r < N && kc_in, pair[0], bf16(0.0));
-      rb[v][1] = select(r < N && kc_in, pair[1], bf16(0.0));
-    }
-  } else {                             // columns col and col + 32
+  if VW == 1 {
     for j in 0..2 unroll {
       let kc = k * BK + col + 32 * j;
       let kc_in = kc < K;
       let kc_load = min(kc, K - 1);
       for v in 0..BM / (4 * P) unroll {
         let r = m0 + row + 4 * P * v;
-        ra[v][j] = select(r < M && kc_in, A[min(r, M - 1), kc_load], bf16(0.0));
+        ra[2 * v + j] = select(r < M && kc_in, A[min(r, M - 1), kc_load], bf16(0.0));
       }
       for v in 0..BN / (4 * P) unroll {
         let r = n0 + row + 4 * P * v;
-        rb[v][j] = select(r < N && kc_in, B[min(r, N - 1), kc_load], bf16(0.0));
+        rb[2 * v + j] = select(r < N && kc_in, B[min(r, N - 1), kc_load], bf16(0.0));
+      }
+    }
+  } else {
+    let lr = 64 / VW;
+    let slot_row = (row * 32 / lr) + col / lr;
+    let kc = k * BK + col % lr * VW;
+    let kc_in = kc < K;
+    let kc_load = min(kc, K - VW);
+    for v in 0..BM / (2 * P * VW) unroll {
+      let r = m0 + slot_row + 4 * P * v * (32 / lr);
+      let x = A[min(r, M - 1), kc_load +: max(VW, 2)];   // max: the slice is legal in the VW = 1 build too, which never runs it
+      for c in 0..VW unroll {
+        ra[VW * v + c] = select(r < M && kc_in, x[c], bf16(0.0));
+      }
+    }
+    for v in 0..BN / (2 * P * VW) unroll {
+      let r = n0 + slot_row + 4 * P * v * (32 / lr);
+      let x = B[min(r, N - 1), kc_load +: max(VW, 2)];   // max: the slice is legal in the VW = 1 build too, which never runs it
+      for c in 0..VW unroll {
+        rb[VW * v + c] = select(r < N && kc_in, x[c], bf16(0.0));
       }
     }
   }

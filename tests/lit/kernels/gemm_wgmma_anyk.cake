@@ -54,9 +54,10 @@
 // RUN: %cakec %kernels/gemm/gemm_nt_splitk_reduce.cake -D V=1 -D SPLITS=16 --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
 // RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk_decode_partial -D BM=32 -D SPLITS=8 -v -o %t.dec.cubin 2>&1 | %FileCheck %s --check-prefix=PTXAS-DEC
 // PTXAS-DEC: gemm_nt_wgmma_anyk_decode_partial (sm_90a): {{[0-9]+}} registers, {{.*}} 0 bytes spill stores, 0 bytes spill loads
-// With VW = 2 (K even: each producer lane loads 4-byte pairs, columns 2 l and 2 l + 1) the three kernels are exact
-// at K = 2 mod 8 with the K tail inside the last k-tile, and a vector load under `if VW == 2` is no alignment
-// error at VW = 1 (the branch is dead there); an odd K is refused at VW = 2.
+// With VW = 2 (K even: each producer lane loads 4-byte pairs) and VW = 4 (K % 4 == 0: 8-byte quads, two rows per
+// warp) the three kernels are exact at K = 2 and 4 mod 8 with the K tail inside the last k-tile, and the vector
+// loads under `if VW ...` are no alignment error at VW = 1 (the branch is dead there); a K the width does not
+// divide is refused.
 // RUN: %python %S/Inputs/gemm_nt.py inputs %t.a5.npy %t.b5.npy 130 75 138
 // RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk -D VW=2 --inputs %t.a5.npy,%t.b5.npy --outputs %t.c5.npy
 // RUN: %python %S/Inputs/gemm_nt.py check %t.a5.npy %t.b5.npy %t.c5.npy | %FileCheck %s --check-prefix=PAIRS
@@ -71,10 +72,29 @@
 // RUN: %cakec run %kernels/gemm/gemm_nt_splitk_reduce.cake --kernel gemm_nt_splitk_reduce -D SPLITS=2 -D RT=32 -D V=1 --inputs W=%t.w7.npy --outputs C=%t.c7.npy
 // RUN: %python %S/Inputs/gemm_nt.py check %t.a7.npy %t.b7.npy %t.c7.npy | %FileCheck %s --check-prefix=PAIRS-DECODE
 // PAIRS-DECODE: ok 19 131
+// RUN: %python %S/Inputs/gemm_nt.py inputs %t.a9.npy %t.b9.npy 131 77 140
+// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk -D VW=4 --inputs %t.a9.npy,%t.b9.npy --outputs %t.c9.npy
+// RUN: %python %S/Inputs/gemm_nt.py check %t.a9.npy %t.b9.npy %t.c9.npy | %FileCheck %s --check-prefix=QUADS
+// QUADS: ok 131 77
+// RUN: %python %S/Inputs/gemm_nt.py inputs %t.a10.npy %t.b10.npy 70 98 708
+// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk_splitk_partial -D SPLITS=3 -D VW=4 --inputs A=%t.a10.npy,B=%t.b10.npy --outputs W=%t.w10.npy
+// RUN: %cakec run %kernels/gemm/gemm_nt_splitk_reduce.cake --kernel gemm_nt_splitk_reduce -D SPLITS=3 -D RT=32 --inputs W=%t.w10.npy --outputs C=%t.c10.npy
+// RUN: %python %S/Inputs/gemm_nt.py check %t.a10.npy %t.b10.npy %t.c10.npy | %FileCheck %s --check-prefix=QUADS-SPLITK
+// QUADS-SPLITK: ok 70 98
+// RUN: %python %S/Inputs/gemm_nt.py inputs %t.a11.npy %t.b11.npy 7 131 700
+// RUN: %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk_decode_partial -D BM=8 -D SPLITS=2 -D VW=4 --inputs A=%t.a11.npy,B=%t.b11.npy --outputs W=%t.w11.npy
+// RUN: %cakec run %kernels/gemm/gemm_nt_splitk_reduce.cake --kernel gemm_nt_splitk_reduce -D SPLITS=2 -D RT=32 -D V=1 --inputs W=%t.w11.npy --outputs C=%t.c11.npy
+// RUN: %python %S/Inputs/gemm_nt.py check %t.a11.npy %t.b11.npy %t.c11.npy | %FileCheck %s --check-prefix=QUADS-DECODE
+// QUADS-DECODE: ok 7 131
+// RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake -D VW=4 --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
+// RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk -D VW=4 -v -o %t.quads.cubin 2>&1 | %FileCheck %s --check-prefix=PTXAS
+// RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk_decode_partial -D BM=32 -D SPLITS=8 -D VW=4 -v -o %t.dec4.cubin 2>&1 | %FileCheck %s --check-prefix=PTXAS-DEC
+// RUN: %expect-exit 1 %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk -D VW=4 --inputs %t.a5.npy,%t.b5.npy --outputs %t.c12.npy 2>&1 | %FileCheck %s --check-prefix=KMOD4
+// KMOD4: the arguments violate 'requires(VW == 1 || (VW == 2 || VW == 4) && K % VW == 0)' [E0906]
 // RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake -D VW=2 --verify-only 2>&1 | %FileCheck %s --check-prefix=CLEAN
 // RUN: %cakec %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk -D VW=2 -v -o %t.pairs.cubin 2>&1 | %FileCheck %s --check-prefix=PTXAS
 // RUN: %expect-exit 1 %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel gemm_nt_wgmma_anyk -D VW=2 --inputs %t.a.npy,%t.b.npy --outputs %t.c8.npy 2>&1 | %FileCheck %s --check-prefix=ODDK
-// ODDK: the arguments violate 'requires(VW == 1 || VW == 2 && K % 2 == 0)' [E0906]
+// ODDK: the arguments violate 'requires(VW == 1 || (VW == 2 || VW == 4) && K % VW == 0)' [E0906]
 // RUN: %expect-exit 2 %cakec run %kernels/gemm/gemm_nt_wgmma_anyk.cake --kernel no_such_kernel --inputs A=%t.a4.npy 2>&1 | %FileCheck %s --check-prefix=NOKERNEL
 // NOKERNEL: no kernel 'no_such_kernel' (the file has: gemm_nt_wgmma_anyk, gemm_nt_wgmma_anyk_splitk_partial, gemm_nt_wgmma_anyk_decode_partial)
 target sm_90a;
