@@ -180,13 +180,17 @@ public:
     for (const std::string &target : targets) {
       z3::expr earlier = z3_.bool_val(false);
       std::vector<size_t> eligible;
-      for (size_t i = 0; i < spec_.entries.size(); ++i) {
-        const std::string &arch = variants_[spec_.entries[i].variant].arch();
-        if (!runsOn(arch, target)) continue;
+      for (size_t i = 0; i < spec_.entries.size(); ++i)
+        if (runsOn(variants_[spec_.entries[i].variant].arch(), target)) eligible.push_back(i);
+      std::map<size_t, std::vector<int64_t>> witness = witnesses(eligible);
+      for (size_t i : eligible) {
         runsSomewhere[i] = true;
-        eligible.push_back(i);
         z3::expr reach = domain && !earlier && guards[i];
-        auto sat = check(reach, "whether entry " + std::to_string(i) + " is reachable on " + target, i);
+        std::optional<z3::check_result> sat;
+        if (auto w = witness.find(i); w != witness.end() && holdsAt(reach, w->second))
+          sat = z3::sat;
+        else
+          sat = check(reach, "whether entry " + std::to_string(i) + " is reachable on " + target, i);
         if (!sat) return;
         if (*sat == z3::sat) {
           reachable[i] = true;
@@ -229,6 +233,66 @@ public:
   }
 
 private:
+  // Concrete shapes that reach the entries: a grid of round and ragged values of each shape variable (at most
+  // kWitnessShapes shapes in all) dispatched through the eligible entries' guards in order, as the runtime
+  // does (rt::Expr).  The first shape found for entry i proves it reachable without a solver query - the one
+  // that can run out of time on guards with products of cdivs - once holdsAt has confirmed it on the query.
+  static constexpr size_t kWitnessShapes = 100000;
+  std::map<size_t, std::vector<int64_t>> witnesses(const std::vector<size_t> &eligible) const {
+    static constexpr int64_t kValues[] = {1,    2,    3,    7,    8,    16,    17,    24,    32,    33,    48,    64,
+                                          65,   100,  128,  129,  200,  256,   257,   320,   321,   384,   500,   512,
+                                          513,  1000, 1024, 1280, 1536, 2000,  2048,  2176,  2560,  3000,  4096,  4097,
+                                          5000, 6144, 8192, 8448, 10000, 11264, 12288, 16384, 32768, 65536};
+    constexpr size_t kCount = sizeof(kValues) / sizeof(kValues[0]);
+    std::map<size_t, std::vector<int64_t>> out;
+    if (names_.empty()) return out;
+    size_t per = kCount;   // values per shape variable: per^vars <= kWitnessShapes
+    while (per > 1) {
+      double shapes = 1;
+      for (size_t v = 0; v < names_.size(); ++v) shapes *= static_cast<double>(per);
+      if (shapes <= static_cast<double>(kWitnessShapes)) break;
+      --per;
+    }
+    std::vector<size_t> digit(names_.size(), 0);
+    std::vector<int64_t> shape(names_.size());
+    auto lookup = [&](std::string_view n) -> std::optional<int64_t> {
+      for (size_t v = 0; v < names_.size(); ++v)
+        if (names_[v] == n) return shape[v];
+      return std::nullopt;
+    };
+    auto holds = [&](const rt::Expr &e) {
+      try {
+        return e.evaluate(lookup) != 0;
+      } catch (const std::exception &) {   // overflow or division by zero: no witness here
+        return false;
+      }
+    };
+    for (;;) {
+      for (size_t v = 0; v < names_.size(); ++v) shape[v] = kValues[digit[v] * (kCount - 1) / std::max<size_t>(per - 1, 1)];
+      if (!spec_.domain.valid() || holds(spec_.domain))
+        for (size_t i : eligible)
+          if (holds(spec_.entries[i].guard)) {
+            out.emplace(i, shape);
+            break;
+          }
+      size_t v = 0;
+      while (v < digit.size() && ++digit[v] == per) digit[v++] = 0;
+      if (v == digit.size()) break;
+    }
+    return out;
+  }
+
+  // Whether `e` is true at the shape `values` (Z3's own evaluation of the query: the witness is trusted only
+  // for the question as the solver would have been asked it).
+  bool holdsAt(const z3::expr &e, const std::vector<int64_t> &values) {
+    z3::expr_vector from(z3_), to(z3_);
+    for (size_t v = 0; v < vars_.size(); ++v) {
+      from.push_back(vars_[v]);
+      to.push_back(z3_.bv_val(values[v], 64));
+    }
+    return z3::expr(e).substitute(from, to).simplify().is_true();
+  }
+
   std::optional<z3::expr> shapeVar(const std::string &name) {
     for (size_t i = 0; i < names_.size(); ++i)
       if (names_[i] == name) return vars_[i];
