@@ -16,7 +16,9 @@
 //                a variant that refuses it (E0858; the counterexample shape, a note at the clause);
 //     gap        D && !(g_0 || .. || g_n)  satisfiable: a legal shape that no entry accepts (E0859).
 // Every query goes to Z3 over 64-bit bit-vectors (GuardToZ3.h), so the answers are exact proofs or concrete
-// counterexamples; a query Z3 cannot decide in time is reported as unproven (E0860), never passed.
+// counterexamples; a query Z3 cannot decide in time is reported as unproven (E0860), never passed.  A
+// reachability question is first answered by a concrete shape: a grid of round and ragged sizes dispatched
+// through the guards in order, the shape that reaches an entry confirmed on Z3's form of the question.
 #pragma once
 #include "Manifest.h"
 #include "library/LibrarySpec.h"
