@@ -263,7 +263,7 @@ def main():
                 rate = max((r for f, r in rates.get(name, ()) if f * RATE_WORK_RATIO >= flops), default=None)
                 if rate is not None and flops / rate > max(SKIP_VARIANT * rec["torch"]["ms"], SKIP_MIN_MS):
                     # not run (the SIMT fallback on a large shape would take seconds): its time at its best rate
-                    # so far, a lower bound that keeps it out of any table; unchecked
+                    # on shapes of comparable work, which keeps it out of any table; unchecked
                     times.setdefault(name, {})[key] = flops / rate
                     variant_checks.setdefault(name, {})[key] = None
                     rec["variants"][name] = {"ms": flops / rate, "ok": None, "not_run": True}

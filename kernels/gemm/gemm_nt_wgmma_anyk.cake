@@ -35,8 +35,8 @@ target sm_90a;
 
 kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2, VW = 1>(
     A: bf16[M, K] align(2 * VW), B: bf16[N, K] align(2 * VW), C: bf16[M, N])
-  requires(VW == 1 || (VW == 2 || VW == 4) && K % VW == 0, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0, BN <= 256, S >= 2, P >= 1,
-           BM % (2 * P * max(VW, 2)) == 0, BN % (2 * P * max(VW, 2)) == 0)
+  requires(VW == 1 || (VW == 2 || VW == 4) && K % VW == 0, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0,
+           BN <= 256, S >= 2, P >= 1, BM % (2 * P * max(VW, 2)) == 0, BN % (2 * P * max(VW, 2)) == 0)
   grid(cdiv(N, BN), cdiv(M, BM)) threads(128 * (BM / 64) + 128 * P)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
@@ -88,8 +88,9 @@ kernel gemm_nt_wgmma_anyk<BM = 128, BN = 128, BK = 64, S = 4, P = 2, VW = 1>(
 // dims; f32 pairs, so N even).  For shapes with few output tiles: 64 x 4096 x 4100 has 64 tiles of 64 x 64.
 kernel gemm_nt_wgmma_anyk_splitk_partial<BM = 64, BN = 64, BK = 64, S = 4, P = 1, SPLITS = 2, VW = 1>(
     A: bf16[M, K] align(2 * VW), B: bf16[N, K] align(2 * VW), W: f32[SPLITS, M, N] align(16))
-  requires(VW == 1 || (VW == 2 || VW == 4) && K % VW == 0, N % 2 == 0, cdiv(K, BK) >= SPLITS, SPLITS >= 1, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0,
-           BN <= 256, S >= 2, P >= 1, BM % (2 * P * max(VW, 2)) == 0, BN % (2 * P * max(VW, 2)) == 0)
+  requires(VW == 1 || (VW == 2 || VW == 4) && K % VW == 0, N % 2 == 0, cdiv(K, BK) >= SPLITS, SPLITS >= 1,
+           BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0, BN <= 256, S >= 2, P >= 1,
+           BM % (2 * P * max(VW, 2)) == 0, BN % (2 * P * max(VW, 2)) == 0)
   grid(cdiv(N, BN), cdiv(M, BM), SPLITS) threads(128 * (BM / 64) + 128 * P)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
@@ -132,8 +133,9 @@ kernel gemm_nt_wgmma_anyk_splitk_partial<BM = 64, BN = 64, BK = 64, S = 4, P = 1
 // of A per k-tile; the split streams B with more blocks where its 64-row tiles are few (8 x 2151 x 9153: 34).
 kernel gemm_nt_wgmma_anyk_decode_partial<BM = 16, BN = 64, BK = 64, S = 4, P = 1, SPLITS = 2, VW = 1>(
     A: bf16[M, K] align(2 * VW), B: bf16[N, K] align(2 * VW), W: f32[SPLITS, M, N] align(16))
-  requires(VW == 1 || (VW == 2 || VW == 4) && K % VW == 0, BN == 64, BM % 8 == 0, BM <= 64, BK * 2 == 128, S >= 2, P >= 1, BM % (2 * P * max(VW, 2)) == 0, BN % (2 * P * max(VW, 2)) == 0,
-           cdiv(K, BK) >= SPLITS, SPLITS >= 1)
+  requires(VW == 1 || (VW == 2 || VW == 4) && K % VW == 0, BN == 64, BM % 8 == 0, BM <= 64, BK * 2 == 128, S >= 2,
+           P >= 1, BM % (2 * P * max(VW, 2)) == 0, BN % (2 * P * max(VW, 2)) == 0, cdiv(K, BK) >= SPLITS,
+           SPLITS >= 1)
   grid(cdiv(N, 64), cdiv(M, BM), SPLITS) threads(128 + 128 * P)
 {
   shared a: bf16[S][BM, BK] swizzle(128B) align(1024);
@@ -303,16 +305,17 @@ fn load_k_tile(var ra: bf16[BM / (2 * P)], var rb: bf16[BN / (2 * P)], k: i32, m
     let kc = k * BK + col % lr * VW;
     let kc_in = kc < K;
     let kc_load = min(kc, K - VW);
+    // The slices say max(VW, 2) (= VW here) so that they are legal in the VW = 1 build, which never runs them.
     for v in 0..BM / (2 * P * VW) unroll {
       let r = m0 + slot_row + 4 * P * v * (32 / lr);
-      let x = A[min(r, M - 1), kc_load +: max(VW, 2)];   // max: the slice is legal in the VW = 1 build too, which never runs it
+      let x = A[min(r, M - 1), kc_load +: max(VW, 2)];
       for c in 0..VW unroll {
         ra[VW * v + c] = select(r < M && kc_in, x[c], bf16(0.0));
       }
     }
     for v in 0..BN / (2 * P * VW) unroll {
       let r = n0 + slot_row + 4 * P * v * (32 / lr);
-      let x = B[min(r, N - 1), kc_load +: max(VW, 2)];   // max: the slice is legal in the VW = 1 build too, which never runs it
+      let x = B[min(r, N - 1), kc_load +: max(VW, 2)];
       for c in 0..VW unroll {
         rb[VW * v + c] = select(r < N && kc_in, x[c], bf16(0.0));
       }

@@ -268,7 +268,8 @@ private:
       }
     };
     for (;;) {
-      for (size_t v = 0; v < names_.size(); ++v) shape[v] = kValues[digit[v] * (kCount - 1) / std::max<size_t>(per - 1, 1)];
+      for (size_t v = 0; v < names_.size(); ++v)   // per values spread over the list, both ends included
+        shape[v] = kValues[digit[v] * (kCount - 1) / std::max<size_t>(per - 1, 1)];
       if (!spec_.domain.valid() || holds(spec_.domain))
         for (size_t i : eligible)
           if (holds(spec_.entries[i].guard)) {

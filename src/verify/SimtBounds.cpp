@@ -344,6 +344,13 @@ private:
   }
 
   // ---------------------------------------------------------------- vector alignment (E0671)
+  // Whether the path condition is contradictory: the access sits in a branch no thread takes, such as
+  // `if VW == 2 { .. }` in a kernel built with VW = 1, whose vector loads need an alignment the tensor only
+  // declares for VW = 2.  Only a proof counts (a timeout keeps the access reachable).
+  bool unreachable() {
+    return untranslatedConds_ == 0 && ctx_.proveForAll(ctx_.z3().bool_val(false), path_).proven();
+  }
+
   // A vector access of B bytes is one (or, past 16 bytes, several) ld/st.v2/v4 or cp.async instructions whose
   // first needs an address aligned to A = min(16, the largest power of two <= B).  The address is the
   // tensor's base plus sum(index_k * pitch_k) * elementBytes over all dims (row-major pitches, or stride(..);
@@ -352,13 +359,6 @@ private:
   // (TwoAdicFacts: `requires(N % 2 == 0)` makes m * N * 4 a multiple of 8 without a solver query, which for a
   // product of shape variables can run many times its limit), else by the solver (pitch * bytes a multiple of
   // A, or the term itself) - then for the whole sum, which gives the counterexample.
-  // Whether the path condition is contradictory: the access sits in a branch no thread takes, such as
-  // `if VW == 2 { .. }` in a kernel built with VW = 1, whose vector loads need an alignment the tensor only
-  // declares for VW = 2.  Only a proof counts (a timeout keeps the access reachable).
-  bool unreachable() {
-    return untranslatedConds_ == 0 && ctx_.proveForAll(ctx_.z3().bool_val(false), path_).proven();
-  }
-
   void checkAlignment(const IndexExpr &ix, const std::string &how) {
     const Type *vt = ix.type;
     if (!vt || !vt->isVector() || vt->width < 2) return;
