@@ -3,8 +3,9 @@
 // output tile, and one warpgroup's epilogue runs while the other's wgmmas keep the tensor cores busy.
 // A candidate of the bf16 GEMM library (no table entry uses it) for shapes with several tiles per SM whose
 // epilogue is a large share of a tile, where a cooperative kernel (samples/hopper_gemm_persistent.cake)
-// leaves the tensor cores idle for every epilogue.  A[M, K] row-major, B[N, K] row-major (K-major, "B^T"), C[M, N] row-major.  Any M, N (ragged
-// edges included) with K % 8 == 0 (TMA's 16-byte row strides) and N even (bf16-pair stores).
+// leaves the tensor cores idle for every epilogue.  A[M, K] row-major, B[N, K] row-major (K-major, "B^T"),
+// C[M, N] row-major.  Any M, N (ragged edges included) with K % 8 == 0 (TMA's 16-byte row strides) and N even
+// (bf16-pair stores).
 //
 // Schedule
 //   grid     num_sms / 2 * 2 persistent blocks of 384 threads in clusters of 2.  The output is cut into

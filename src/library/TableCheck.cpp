@@ -4,6 +4,7 @@
 #include "library/TableCheck.h"
 
 #include "DType.h"
+#include "ExprProgram.h"
 #include "VariantParams.h"
 #include "library/GuardToZ3.h"
 #include "support/ReadFile.h"
@@ -11,6 +12,7 @@
 #include <z3++.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -235,8 +237,9 @@ public:
 private:
   // Concrete shapes that reach the entries: a grid of round and ragged values of each shape variable (at most
   // kWitnessShapes shapes in all) dispatched through the eligible entries' guards in order, as the runtime
-  // does (rt::Expr).  The first shape found for entry i proves it reachable without a solver query - the one
-  // that can run out of time on guards with products of cdivs - once holdsAt has confirmed it on the query.
+  // does (rt::ExprProgram).  The first shape found for entry i proves it reachable without a solver query -
+  // the one that can run out of time on guards with products of cdivs - once holdsAt has confirmed it on the
+  // query.
   static constexpr size_t kWitnessShapes = 100000;
   std::map<size_t, std::vector<int64_t>> witnesses(const std::vector<size_t> &eligible) const {
     static constexpr int64_t kValues[] = {1,    2,    3,    7,    8,    16,    17,    24,    32,    33,    48,    64,
@@ -247,33 +250,26 @@ private:
     std::map<size_t, std::vector<int64_t>> out;
     if (names_.empty()) return out;
     size_t per = kCount;   // values per shape variable: per^vars <= kWitnessShapes
-    while (per > 1) {
-      double shapes = 1;
-      for (size_t v = 0; v < names_.size(); ++v) shapes *= static_cast<double>(per);
-      if (shapes <= static_cast<double>(kWitnessShapes)) break;
-      --per;
-    }
+    while (per > 1 && std::pow(static_cast<double>(per), static_cast<double>(names_.size())) > kWitnessShapes) --per;
+    // The guards as the runtime's dispatcher evaluates them (slot i = shape variable i); run() has already
+    // rejected a guard or domain naming anything else.
+    std::vector<rt::ExprProgram> guard;
+    for (size_t i : eligible) guard.push_back(rt::ExprProgram::compile(spec_.entries[i].guard, names_));
+    std::optional<rt::ExprProgram> domain;
+    if (spec_.domain.valid()) domain = rt::ExprProgram::compile(spec_.domain, names_);
+    auto holds = [](const rt::ExprProgram &p, const std::vector<int64_t> &shape) {
+      int64_t r = 0;
+      return p.evaluate(shape.data(), r) && r != 0;   // overflow or division by zero: no witness here
+    };
     std::vector<size_t> digit(names_.size(), 0);
     std::vector<int64_t> shape(names_.size());
-    auto lookup = [&](std::string_view n) -> std::optional<int64_t> {
-      for (size_t v = 0; v < names_.size(); ++v)
-        if (names_[v] == n) return shape[v];
-      return std::nullopt;
-    };
-    auto holds = [&](const rt::Expr &e) {
-      try {
-        return e.evaluate(lookup) != 0;
-      } catch (const std::exception &) {   // overflow or division by zero: no witness here
-        return false;
-      }
-    };
     for (;;) {
       for (size_t v = 0; v < names_.size(); ++v)   // per values spread over the list, both ends included
         shape[v] = kValues[digit[v] * (kCount - 1) / std::max<size_t>(per - 1, 1)];
-      if (!spec_.domain.valid() || holds(spec_.domain))
-        for (size_t i : eligible)
-          if (holds(spec_.entries[i].guard)) {
-            out.emplace(i, shape);
+      if (!domain || holds(*domain, shape))
+        for (size_t g = 0; g < guard.size(); ++g)
+          if (holds(guard[g], shape)) {
+            out.emplace(eligible[g], shape);
             break;
           }
       size_t v = 0;
