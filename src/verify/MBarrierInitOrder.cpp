@@ -67,6 +67,7 @@ private:
 
   VerifyContext &ctx_;
   z3::context &z3_;
+  std::vector<const Stmt *> enclosing_;   // the ifs, elects, roles and loops around the statement walked
   ExprToZ3 tr_;
   PathCondition path_;
   std::vector<z3::expr> threadVars_, loopConsts_, requirements_;
@@ -79,6 +80,12 @@ private:
   }
 
   void walkStmt(const Stmt &s) {
+    if (s.kind != StmtKind::Block && s.kind != StmtKind::Op) enclosing_.push_back(&s);
+    walkStmtIn(s);
+    if (s.kind != StmtKind::Block && s.kind != StmtKind::Op) enclosing_.pop_back();
+  }
+
+  void walkStmtIn(const Stmt &s) {
     switch (s.kind) {
     case StmtKind::Block: walkBlock(*cast<BlockStmt>(&s)); break;
     case StmtKind::Op: walkOp(*cast<OpStmt>(&s)); break;
@@ -297,6 +304,12 @@ private:
     diag.note(op.range, "counterexample: tid.x = " + val(tid) + " and tid.x = " + val(tid2));
     diag.hint("initialise under 'if tid.x == 0 { ... }' (one thread of the CTA), then 'fence.mbarrier_init;' and "
               "'syncthreads;'");
+    // Mechanical where the init runs in every thread of the block: at the kernel body's top level (the init
+    // wrapped) or in an `elect` there (the elect made the one thread's condition).
+    if (enclosing_.empty())
+      diag.fixit(op.range, "if tid.x == 0 { " + sourceText(ctx_.diags(), op.range) + " }");
+    else if (enclosing_.size() == 1 && enclosing_[0]->kind == StmtKind::Elect)
+      diag.fixit(SourceRange{enclosing_[0]->range.begin, enclosing_[0]->range.begin.offset + 5}, "if tid.x == 0");
   }
 };
 

@@ -157,6 +157,7 @@ void Simulator::maybeComplete(int b) {
                                              std::to_string(phase) + " completes"});
       f.notes.push_back({declRange(b), "barrier declared here"});
       f.hint = "expect_tx must count the bytes of every copy that signals the barrier in this phase";
+      fixExpectTx(f, b, phase);
       return;
     }
   }
@@ -172,6 +173,7 @@ void Simulator::maybeComplete(int b) {
   s.arrivals = 0;
   s.balance = 0;
   s.expected = 0;
+  s.expectors = 0;
   s.landed = 0;
   s.participants.clear();
   s.lastExpect = {};
@@ -382,7 +384,10 @@ bool Simulator::step(int a) {
     s.arrivals += e.multiplicity;
     s.balance += e.bytes * e.multiplicity;
     s.expected += e.bytes * e.multiplicity;
-    if (e.bytes) s.lastExpect = {a, &e};
+    if (e.bytes) {
+      s.lastExpect = {a, &e};
+      s.expectors += e.multiplicity;
+    }
     join(s.phaseClock, clk);
     contribute(a, e, s.phaseKnow);
     s.participants.push_back({a, &e});
@@ -406,6 +411,7 @@ bool Simulator::step(int a) {
     s.balance += e.bytes * e.multiplicity;
     s.expected += e.bytes * e.multiplicity;
     s.lastExpect = {a, &e};
+    s.expectors += e.multiplicity;
     join(s.phaseClock, clk);
     contribute(a, e, s.phaseKnow);
     break;

@@ -2,6 +2,8 @@
 // CTAs exiting while peers still access their shared memory) and the deadlock and tx-imbalance reports.
 #include "verify/SyncSimulatorState.h"
 
+#include "verify/ExpectTxFix.h"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -109,13 +111,30 @@ void Simulator::reportTxImbalance(int b) {
   f.notes.push_back({declRange(b), "barrier declared here"});
   f.hint = "expect_tx must equal the sum of the box sizes (elements x element size) of the copies that signal "
            "the barrier in one phase, including multicast copies from other CTAs";
+  fixExpectTx(f, b, s.completed);
+}
+
+void Simulator::fixExpectTx(SimFinding &f, int b, int64_t phase) {
+  const BarrierState &s = barriers_[static_cast<size_t>(b)];
+  if (s.expectors != 1 || !s.lastExpect.event || !s.lastExpect.event->op) return;
+  std::optional<SourceRange> arg = expectTxArgRange(*s.lastExpect.event->op);
+  if (!arg) return;
+  std::vector<PhaseCopy> copies;
+  for (const Participant &p : s.participants)
+    if (p.event && p.event->kind == EventKind::TmaLoad) copies.push_back({p.event->op, p.event->multiplicity});
+  for (const Copy &c : inFlight_)
+    if (c.barrier == b && c.issuePhase == phase) copies.push_back({c.event->op, c.event->multiplicity});
+  if (std::optional<std::string> text = expectTxBytesText(std::move(copies))) f.fixits.push_back({*arg, *text});
 }
 
 void Simulator::explainShortPhase(SimFinding &f, int b) {
   const BarrierState &s = barriers_[static_cast<size_t>(b)];
   f.hint = "arrivals(n) must equal the number of threads that arrive per phase (an arrive in 'elect' "
            "counts once per warp); every phase that is started must be completed";
-  if (s.completedParticipants.empty()) return;
+  if (s.completedParticipants.empty()) {
+    fixArrivalCount(f, b);
+    return;
+  }
   std::map<int, int64_t> before, now;   // agent -> threads arrived
   std::map<int, const SyncEvent *> beforeEvent;
   for (const Participant &p : s.completedParticipants.back())
@@ -186,7 +205,31 @@ void Simulator::reportDeadlock(const std::vector<int> &stuck) {
     else
       f.hint = "every phase a role waits for must receive its arrivals: check early returns, loop bounds and "
                "the release of the last stages after the loop";
+    fixArrivalCount(f, b);
   }
+}
+
+void Simulator::fixArrivalCount(SimFinding &f, int b) {
+  const BarrierState &s = barriers_[static_cast<size_t>(b)];
+  if (s.completed != 0 || s.arrivals <= 0 || s.arrivals == declared(b)) return;
+  const MBarrierInfo *mb = slots_->barriers[static_cast<size_t>(b)].decl;
+  if (!mb || !mb->decl) return;
+  const Expr *count = nullptr;
+  for (const Attr &attr : mb->decl->attrs)
+    if (attr.name == "arrivals" && attr.args.size() == 1) count = attr.args[0].value.get();
+  if (!count) return;
+  for (size_t a = 0; a < agents_->size(); ++a) {
+    bool arrives = false;
+    for (size_t i = 0; i < program_->size(a) && !arrives; ++i) {
+      const SyncEvent &e = program_->at(a, i);
+      arrives = e.kind == EventKind::Arrive && e.barriers[0] == b;
+    }
+    bool arrived = std::any_of(s.participants.begin(), s.participants.end(), [&](const Participant &p) {
+      return p.agent == static_cast<int>(a) && p.event && p.event->kind == EventKind::Arrive;
+    });
+    if (arrives && !arrived) return;   // an agent skipped its arrive: the count is not the suspect
+  }
+  f.fixits.push_back({count->range, std::to_string(s.arrivals)});
 }
 
 int64_t Simulator::agentTarget(int a, const SyncEvent &e) const {

@@ -36,6 +36,7 @@ struct BarrierState {
   int64_t fenceClock = -1;           // initAgent's clock at its fence.mbarrier_init after the init
   int64_t completed = 0;             // phases completed (c)
   int64_t arrivals = 0, balance = 0, expected = 0, landed = 0;
+  int64_t expectors = 0;             // executions of expect_tx (arrive or mbarrier.expect_tx) in the phase
   Clock phaseClock;
   // Clocks of the most recently completed phases: phase completed - completedClocks.size() + i.  A wait
   // that passes targets phase completed - 1 at the latest (older targets are laps, reported before the
@@ -297,11 +298,20 @@ private:
 
   void reportTxImbalance(int b);
 
+  // E0604's fix-it: when one expect_tx execution announces phase `phase` of `b`, its byte count rewritten as
+  // the sum of the tiles of the phase's copies (landed and in flight; ExpectTxFix.h).
+  void fixExpectTx(SimFinding &f, int b, int64_t phase);
+
   // A phase of `b` that ends short of arrivals(n): when the previous phase completed and some agent arrived
   // on it fewer times now than then, arrivals(n) was right and a path of that agent skips its arrive (a
   // branch, an early return, a loop that ends sooner).  The hint says so, with the arrive it made before;
   // otherwise the count itself is suspect.
   void explainShortPhase(SimFinding &f, int b);
+
+  // E0603's fix-it where the declared count is what is wrong: no phase of `b` has completed, and every agent
+  // whose program arrives on `b` at all has arrived on the open phase - arrivals(n) rewritten to the arrivals
+  // that phase received.
+  void fixArrivalCount(SimFinding &f, int b);
 
   void reportDeadlock(const std::vector<int> &stuck);
 

@@ -43,6 +43,28 @@
 // RUN: not %cakec --verify-only %S/init_not_fenced.cake 2>&1 | %FileCheck %s --check-prefix=INIT
 // INIT: init_not_fenced.cake:18:1: fix-it: insert line 'fence.mbarrier_init;'
 //
+// expect_tx's byte count rewritten from the declared tiles of the phase's copies (sizeof the element type, a
+// count for a statement whose multicast copies from several CTAs signal the barrier).
+// RUN: not %cakec --verify-only %S/expect_tx_wrong_bytes.cake 2>&1 | %FileCheck %s --check-prefix=TX
+// RUN: not %cakec --verify-only %S/expect_tx_too_many.cake 2>&1 | %FileCheck %s --check-prefix=TX-MANY
+// RUN: not %cakec --verify-only %S/expect_tx_cluster_one_cta.cake 2>&1 | %FileCheck %s --check-prefix=TX-CLUSTER
+// TX: expect_tx_wrong_bytes.cake:31:36: fix-it: replace with 'BM * BK * sizeof(bf16) + BN * BK * sizeof(bf16)'
+// TX-MANY: expect_tx_too_many.cake:30:36: fix-it: replace with 'BM * BK * sizeof(bf16) + BN * BK * sizeof(bf16)'
+// TX-CLUSTER: expect_tx_cluster_one_cta.cake:24:29: fix-it: replace with '2 * BM * BN * sizeof(bf16)'
+//
+// arrivals(n) rewritten to what phase 0 received when every arriving role arrived and none completed it; not
+// when a role skipped its arrive (a path of it is short, not the count).
+// RUN: not %cakec --verify-only %S/arrival_count_warpgroup.cake 2>&1 | %FileCheck %s --check-prefix=ARRIVALS
+// RUN: not %cakec --verify-only %S/arrival_skipped_on_one_path.cake 2>&1 | %FileCheck %s --check-prefix=SKIPPED
+// ARRIVALS: arrival_count_warpgroup.cake:16:30: fix-it: replace with '4'
+// SKIPPED-NOT: fix-it
+//
+// An init every thread of the block runs: wrapped in 'if tid.x == 0', or the 'elect' around it made that condition.
+// RUN: not %cakec --verify-only %S/init_order_all_threads.cake 2>&1 | %FileCheck %s --check-prefix=INIT-ALL
+// RUN: not %cakec --verify-only %S/init_order_elect_per_warp.cake 2>&1 | %FileCheck %s --check-prefix=INIT-ELECT
+// INIT-ALL: init_order_all_threads.cake:18:3: fix-it: replace with 'if tid.x == 0 { mbarrier.init full; }'
+// INIT-ELECT: init_order_elect_per_warp.cake:18:3: fix-it: replace with 'if tid.x == 0'
+//
 // A statement that shares its line with other code gets the insertion in front of it on that line.
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s --check-prefix=INLINE
 // INLINE: fixits_make_corpus_verify.cake:[[@LINE+11]]:52: fix-it: insert 'wgmma.fence; '
