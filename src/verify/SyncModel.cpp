@@ -112,9 +112,11 @@ public:
       if (!thenRelevant && !elseRelevant) return active;
       if (values_.mayGuards && values_.mayGuards->count(i)) {
         // Either branch may run for any thread: both are walked with every active thread (data guards
-        // hold no `return`, so neither changes the active set).
+        // hold no `return`, so neither changes the active set); a wgmma.wait in them is taken not to run.
+        ++mayDepth_;
         if (i->thenBody) walk(*i->thenBody, active);
         if (i->elseBody) walk(*i->elseBody, active);
+        --mayDepth_;
         return active;
       }
       Active yes, no;
@@ -610,6 +612,7 @@ private:
       return;
     case OpId::TmaStoreCommit: push(event(EventKind::StoreCommit, r, &o, active)); return;
     case OpId::TmaStoreWait: case OpId::WgmmaWait: {
+      if (mayDepth_ > 0) return;   // a wait that may not run orders nothing (only a data guard holds one)
       SyncEvent e = event(o.op->id == OpId::WgmmaWait ? EventKind::WgmmaWait : EventKind::StoreWait, r, &o, active);
       if (!o.dsts.empty()) {
         auto n = uniform(o.dsts[0].get(), active, "the number of pending groups");
@@ -668,6 +671,7 @@ private:
   std::vector<SyncProblem> &problems_;
   std::vector<SyncProgram::TileStart> &tileStarts_;
   const std::vector<SyncProgram::TileStart> *resume_;   // a tail walk: the longer program's tile starts
+  int mayDepth_ = 0;            // inside a data guard the analysis could not evaluate (mayGuards)
   bool silent_ = false;         // a tail walk before its first tile loop: no events (the longer one has them)
   bool tileLoopSeen_ = false;   // the first tile-loop run has started
   bool mismatch_ = false;

@@ -177,9 +177,11 @@ SyncProgram expandSyncTail(const Kernel &kernel, const KernelInfo &info, const S
 bool containsSyncEvents(const Stmt &s);
 
 // A data guard: an `if` around shared-memory accesses (loads, stores, cp.async, ldmatrix, stmatrix) whose
-// branches hold no synchronisation (barriers, arrives, waits, syncwarp, TMA, wgmma, their commits and
-// waits), no `return` and no call: its condition decides only which accesses happen, never the order of
-// the protocol's events (a ragged-row guard `if t * 32 + r < M { a[s][r, c] = ... }`).
+// branches hold no synchronisation (barriers, arrives, waits, syncwarp, TMA, wgmma, their commits), no
+// `return` and no call: its condition decides only which accesses happen, never the order of the protocol's
+// events (a ragged-row guard `if t * 32 + r < M { a[s][r, c] = ... }`).  `wgmma.wait` is allowed (an
+// epilogue at a data-dependent point of a loop drains the thread's own groups): where the analysis cannot
+// evaluate the condition it takes such a wait not to run, which can only leave reads open longer.
 bool isDataGuard(const IfStmt &s);
 
 } // namespace cake

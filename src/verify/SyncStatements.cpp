@@ -139,7 +139,8 @@ bool containsSyncEvents(const Stmt &s) {
 
 namespace {
 
-// Only shared-memory accesses: no synchronisation, control transfer or asynchronous operation.
+// Only shared-memory accesses - no synchronisation, control transfer or asynchronous operation - and waits for
+// the thread's own wgmma groups (an epilogue under a condition: a wait only adds order).
 bool holdsDataAccessesOnly(const Stmt &s) {
   switch (s.kind) {
   case StmtKind::Block:
@@ -155,7 +156,7 @@ bool holdsDataAccessesOnly(const Stmt &s) {
   case StmtKind::Role: case StmtKind::Return: case StmtKind::Call: return false;
   case StmtKind::Op: {
     auto *o = cast<OpStmt>(&s);
-    return o->op && o->op->id != OpId::Syncwarp && !isSynchronisationOp(*o);
+    return o->op && o->op->id != OpId::Syncwarp && (o->op->id == OpId::WgmmaWait || !isSynchronisationOp(*o));
   }
   default: return true;
   }
