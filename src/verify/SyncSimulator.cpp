@@ -234,10 +234,13 @@ bool Simulator::checkInit(int a, int b, const SyncEvent &e, const char *use, boo
   const MBarrierInfo *decl = slots_->barriers[static_cast<size_t>(b)].decl;
   if (!s.initialised || (s.initAgent != a && as.clock[static_cast<size_t>(s.initAgent)] < s.initClock)) {
     bool everInit = false;
+    const SyncEvent *otherInit = nullptr;   // the first init of another barrier: where this one's init belongs
     for (size_t x = 0; x < agents_->size(); ++x)
       for (size_t i = 0; i < program_->size(x); ++i)
-        if (const SyncEvent &ev = program_->at(x, i); ev.kind == EventKind::Init && std::find(ev.barriers.begin(), ev.barriers.end(), b) != ev.barriers.end())
-          everInit = true;
+        if (const SyncEvent &ev = program_->at(x, i); ev.kind == EventKind::Init) {
+          if (std::find(ev.barriers.begin(), ev.barriers.end(), b) != ev.barriers.end()) everInit = true;
+          else if (!otherInit) otherInit = &ev;
+        }
     SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierNotInitialized, e.range,
                            {decl->decl->name, who(a, e),
                             !everInit ? "it is initialised (no mbarrier.init reaches it)"
@@ -248,6 +251,7 @@ bool Simulator::checkInit(int a, int b, const SyncEvent &e, const char *use, boo
     f.notes.push_back({declRange(b), "barrier declared here"});
     f.hint = "initialise it with 'mbarrier.init' in one thread, then 'fence.mbarrier_init;' and 'syncthreads;' "
              "before any role uses it";
+    if (!everInit && otherInit) f.insertions.push_back({otherInit->range, true, "mbarrier.init " + decl->decl->name + ";", {}});
     return false;
   }
   if (asyncOrRemote && archIn(arch_, archsFrom(Arch::SM90)) &&

@@ -59,6 +59,10 @@
 // ARRIVALS: arrival_count_warpgroup.cake:16:30: fix-it: replace with '4'
 // SKIPPED-NOT: fix-it
 //
+// A barrier no init reaches: its init goes after another barrier's, ahead of that one's fence and publication.
+// RUN: not %cakec --verify-only %S/init_missing.cake 2>&1 | %FileCheck %s --check-prefix=INIT-MISSING
+// INIT-MISSING: init_missing.cake:18:1: fix-it: insert line 'mbarrier.init empty;'
+//
 // An init every thread of the block runs: wrapped in 'if tid.x == 0', or the 'elect' around it made that condition.
 // RUN: not %cakec --verify-only %S/init_order_all_threads.cake 2>&1 | %FileCheck %s --check-prefix=INIT-ALL
 // RUN: not %cakec --verify-only %S/init_order_elect_per_warp.cake 2>&1 | %FileCheck %s --check-prefix=INIT-ELECT
