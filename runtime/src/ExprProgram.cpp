@@ -32,6 +32,11 @@ ExprProgram ExprProgram::compile(const Expr &expr, const std::vector<std::string
 
 // Recognises a conjunction of atoms (see Atom) in the flattened tree; leaves simple_ false otherwise.
 void ExprProgram::compileAtoms() {
+  // A lone literal is a value (a workspace dim `2`), not a conjunction: only `1` evaluates to what the atom loop
+  // gives it.  Inside a conjunction a non-zero literal is true (&& yields 0 or 1).
+  if (const Node &root = nodes_[static_cast<size_t>(root_)]; static_cast<ExprOp>(root.op) == ExprOp::Literal &&
+                                                             root.value != 1)
+    return;
   std::vector<Atom> atoms;
   std::vector<int32_t> stack{root_};
   while (!stack.empty()) {

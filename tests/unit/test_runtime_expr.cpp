@@ -146,7 +146,8 @@ TEST_CASE("runtime expr: a compiled ExprProgram evaluates exactly as Expr::evalu
                          "1 << K",
                          "64 >= M && K % 64 != 0 && N == 4096",
                          "N % 3 == 2 && 1 && -7 < M",
-                         "M % -3 == 0"};
+                         "M % -3 == 0",
+                         "2", "0", "1", "128"};
   const int64_t shapes[][3] = {{1, 1, 1}, {64, 4096, 4096}, {65, 4097, 63}, {0, 8, 8192}, {-7, 3, 70}};
   for (const char *text : texts) {
     Expr expr = Expr::parse(text);
