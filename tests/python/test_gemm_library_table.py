@@ -22,12 +22,15 @@ def test_no_shape_of_the_grid_falls_to_the_simt_fallback():
     # the classes the later entries serve
     assert chosen[(4097, 4098, 256)].startswith("persistent_bn")   # N % 8 != 0: no TMA-epilogue kernel
     assert chosen[(200, 1001, 4096)] == "anyn_64x64_s4"        # odd N with M <= 320 and K > 2176
-    # K % 8 != 0, fewer than 66 tiles of 128 x 128: odd K on the 2-byte any-K kernel, even K on its wider-load forms
+    # K % 8 != 0, fewer than 66 tiles of 128 x 128: odd K on the 2-byte any-K kernel, even K on its wider-load
+    # forms (8-byte loads for K % 4 == 0, 4-byte pairs for the other even K)
     assert gen.choose(spec["dispatch"], {"M": 1000, "N": 1000, "K": 1003}) == "anyk_64x64_p1"
-    assert chosen[(1000, 1000, 1004)] == "anyk_64x64_p1_v2"
+    assert chosen[(1000, 1000, 1004)] == "anyk_64x64_p1_v4"
+    assert gen.choose(spec["dispatch"], {"M": 1000, "N": 1000, "K": 1006}) == "anyk_64x64_p1_v2"
     # K % 8 != 0 with few token rows: the decode form (swapped operands), split more where B's 64-row tiles are few
     assert chosen[(7, 1001, 4099)] == "anyk_dec_mt16_x16"
-    assert chosen[(1, 4097, 1004)] == "anyk_dec_mt16_x8_v2"
+    assert chosen[(1, 4097, 1004)] == "anyk_dec_mt16_x8_v4"
+    assert gen.choose(spec["dispatch"], {"M": 1, "N": 4097, "K": 1006}) == "anyk_dec_mt16_x8_v2"
     assert gen.choose(spec["dispatch"], {"M": 1, "N": 4097, "K": 1005}) == "anyk_dec_mt16_x8"
     assert gen.choose(spec["dispatch"], {"M": 7, "N": 1001, "K": 63}) == "mma_any_64x128"   # K <= 64
     assert gen.choose(spec["dispatch"], {"M": 7, "N": 1001, "K": 255}) == "anyk_64x64_p1"
