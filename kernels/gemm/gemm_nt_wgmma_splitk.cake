@@ -23,7 +23,7 @@ kernel gemm_nt_wgmma_splitk_partial<BM = 128, BN = 128, BK = 64, S = 4, SPLITS =
     A: bf16[M, K] tma(box=[BM, BK], swizzle=128B) align(16),
     B: bf16[N, K] tma(box=[BN, BK], swizzle=128B) align(16),
     W: f32[SPLITS, M, N] align(16))
-  requires(K % 8 == 0, N % 2 == 0, cdiv(K, BK) >= SPLITS, BM % 64 == 0, BM <= 128, BK * 2 == 128,
+  requires(K % 8 == 0, N % 2 == 0, cdiv(K, BK) >= SPLITS, BM % 64 == 0, BM <= 256, BK * 2 == 128,
            BN % 16 == 0, BN <= 256, S >= 2, SPLITS >= 1)
   grid(cdiv(N, BN), cdiv(M, BM), SPLITS) threads(128 * (BM / 64) + 32)
 {

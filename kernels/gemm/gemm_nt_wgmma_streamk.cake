@@ -26,10 +26,13 @@
 //            Plain stores, no atomics and no zeroed workspace.
 //
 // gemm_nt_streamk_fixup
-//   grid     one block of RT threads per output tile; a tile whose iterations one block ran whole is done (C
-//            written by that block).  Otherwise the blocks g0 .. g1 whose ranges cover its iterations each left
-//            a partial in W[g, slot]; they are added in block order (the result does not depend on timing) and
-//            stored to C in bf16, masked by C's dims.  A (its shape only) gives K.
+//   grid     (tiles_n, tiles_m, BM * BN / (2 * RT)) blocks of RT threads: block (x, y, z) owns RT element pairs
+//            of tile (y, x), one per thread, so every partial element is one independent load of one thread
+//            (a block per tile looping over its elements was latency-bound: tens of dependent loads per thread).
+//            A tile whose iterations one block ran whole is done (C written by that block).  Otherwise the
+//            blocks g0 .. g1 whose ranges cover its iterations each left a partial in W[g, slot]; they are added
+//            in block order (the result does not depend on timing) and stored to C in bf16, masked by C's dims.
+//            A (its shape only) gives K.
 //   traffic  a partial tile is read once per contributing block: for TOTAL >= G, at most two partials per block
 //            per tile, so about 2 * G * BM * BN * 4 bytes in all - a few microseconds.
 target sm_90a;
@@ -117,7 +120,7 @@ kernel gemm_nt_streamk_fixup<BM = 128, BN = 128, BK = 64, G = 132, RT = 256>(
     W: f32[G, 2, BM, BN] align(16))
   requires(N % 2 == 0, cdiv(M, BM) * cdiv(N, BN) * cdiv(K, BK) <= 16000000, G >= 1, G <= 134, RT % 32 == 0,
            RT <= 1024, (BM * BN) % (2 * RT) == 0)
-  grid(cdiv(N, BN), cdiv(M, BM)) threads(RT)
+  grid(cdiv(N, BN), cdiv(M, BM), BM * BN / (2 * RT)) threads(RT)
 {
   let tiles_n = cdiv(N, BN);
   let k_tiles = cdiv(K, BK);
@@ -127,23 +130,19 @@ kernel gemm_nt_streamk_fixup<BM = 128, BN = 128, BK = 64, G = 132, RT = 256>(
   let i1 = i0 + k_tiles - 1;
   let g0 = i32((i64(i0 + 1) * G - 1) / i64(total));     // the blocks whose ranges hold them (block h's range
   let g1 = i32((i64(i1 + 1) * G - 1) / i64(total));     // starts at h * total / G)
-  if g0 != g1 {
-    let m0 = i32(block.y) * BM;
-    let n0 = i32(block.x) * BN;
-    for e in 0..BM * BN / (2 * RT) {
-      let p = 2 * (e * RT + i32(tid.x));
-      let r = p / BN;
-      let c = p % BN;
-      if m0 + r < M && n0 + c < N {
-        var s0: f32 = 0.0;
-        var s1: f32 = 0.0;
-        for h in g0..g1 + 1 {
-          let w = W[h, select(tile == i32(i64(h) * i64(total) / G) / k_tiles, 0, 1), r, c +: 2];
-          s0 = s0 + w[0];
-          s1 = s1 + w[1];
-        }
-        C[m0 + r, n0 + c +: 2] = bf16x2(s0, s1);
-      }
+  let p = 2 * (i32(block.z) * RT + i32(tid.x));
+  let r = p / BN;
+  let c = p % BN;
+  let m0 = i32(block.y) * BM;
+  let n0 = i32(block.x) * BN;
+  if g0 != g1 && r < M - m0 && c < N - n0 {
+    var s0: f32 = 0.0;
+    var s1: f32 = 0.0;
+    for h in g0..g1 + 1 {
+      let w = W[h, select(tile == i32(i64(h) * i64(total) / G) / k_tiles, 0, 1), r, c +: 2];
+      s0 = s0 + w[0];
+      s1 = s1 + w[1];
     }
+    C[m0 + r, n0 + c +: 2] = bf16x2(s0, s1);
   }
 }

@@ -2,8 +2,9 @@
 // with the tile size a compile-time choice: the bf16 GEMM library's kernel for the shapes the persistent
 // 256-wide kernel serves badly - decode / skinny M (BM = 64: one consumer warpgroup, M <= 64 wastes no
 // wgmma rows; deep rings keep B streaming), small problems (64 x 64 .. 128 x 128: enough blocks for a wave),
-// K-heavy shapes with few output tiles (small tiles: more SMs share the long K loop) and K-light shapes
-// (S = 2..3: a short pipeline fills quickly).
+// K-heavy shapes with few output tiles (small tiles: more SMs share the long K loop), K-light shapes
+// (S = 2..3: a short pipeline fills quickly) and mid-size M (BM = 192 / 256: rows 129..256 in one tile, so B,
+// the bulk of the traffic there, is streamed once instead of once per 64- or 128-row panel).
 // A[M, K] row-major, B[N, K] row-major (K-major, "B^T"), C[M, N] row-major.  Any M, N (ragged edges) with
 // K % 8 == 0 (TMA needs 16-byte row strides) and N even (the accumulator is stored as bf16 pairs).
 //
@@ -31,7 +32,7 @@ kernel gemm_nt_wgmma_tile<BM = 128, BN = 128, BK = 64, S = 4>(
     A: bf16[M, K] tma(box=[BM, BK], swizzle=128B) align(16),
     B: bf16[N, K] tma(box=[BN, BK], swizzle=128B) align(16),
     C: bf16[M, N] align(16))
-  requires(K % 8 == 0, N % 2 == 0, BM % 64 == 0, BM <= 128, BK * 2 == 128, BN % 16 == 0, BN <= 256,
+  requires(K % 8 == 0, N % 2 == 0, BM % 64 == 0, BM <= 256, BK * 2 == 128, BN % 16 == 0, BN <= 256,
            S >= 2)
   grid(cdiv(N, BN), cdiv(M, BM)) threads(128 * (BM / 64) + 32)
 {
