@@ -1,8 +1,9 @@
 // gemm_nt_wgmma_streamk: C = A * B^T (bf16 in, f32 accumulation, bf16 out) for sm_90a, stream-K: a bf16 GEMM
 // library candidate against wave quantization on mid-size shapes (384 output tiles on 132 SMs are 2.9 waves: the
 // last wave runs 90% full, and a shape one tile past a whole wave runs two waves for 1.01 waves of work).  On the
-// H100 it measured slower than the data-parallel tile kernels on the mid-M shapes it was built for
-// (bench/results/2026-12-07-library-gemm/run12), so no table entry uses it.
+// H100 it measured slower than the data-parallel tile kernels on the mid-M shapes it was built for, 1.5x
+// slower than the best of them even with the fix-up one pair per thread (bench/results/2026-12-07-library-gemm/
+// run12, run13), so no table entry uses it.
 // A[M, K] row-major, B[N, K] row-major (K-major, "B^T"), C[M, N] row-major.  Any M, N (ragged edges) with
 // K % 8 == 0 (TMA needs 16-byte row strides) and N even (bf16 and f32 pairs).
 //
