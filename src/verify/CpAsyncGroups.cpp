@@ -40,6 +40,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace cake {
@@ -227,6 +228,16 @@ private:
                                                         " group(s) pending");
   }
 
+  // A statement that runs just before the thread leaves at `at`: above the 'return', or below the body's last
+  // statement.
+  std::optional<FixIt> insertBeforeExit(const Stmt &at, std::string_view statement) const {
+    if (at.kind == StmtKind::Return) return insertStatementBefore(ctx_.diags(), at.range, statement);
+    if (at.kind != StmtKind::Block) return std::nullopt;
+    const auto *body = cast<BlockStmt>(&at);
+    if (body->stmts.empty()) return std::nullopt;
+    return insertStatementAfter(ctx_.diags(), body->stmts.back()->range, statement);
+  }
+
   // The executing thread leaves the kernel at `at` (a 'return', or the body's closing brace).
   void exitBlock(const Stmt &at, SourceRange where, const std::string &how, const std::string &before) {
     bool failed = false;
@@ -236,6 +247,7 @@ private:
       auto d = ctx_.reportFailure(DiagKind::TmaStoreNotCommitted, a.copy->range, a.array->name, how);
       d.note(where, "with " + shapeText_ + ", " + how + " here");
       d.hint("add 'tma.store.commit;' after this tma.store, and 'tma.store.wait 0;' before " + before);
+      d.fixit(insertStatementAfter(ctx_.diags(), a.copy->range, "tma.store.commit;"));
     }
     if (failed) return;
     if (bulkPending_.empty()) { ++proven_; return; }
@@ -245,6 +257,7 @@ private:
       d.note(where, "with " + shapeText_ + ", " + std::to_string(bulkPending_.size()) + " bulk async-group(s) are pending here");
       noteBulkGroup(d, g.accesses.front(), &g);
       d.hint("add 'tma.store.wait 0;' before " + before);
+      if (std::optional<FixIt> fix = insertBeforeExit(at, "tma.store.wait 0;")) d.fixit(*fix);
     }
   }
 

@@ -1,5 +1,6 @@
 // statementHoldingIn: descends from the kernel body through the statements whose source range holds both ranges
 // (roles, loops, ifs, elects, blocks) and stops at the first one that holds `inner` but not `alsoIn`.
+// statementHolding: descends through the statements that hold a range down to the innermost one of a block.
 #include "verify/EnclosingStatement.h"
 
 #include <vector>
@@ -41,7 +42,23 @@ const Stmt *holder(const Stmt &s, SourceRange inner, SourceRange alsoIn) {
   return nullptr;
 }
 
+// The innermost statement of a block below `s` that holds `r`; null when no child of `s` holds it.
+const Stmt *innermostHolding(const Stmt &s, SourceRange r) {
+  for (const Stmt *c : childrenOf(s)) {
+    if (!c || !holds(c->range, r)) continue;
+    if (const Stmt *deeper = innermostHolding(*c, r)) return deeper;
+    return s.kind == StmtKind::Block ? c : nullptr;
+  }
+  return nullptr;
+}
+
 } // namespace
+
+std::optional<SourceRange> statementHolding(const BlockStmt &body, SourceRange r) {
+  if (!holds(body.range, r)) return std::nullopt;
+  const Stmt *s = innermostHolding(body, r);
+  return s ? std::optional<SourceRange>(s->range) : std::nullopt;
+}
 
 std::optional<SourceRange> statementHoldingIn(const BlockStmt &body, SourceRange inner, SourceRange alsoIn) {
   if (!holds(body.range, inner) || !holds(body.range, alsoIn)) return std::nullopt;

@@ -12,4 +12,8 @@ namespace cake {
 // range outside `body`, e.g. in an inlined fn, or both in one statement).
 std::optional<SourceRange> statementHoldingIn(const BlockStmt &body, SourceRange inner, SourceRange alsoIn);
 
+// The innermost statement (of a block: not an if's condition) that holds `r`, e.g. the assignment around a write
+// to a tile; nullopt when `r` is outside `body`.
+std::optional<SourceRange> statementHolding(const BlockStmt &body, SourceRange r);
+
 } // namespace cake

@@ -29,6 +29,8 @@ struct StatementInsertion {
   std::string statement;   // e.g. "fence.mbarrier_init;"
   SourceRange sameBlockAs; // when valid: next to the statement that holds `nextTo` in the innermost block that
                            // also holds this range (EnclosingStatement.h) instead
+  bool enclosing = false;  // `nextTo` may lie inside a statement (an expression): next to the innermost statement
+                           // that holds it
 };
 
 // A fix-it inserting `statement` (e.g. "wgmma.fence;") just before the statement at `stmt`: on a line of its own

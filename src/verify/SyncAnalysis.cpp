@@ -754,6 +754,11 @@ void reportSyncFamily(VerifyContext &ctx, SyncFamily family) {
         if (ctx.kernel().body) holder = statementHoldingIn(*ctx.kernel().body, fix.nextTo, fix.sameBlockAs);
         if (!holder) continue;
         fix.nextTo = *holder;
+      } else if (fix.enclosing) {
+        std::optional<SourceRange> holder;
+        if (ctx.kernel().body) holder = statementHolding(*ctx.kernel().body, fix.nextTo);
+        if (!holder) continue;
+        fix.nextTo = *holder;
       }
       b.fixit(insertStatement(ctx.diags(), fix));
     }

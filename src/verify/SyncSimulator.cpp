@@ -233,14 +233,18 @@ bool Simulator::checkInit(int a, int b, const SyncEvent &e, const char *use, boo
   const AgentState &as = agentStates_[static_cast<size_t>(a)];
   const MBarrierInfo *decl = slots_->barriers[static_cast<size_t>(b)].decl;
   if (!s.initialised || (s.initAgent != a && as.clock[static_cast<size_t>(s.initAgent)] < s.initClock)) {
-    bool everInit = false;
+    const SyncEvent *ownInit = nullptr;     // the first init of this barrier
     const SyncEvent *otherInit = nullptr;   // the first init of another barrier: where this one's init belongs
     for (size_t x = 0; x < agents_->size(); ++x)
       for (size_t i = 0; i < program_->size(x); ++i)
         if (const SyncEvent &ev = program_->at(x, i); ev.kind == EventKind::Init) {
-          if (std::find(ev.barriers.begin(), ev.barriers.end(), b) != ev.barriers.end()) everInit = true;
-          else if (!otherInit) otherInit = &ev;
+          if (std::find(ev.barriers.begin(), ev.barriers.end(), b) != ev.barriers.end()) {
+            if (!ownInit) ownInit = &ev;
+          } else if (!otherInit) {
+            otherInit = &ev;
+          }
         }
+    bool everInit = ownInit != nullptr;
     SimFinding &f = report(SyncFamily::MBarrier, DiagKind::MbarrierNotInitialized, e.range,
                            {decl->decl->name, who(a, e),
                             !everInit ? "it is initialised (no mbarrier.init reaches it)"
@@ -252,6 +256,10 @@ bool Simulator::checkInit(int a, int b, const SyncEvent &e, const char *use, boo
     f.hint = "initialise it with 'mbarrier.init' in one thread, then 'fence.mbarrier_init;' and 'syncthreads;' "
              "before any role uses it";
     if (!everInit && otherInit) f.insertions.push_back({otherInit->range, true, "mbarrier.init " + decl->decl->name + ";", {}});
+    if (everInit) {    // initialised, not published: a barrier after the statement that initialises it
+      bool cluster = slots_->barriers[static_cast<size_t>(b)].cta != agent(a).cta;
+      f.insertions.push_back({ownInit->range, true, cluster ? "cluster.sync;" : "syncthreads;", e.range});
+    }
     return false;
   }
   if (asyncOrRemote && archIn(arch_, archsFrom(Arch::SM90)) &&

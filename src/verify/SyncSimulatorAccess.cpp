@@ -331,6 +331,16 @@ bool Simulator::checkWritable(int a, int s, const SyncEvent &e) {
                            {who(a, e), stageName(s), agent(r.agent).name});
     f.notes.push_back({r.event->range, agent(r.agent).name + " reads '" + stageName(s) + "' here" + at(*r.event) +
                                            (r.done ? "" : "; the read has not ended yet")});
+    // The writer's own asynchronous read (its tma.store, its wgmma) has not ended: it waits for it, here.
+    if (r.agent == a && !r.done && (r.event->kind == EventKind::StoreRead || r.event->kind == EventKind::ReadAsync)) {
+      bool store = r.event->kind == EventKind::StoreRead;
+      std::string wait = store ? "tma.store.wait 0;" : "wgmma.wait 0;";
+      f.hint = std::string("the ") + (store ? "tma.store" : "wgmma") + " reads '" + stageName(s) +
+               "' asynchronously until " + (store ? "its committed bulk async-group retires" : "its group retires") +
+               ": add '" + wait + "' before this write" + (store ? " (and 'tma.store.commit;' after the store)" : "");
+      f.insertions.push_back({e.range, false, wait, {}, true});
+      return false;
+    }
     // An early release: between the reader's wait that acquired the stage and the read, an arrive on a
     // barrier the writer waits on - the writer's wait passed on it, before the read.
     size_t count = eventCount(r.agent);

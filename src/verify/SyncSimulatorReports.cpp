@@ -98,6 +98,8 @@ void Simulator::reportPeerExit(const RemoteAccess &r, const std::string &what, i
   }
   f.hint = "end the kernel with 'cluster.sync;' in every CTA after its last remote arrive or multicast copy, so "
            "that no CTA exits while a peer may still access its shared memory";
+  const BlockStmt *body = info_->kernel ? info_->kernel->body.get() : nullptr;
+  if (body && !body->stmts.empty()) f.insertions.push_back({body->stmts.back()->range, true, "cluster.sync;", {}});
 }
 
 void Simulator::reportTxImbalance(int b) {
@@ -199,10 +201,11 @@ void Simulator::reportDeadlock(const std::vector<int> &stuck) {
     int b = e.barriers[0];
     f.notes.push_back({declRange(b), "'" + barName(b) + "' is declared here with arrivals(" +
                                          std::to_string(declared(b)) + ")"});
-    if (agentTarget(first, e) == 0 && !agentStates_[static_cast<size_t>(first)].target.count(b))
+    if (agentTarget(first, e) == 0 && !agentStates_[static_cast<size_t>(first)].target.count(b)) {
       f.hint = "a fresh mbarrier has completed no phase: the first wait passes at once only with parity 1 "
                "(the producer's first wait on an 'empty' barrier uses parity ((k / S) & 1) ^ 1)";
-    else
+      flipParity(f, e);
+    } else
       f.hint = "every phase a role waits for must receive its arrivals: check early returns, loop bounds and "
                "the release of the last stages after the loop";
     fixArrivalCount(f, b);

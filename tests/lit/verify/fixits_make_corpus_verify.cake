@@ -69,6 +69,31 @@
 // INIT-ALL: init_order_all_threads.cake:18:3: fix-it: replace with 'if tid.x == 0 { mbarrier.init full; }'
 // INIT-ELECT: init_order_elect_per_warp.cake:18:3: fix-it: replace with 'if tid.x == 0'
 //
+// A barrier initialised but not published before its use: a block barrier (or, for a cluster peer's use, a
+// cluster barrier) after the statement that initialises it, in the block of the use.
+// RUN: not %cakec --verify-only %S/init_not_published.cake 2>&1 | %FileCheck %s --check-prefix=PUBLISH
+// RUN: not %cakec --verify-only %S/init_not_published_cluster.cake 2>&1 | %FileCheck %s --check-prefix=PUBLISH-CLUSTER
+// PUBLISH: init_not_published.cake:21:1: fix-it: insert line 'syncthreads;'
+// PUBLISH-CLUSTER: init_not_published_cluster.cake:18:1: fix-it: insert line 'cluster.sync;'
+//
+// A producer deadlocked on a fresh 'empty' barrier's first phase: its parity flipped.
+// RUN: not %cakec --verify-only %S/parity_producer_deadlock.cake 2>&1 | %FileCheck %s --check-prefix=FRESH
+// FRESH: parity_producer_deadlock.cake:30:{{[0-9]+}}: fix-it: insert '('
+// FRESH: parity_producer_deadlock.cake:30:{{[0-9]+}}: fix-it: insert ') ^ 1'
+//
+// A remote access after the peer may have exited: 'cluster.sync;' after the body's last statement.
+// RUN: not %cakec --verify-only %S/persistent_no_final_cluster_sync.cake 2>&1 | %FileCheck %s --check-prefix=EXIT
+// EXIT: persistent_no_final_cluster_sync.cake:89:1: fix-it: insert line 'cluster.sync;'
+//
+// A tma.store never committed: the commit after it; a write to the tile its own pending store reads: the wait
+// above the statement of the write; a store pending at the exit: the wait after the body's last statement.
+// RUN: not %cakec --verify-only %S/local_tma_store_missing_commit.cake 2>&1 | %FileCheck %s --check-prefix=COMMIT
+// RUN: not %cakec --verify-only %S/local_tma_store_missing_wait.cake 2>&1 | %FileCheck %s --check-prefix=STORE-WAIT
+// COMMIT: local_tma_store_missing_commit.cake:34:1: fix-it: insert line 'tma.store.wait 0;'
+// COMMIT: local_tma_store_missing_commit.cake:30:1: fix-it: insert line 'tma.store.commit;'
+// STORE-WAIT: local_tma_store_missing_wait.cake:36:1: fix-it: insert line 'tma.store.wait 0;'
+// STORE-WAIT: local_tma_store_missing_wait.cake:38:1: fix-it: insert line 'tma.store.wait 0;'
+//
 // A statement that shares its line with other code gets the insertion in front of it on that line.
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s --check-prefix=INLINE
 // INLINE: fixits_make_corpus_verify.cake:[[@LINE+11]]:52: fix-it: insert 'wgmma.fence; '
