@@ -205,9 +205,10 @@ void Simulator::reportDeadlock(const std::vector<int> &stuck) {
       f.hint = "a fresh mbarrier has completed no phase: the first wait passes at once only with parity 1 "
                "(the producer's first wait on an 'empty' barrier uses parity ((k / S) & 1) ^ 1)";
       flipParity(f, e);
-    } else
+    } else {
       f.hint = "every phase a role waits for must receive its arrivals: check early returns, loop bounds and "
                "the release of the last stages after the loop";
+    }
     fixArrivalCount(f, b);
   }
 }
