@@ -7,7 +7,10 @@
 //   pairing (E0681)   each tmem array is allocated exactly once and deallocated exactly once; both are
 //                     executed by whole warps (not under `elect` or a lane-dependent condition:
 //                     `.sync.aligned`), and the dealloc by exactly the warps that allocated (PTX ISA: the
-//                     allocating warp frees).  Warps are found with ControlPath's reachingWarps.
+//                     allocating warp frees).  Warps are found with ControlPath's reachingWarps.  When the
+//                     alloc is the only statement of an `if` at the body's top level, the fix-its reuse its
+//                     condition: a missing dealloc is added under it at the end, a dealloc under another
+//                     top-level `if` gets it.
 //   commit (E0682)    a thread reads tensor memory (tcgen05.ld) only after it has waited, since the start of
 //                     its role, on an mbarrier that a tcgen05.commit arrives on - the phase the MMAs'
 //                     completion closes.  (Which phase is the mbarrier family's concern: its arrival counts
@@ -45,6 +48,20 @@
 namespace cake {
 
 namespace {
+
+// The `if COND { OP; }` at the kernel body's top level whose only statement is `op` (the usual form of an
+// alloc / dealloc by one warp); null otherwise.
+const IfStmt *soleStatementIf(const Kernel &kernel, const OpStmt &op) {
+  if (!kernel.body) return nullptr;
+  for (const auto &st : kernel.body->stmts) {
+    if (st->kind != StmtKind::If) continue;
+    const auto *ifs = cast<IfStmt>(st.get());
+    if (!ifs->elseBody && ifs->cond && ifs->thenBody && ifs->thenBody->stmts.size() == 1 &&
+        ifs->thenBody->stmts[0].get() == &op)
+      return ifs;
+  }
+  return nullptr;
+}
 
 // Tensor memory an SM has, and the occupancy limits of sm_100a (public CUDA occupancy tables).
 constexpr int64_t kTmemColumns = 512;
@@ -284,7 +301,14 @@ void checkCapacityAndPairing(VerifyContext &ctx) {
       auto diag = ctx.reportFailure(DiagKind::TmemAllocPairing, de.empty() ? al[0].op->range : de[1].op->range, d->name,
                                     de.empty() ? "it is never deallocated (tcgen05.dealloc) before the CTA exits"
                                                : "it is deallocated more than once");
-      if (de.empty()) diag.hint("the allocating warp must free the columns: add 'tcgen05.dealloc " + d->name + ";' at the end");
+      if (de.empty()) {
+        diag.hint("the allocating warp must free the columns: add 'tcgen05.dealloc " + d->name + ";' at the end");
+        const BlockStmt *body = ctx.kernel().body.get();
+        if (const IfStmt *guard = soleStatementIf(ctx.kernel(), *al[0].op); guard && !body->stmts.empty())
+          diag.fixit(insertStatementAfter(ctx.diags(), body->stmts.back()->range,
+                                          "if " + sourceText(ctx.diags(), guard->cond->range) + " { tcgen05.dealloc " +
+                                              d->name + "; }"));
+      }
       continue;
     }
     const WarpReach &x = al[0].reach, &y = de[0].reach;
@@ -295,10 +319,14 @@ void checkCapacityAndPairing(VerifyContext &ctx) {
       continue;
     }
     if (x.warps != y.warps) {
-      ctx.reportFailure(DiagKind::TmemAllocPairing, de[0].op->range, d->name,
-                        "it is allocated by " + describeWarps(x.warps) + " but deallocated by " + describeWarps(y.warps))
-          .note(al[0].op->range, "allocated here")
-          .hint("deallocate under the same condition as the allocation");
+      auto diag = ctx.reportFailure(DiagKind::TmemAllocPairing, de[0].op->range, d->name,
+                                    "it is allocated by " + describeWarps(x.warps) + " but deallocated by " +
+                                        describeWarps(y.warps));
+      diag.note(al[0].op->range, "allocated here").hint("deallocate under the same condition as the allocation");
+      const IfStmt *allocGuard = soleStatementIf(ctx.kernel(), *al[0].op);
+      const IfStmt *deallocGuard = soleStatementIf(ctx.kernel(), *de[0].op);
+      if (allocGuard && deallocGuard)
+        diag.fixit(deallocGuard->cond->range, sourceText(ctx.diags(), allocGuard->cond->range));
       continue;
     }
     if (x.warps.size() != 1) {

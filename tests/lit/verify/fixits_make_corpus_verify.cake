@@ -94,6 +94,13 @@
 // STORE-WAIT: local_tma_store_missing_wait.cake:36:1: fix-it: insert line 'tma.store.wait 0;'
 // STORE-WAIT: local_tma_store_missing_wait.cake:38:1: fix-it: insert line 'tma.store.wait 0;'
 //
+// Tensor memory allocated under 'if warp == 0': a missing dealloc goes under the same condition after the body's
+// last statement; a dealloc under another warp's condition gets the allocation's.
+// RUN: not %cakec --verify-only %S/tmem_dealloc_missing.cake 2>&1 | %FileCheck %s --check-prefix=DEALLOC
+// RUN: not %cakec --verify-only %S/tmem_dealloc_other_warp.cake 2>&1 | %FileCheck %s --check-prefix=DEALLOC-WARP
+// DEALLOC: tmem_dealloc_missing.cake:50:1: fix-it: insert line 'if warp == 0 { tcgen05.dealloc acc; }'
+// DEALLOC-WARP: tmem_dealloc_other_warp.cake:50:6: fix-it: replace with 'warp == 0'
+//
 // A statement that shares its line with other code gets the insertion in front of it on that line.
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s --check-prefix=INLINE
 // INLINE: fixits_make_corpus_verify.cake:[[@LINE+11]]:52: fix-it: insert 'wgmma.fence; '
