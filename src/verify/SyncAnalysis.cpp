@@ -749,14 +749,12 @@ void reportSyncFamily(VerifyContext &ctx, SyncFamily family) {
     if (!f.hint.empty()) b.hint(f.hint);
     for (const FixIt &fix : f.fixits) b.fixit(fix);
     for (StatementInsertion fix : f.insertions) {
-      if (fix.sameBlockAs.valid()) {
+      if (fix.sameBlockAs.valid() || fix.enclosing) {
+        const BlockStmt *body = ctx.kernel().body.get();
         std::optional<SourceRange> holder;
-        if (ctx.kernel().body) holder = statementHoldingIn(*ctx.kernel().body, fix.nextTo, fix.sameBlockAs);
-        if (!holder) continue;
-        fix.nextTo = *holder;
-      } else if (fix.enclosing) {
-        std::optional<SourceRange> holder;
-        if (ctx.kernel().body) holder = statementHolding(*ctx.kernel().body, fix.nextTo);
+        if (body)
+          holder = fix.sameBlockAs.valid() ? statementHoldingIn(*body, fix.nextTo, fix.sameBlockAs)
+                                           : statementHolding(*body, fix.nextTo);
         if (!holder) continue;
         fix.nextTo = *holder;
       }
