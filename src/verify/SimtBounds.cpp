@@ -50,6 +50,7 @@
 #include "frontend/Ops.h"
 #include "frontend/Types.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -79,6 +80,19 @@ private:
   const RoleStmt *role_ = nullptr;
   const Expr *zeroFillCond_ = nullptr;   // while checking the source of `cp.async ... valid(c)`: c
   std::set<const Expr *> wrapReported_;  // nodes already reported as wrapping (E0670)
+  // Out-of-bounds fix-its: the simple statement (assignment, let, var) being checked, whether it lies in the
+  // kernel's own block (not in a loop, branch or role), its accesses found out of bounds so far (each with the
+  // condition that keeps it inside and the negation), and the early returns offered by each condition they
+  // test (an access after one at the top level is covered by it).
+  struct PendingGuard {
+    DiagBuilder diag;
+    std::string inside, outside;
+  };
+  const Stmt *simple_ = nullptr;
+  bool simpleAtTop_ = false;
+  const BlockStmt *block_ = nullptr;
+  std::vector<PendingGuard> pending_;
+  std::map<std::string, FixIt> returnsOffered_;
   InductionCounters counters_;
   std::vector<const ForStmt *> loops_;                 // the loops around the statement being checked
   std::map<const Decl *, size_t> loopsAtDeclaration_;  // induction counter -> loops_.size() at its `var`
@@ -108,6 +122,8 @@ private:
   void runBlock(const BlockStmt &b) {
     size_t mark = path_.size();
     unsigned dropped = untranslatedConds_;
+    const BlockStmt *outer = block_;
+    block_ = &b;
     for (auto &s : b.stmts) {
       if (!s) continue;
       runStmt(*s);
@@ -117,8 +133,42 @@ private:
         else ++untranslatedConds_;
       }
     }
+    block_ = outer;
     path_.resize(mark, ctx_.z3().bool_val(true));
     untranslatedConds_ = dropped;
+  }
+
+  // Runs `check` with `s` as the simple statement an out-of-bounds fix-it guards, then gives each access it
+  // found out of bounds the statement's tail guard (the hint's, as a fix-it): an assignment goes under
+  // `if inside { ... }` (every failing bound of the statement joined by &&); a let or var of the kernel's own
+  // block, whose name later statements use, gets `if outside { return; }` before it.  Nothing for a let inside a
+  // loop or branch (a return there would skip more than the statement).
+  void asSimple(const Stmt &s, const std::function<void()> &check) {
+    simple_ = &s;
+    simpleAtTop_ = block_ == ctx_.kernel().body.get();
+    check();
+    simple_ = nullptr;
+    if (pending_.empty()) return;
+    std::vector<std::string> insides, outsides;
+    for (const PendingGuard &g : pending_) {
+      if (std::find(insides.begin(), insides.end(), g.inside) == insides.end()) insides.push_back(g.inside);
+      if (std::find(outsides.begin(), outsides.end(), g.outside) == outsides.end()) outsides.push_back(g.outside);
+    }
+    auto join = [](const std::vector<std::string> &parts, const char *op) {
+      std::string all;
+      for (const std::string &p : parts) all += (all.empty() ? "" : op) + (parts.size() > 1 && p.find(op) != std::string::npos ? "(" + p + ")" : p);
+      return all;
+    };
+    std::optional<FixIt> fix;
+    if (isa<AssignStmt>(&s)) {
+      fix = guardStatement(ctx_.diags(), s.range, join(insides, " && "));
+    } else if (simpleAtTop_) {
+      fix = insertStatementBefore(ctx_.diags(), s.range, "if " + join(outsides, " || ") + " { return; }");
+      for (const std::string &o : outsides) returnsOffered_.emplace(o, *fix);
+    }
+    if (fix)
+      for (PendingGuard &g : pending_) g.diag.fixit(*fix);
+    pending_.clear();
   }
 
   void withCondition(const Expr *cond, bool holds, const std::function<void()> &body) {
@@ -138,17 +188,21 @@ private:
   void runStmt(const Stmt &s) {
     switch (s.kind) {
     case StmtKind::Block: runBlock(*cast<BlockStmt>(&s)); break;
-    case StmtKind::Let: if (auto &e = cast<LetStmt>(&s)->init) scanExpr(*e, "load"); break;
+    case StmtKind::Let:
+      if (auto &e = cast<LetStmt>(&s)->init) asSimple(s, [&] { scanExpr(*e, "load"); });
+      break;
     case StmtKind::Var: {
       auto &v = *cast<VarStmt>(&s);
-      if (v.init) scanExpr(*v.init, "load");
+      if (v.init) asSimple(s, [&] { scanExpr(*v.init, "load"); });
       if (counters_.find(&v)) loopsAtDeclaration_[&v] = loops_.size();
       break;
     }
     case StmtKind::Assign: {
       auto &a = *cast<AssignStmt>(&s);
-      if (a.value) scanExpr(*a.value, "load");
-      if (a.target) scanExpr(*a.target, "store");
+      asSimple(s, [&] {
+        if (a.value) scanExpr(*a.value, "load");
+        if (a.target) scanExpr(*a.target, "store");
+      });
       checkCounterUpdate(a);
       break;
     }
@@ -785,6 +839,76 @@ private:
                                     : "guard the tail (e.g. 'if " + indexText +
                                           (lenV > 1 ? " + " + std::to_string(lenV) + " <= " : " < ") + dimInfo.text +
                                           " { ... }') or add the missing requires(...)");
+    if (std::optional<std::pair<std::string, std::string>> guard = boundsGuard(*it.start, start, len, dim, dimInfo.text))
+      offerGuard(d, it.start->range, std::move(guard->first), std::move(guard->second));
+  }
+
+  // The condition under which an access at `start` +: `len` of a dimension `dim` stays inside it, and its
+  // negation, naming only the sides the solver cannot prove on the current path: ("i < N", "i >= N"),
+  // ("0 <= i && i <= N - 4", "i < 0 || i > N - 4") (the slice's end is not computed: i + 4 could wrap where
+  // the access's own end does not); nullopt when the length is not a constant or the index reads memory (a
+  // guard reading it again would not be known to see the same value).
+  std::optional<std::pair<std::string, std::string>> boundsGuard(const Expr &index, const z3::expr &start,
+                                                                 const z3::expr &len, const z3::expr &dim,
+                                                                 const std::string &dimText) {
+    int64_t lenV = 0;
+    if (!len.simplify().is_numeral_i64(lenV) || readsMemory(index)) return std::nullopt;
+    auto operand = [](const std::string &text) {
+      return text.find_first_of("<>=&|?") == std::string::npos ? text : "(" + text + ")";
+    };
+    const std::string at = operand(sourceText(ctx_.diags(), index.range));
+    const std::string last = lenV > 1 ? operand(dimText) + " - " + std::to_string(lenV) : operand(dimText);
+    const unsigned budget = std::max(1u, ctx_.timeoutMs() / kWrapBudgetShare);
+    std::string inside, outside;
+    if (!ctx_.proveForAllWithin(start >= 0, path_, budget).proven()) {
+      inside = "0 <= " + at;
+      outside = at + " < 0";
+    }
+    if (!ctx_.proveForAllWithin(start + len <= dim, path_, budget).proven()) {
+      inside += (inside.empty() ? "" : " && ") + at + (lenV > 1 ? " <= " : " < ") + last;
+      outside += (outside.empty() ? "" : " || ") + at + (lenV > 1 ? " > " : " >= ") + last;
+    }
+    if (inside.empty()) return std::nullopt;
+    return std::make_pair(inside, outside);
+  }
+
+  // Whether `e` loads from a tensor (directly or through a let).
+  static bool readsMemory(const Expr &e) {
+    switch (e.kind) {
+    case ExprKind::Index: {
+      const Type *bt = cast<IndexExpr>(&e)->base ? cast<IndexExpr>(&e)->base->type : nullptr;
+      if (bt && bt->isTensor() && bt->space != AddressSpace::Register) return true;
+      for (const IndexItem &it : cast<IndexExpr>(&e)->items)
+        if ((it.start && readsMemory(*it.start)) || (it.length && readsMemory(*it.length))) return true;
+      return false;
+    }
+    case ExprKind::Name: {
+      const Decl *decl = cast<NameExpr>(&e)->decl;
+      if (!decl || decl->declKind != DeclKind::Let) return false;
+      const auto *let = static_cast<const LetStmt *>(decl);
+      return let->init && readsMemory(*let->init);
+    }
+    case ExprKind::Unary: return readsMemory(*cast<UnaryExpr>(&e)->operand);
+    case ExprKind::Binary: return readsMemory(*cast<BinaryExpr>(&e)->lhs) || readsMemory(*cast<BinaryExpr>(&e)->rhs);
+    case ExprKind::Member: return readsMemory(*cast<MemberExpr>(&e)->base);
+    case ExprKind::Call:
+      for (const auto &a : cast<CallExpr>(&e)->args)
+        if (a && readsMemory(*a)) return true;
+      return false;
+    default: return false;
+    }
+  }
+
+  // An access out of bounds in the simple statement being checked: covered by an early return already offered
+  // for the same condition, else its guard waits for the statement's other accesses (asSimple).  Nothing for
+  // an access of an inlined fn's body (the statement is not the kernel's).
+  void offerGuard(DiagBuilder d, SourceRange access, std::string inside, std::string outside) {
+    if (!simple_ || simple_->range.begin.file != access.begin.file) return;
+    if (auto offered = returnsOffered_.find(outside); offered != returnsOffered_.end()) {
+      d.fixit(offered->second);
+      return;
+    }
+    pending_.push_back({d, std::move(inside), std::move(outside)});
   }
 };
 

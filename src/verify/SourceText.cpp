@@ -1,5 +1,6 @@
 // Fix-its that add a statement next to an existing one, laid out as the user would have written it: a line of
-// its own at the neighbour's indentation, unless the neighbour shares its line with other code.
+// its own at the neighbour's indentation, unless the neighbour shares its line with other code; and one that
+// puts a statement under a condition.
 #include "verify/SourceText.h"
 
 namespace cake {
@@ -50,6 +51,17 @@ FixIt insertStatementAfter(const DiagnosticEngine &diags, SourceRange stmt, std:
   size_t nl = text.find('\n', end);
   if (nl == std::string_view::npos) return insertionAt(stmt.begin, text.size(), "\n" + indent + std::string(statement));
   return insertionAt(stmt.begin, nl + 1, indent + std::string(statement) + "\n");
+}
+
+FixIt guardStatement(const DiagnosticEngine &diags, SourceRange stmt, std::string_view condition) {
+  std::string_view text = diags.sources().text(stmt.begin.file);
+  size_t begin = std::min<size_t>(stmt.begin.offset, text.size());
+  size_t end = std::min<size_t>(stmt.end, text.size());
+  size_t i = end;
+  while (i < text.size() && isBlank(text[i])) ++i;
+  if (i < text.size() && text[i] == ';') end = i + 1;   // a range that stops before its ';'
+  std::string replacement = "if " + std::string(condition) + " { " + std::string(text.substr(begin, end - begin)) + " }";
+  return FixIt{SourceRange{stmt.begin, static_cast<uint32_t>(end)}, std::move(replacement)};
 }
 
 FixIt insertStatement(const DiagnosticEngine &diags, const StatementInsertion &insertion) {

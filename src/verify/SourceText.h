@@ -1,5 +1,5 @@
 // Source text of a range, for verifier messages ("the condition 'tid.x < 64'"), and fix-its that add a
-// statement next to an existing one.
+// statement next to an existing one or put one under a condition.
 #pragma once
 #include "support/Diagnostics.h"
 
@@ -40,5 +40,8 @@ FixIt insertStatementBefore(const DiagnosticEngine &diags, SourceRange stmt, std
 // follow it on its last line, else behind it on the same line.
 FixIt insertStatementAfter(const DiagnosticEngine &diags, SourceRange stmt, std::string_view statement);
 FixIt insertStatement(const DiagnosticEngine &diags, const StatementInsertion &insertion);
+// A fix-it that puts the statement at `stmt` (through its ';') under `if condition { ... }`, on the statement's
+// own lines: "Y[i] = X[i];" -> "if i < N { Y[i] = X[i]; }".
+FixIt guardStatement(const DiagnosticEngine &diags, SourceRange stmt, std::string_view condition);
 
 } // namespace cake

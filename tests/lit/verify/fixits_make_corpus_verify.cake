@@ -101,6 +101,19 @@
 // DEALLOC: tmem_dealloc_missing.cake:50:1: fix-it: insert line 'if warp == 0 { tcgen05.dealloc acc; }'
 // DEALLOC-WARP: tmem_dealloc_other_warp.cake:50:6: fix-it: replace with 'warp == 0'
 //
+// An access that can leave its tensor: an assignment goes under the bounds it can break (every failing access of
+// the statement joined); a let of the kernel's own block gets an early return before it, which every later access
+// with the same bound shares (the vector bound as 'i > N - 8': 'i + 8' could wrap); no fix-it for an index read
+// from memory (a guard reading it again is not known to see the same value).
+// RUN: not %cakec --verify-only %S/local_oob_missing_tail_guard.cake 2>&1 | %FileCheck %s --check-prefix=GUARD
+// RUN: not %cakec --verify-only %S/local_oob_off_by_one.cake 2>&1 | %FileCheck %s --check-prefix=GUARD-BOTH
+// RUN: not %cakec --verify-only %S/../../../bench/faulty/vector_add_no_tail.cake 2>&1 | %FileCheck %s --check-prefix=EARLY
+// RUN: not %cakec --verify-only %S/clamped_index_from_memory.cake 2>&1 | %FileCheck %s --check-prefix=LOADED
+// GUARD: local_oob_missing_tail_guard.cake:10:3: fix-it: replace with 'if i < N { B[i] = A[i] * 2.0; }'
+// GUARD-BOTH: local_oob_off_by_one.cake:13:5: fix-it: replace with 'if 0 <= i - 1 && i < N { B[i] = A[i - 1]; }'
+// EARLY-COUNT-3: vector_add_no_tail.cake:24:1: fix-it: insert line 'if i > N - 8 { return; }'
+// EARLY-NOT: fix-it
+// LOADED-NOT: fix-it//
 // A statement that shares its line with other code gets the insertion in front of it on that line.
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s --check-prefix=INLINE
 // INLINE: fixits_make_corpus_verify.cake:[[@LINE+11]]:52: fix-it: insert 'wgmma.fence; '
