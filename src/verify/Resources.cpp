@@ -195,6 +195,17 @@ void checkRegisterFile(VerifyContext &ctx) {
   d.hint("give the warps outside the budgeted roles a role with regs(24), or lower the budgets");
 }
 
+// A fix-it adding `condition` to the kernel's requires(..): behind its last argument, or a new requires(..) in
+// front of the first launch attribute; nullopt for a kernel with no attribute to place it by.
+std::optional<FixIt> addRequirement(const Kernel &k, const std::string &condition) {
+  for (const Attr &a : k.attrs)
+    if (a.name == "requires" && !a.args.empty() && a.args.back().value)
+      return insertBehind(a.args.back().value->range, ", " + condition);
+  if (k.attrs.empty()) return std::nullopt;
+  const SourceRange first = k.attrs.front().range;
+  return FixIt{SourceRange{first.begin, first.begin.offset}, "requires(" + condition + ") "};
+}
+
 void checkTmaTensors(VerifyContext &ctx) {
   for (const auto &[param, ti] : ctx.info().tensorParams) {
     if (!ti.tma || !param->type || !param->type->isTensor()) continue;
@@ -202,7 +213,8 @@ void checkTmaTensors(VerifyContext &ctx) {
       ctx.reportFailure(DiagKind::TmaTensorAlignment, param->nameRange, param->name,
                         ti.alignment ? "align(" + std::to_string(ti.alignment) + ") is below the 16 bytes a tensor map needs"
                                      : "the base alignment is not stated; a tensor map needs a 16-byte aligned base")
-          .hint("add align(16) to '" + param->name + "' (the runtime checks it at launch)");
+          .hint("add align(16) to '" + param->name + "' (the runtime checks it at launch)")
+          .fixit(setAlignment(param->attrs, param->declaredType ? param->declaredType->range : param->nameRange, 16));
     } else {
       ctx.recordProven();
     }
@@ -237,12 +249,18 @@ void checkTmaTensors(VerifyContext &ctx) {
       ProofResult r = ctx.proveForAll(z3::mod(bytes, 16) == 0);
       if (r.proven()) { ctx.recordProven(); continue; }
       if (!r.refuted()) { ctx.reportUnproven(param->nameRange, obligation, r.reason, r.timedOut); continue; }
-      std::string dimText = dims[d + 1].text;
-      ctx.reportFailure(DiagKind::TmaTensorAlignment, param->nameRange, param->name,
-                        "the pitch of dimension " + std::to_string(d) + " is not always a multiple of 16 bytes")
-          .note(param->nameRange, "counterexample: " + r.counterexampleText())
-          .hint("add a requires(...) such as " + dimText + " % " + std::to_string(16 / std::min<int64_t>(16, elemBytes)) +
-                " == 0 (rows of " + std::to_string(elemBytes) + "-byte elements)");
+      // With no stride(..) every pitch is a product that holds the last dim: rows of whole 16-byte chunks in the
+      // last dim make them all multiples of 16.
+      std::string dimText = ti.strides.empty() ? dims.back().text : dims[d + 1].text;
+      const std::string condition =
+          (dimText.find_first_of(" +-*/%") == std::string::npos ? dimText : "(" + dimText + ")") + " % " +
+          std::to_string(16 / std::min<int64_t>(16, elemBytes)) + " == 0";
+      auto diag = ctx.reportFailure(DiagKind::TmaTensorAlignment, param->nameRange, param->name,
+                                    "the pitch of dimension " + std::to_string(d) + " is not always a multiple of 16 bytes");
+      diag.note(param->nameRange, "counterexample: " + r.counterexampleText())
+          .hint("add a requires(...) such as " + condition + " (rows of " + std::to_string(elemBytes) + "-byte elements)");
+      if (ti.strides.empty())
+        if (std::optional<FixIt> fix = addRequirement(ctx.kernel(), condition)) diag.fixit(*fix);
     }
   }
 }
@@ -297,6 +315,8 @@ void checkTmaSharedTiles(VerifyContext &ctx, const Stmt &s) {
                                           : ""));
     d.hint("declare '" + sh->name + "' with align(" + std::to_string(required) + ")" +
            (stages > 1 ? " and make each stage a multiple of " + std::to_string(required) + " bytes" : ""));
+    if (stageBytes % required == 0 && sh->declaredType)
+      d.fixit(setAlignment(sh->attrs, sh->declaredType->range, required));
     return;
   }
   ctx.recordProven();

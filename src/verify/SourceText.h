@@ -40,6 +40,18 @@ FixIt insertStatementBefore(const DiagnosticEngine &diags, SourceRange stmt, std
 // follow it on its last line, else behind it on the same line.
 FixIt insertStatementAfter(const DiagnosticEngine &diags, SourceRange stmt, std::string_view statement);
 FixIt insertStatement(const DiagnosticEngine &diags, const StatementInsertion &insertion);
+// A fix-it inserting `text` just behind the range `r` (e.g. " align(16)" behind a parameter's last attribute).
+inline FixIt insertBehind(SourceRange r, std::string text) {
+  return FixIt{SourceRange{SourceLoc{r.begin.file, r.end}, r.end}, std::move(text)};
+}
+// A fix-it setting the `align(..)` of a declaration (its attributes `attrs`, written behind `last`, the end of the
+// declaration before any attribute) to `bytes`: the existing attribute replaced, else one added behind the last.
+template <class AttrList> FixIt setAlignment(const AttrList &attrs, SourceRange last, int64_t bytes) {
+  const std::string align = "align(" + std::to_string(bytes) + ")";
+  for (const auto &a : attrs)
+    if (a.name == "align") return FixIt{a.range, align};
+  return insertBehind(attrs.empty() ? last : attrs.back().range, " " + align);
+}
 // A fix-it that puts the statement at `stmt` (through its ';') under `if condition { ... }`, on the statement's
 // own lines: "Y[i] = X[i];" -> "if i < N { Y[i] = X[i]; }".
 FixIt guardStatement(const DiagnosticEngine &diags, SourceRange stmt, std::string_view condition);

@@ -114,6 +114,14 @@
 // EARLY-COUNT-3: vector_add_no_tail.cake:24:1: fix-it: insert line 'if i > N - 8 { return; }'
 // EARLY-NOT: fix-it
 // LOADED-NOT: fix-it//
+// A TMA tensor without align(16): the attribute added behind its last one; a row pitch that is not a multiple of
+// 16 bytes: the last dim's chunk count joins requires(..); a TMA tile off its 128-byte boundary: align(128).
+// RUN: not %cakec --verify-only %S/local_tma_tensor_alignment.cake 2>&1 | %FileCheck %s --check-prefix=TMA-ALIGN
+// RUN: not %cakec --verify-only %S/local_tma_shared_misaligned.cake 2>&1 | %FileCheck %s --check-prefix=TILE-ALIGN
+// TMA-ALIGN: local_tma_tensor_alignment.cake:7:60: fix-it: insert ' align(16)'
+// TMA-ALIGN: local_tma_tensor_alignment.cake:8:23: fix-it: insert ', N % 8 == 0'
+// TILE-ALIGN: local_tma_shared_misaligned.cake:11:31: fix-it: insert ' align(128)'
+//
 // A statement that shares its line with other code gets the insertion in front of it on that line.
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s --check-prefix=INLINE
 // INLINE: fixits_make_corpus_verify.cake:[[@LINE+11]]:52: fix-it: insert 'wgmma.fence; '
