@@ -544,6 +544,8 @@ private:
     std::string label = {};   // the text in the message (default: the node's source text)
     SourceRange at = {};      // where to report (default: the node's range)
     std::string hint = {};    // with a label: the hint (default: a loop bound's)
+    std::function<std::optional<FixIt>()> fix = {};   // with a label: the edit that widens it, if any (asked
+                                                      // only when it is reported)
   };
 
   static bool rangeOf(const Type *t, int64_t &lo, int64_t &hi, const char *&name) {
@@ -681,6 +683,8 @@ private:
     auto d = ctx_.reportFailure(DiagKind::IntegerWrap, at, text, detail);
     d.note(at, "counterexample: " + r.counterexampleText());
     if (!bad->label.empty()) {
+      if (bad->fix)
+        if (std::optional<FixIt> fix = bad->fix()) d.fixit(*fix);
       d.hint(!bad->hint.empty() ? bad->hint
                                 : "bound the loop so that its variable plus the step stays in " + std::string(bad->type) +
                                       " (e.g. requires(...) on the shapes its bound is computed from)");
@@ -779,6 +783,16 @@ private:
     Narrow last{a.target.get(), z.int_val(c->init) + z.int_val(c->step) * iterations, lo, hi, type, label, a.range,
                 "bound the shapes so that the counter's last value stays in " + std::string(type) +
                     " (requires(...) on the product of the loops' trip counts)" + (narrow ? ", or make it an i64" : "")};
+    // An i32 counter declared with its type, whose last value fits an i64: the fix-it makes it an i64 (a u32
+    // would change signedness too).
+    if (std::string(type) == "i32" && c->decl->declaredType && sourceText(ctx_.diags(), c->decl->declaredType->range) == "i32")
+      last.fix = [this, value = last.value, typeRange = c->decl->declaredType->range]() -> std::optional<FixIt> {
+        z3::context &z = ctx_.z3();
+        if (!ctx_.proveForAllWithin(value >= z.int_val(INT64_MIN) && value <= z.int_val(INT64_MAX), path_,
+                                    std::max(1u, ctx_.timeoutMs() / kWrapBudgetShare)).proven())
+          return std::nullopt;
+        return FixIt{typeRange, "i64"};
+      };
     // The counter moves away from c0 monotonically, so a bound proven for more iterations holds for these.  Loops
     // counted from 0 first: their product is the form a requires(...) on the product of the loops' bounds states
     // (a persistent tile loop from block.x: 'p in first..tiles' x 'k in 0..k_tiles' against

@@ -122,6 +122,14 @@
 // TMA-ALIGN: local_tma_tensor_alignment.cake:8:23: fix-it: insert ', N % 8 == 0'
 // TILE-ALIGN: local_tma_shared_misaligned.cake:11:31: fix-it: insert ' align(128)'
 //
+// An i32 induction counter that can wrap: made an i64 where its last value fits one ('down'), not where even an i64
+// would wrap (3 x R x C).
+// RUN: not %cakec --verify-only %S/counter_wraps.cake 2>&1 | %FileCheck %s --check-prefix=COUNTER
+// COUNTER: counter_wraps.cake:18:7: error:
+// COUNTER-NOT: fix-it
+// COUNTER: counter_wraps.cake:51:7: error:
+// COUNTER: counter_wraps.cake:46:11: fix-it: replace with 'i64'
+//
 // A statement that shares its line with other code gets the insertion in front of it on that line.
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s --check-prefix=INLINE
 // INLINE: fixits_make_corpus_verify.cake:[[@LINE+11]]:52: fix-it: insert 'wgmma.fence; '
