@@ -55,6 +55,7 @@
 #include "verify/RaceWalker.h"
 #include "verify/RootDecl.h"
 #include "verify/SmallestModel.h"
+#include "verify/EnclosingStatement.h"
 #include "verify/SourceText.h"
 #include "verify/VerifyContext.h"
 #include "verify/Z3Terms.h"
@@ -776,6 +777,7 @@ private:
       d.hint("after '" + std::string(a.op->op->id == OpId::Wgmma ? "wgmma.wait 0" : "tma.store.wait 0") +
              "', add a barrier that the issuing thread and the writers pass (a named barrier over both, or "
              "syncthreads) before '" + a.array->name + "' is written again");
+      if (a.retiredAt) insertSyncthreadsAbove(d, g.range, a.range);
     } else {
       d.note(headOf(g.range), "no barrier (" + barrierList() + ") that both threads pass lies between this " +
                                   (g.kind == AccessKind::GenericWrite ? "write" : "read") + " and the " + a.op->name);
@@ -785,7 +787,18 @@ private:
       else
         d.hint("add a barrier that the readers and the issuing thread pass between the last read of '" + a.array->name +
                "' and the " + a.op->name + " (or hand the tile back through an mbarrier the issuer waits on)");
+      insertSyncthreadsAbove(d, a.range, g.range);
     }
+  }
+
+  // The fix-it: 'syncthreads;' above the statement that holds the later access, in the block that holds both,
+  // where every thread of the block runs that block (not in a role, an if or an elect: a named barrier over the
+  // two parties is the user's to choose there).
+  void insertSyncthreadsAbove(DiagBuilder &d, SourceRange later, SourceRange earlier) {
+    bool selective = false;
+    if (const BlockStmt *body = ctx_.kernel().body.get())
+      if (std::optional<SourceRange> at = statementHoldingIn(*body, later, earlier, &selective); at && !selective)
+        d.fixit(insertStatementBefore(ctx_.diags(), *at, "syncthreads;"));
   }
 };
 

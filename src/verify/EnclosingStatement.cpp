@@ -1,5 +1,6 @@
 // statementHoldingIn: descends from the kernel body through the statements whose source range holds both ranges
-// (roles, loops, ifs, elects, blocks) and stops at the first one that holds `inner` but not `alsoIn`.
+// (roles, loops, ifs, elects, blocks) and stops at the first one that holds `inner` but not `alsoIn`, noting
+// whether it passed a role, an if or an elect on the way.
 // statementHolding: descends through the statements that hold a range down to the innermost one of a block.
 #include "verify/EnclosingStatement.h"
 
@@ -33,10 +34,14 @@ std::vector<const Stmt *> childrenOf(const Stmt &s) {
 
 // `s` holds both ranges: the statement of the innermost block below it that holds `inner` but not `alsoIn`.  A
 // body that holds only `inner` (a then-branch whose else holds `alsoIn`) stands for its whole statement.
-const Stmt *holder(const Stmt &s, SourceRange inner, SourceRange alsoIn) {
+// *selective: set when the way down passes a role, an if or an elect.
+const Stmt *holder(const Stmt &s, SourceRange inner, SourceRange alsoIn, bool *selective) {
   for (const Stmt *c : childrenOf(s)) {
     if (!c || !holds(c->range, inner)) continue;
-    if (holds(c->range, alsoIn)) return holder(*c, inner, alsoIn);
+    if (holds(c->range, alsoIn)) {
+      if (selective && (s.kind == StmtKind::Role || s.kind == StmtKind::If || s.kind == StmtKind::Elect)) *selective = true;
+      return holder(*c, inner, alsoIn, selective);
+    }
     return s.kind == StmtKind::Block ? c : &s;
   }
   return nullptr;
@@ -60,9 +65,11 @@ std::optional<SourceRange> statementHolding(const BlockStmt &body, SourceRange r
   return s ? std::optional<SourceRange>(s->range) : std::nullopt;
 }
 
-std::optional<SourceRange> statementHoldingIn(const BlockStmt &body, SourceRange inner, SourceRange alsoIn) {
+std::optional<SourceRange> statementHoldingIn(const BlockStmt &body, SourceRange inner, SourceRange alsoIn,
+                                              bool *selective) {
+  if (selective) *selective = false;
   if (!holds(body.range, inner) || !holds(body.range, alsoIn)) return std::nullopt;
-  const Stmt *s = holder(body, inner, alsoIn);
+  const Stmt *s = holder(body, inner, alsoIn, selective);
   return s ? std::optional<SourceRange>(s->range) : std::nullopt;
 }
 

@@ -130,6 +130,16 @@
 // COUNTER: counter_wraps.cake:51:7: error:
 // COUNTER: counter_wraps.cake:46:11: fix-it: replace with 'i64'
 //
+// An async-proxy race of the whole block: 'syncthreads;' above the statement holding the later access, in the
+// block holding both (the wgmma's operands after their fence; the refill of a tile the threads still read); none
+// where that block lies in a role or under a condition (a named barrier over the two parties is needed there).
+// RUN: not %cakec --verify-only %S/async_race_wgmma_operand_no_barrier.cake 2>&1 | %FileCheck %s --check-prefix=ASYNC-RAW
+// RUN: not %cakec --verify-only %S/async_race_tma_load_refill.cake 2>&1 | %FileCheck %s --check-prefix=ASYNC-WAR
+// RUN: not %cakec --verify-only %S/async_race_epilogue_missing_sync.cake 2>&1 | %FileCheck %s --check-prefix=ASYNC-ROLE
+// ASYNC-RAW: async_race_wgmma_operand_no_barrier.cake:17:1: fix-it: insert line 'syncthreads;'
+// ASYNC-WAR: async_race_tma_load_refill.cake:18:1: fix-it: insert line 'syncthreads;'
+// ASYNC-ROLE-NOT: fix-it
+//
 // A statement that shares its line with other code gets the insertion in front of it on that line.
 // RUN: not %cakec --verify-only %s 2>&1 | %FileCheck %s --check-prefix=INLINE
 // INLINE: fixits_make_corpus_verify.cake:[[@LINE+11]]:52: fix-it: insert 'wgmma.fence; '
