@@ -7,5 +7,5 @@
 // CHECK: ok 19 45
 // RUN: %cakec %kernels/gemm/gemm_nt_simt.cake --verify-only
 // RUN: rm -rf %t.lib && %cakec library build %kernels/gemm/library_bf16_sm90.json -o %t.lib 2>&1 | %FileCheck %s --check-prefix=LIB
-// LIB: cakec library: gemm_bf16_sm90: 115 variants, 67 dispatch entries, table checked
+// LIB: cakec library: gemm_bf16_sm90: 115 variants, 68 dispatch entries, table checked
 target sm_80;
