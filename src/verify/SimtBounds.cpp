@@ -80,8 +80,8 @@ private:
   const RoleStmt *role_ = nullptr;
   const Expr *zeroFillCond_ = nullptr;   // while checking the source of `cp.async ... valid(c)`: c
   std::set<const Expr *> wrapReported_;  // nodes already reported as wrapping (E0670)
-  // Out-of-bounds fix-its: the simple statement (assignment, let, var) being checked, whether it lies in the
-  // kernel's own block (not in a loop, branch or role), its accesses found out of bounds so far (each with the
+  // Out-of-bounds fix-its: the simple statement (assignment, let, var) being checked, the block being run (the
+  // kernel's own block: not in a loop, branch or role), its accesses found out of bounds so far (each with the
   // condition that keeps it inside and the negation), and the early returns offered by each condition they
   // test (an access after one at the top level is covered by it).
   struct PendingGuard {
@@ -89,7 +89,6 @@ private:
     std::string inside, outside;
   };
   const Stmt *simple_ = nullptr;
-  bool simpleAtTop_ = false;
   const BlockStmt *block_ = nullptr;
   std::vector<PendingGuard> pending_;
   std::map<std::string, FixIt> returnsOffered_;
@@ -145,7 +144,6 @@ private:
   // loop or branch (a return there would skip more than the statement).
   void asSimple(const Stmt &s, const std::function<void()> &check) {
     simple_ = &s;
-    simpleAtTop_ = block_ == ctx_.kernel().body.get();
     check();
     simple_ = nullptr;
     if (pending_.empty()) return;
@@ -162,7 +160,7 @@ private:
     std::optional<FixIt> fix;
     if (isa<AssignStmt>(&s)) {
       fix = guardStatement(ctx_.diags(), s.range, join(insides, " && "));
-    } else if (simpleAtTop_) {
+    } else if (block_ == ctx_.kernel().body.get()) {
       fix = insertStatementBefore(ctx_.diags(), s.range, "if " + join(outsides, " || ") + " { return; }");
       for (const std::string &o : outsides) returnsOffered_.emplace(o, *fix);
     }

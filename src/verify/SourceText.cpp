@@ -20,6 +20,14 @@ std::string indentAt(std::string_view text, size_t start) {
   return std::string(text.substr(start, end - start));
 }
 
+// One past the statement at `stmt`, its ';' included (a statement's range may stop before it).
+size_t statementEnd(std::string_view text, SourceRange stmt) {
+  size_t end = std::min<size_t>(stmt.end, text.size());
+  size_t i = end;
+  while (i < text.size() && isBlank(text[i])) ++i;
+  return i < text.size() && text[i] == ';' ? i + 1 : end;
+}
+
 FixIt insertionAt(SourceLoc file, size_t offset, std::string replacement) {
   SourceLoc at{file.file, static_cast<uint32_t>(offset)};
   return FixIt{SourceRange{at, at.offset}, std::move(replacement)};
@@ -39,11 +47,8 @@ FixIt insertStatementBefore(const DiagnosticEngine &diags, SourceRange stmt, std
 
 FixIt insertStatementAfter(const DiagnosticEngine &diags, SourceRange stmt, std::string_view statement) {
   std::string_view text = diags.sources().text(stmt.begin.file);
-  size_t end = std::min<size_t>(stmt.end, text.size());
+  const size_t end = statementEnd(text, stmt);
   size_t i = end;
-  while (i < text.size() && isBlank(text[i])) ++i;
-  if (i < text.size() && text[i] == ';') end = i + 1;   // a range that stops before its ';'
-  i = end;
   while (i < text.size() && isBlank(text[i])) ++i;
   bool endsLine = i >= text.size() || text[i] == '\n' || text.substr(i, 2) == "//";
   if (!endsLine) return insertionAt(stmt.begin, end, " " + std::string(statement));
@@ -55,11 +60,8 @@ FixIt insertStatementAfter(const DiagnosticEngine &diags, SourceRange stmt, std:
 
 FixIt guardStatement(const DiagnosticEngine &diags, SourceRange stmt, std::string_view condition) {
   std::string_view text = diags.sources().text(stmt.begin.file);
-  size_t begin = std::min<size_t>(stmt.begin.offset, text.size());
-  size_t end = std::min<size_t>(stmt.end, text.size());
-  size_t i = end;
-  while (i < text.size() && isBlank(text[i])) ++i;
-  if (i < text.size() && text[i] == ';') end = i + 1;   // a range that stops before its ';'
+  const size_t begin = std::min<size_t>(stmt.begin.offset, text.size());
+  const size_t end = statementEnd(text, stmt);
   std::string replacement = "if " + std::string(condition) + " { " + std::string(text.substr(begin, end - begin)) + " }";
   return FixIt{SourceRange{stmt.begin, static_cast<uint32_t>(end)}, std::move(replacement)};
 }
