@@ -385,30 +385,42 @@ fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<w
 
 // list_offer_row on the thread's scores rs of one row (rs[2 j + h]: column c0 + 2 (lane % 4) + 8 j + h, the
 // column order of both the wgmma and the mma.sync accumulators); rs is consumed.
+// KK = 1: the smallest score of the tile replaces the entry when it is smaller (or equal with a smaller
+// column); no bound, no count.
 fn list_offer_scores(var dv: f32[KK], var di: i32[KK], var ub: f32, var rs: f32[BN / 4], c0: i32) {
-  let lowest = lowest_score(rs);
-  if lowest <= min(dv[KK - 1], ub) {      // one compare; a score equal to the last entry is rejected below
-    var count: i32 = 0;
-    for e in 0..BN / 4 unroll {
-      count += select(rs[e] < dv[KK - 1] && rs[e] <= ub, 1, 0);
-    }
-    let col = c0 + (i32(lane) % 4) * 2;
-    for n in 0..min(count, KK) {
-      var v: f32 = inf;
-      var p: i32 = 0;
-      smallest_score(rs, v, p);
-      if v < dv[KK - 1] && v <= ub {          // LEX = 1: an exact tie goes to the smaller column whatever the
-        list_insert(dv, di, v, col + 8 * (p / 2) + p % 2, 1);   // order of the offers (knn_small's quad merge
-                                                                  // trusts each list's order)
-      }
+  if KK == 1 {
+    var v: f32 = inf;
+    var p: i32 = 0;
+    smallest_score(rs, v, p);
+    let j = c0 + (i32(lane) % 4) * 2 + 8 * (p / 2) + p % 2;
+    let better = v < dv[0] || (v == dv[0] && j < di[0]);
+    dv[0] = select(better, v, dv[0]);
+    di[0] = select(better, j, di[0]);
+  } else {
+    let lowest = lowest_score(rs);
+    if lowest <= min(dv[KK - 1], ub) {      // one compare; a score equal to the last entry is rejected below
+      var count: i32 = 0;
       for e in 0..BN / 4 unroll {
-        rs[e] = select(e == p, inf, rs[e]);
+        count += select(rs[e] < dv[KK - 1] && rs[e] <= ub, 1, 0);
+      }
+      let col = c0 + (i32(lane) % 4) * 2;
+      for n in 0..min(count, KK) {
+        var v: f32 = inf;
+        var p: i32 = 0;
+        smallest_score(rs, v, p);
+        if v < dv[KK - 1] && v <= ub {          // LEX = 1: an exact tie goes to the smaller column whatever the
+          list_insert(dv, di, v, col + 8 * (p / 2) + p % 2, 1);   // order of the offers (knn_small's quad merge
+                                                                    // trusts each list's order)
+        }
+        for e in 0..BN / 4 unroll {
+          rs[e] = select(e == p, inf, rs[e]);
+        }
       }
     }
+    let own = dv[(KK + 3) / 4 - 1];
+    let pair = max(own, shfl.xor(own, 1));
+    ub = min(ub, max(pair, shfl.xor(pair, 2)));
   }
-  let own = dv[(KK + 3) / 4 - 1];
-  let pair = max(own, shfl.xor(own, 1));
-  ub = min(ub, max(pair, shfl.xor(pair, 2)));
 }
 
 // QL = 1: (v, j) enters the row's sorted list of 4 cdiv(KK, 4) (score, index) pairs that the quad holds in
@@ -885,6 +897,11 @@ kernel row_norms<T: type = bf16, HD = 128, RPB = 16>(
 //            piece's last tile the quad's four lists of a row are merged (KK rounds of a quad minimum, the
 //            winning lane drops its head) and lane 0 of the quad stores the row, masked by N.  QL = 1: one list
 //            per row held by the quad in segments (quad_offer_scores, KK <= 64), stored as it stands.
+// The sum of eight partial sums, as a balanced tree.
+fn sum8(var p: f32[8]) -> f32 {
+  return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
+}
+
 // Corpus tile kt (BN WC rows; tiles past the corpus, which the last piece may hold, are clamped to the one
 // just past it: zero-filled all the same) into ring stage s.
 fn load_corpus(s: i32, kt: i32) {
@@ -979,13 +996,17 @@ kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC =
   cp.async.wait S - 1;                 // the X group (the oldest) has landed
   syncthreads;
   if i32(warp) < 8 / WC {              // the query norms: two threads per row, HD / 2 elements each
-    var qsum: f32 = 0.0;
+    var qp: f32[8];                  // eight partial sums: a short dependent chain
+    for e in 0..8 unroll {
+      qp[e] = 0.0;
+    }
     for v in 0..HD / 16 unroll {
       let x = f32x8(xs[t / 2, (t % 2) * (HD / 2) + v * 8 +: 8]);
       for e in 0..8 unroll {
-        qsum = fma(x[e], x[e], qsum);
+        qp[e] = fma(x[e], x[e], qp[e]);
       }
     }
+    var qsum: f32 = sum8(qp);
     qsum += shfl.xor(qsum, 1);
     if t % 2 == 0 {
       qns[t / 2] = nscale * qsum;
@@ -1037,13 +1058,17 @@ kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC =
     cp.async.commit;
     let tc = min(t0 + kt, cdiv(K, BN * WC));   // the tile (clamped as load_corpus clamps it)
 
-    var csum: f32 = 0.0;               // the tile's norms: 256 / (BN WC) threads per row
+    var cq: f32[8];                    // the tile's norms: 256 / (BN WC) threads per row
+    for e in 0..8 unroll {
+      cq[e] = 0.0;
+    }
     for v in 0..HD * BN * WC / 2048 unroll {
       let c = f32x8(cs[s][t / (256 / (BN * WC)), (t % (256 / (BN * WC))) * (HD * BN * WC / 256) + v * 8 +: 8]);
       for e in 0..8 unroll {
-        csum = fma(c[e], c[e], csum);
+        cq[e] = fma(c[e], c[e], cq[e]);
       }
     }
+    var csum: f32 = sum8(cq);
     for l in 0..3 unroll {
       if (1 << l) < 256 / (BN * WC) {
         csum += shfl.xor(csum, 1 << l);

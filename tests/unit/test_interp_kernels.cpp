@@ -86,7 +86,7 @@ TEST_CASE("interp kernels/kmeans assign_sm90: clusters, multicast TMA, register-
 // Duplicate corpus rows (in different tiles) make exact ties, which must come out by index; distances within bf16 rounding of the
 // reference (double sums of the rounded inputs); the inner-product metric returns the largest products.
 TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, ties by index, both metrics, corpus splits") {
-  const int64_t B = 2, N = 150, K = 600, D = 64, KK = 10;
+  const int64_t B = 2, N = 150, K = 600, D = 64;
   std::vector<double> x = randoms(size_t(B * N * D), 61), c = randoms(size_t(B * K * D), 62);
   for (double &v : c) v = bf16(v);
   std::vector<int64_t> twin(size_t(K), -1);          // twin[k]: the smaller row equal to row k
@@ -102,13 +102,16 @@ TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, 
     if (twin[size_t(k)] >= 0 && twin[size_t(twin[size_t(k)])] >= 0) twin[size_t(k)] = twin[size_t(twin[size_t(k)])];
   for (double &v : x) v = bf16(v);
   // LP lists per row: LP / WC corpus splits, WC column groups (warps sharing the query rows) in each.
-  for (auto [QL, l2, LP, WC, BN] : {std::tuple{0, true, int64_t(1), 1, 64}, {0, false, int64_t(1), 1, 64},
-                                    {0, true, int64_t(3), 1, 64}, {0, false, int64_t(4), 1, 64},
-                                    {1, true, int64_t(1), 1, 64}, {1, false, int64_t(3), 1, 64},
-                                    {0, true, int64_t(16), 8, 16}, {1, false, int64_t(8), 8, 16},
-                                    {1, true, int64_t(6), 2, 32}}) {
-    INFO("metric " << (l2 ? "l2" : "ip") << ", " << LP << " lists per row, " << WC << " column groups, "
-                   << (QL ? "quad lists" : "thread lists"));
+  // KK = 1 takes list_offer_scores' single-entry path.
+  for (auto [KK, QL, l2, LP, WC, BN] :
+       {std::tuple{int64_t(10), 0, true, int64_t(1), 1, 64}, {int64_t(10), 0, false, int64_t(1), 1, 64},
+        {int64_t(10), 0, true, int64_t(3), 1, 64}, {int64_t(10), 0, false, int64_t(4), 1, 64},
+        {int64_t(10), 1, true, int64_t(1), 1, 64}, {int64_t(10), 1, false, int64_t(3), 1, 64},
+        {int64_t(10), 0, true, int64_t(16), 8, 16}, {int64_t(10), 1, false, int64_t(8), 8, 16},
+        {int64_t(10), 1, true, int64_t(6), 2, 32}, {int64_t(1), 0, true, int64_t(1), 1, 32},
+        {int64_t(1), 0, false, int64_t(3), 1, 64}, {int64_t(1), 0, true, int64_t(16), 8, 16}}) {
+    INFO("metric " << (l2 ? "l2" : "ip") << ", KK " << KK << ", " << LP << " lists per row, " << WC
+                   << " column groups, " << (QL ? "quad lists" : "thread lists"));
     auto p = repoFile("kernels/kmeans/assign_sm90.cake", {{"HD", D}, {"KK", KK}, {"QL", QL}, {"WC", WC}, {"BN", BN}},
                       {"knn_small", "knn_merge"});
     RunRequest req;
