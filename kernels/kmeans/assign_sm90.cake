@@ -309,18 +309,17 @@ kernel kmeans_assign<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG =
 
 // (v, j) enters the sorted list (dv, di) of the KK best (score, index) pairs, ascending; the last one drops
 // out.  LEX = 1: a tie in score goes to the smaller index; LEX = 0: after the equal scores already there
-// (the same order when the caller offers indices in ascending order, and cheaper).
+// (the same order when the caller offers indices in ascending order, and cheaper).  Every entry is decided
+// at once, from its own compare and its predecessor's (the list is sorted, so (v, j) goes before entry e
+// exactly when it goes before e and e - 1 does not take it): no chain through the list.
 fn list_insert(var dv: f32[KK], var di: i32[KK], v: f32, j: i32, LEX: i32) {
-  var sv: f32 = v;
-  var si: i32 = j;
   for e in 0..KK unroll {
-    let ov = dv[e];
-    let oi = di[e];
-    let before = sv < ov || (LEX == 1 && sv == ov && si < oi);
-    dv[e] = select(before, sv, ov);
-    di[e] = select(before, si, oi);
-    sv = select(before, ov, sv);
-    si = select(before, oi, si);
+    let f = KK - 1 - e;                // last entry first: entry f - 1 is still the old one
+    let g = max(f - 1, 0);
+    let here = v < dv[f] || (LEX == 1 && v == dv[f] && j < di[f]);
+    let above = f > 0 && (v < dv[g] || (LEX == 1 && v == dv[g] && j < di[g]));
+    dv[f] = select(here, select(above, dv[g], v), dv[f]);
+    di[f] = select(here, select(above, di[g], j), di[f]);
   }
 }
 
@@ -367,60 +366,90 @@ fn smallest_score(var rs: f32[BN / 4], var v: f32, var p: i32) {
   p = ti[0];
 }
 
-// QL = 0.  Row r of the score tile (ring stage s) whose columns start at c0: the thread's BN / 4 scores of
-// that row that beat its list's last entry and do not exceed the row bound `ub` enter the list, smallest
-// first.  The common case (none does, once the lists have filled) costs a minimum over the scores and one
-// compare; otherwise a loop (at most KK times) extracts the smallest remaining score and inserts it (one
-// copy of the insertion per call keeps the kernel's code small).
+// QL = 0.  Rows 0 and 1 of the thread's score tile (ring stage s, the accumulator's rows g and g + 8) whose
+// columns start at c0: each row's scores that beat its list's last entry and do not exceed the row bound `ub`
+// enter the list, smallest first (list_offer_pair).
+fn list_offer_rows(var dv0: f32[KK], var di0: i32[KK], var ub0: f32, var dv1: f32[KK], var di1: i32[KK],
+                   var ub1: f32, var acc: frag<wgmma_acc, f32, 64, BN, 16>, s: i32, c0: i32) {
+  var rs0: f32[BN / 4];
+  var rs1: f32[BN / 4];
+  row_scores(rs0, acc, s, 0);
+  row_scores(rs1, acc, s, 1);
+  list_offer_pair(dv0, di0, ub0, rs0, dv1, di1, ub1, rs1, c0);
+}
+
+// list_offer_rows on the thread's scores rs0 / rs1 of its two rows (rs[2 j + h]: column c0 + 2 (lane % 4) +
+// 8 j + h, the column order of both the wgmma and the mma.sync accumulators); rs0 and rs1 are consumed.  The
+// common case (no score of either row does, once the lists have filled) costs a minimum over the scores and
+// one compare per row; otherwise a loop (at most KK times) extracts each row's smallest remaining score and
+// inserts it, the two rows in the same iteration (two independent chains).  KK = 1: each row's smallest
+// score of the tile replaces its entry when it is smaller (or equal with a smaller column); no bound, no count.
 // ub: an upper bound of the row's KK-th best score: the quad's four threads each hold at least
 // cdiv(KK, 4) scores <= the largest of their cdiv(KK, 4)-th entries, so at least KK of the row's scores are
 // <= it and a score above it cannot be among the row's KK best (whatever list it would have entered; a
 // score equal to it can, on a tie broken by the index, so it is offered).
-fn list_offer_row(var dv: f32[KK], var di: i32[KK], var ub: f32, var acc: frag<wgmma_acc, f32, 64, BN, 16>,
-                  s: i32, r: i32, c0: i32) {
-  var rs: f32[BN / 4];
-  row_scores(rs, acc, s, r);
-  list_offer_scores(dv, di, ub, rs, c0);
+fn list_offer_pair(var dv0: f32[KK], var di0: i32[KK], var ub0: f32, var rs0: f32[BN / 4],
+                   var dv1: f32[KK], var di1: i32[KK], var ub1: f32, var rs1: f32[BN / 4], c0: i32) {
+  let col = c0 + (i32(lane) % 4) * 2;
+  if KK == 1 {
+    list_take_smallest(dv0, di0, rs0, col);
+    list_take_smallest(dv1, di1, rs1, col);
+  } else {
+    let n0 = min(list_offer_count(dv0, ub0, rs0), KK);
+    let n1 = min(list_offer_count(dv1, ub1, rs1), KK);
+    for n in 0..max(n0, n1) {
+      list_offer_step(dv0, di0, ub0, rs0, col);
+      list_offer_step(dv1, di1, ub1, rs1, col);
+    }
+    list_tighten_bound(dv0, ub0);
+    list_tighten_bound(dv1, ub1);
+  }
 }
 
-// list_offer_row on the thread's scores rs of one row (rs[2 j + h]: column c0 + 2 (lane % 4) + 8 j + h, the
-// column order of both the wgmma and the mma.sync accumulators); rs is consumed.
-// KK = 1: the smallest score of the tile replaces the entry when it is smaller (or equal with a smaller
-// column); no bound, no count.
-fn list_offer_scores(var dv: f32[KK], var di: i32[KK], var ub: f32, var rs: f32[BN / 4], c0: i32) {
-  if KK == 1 {
-    var v: f32 = inf;
-    var p: i32 = 0;
-    smallest_score(rs, v, p);
-    let j = c0 + (i32(lane) % 4) * 2 + 8 * (p / 2) + p % 2;
-    let better = v < dv[0] || (v == dv[0] && j < di[0]);
-    dv[0] = select(better, v, dv[0]);
-    di[0] = select(better, j, di[0]);
-  } else {
-    let lowest = lowest_score(rs);
-    if lowest <= min(dv[KK - 1], ub) {      // one compare; a score equal to the last entry is rejected below
-      var count: i32 = 0;
-      for e in 0..BN / 4 unroll {
-        count += select(rs[e] < dv[KK - 1] && rs[e] <= ub, 1, 0);
-      }
-      let col = c0 + (i32(lane) % 4) * 2;
-      for n in 0..min(count, KK) {
-        var v: f32 = inf;
-        var p: i32 = 0;
-        smallest_score(rs, v, p);
-        if v < dv[KK - 1] && v <= ub {          // LEX = 1: an exact tie goes to the smaller column whatever the
-          list_insert(dv, di, v, col + 8 * (p / 2) + p % 2, 1);   // order of the offers (knn_small's quad merge
-                                                                    // trusts each list's order)
-        }
-        for e in 0..BN / 4 unroll {
-          rs[e] = select(e == p, inf, rs[e]);
-        }
-      }
+// KK = 1: the smallest of the scores rs (the thread's columns col + 8 (p / 2) + p % 2) replaces the entry when
+// it is smaller, or equal with a smaller column.
+fn list_take_smallest(var dv: f32[KK], var di: i32[KK], var rs: f32[BN / 4], col: i32) {
+  var v: f32 = inf;
+  var p: i32 = 0;
+  smallest_score(rs, v, p);
+  let j = col + 8 * (p / 2) + p % 2;
+  let better = v < dv[0] || (v == dv[0] && j < di[0]);
+  dv[0] = select(better, v, dv[0]);
+  di[0] = select(better, j, di[0]);
+}
+
+// How many of the scores rs beat the list's last entry and the bound ub (0 at the cost of a minimum and one
+// compare when none does).
+fn list_offer_count(var dv: f32[KK], ub: f32, var rs: f32[BN / 4]) -> i32 {
+  var count: i32 = 0;
+  if lowest_score(rs) <= min(dv[KK - 1], ub) {      // a score equal to the last entry is rejected below
+    for e in 0..BN / 4 unroll {
+      count += select(rs[e] < dv[KK - 1] && rs[e] <= ub, 1, 0);
     }
-    let own = dv[(KK + 3) / 4 - 1];
-    let pair = max(own, shfl.xor(own, 1));
-    ub = min(ub, max(pair, shfl.xor(pair, 2)));
   }
+  return count;
+}
+
+// The smallest remaining score of rs enters the list when it beats the last entry and ub, and leaves rs.
+// LEX = 1: an exact tie goes to the smaller column whatever the order of the offers (knn_small's quad merge
+// trusts each list's order).
+fn list_offer_step(var dv: f32[KK], var di: i32[KK], ub: f32, var rs: f32[BN / 4], col: i32) {
+  var v: f32 = inf;
+  var p: i32 = 0;
+  smallest_score(rs, v, p);
+  if v < dv[KK - 1] && v <= ub {
+    list_insert(dv, di, v, col + 8 * (p / 2) + p % 2, 1);
+  }
+  for e in 0..BN / 4 unroll {
+    rs[e] = select(e == p, inf, rs[e]);
+  }
+}
+
+// ub = min(ub, the largest of the quad's four cdiv(KK, 4)-th entries).
+fn list_tighten_bound(var dv: f32[KK], var ub: f32) {
+  let own = dv[(KK + 3) / 4 - 1];
+  let pair = max(own, shfl.xor(own, 1));
+  ub = min(ub, max(pair, shfl.xor(pair, 2)));
 }
 
 // QL = 1: (v, j) enters the row's sorted list of 4 cdiv(KK, 4) (score, index) pairs that the quad holds in
@@ -432,60 +461,78 @@ fn segment_insert(var qv: f32[(KK + 3) / 4], var qi: i32[(KK + 3) / 4], v: f32, 
   let pv = shfl.up(qv[(KK + 3) / 4 - 1], 1);
   let pj = shfl.up(qi[(KK + 3) / 4 - 1], 1);
   let carry = i32(lane) % 4 != 0 && (pv > v || (pv == v && pj > j));
-  var sv: f32 = select(carry, pv, v);
-  var si: i32 = select(carry, pj, j);
-  for e in 0..(KK + 3) / 4 unroll {
-    let ov = qv[e];
-    let oi = qi[e];
-    let before = sv < ov || (sv == ov && si < oi);
-    qv[e] = select(before, sv, ov);
-    qi[e] = select(before, si, oi);
-    sv = select(before, ov, sv);
-    si = select(before, oi, si);
+  let sv = select(carry, pv, v);
+  let si = select(carry, pj, j);
+  for e in 0..(KK + 3) / 4 unroll {    // as list_insert (LEX = 1), on the lane's segment
+    let f = (KK + 3) / 4 - 1 - e;
+    let g = max(f - 1, 0);
+    let here = sv < qv[f] || (sv == qv[f] && si < qi[f]);
+    let above = f > 0 && (sv < qv[g] || (sv == qv[g] && si < qi[g]));
+    qv[f] = select(here, select(above, qv[g], sv), qv[f]);
+    qi[f] = select(here, select(above, qi[g], si), qi[f]);
   }
 }
 
-// QL = 1.  Row r of the score tile (ring stage s) whose columns start at c0 offered to the row's list held by
-// the quad (segment_insert); `last` (the same in the quad's four lanes) is the list's last score.  The
-// row's scores below it enter in ascending (score, column) order: each round takes the quad's smallest
-// remaining pair (the lanes' own smallest, then two shuffle steps) and inserts it in every lane at once.
-// A score equal to `last` is not offered: `last` comes from an earlier tile, whose columns are smaller.
-// The common case (no lane of the warp holds a score below its row's last) costs the minimum over the
-// scores and one vote.
-fn quad_offer_row(var qv: f32[(KK + 3) / 4], var qi: i32[(KK + 3) / 4], var last: f32,
-                  var acc: frag<wgmma_acc, f32, 64, BN, 16>, s: i32, r: i32, c0: i32) {
-  var rs: f32[BN / 4];
-  row_scores(rs, acc, s, r);
-  quad_offer_scores(qv, qi, last, rs, c0);
+// QL = 1.  Rows 0 and 1 of the thread's score tile (ring stage s) whose columns start at c0 offered to the
+// rows' lists held by the quad (segment_insert); `last0` / `last1` (the same in the quad's four lanes) are
+// the lists' last scores.  Each row's scores below it enter in ascending (score, column) order: each round
+// takes the quad's smallest remaining pair of each row (the lanes' own smallest, then two shuffle steps)
+// and inserts it in every lane at once, the two rows in the same round (two independent chains).  A score
+// equal to `last` is not offered: `last` comes from an earlier tile, whose columns are smaller.  The common
+// case (no lane of the warp holds a score below its row's last) costs the minimum over the scores and one
+// vote.
+fn quad_offer_rows(var qv0: f32[(KK + 3) / 4], var qi0: i32[(KK + 3) / 4], var last0: f32,
+                   var qv1: f32[(KK + 3) / 4], var qi1: i32[(KK + 3) / 4], var last1: f32,
+                   var acc: frag<wgmma_acc, f32, 64, BN, 16>, s: i32, c0: i32) {
+  var rs0: f32[BN / 4];
+  var rs1: f32[BN / 4];
+  row_scores(rs0, acc, s, 0);
+  row_scores(rs1, acc, s, 1);
+  quad_offer_pair(qv0, qi0, last0, rs0, qv1, qi1, last1, rs1, c0);
 }
 
-// quad_offer_row on the thread's scores rs of one row (rs[2 j + h]: column c0 + 2 (lane % 4) + 8 j + h, the
-// column order of both the wgmma and the mma.sync accumulators); rs is consumed.
-fn quad_offer_scores(var qv: f32[(KK + 3) / 4], var qi: i32[(KK + 3) / 4], var last: f32, var rs: f32[BN / 4],
-                     c0: i32) {
-  if warp.any(lowest_score(rs) < last) {
-    var count: i32 = 0;
-    for e in 0..BN / 4 unroll {
-      count += select(rs[e] < last, 1, 0);
-    }
-    let pair = count + shfl.xor(count, 1);
-    let rounds = warp.max(min(pair + shfl.xor(pair, 2), 4 * ((KK + 3) / 4)));
+// quad_offer_rows on the thread's scores rs0 / rs1 of its two rows (rs[2 j + h]: column c0 + 2 (lane % 4) +
+// 8 j + h, the column order of both the wgmma and the mma.sync accumulators); rs0 and rs1 are consumed.
+fn quad_offer_pair(var qv0: f32[(KK + 3) / 4], var qi0: i32[(KK + 3) / 4], var last0: f32, var rs0: f32[BN / 4],
+                   var qv1: f32[(KK + 3) / 4], var qi1: i32[(KK + 3) / 4], var last1: f32, var rs1: f32[BN / 4],
+                   c0: i32) {
+  if warp.any(lowest_score(rs0) < last0 || lowest_score(rs1) < last1) {
+    let rounds = warp.max(max(quad_offer_count(rs0, last0), quad_offer_count(rs1, last1)));
     let col = c0 + (i32(lane) % 4) * 2;
     for n in 0..rounds {
-      var v: f32 = inf;
-      var p: i32 = 0;
-      smallest_score(rs, v, p);
-      let own = col + 8 * (p / 2) + p % 2;
-      var cv: f32 = v;
-      var cj: i32 = own;
-      lowest_pair(cv, cj, 2);
-      for e in 0..BN / 4 unroll {
-        rs[e] = select(e == p && own == cj, inf, rs[e]);     // the lane whose pair it was drops it
-      }
-      segment_insert(qv, qi, select(cv < last, cv, inf), cj);
+      quad_offer_step(qv0, qi0, last0, rs0, col);
+      quad_offer_step(qv1, qi1, last1, rs1, col);
     }
-    last = shfl.idx(qv[(KK + 3) / 4 - 1], (i32(lane) / 4) * 4 + 3);
+    last0 = shfl.idx(qv0[(KK + 3) / 4 - 1], (i32(lane) / 4) * 4 + 3);
+    last1 = shfl.idx(qv1[(KK + 3) / 4 - 1], (i32(lane) / 4) * 4 + 3);
   }
+}
+
+// How many scores of the quad's row are below `last`, at most the list's length (the quad's four lanes agree).
+fn quad_offer_count(var rs: f32[BN / 4], last: f32) -> i32 {
+  var count: i32 = 0;
+  for e in 0..BN / 4 unroll {
+    count += select(rs[e] < last, 1, 0);
+  }
+  let pair = count + shfl.xor(count, 1);
+  return min(pair + shfl.xor(pair, 2), 4 * ((KK + 3) / 4));
+}
+
+// One round of quad_offer_pair for one row: the quad's smallest remaining (score, column) pair leaves the
+// lane that held it and enters the list (as +inf, a no-op, once no score is below `last`).
+fn quad_offer_step(var qv: f32[(KK + 3) / 4], var qi: i32[(KK + 3) / 4], last: f32, var rs: f32[BN / 4],
+                   col: i32) {
+  var v: f32 = inf;
+  var p: i32 = 0;
+  smallest_score(rs, v, p);
+  let own = col + 8 * (p / 2) + p % 2;
+  var cv: f32 = v;
+  var cj: i32 = own;
+  lowest_pair(cv, cj, 2);
+  for e in 0..BN / 4 unroll {
+    rs[e] = select(e == p && own == cj, inf, rs[e]);     // the lane whose pair it was drops it
+  }
+  segment_insert(qv, qi, select(cv < last, cv, inf), cj);
 }
 
 // knn_topk: the KK nearest rows of C (the corpus) to every row of X (the queries), batched, in two steps.
@@ -628,20 +675,16 @@ kernel knn_topk<T: type = bf16, BM = 128, BN = 128, HD = 128, S = 4, AREG = 0, P
         }
         wgmma.wait 1;
         if QL == 0 {
-          list_offer_row(dv0, di0, ub0, acc0, i32(ta % S), 0, (t0 + t) * BN);
-          list_offer_row(dv1, di1, ub1, acc0, i32(ta % S), 1, (t0 + t) * BN);
+          list_offer_rows(dv0, di0, ub0, dv1, di1, ub1, acc0, i32(ta % S), (t0 + t) * BN);
         } else {
-          quad_offer_row(qv0, qi0, last0, acc0, i32(ta % S), 0, (t0 + t) * BN);
-          quad_offer_row(qv1, qi1, last1, acc0, i32(ta % S), 1, (t0 + t) * BN);
+          quad_offer_rows(qv0, qi0, last0, qv1, qi1, last1, acc0, i32(ta % S), (t0 + t) * BN);
         }
         release_tile(ta);
         wgmma.wait 0;
         if QL == 0 {
-          list_offer_row(dv0, di0, ub0, acc1, i32(tb % S), 0, (t0 + t + 1) * BN);
-          list_offer_row(dv1, di1, ub1, acc1, i32(tb % S), 1, (t0 + t + 1) * BN);
+          list_offer_rows(dv0, di0, ub0, dv1, di1, ub1, acc1, i32(tb % S), (t0 + t + 1) * BN);
         } else {
-          quad_offer_row(qv0, qi0, last0, acc1, i32(tb % S), 0, (t0 + t + 1) * BN);
-          quad_offer_row(qv1, qi1, last1, acc1, i32(tb % S), 1, (t0 + t + 1) * BN);
+          quad_offer_rows(qv0, qi0, last0, qv1, qi1, last1, acc1, i32(tb % S), (t0 + t + 1) * BN);
         }
         release_tile(tb);
         ta += 2;
@@ -893,10 +936,10 @@ kernel row_norms<T: type = bf16, HD = 128, RPB = 16>(
 //   corpus   tiles through an S-stage cp.async ring (rows padded by 8 elements), as kmeans_assign_sm80.
 //   lists    QL = 0: per thread and row (two rows: g and g + 8 of the warp's 16), the KK best (score, column)
 //            of the columns the thread holds, offered smallest first when they beat the list's last entry
-//            (list_offer_scores, with the quad's bound ub; KK <= 32: both lists stay in registers); after the
+//            (list_offer_pair, with the quad's bound ub; KK <= 32: both lists stay in registers); after the
 //            piece's last tile the quad's four lists of a row are merged (KK rounds of a quad minimum, the
 //            winning lane drops its head) and lane 0 of the quad stores the row, masked by N.  QL = 1: one list
-//            per row held by the quad in segments (quad_offer_scores, KK <= 64), stored as it stands.
+//            per row held by the quad in segments (quad_offer_pair, KK <= 64), stored as it stands.
 // The sum of eight partial sums, as a balanced tree.
 fn sum8(var p: f32[8]) -> f32 {
   return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
@@ -1106,11 +1149,9 @@ kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC =
       }
       let c0 = tc * BN * WC + cg * BN;
       if QL == 0 {
-        list_offer_scores(dv0, di0, ub0, rs0, c0);
-        list_offer_scores(dv1, di1, ub1, rs1, c0);
+        list_offer_pair(dv0, di0, ub0, rs0, dv1, di1, ub1, rs1, c0);
       } else {
-        quad_offer_scores(qv0, qi0, last0, rs0, c0);
-        quad_offer_scores(qv1, qi1, last1, rs1, c0);
+        quad_offer_pair(qv0, qi0, last0, rs0, qv1, qi1, last1, rs1, c0);
       }
     }
   }

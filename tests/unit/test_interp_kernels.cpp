@@ -80,65 +80,50 @@ TEST_CASE("interp kernels/kmeans assign_sm90: clusters, multicast TMA, register-
   }
 }
 
-// knn_small: the KK nearest corpus rows of every query in one launch (norms, per-thread lists and a quad merge,
-// or QL = 1: one list per row held by the quad), or with the corpus cut into splits and the warps of a block
-// sharing query rows (WC column groups), whose lists knn_merge merges.
-// Duplicate corpus rows (in different tiles) make exact ties, which must come out by index; distances within bf16 rounding of the
-// reference (double sums of the rounded inputs); the inner-product metric returns the largest products.
-TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, ties by index, both metrics, corpus splits") {
-  const int64_t B = 2, N = 150, K = 600, D = 64;
-  std::vector<double> x = randoms(size_t(B * N * D), 61), c = randoms(size_t(B * K * D), 62);
-  for (double &v : c) v = bf16(v);
-  std::vector<int64_t> twin(size_t(K), -1);          // twin[k]: the smaller row equal to row k
-  for (int64_t k = 0; k + 64 < K; k += 7) twin[size_t(k + 64)] = k;      // row k + 64 == row k (the next tile)
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t d = 0; d < D; ++d) {
-      for (int64_t k = K - 1; k >= 0; --k)
-        if (twin[size_t(k)] >= 0) c[size_t((b * K + k) * D + d)] = c[size_t((b * K + twin[size_t(k)]) * D + d)];
-      for (int64_t i = 0; i < N; i += 3)                                       // every third query near row 3
-        x[size_t((b * N + i) * D + d)] = c[size_t((b * K + 3) * D + d)] + 0.01 * x[size_t((b * N + i) * D + d)];
-    }
-  for (int64_t k = 0; k < K; ++k)                    // chains (k + 128 == k + 64 == k) end at the first row
-    if (twin[size_t(k)] >= 0 && twin[size_t(twin[size_t(k)])] >= 0) twin[size_t(k)] = twin[size_t(twin[size_t(k)])];
-  for (double &v : x) v = bf16(v);
-  // LP lists per row: LP / WC corpus splits, WC column groups (warps sharing the query rows) in each.
-  // KK = 1 takes list_offer_scores' single-entry path.
-  for (auto [KK, QL, l2, LP, WC, BN] :
-       {std::tuple{int64_t(10), 0, true, int64_t(1), 1, 64}, {int64_t(10), 0, false, int64_t(1), 1, 64},
-        {int64_t(10), 0, true, int64_t(3), 1, 64}, {int64_t(10), 0, false, int64_t(4), 1, 64},
-        {int64_t(10), 1, true, int64_t(1), 1, 64}, {int64_t(10), 1, false, int64_t(3), 1, 64},
-        {int64_t(10), 0, true, int64_t(16), 8, 16}, {int64_t(10), 1, false, int64_t(8), 8, 16},
-        {int64_t(10), 1, true, int64_t(6), 2, 32}, {int64_t(1), 0, true, int64_t(1), 1, 32},
-        {int64_t(1), 0, false, int64_t(3), 1, 64}, {int64_t(1), 0, true, int64_t(16), 8, 16}}) {
-    INFO("metric " << (l2 ? "l2" : "ip") << ", KK " << KK << ", " << LP << " lists per row, " << WC
-                   << " column groups, " << (QL ? "quad lists" : "thread lists"));
-    auto p = repoFile("kernels/kmeans/assign_sm90.cake", {{"HD", D}, {"KK", KK}, {"QL", QL}, {"WC", WC}, {"BN", BN}},
-                      {"knn_small", "knn_merge"});
-    RunRequest req;
-    req.tensors["X"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, N, D}, x);
-    req.tensors["C"] = HostTensor::fromDoubles(ScalarKind::BF16, {B, K, D}, c);
-    req.scalars["nscale"] = l2 ? 1.0 : 0.0;
-    req.scalars["oscale"] = l2 ? 1.0 : -0.5;
-    req.shape["LP"] = LP;      // WC = 1: 10 corpus tiles: splits of 4 (3: the last holds 2 and 2 past K) or 3 (4: 3, 3, 3, 1)
-    RunResult r = runKernel(p->kernel("knn_small"), p->sema, req, p->diags);
-    REQUIRE_MESSAGE(r.ok, p->messages());
-    if (LP > 1) {              // the splits' lists -> knn_merge (OD, OI: [B, N, KK])
-      RunRequest merge;
-      merge.tensors["PD"] = r.tensors.at("OD");
-      merge.tensors["PI"] = r.tensors.at("OI");
-      merge.tensors["QN"] = r.tensors.at("QN");
-      merge.scalars["scale"] = l2 ? 1.0 : -0.5;
-      r = runKernel(p->kernel("knn_merge"), p->sema, merge, p->diags);
-      REQUIRE_MESSAGE(r.ok, p->messages());
-    }
+// Queries and a corpus for the KNN kernels: duplicate corpus rows (in different tiles) make exact ties, which
+// must come out by index (twin[k]: the smallest row equal to row k); every third query lies near row 3.
+struct KnnData {
+  int64_t B = 2, N = 150, K = 600, D;
+  std::vector<double> x, c;
+  std::vector<int64_t> twin;
+  explicit KnnData(int64_t d) : D(d), x(randoms(size_t(B * N * d), 61)), c(randoms(size_t(B * K * d), 62)),
+                                twin(size_t(K), -1) {
+    for (double &v : c) v = bf16(v);
+    for (int64_t k = 0; k + 64 < K; k += 7) twin[size_t(k + 64)] = k;      // row k + 64 == row k (the next tile)
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t e = 0; e < D; ++e) {
+        for (int64_t k = K - 1; k >= 0; --k)
+          if (twin[size_t(k)] >= 0) c[size_t((b * K + k) * D + e)] = c[size_t((b * K + twin[size_t(k)]) * D + e)];
+        for (int64_t i = 0; i < N; i += 3)
+          x[size_t((b * N + i) * D + e)] = c[size_t((b * K + 3) * D + e)] + 0.01 * x[size_t((b * N + i) * D + e)];
+      }
+    for (int64_t k = 0; k < K; ++k)                  // chains (k + 128 == k + 64 == k) end at the first row
+      if (twin[size_t(k)] >= 0 && twin[size_t(twin[size_t(k)])] >= 0) twin[size_t(k)] = twin[size_t(twin[size_t(k)])];
+    for (double &v : x) v = bf16(v);
+  }
+  // The rows' squared norms (l2) or zeros (the inner product), f32, [B, len] past which +inf (CN's padding).
+  std::vector<double> norms(const std::vector<double> &rows, int64_t count, int64_t len, bool l2) const {
+    std::vector<double> out(size_t(B * len), INFINITY);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t k = 0; k < count; ++k) {
+        double s = 0;
+        for (int64_t e = 0; e < D; ++e) s += rows[size_t((b * count + k) * D + e)] * rows[size_t((b * count + k) * D + e)];
+        out[size_t(b * len + k)] = l2 ? double(float(s)) : 0.0;
+      }
+    return out;
+  }
+  // OD / OI [B, N, KK]: each query's KK nearest rows, ascending by (distance, index) - for the inner product
+  // the largest products, descending; distances within bf16 rounding of the reference (double sums of the
+  // rounded inputs).  Returns the number of wrong entries (the first five are reported).
+  int check(const RunResult &r, int64_t KK, bool l2) const {
     int bad = 0;
     for (int64_t b = 0; b < B; ++b)
       for (int64_t i = 0; i < N; ++i) {
         std::vector<std::pair<double, int64_t>> ref;      // (rank key, index): ascending is the wanted order
         for (int64_t k = 0; k < K; ++k) {
           double dot = 0, xx = 0, cc = 0;
-          for (int64_t d = 0; d < D; ++d) {
-            double xv = x[size_t((b * N + i) * D + d)], cv = c[size_t((b * K + k) * D + d)];
+          for (int64_t e = 0; e < D; ++e) {
+            double xv = x[size_t((b * N + i) * D + e)], cv = c[size_t((b * K + k) * D + e)];
             dot += xv * cv;
             xx += xv * xv;
             cc += cv * cv;
@@ -170,7 +155,78 @@ TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, 
           if (!ok && bad++ < 5) MESSAGE("batch " << b << " query " << i << " entry " << e << ": (" << got << ", " << j << "), want " << want);
         }
       }
-    CHECK(bad == 0);
+    return bad;
+  }
+};
+
+// The LP lists per row of a split kernel (PD / PI scores, QN the query norms) merged by knn_merge into OD / OI.
+RunResult mergeLists(Program &p, const RunResult &lists, const std::string &pd, const std::string &pi,
+                     const HostTensor &qn, bool l2) {
+  RunRequest merge;
+  merge.tensors["PD"] = lists.tensors.at(pd);
+  merge.tensors["PI"] = lists.tensors.at(pi);
+  merge.tensors["QN"] = qn;
+  merge.scalars["scale"] = l2 ? 1.0 : -0.5;
+  return runKernel(p.kernel("knn_merge"), p.sema, merge, p.diags);
+}
+
+// knn_small: the KK nearest corpus rows of every query in one launch (norms, per-thread lists and a quad merge,
+// or QL = 1: one list per row held by the quad), or with the corpus cut into splits and the warps of a block
+// sharing query rows (WC column groups), whose lists knn_merge merges.
+TEST_CASE("interp kernels/kmeans knn_small: in-kernel norms, lists, quad merge, ties by index, both metrics, corpus splits") {
+  const KnnData data(64);
+  // LP lists per row: LP / WC corpus splits, WC column groups (warps sharing the query rows) in each.
+  // KK = 1 takes list_offer_pair's single-entry path; KK = 32 and 64 insert into long lists and segments.
+  for (auto [KK, QL, l2, LP, WC, BN] :
+       {std::tuple{int64_t(10), 0, true, int64_t(1), 1, 64}, {int64_t(10), 0, false, int64_t(1), 1, 64},
+        {int64_t(10), 0, true, int64_t(3), 1, 64}, {int64_t(10), 0, false, int64_t(4), 1, 64},
+        {int64_t(10), 1, true, int64_t(1), 1, 64}, {int64_t(10), 1, false, int64_t(3), 1, 64},
+        {int64_t(10), 0, true, int64_t(16), 8, 16}, {int64_t(10), 1, false, int64_t(8), 8, 16},
+        {int64_t(10), 1, true, int64_t(6), 2, 32}, {int64_t(1), 0, true, int64_t(1), 1, 32},
+        {int64_t(1), 0, false, int64_t(3), 1, 64}, {int64_t(1), 0, true, int64_t(16), 8, 16},
+        {int64_t(32), 0, true, int64_t(3), 1, 32}, {int64_t(64), 1, false, int64_t(1), 1, 32}}) {
+    INFO("metric " << (l2 ? "l2" : "ip") << ", KK " << KK << ", " << LP << " lists per row, " << WC
+                   << " column groups, " << (QL ? "quad lists" : "thread lists"));
+    auto p = repoFile("kernels/kmeans/assign_sm90.cake", {{"HD", data.D}, {"KK", KK}, {"QL", QL}, {"WC", WC}, {"BN", BN}},
+                      {"knn_small", "knn_merge"});
+    RunRequest req;
+    req.tensors["X"] = HostTensor::fromDoubles(ScalarKind::BF16, {data.B, data.N, data.D}, data.x);
+    req.tensors["C"] = HostTensor::fromDoubles(ScalarKind::BF16, {data.B, data.K, data.D}, data.c);
+    req.scalars["nscale"] = l2 ? 1.0 : 0.0;
+    req.scalars["oscale"] = l2 ? 1.0 : -0.5;
+    req.shape["LP"] = LP;      // WC = 1: 10 corpus tiles: splits of 4 (3: the last holds 2 and 2 past K) or 3 (4: 3, 3, 3, 1)
+    RunResult r = runKernel(p->kernel("knn_small"), p->sema, req, p->diags);
+    REQUIRE_MESSAGE(r.ok, p->messages());
+    if (LP > 1) {              // the splits' lists -> knn_merge (OD, OI: [B, N, KK])
+      r = mergeLists(*p, r, "OD", "OI", r.tensors.at("QN"), l2);
+      REQUIRE_MESSAGE(r.ok, p->messages());
+    }
+    CHECK(data.check(r, KK, l2) == 0);
+  }
+}
+
+// knn_topk: the wgmma KNN (clusters of two, multicast TMA, two accumulators in flight, ping-pong consumers)
+// with per-thread lists (QL = 0, four per row and split) or one list per row held by the quad (QL = 1), over
+// corpus splits, merged by knn_merge; CN and QN from the reference's norms.
+TEST_CASE("interp kernels/kmeans knn_topk: wgmma tiles into thread lists and quad lists, splits, ties by index") {
+  const KnnData data(128);
+  for (auto [KK, QL, l2, splits, BN] : {std::tuple{int64_t(10), 0, true, int64_t(2), 128},
+                                        {int64_t(64), 1, false, int64_t(1), 64}}) {
+    INFO("metric " << (l2 ? "l2" : "ip") << ", KK " << KK << ", " << splits << " splits, " << (QL ? "quad lists" : "thread lists"));
+    auto p = repoFile("kernels/kmeans/assign_sm90.cake", {{"KK", KK}, {"QL", QL}, {"BN", BN}}, {"knn_topk", "knn_merge"});
+    const int64_t lp = splits * (QL ? 1 : 4), kp = (data.K + 2 * BN * splits - 1) / (2 * BN * splits) * splits * 2 * BN;
+    RunRequest req;
+    req.numSms = 4;
+    req.tensors["X"] = HostTensor::fromDoubles(ScalarKind::BF16, {data.B, data.N, data.D}, data.x);
+    req.tensors["C"] = HostTensor::fromDoubles(ScalarKind::BF16, {data.B, data.K, data.D}, data.c);
+    req.tensors["CN"] = HostTensor::fromDoubles(ScalarKind::F32, {data.B, kp}, data.norms(data.c, data.K, kp, l2));
+    req.shape["LP"] = lp;
+    RunResult r = runKernel(p->kernel("knn_topk"), p->sema, req, p->diags);
+    REQUIRE_MESSAGE(r.ok, p->messages());
+    r = mergeLists(*p, r, "PD", "PI",
+                   HostTensor::fromDoubles(ScalarKind::F32, {data.B, data.N}, data.norms(data.x, data.N, data.N, l2)), l2);
+    REQUIRE_MESSAGE(r.ok, p->messages());
+    CHECK(data.check(r, KK, l2) == 0);
   }
 }
 
