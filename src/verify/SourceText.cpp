@@ -67,8 +67,13 @@ FixIt guardStatement(const DiagnosticEngine &diags, SourceRange stmt, std::strin
 }
 
 FixIt insertStatement(const DiagnosticEngine &diags, const StatementInsertion &insertion) {
-  return insertion.after ? insertStatementAfter(diags, insertion.nextTo, insertion.statement)
-                         : insertStatementBefore(diags, insertion.nextTo, insertion.statement);
+  std::string statement = insertion.statement;
+  if (statement.empty() && insertion.copyOf.valid()) {
+    statement = sourceText(diags, insertion.copyOf);
+    if (statement.empty() || statement.back() != ';') statement += ';';
+  }
+  return insertion.after ? insertStatementAfter(diags, insertion.nextTo, statement)
+                         : insertStatementBefore(diags, insertion.nextTo, statement);
 }
 
 } // namespace cake

@@ -31,6 +31,7 @@ struct StatementInsertion {
                            // also holds this range (EnclosingStatement.h) instead
   bool enclosing = false;  // `nextTo` may lie inside a statement (an expression): next to the innermost statement
                            // that holds it
+  SourceRange copyOf = {}; // when valid and `statement` is empty: the statement is a copy of the source here
 };
 
 // A fix-it inserting `statement` (e.g. "wgmma.fence;") just before the statement at `stmt`: on a line of its own

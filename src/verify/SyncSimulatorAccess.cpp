@@ -280,10 +280,16 @@ void Simulator::explainUnobserved(SimFinding &f, int a, const SyncEvent &e, cons
              "the " + access + " under the same condition as the wait";
     f.insertions.push_back({wait->range, true, "syncwarp;", e.range});
   }
-  else if (waiters && !waitersCoverThem)
+  else if (waiters && !waitersCoverThem) {
     f.hint = "let every warp that does the " + access + " wait; or, after the wait, pass a named barrier "
              "('sync BAR') that both the waiting warps and these warps execute; or move the " + access +
              " under the same condition as the wait";
+    // The fix-it: the same wait again, by every thread, after the condition that holds it (waiting twice for
+    // one phase passes at once the second time).
+    StatementInsertion again{wait->range, true, "", e.range};
+    again.copyOf = wait->range;
+    f.insertions.push_back(again);
+  }
   else
     f.hint = "the threads that arrive on a barrier pass on only what they observed: arrive from threads that "
              "waited for the " + what + ", or let these threads wait for it themselves";

@@ -27,6 +27,13 @@
 // RUN: not %cakec --verify-only %S/thread_lane0_wait_all_lanes_read.cake 2>&1 | %FileCheck %s --check-prefix=SYNCWARP
 // SYNCWARP: thread_lane0_wait_all_lanes_read.cake:43:1: fix-it: insert line 'syncwarp;'
 //
+// A wait that only some warps of the readers run: the same wait again, by every thread, after the condition that
+// holds it (in the block where the read is).
+// RUN: not %cakec --verify-only %S/thread_warp0_wait_warpgroup_reads.cake 2>&1 | %FileCheck %s --check-prefix=REWAIT
+// RUN: not %cakec --verify-only %S/thread_syncwarp_other_warp.cake 2>&1 | %FileCheck %s --check-prefix=REWAIT-ELECT
+// REWAIT: thread_warp0_wait_warpgroup_reads.cake:43:1: fix-it: insert line 'wait full[s] parity((k / S) & 1);'
+// REWAIT-ELECT: thread_syncwarp_other_warp.cake:45:1: fix-it: insert line 'wait full[s] parity((k / S) & 1);'
+//
 // A race inside one barrier interval: the barrier goes above the statement holding the later access, in the block
 // holding both (here the lanes of one warp: syncwarp); a race across iterations: at the end of the loop body.
 // RUN: not %cakec --verify-only %S/race_warp_reduction_missing_syncwarp.cake 2>&1 | %FileCheck %s --check-prefix=RACE
