@@ -1008,7 +1008,6 @@ kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC =
   shared xs: T[128 / WC, HD + 8] align(128);
   shared cs: T[S][BN * WC, HD + 8] align(128);
   shared cns: f32[S][BN * WC] align(16);
-  shared qns: f32[128 / WC] align(16);
 
   let t = i32(tid.x);
   let splits = LP / WC;                // corpus splits (LP: the lists per row, WC of them per split)
@@ -1038,29 +1037,33 @@ kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC =
   }
   cp.async.wait S - 1;                 // the X group (the oldest) has landed
   syncthreads;
-  if i32(warp) < 8 / WC {              // the query norms: two threads per row, HD / 2 elements each
-    var qp: f32[8];                  // eight partial sums: a short dependent chain
-    for e in 0..8 unroll {
-      qp[e] = 0.0;
-    }
-    for v in 0..HD / 16 unroll {
-      let x = f32x8(xs[t / 2, (t % 2) * (HD / 2) + v * 8 +: 8]);
-      for e in 0..8 unroll {
-        qp[e] = fma(x[e], x[e], qp[e]);
-      }
-    }
-    var qsum: f32 = sum8(qp);
-    qsum += shfl.xor(qsum, 1);
-    if t % 2 == 0 {
-      qns[t / 2] = nscale * qsum;
-      if LP > 1 && sp == 0 && m0 + t / 2 < N {
-        QN[b, m0 + t / 2] = nscale * qsum;
-      }
-    }
-  }
   var xa: frag<mma_a, T, 16, 8, 16>[HD / 16];
   for kk in 0..HD / 16 unroll {
     ldmatrix xa[kk] <- xs[qb * 16 + lane % 16, kk * 16 + (lane / 16) * 8 +: 8];
+  }
+  // The warp's 16 query norms: the diagonal of X X^T over its rows, two 16 x 8 blocks of mma.sync (HD / 8 of
+  // them, where summing the squares in the threads takes HD / 2 multiply-adds and conversions per thread).
+  // Row g's (g = lane / 4) lies at column g of block 0, row g + 8's at column g of block 1: in lane g / 2 of
+  // the quad, element g % 2 (row g) and 2 + g % 2 (row g + 8).
+  var xx: frag<mma_c, f32, 16, 8, 16>[2] = 0.0;
+  for kk in 0..HD / 16 unroll {
+    var xb: frag<mma_b, T, 16, 8, 16>[2];
+    ldmatrix xb[0], xb[1] <- xs[qb * 16 + (lane / 16) * 8 + lane % 8, kk * 16 + ((lane / 8) % 2) * 8 +: 8];
+    mma.sync xx[0] += xa[kk] * xb[0];
+    mma.sync xx[1] += xa[kk] * xb[1];
+  }
+  let odd = (i32(lane) / 4) % 2 == 1;
+  let holder = (i32(lane) / 4) * 4 + (i32(lane) / 4) / 2;
+  let qn0 = nscale * shfl.idx(select(odd, xx[0][1], xx[0][0]), holder);   // row 16 qb + g's norm
+  let qn1 = nscale * shfl.idx(select(odd, xx[1][3], xx[1][2]), holder);   // row 16 qb + g + 8's
+  if LP > 1 && sp == 0 && cg == 0 && i32(lane) % 4 == 0 {
+    let r0 = m0 + qb * 16 + i32(lane) / 4;
+    if r0 < N {
+      QN[b, r0] = qn0;
+    }
+    if r0 + 8 < N {
+      QN[b, r0 + 8] = qn1;
+    }
   }
 
   var dv0: f32[KK];                    // QL = 0: the thread's lists of its two rows
@@ -1160,10 +1163,10 @@ kernel knn_small<T: type = bf16, BN = 64, HD = 128, S = 3, KK = 10, QL = 0, WC =
   let row = m0 + qb * 16 + i32(lane) / 4;
   let list = sp * WC + cg;
   if QL == 0 {
-    merge_store_row(dv0, di0, row, qns[qb * 16 + i32(lane) / 4], list);
-    merge_store_row(dv1, di1, row + 8, qns[qb * 16 + i32(lane) / 4 + 8], list);
+    merge_store_row(dv0, di0, row, qn0, list);
+    merge_store_row(dv1, di1, row + 8, qn1, list);
   } else {
-    store_segments(qv0, qi0, row, qns[qb * 16 + i32(lane) / 4], list);
-    store_segments(qv1, qi1, row + 8, qns[qb * 16 + i32(lane) / 4 + 8], list);
+    store_segments(qv0, qi0, row, qn0, list);
+    store_segments(qv1, qi1, row + 8, qn1, list);
   }
 }
