@@ -195,17 +195,6 @@ void checkRegisterFile(VerifyContext &ctx) {
   d.hint("give the warps outside the budgeted roles a role with regs(24), or lower the budgets");
 }
 
-// A fix-it adding `condition` to the kernel's requires(..): behind its last argument, or a new requires(..) in
-// front of the first launch attribute; nullopt for a kernel with no attribute to place it by.
-std::optional<FixIt> addRequirement(const Kernel &k, const std::string &condition) {
-  for (const Attr &a : k.attrs)
-    if (a.name == "requires" && !a.args.empty() && a.args.back().value)
-      return insertBehind(a.args.back().value->range, ", " + condition);
-  if (k.attrs.empty()) return std::nullopt;
-  const SourceRange first = k.attrs.front().range;
-  return FixIt{SourceRange{first.begin, first.begin.offset}, "requires(" + condition + ") "};
-}
-
 void checkTmaTensors(VerifyContext &ctx) {
   for (const auto &[param, ti] : ctx.info().tensorParams) {
     if (!ti.tma || !param->type || !param->type->isTensor()) continue;
@@ -251,10 +240,8 @@ void checkTmaTensors(VerifyContext &ctx) {
       if (!r.refuted()) { ctx.reportUnproven(param->nameRange, obligation, r.reason, r.timedOut); continue; }
       // With no stride(..) every pitch is a product that holds the last dim: rows of whole 16-byte chunks in the
       // last dim make them all multiples of 16.
-      std::string dimText = ti.strides.empty() ? dims.back().text : dims[d + 1].text;
-      const std::string condition =
-          (dimText.find_first_of(" +-*/%") == std::string::npos ? dimText : "(" + dimText + ")") + " % " +
-          std::to_string(16 / std::min<int64_t>(16, elemBytes)) + " == 0";
+      const std::string condition = divisibleBy(ti.strides.empty() ? dims.back().text : dims[d + 1].text,
+                                                16 / std::min<int64_t>(16, elemBytes));
       auto diag = ctx.reportFailure(DiagKind::TmaTensorAlignment, param->nameRange, param->name,
                                     "the pitch of dimension " + std::to_string(d) + " is not always a multiple of 16 bytes");
       diag.note(param->nameRange, "counterexample: " + r.counterexampleText())

@@ -491,6 +491,7 @@ private:
     const TwoAdicFacts twoAdic(facts);
     unsigned alignExponent = 0;
     while ((int64_t(1) << alignExponent) < align) ++alignExponent;
+    std::vector<z3::expr> terms;
     for (size_t k = 0; k < items.size(); ++k) {
       TranslateFailure failure;
       auto idx = ctx_.toZ3(*items[k]->start, &failure);
@@ -500,6 +501,7 @@ private:
         return;
       }
       z3::expr term = *idx * *pitch[k] * eb;
+      terms.push_back(term);
       offset = offset + term;
       if (!termsProven || twoAdic.exponent(term) >= alignExponent) continue;
       int64_t pc = 0;
@@ -527,10 +529,29 @@ private:
                  " can be " + std::to_string(off) + ", not a multiple of " + std::to_string(align) + " (a " + size + ")";
     } catch (const z3::exception &) {
     }
-    ctx_.reportFailure(DiagKind::MisalignedVectorAccess, ix.range, what, detail)
-        .note(ix.range, "counterexample: " + r.counterexampleText())
-        .hint("make the start a multiple of " + std::to_string(align / elemBytes) + " elements and every row pitch a multiple of " +
-              std::to_string(align) + " bytes (e.g. requires(K % " + std::to_string(align / elemBytes) + " == 0))");
+    auto diag = ctx_.reportFailure(DiagKind::MisalignedVectorAccess, ix.range, what, detail);
+    diag.note(ix.range, "counterexample: " + r.counterexampleText());
+    std::string hint = "make the start a multiple of " + std::to_string(align / elemBytes) +
+                       " elements and every row pitch a multiple of " + std::to_string(align) + " bytes";
+    // A tensor parameter with no stride(..): its row pitches are products that hold its last dim.  When
+    // requiring that dim to be a multiple of the vector's elements makes every term of the offset a multiple
+    // of the alignment (by the powers of two its factors carry, no solver query), that requirement is the fix-it.
+    if (tpi && tpi->strides.empty() && dims.size() >= 2 && !dims.back().value && dims.back().expr) {
+      if (auto last = ctx_.toZ3(*dims.back().expr)) {
+        const int64_t lanes = align / elemBytes;
+        std::vector<z3::expr> withCondition = facts;
+        withCondition.push_back(z3::mod(*last, z.int_val(lanes)) == 0);
+        const TwoAdicFacts fixedFacts(withCondition);
+        bool fixed = true;
+        for (const z3::expr &term : terms) fixed = fixed && fixedFacts.exponent(term) >= alignExponent;
+        if (fixed) {
+          const std::string condition = divisibleBy(dims.back().text, lanes);
+          hint += ": add requires(" + condition + ")";
+          if (std::optional<FixIt> fix = addRequirement(ctx_.kernel(), condition)) diag.fixit(*fix);
+        }
+      }
+    }
+    diag.hint(hint);
   }
 
   // ---------------------------------------------------------------- wrap-around (E0670)

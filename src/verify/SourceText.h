@@ -3,6 +3,7 @@
 #pragma once
 #include "support/Diagnostics.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -52,6 +53,21 @@ template <class AttrList> FixIt setAlignment(const AttrList &attrs, SourceRange 
   for (const auto &a : attrs)
     if (a.name == "align") return FixIt{a.range, align};
   return insertBehind(attrs.empty() ? last : attrs.back().range, " " + align);
+}
+// A fix-it adding `condition` to the kernel's requires(..): behind its last argument, or a new requires(..) in
+// front of the first launch attribute; nullopt for a kernel with no attribute to place it by.
+template <class KernelT> std::optional<FixIt> addRequirement(const KernelT &k, const std::string &condition) {
+  for (const auto &a : k.attrs)
+    if (a.name == "requires" && !a.args.empty() && a.args.back().value)
+      return insertBehind(a.args.back().value->range, ", " + condition);
+  if (k.attrs.empty()) return std::nullopt;
+  const SourceRange first = k.attrs.front().range;
+  return FixIt{SourceRange{first.begin, first.begin.offset}, "requires(" + condition + ") "};
+}
+// The condition "DIM % n == 0" on a dim's source text (parenthesised unless it is one name or number).
+inline std::string divisibleBy(const std::string &dimText, int64_t n) {
+  return (dimText.find_first_of(" +-*/%") == std::string::npos ? dimText : "(" + dimText + ")") + " % " +
+         std::to_string(n) + " == 0";
 }
 // A fix-it that puts the statement at `stmt` (through its ';') under `if condition { ... }`, on the statement's
 // own lines: "Y[i] = X[i];" -> "if i < N { Y[i] = X[i]; }".

@@ -34,6 +34,11 @@
 // REWAIT: thread_warp0_wait_warpgroup_reads.cake:43:1: fix-it: insert line 'wait full[s] parity((k / S) & 1);'
 // REWAIT-ELECT: thread_syncwarp_other_warp.cake:45:1: fix-it: insert line 'wait full[s] parity((k / S) & 1);'
 //
+// A vector access misaligned by a row pitch: the requirement on the tensor's last dim that makes every term of
+// its offset a multiple of the alignment.
+// RUN: not %cakec --verify-only %S/vector_alignment_shape_products.cake 2>&1 | %FileCheck %s --check-prefix=PITCH
+// PITCH: vector_alignment_shape_products.cake:28:18: fix-it: insert ', N % 2 == 0'
+//
 // A race inside one barrier interval: the barrier goes above the statement holding the later access, in the block
 // holding both (here the lanes of one warp: syncwarp); a race across iterations: at the end of the loop body.
 // RUN: not %cakec --verify-only %S/race_warp_reduction_missing_syncwarp.cake 2>&1 | %FileCheck %s --check-prefix=RACE
