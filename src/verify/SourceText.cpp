@@ -68,9 +68,10 @@ FixIt guardStatement(const DiagnosticEngine &diags, SourceRange stmt, std::strin
 
 FixIt insertStatement(const DiagnosticEngine &diags, const StatementInsertion &insertion) {
   std::string statement = insertion.statement;
-  if (statement.empty() && insertion.copyOf.valid()) {
-    statement = sourceText(diags, insertion.copyOf);
-    if (statement.empty() || statement.back() != ';') statement += ';';
+  if (statement.empty() && insertion.copyOf.valid()) {     // the copied statement through its ';'
+    std::string_view text = diags.sources().text(insertion.copyOf.begin.file);
+    const size_t begin = std::min<size_t>(insertion.copyOf.begin.offset, text.size());
+    statement = std::string(text.substr(begin, statementEnd(text, insertion.copyOf) - begin));
   }
   return insertion.after ? insertStatementAfter(diags, insertion.nextTo, statement)
                          : insertStatementBefore(diags, insertion.nextTo, statement);
